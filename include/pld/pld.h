@@ -1,0 +1,250 @@
+/* pld.h: the distributed vocabulary (upstream pypto.language.distributed).
+ *
+ * N devices ("ranks") each own a symmetric window.  Kernels move data with
+ * one-sided remote_load/remote_store and put/get, and synchronise with
+ * notify/wait on INT32 signal cells.  Calls take keyword arguments as C
+ * designated initialisers, e.g.
+ *
+ *     pld_system_wait(sig, .offsets = PL_IDX(src, 0), .expected = 1,
+ *                     .cmp = PLD_WAIT_GE);
+ *
+ * A keyword that upstream requires (peer, offsets, value, op, expected, cmp,
+ * shape, src) is an error when left out, never a silent zero.
+ *
+ * Levels mirror upstream: the host orchestrator (given to pld_run) allocates
+ * windows and calls pld_dispatch(r, fn, args) for each rank; the per-device
+ * orchestrator `fn` calls kernels with pl_incore(kernel, ...); kernels use
+ * tiles and every call below.  Errors end the run as described in pl.h.
+ */
+#ifndef PLD_PLD_H
+#define PLD_PLD_H
+
+#include <pld/pl.h>
+#include <pld/pld_run.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A per-rank view of a window buffer (upstream DistributedTensor).  It is a
+ * pl_tensor whose `win` is set; cross-rank calls reject plain host tensors. */
+typedef pl_tensor pld_dtensor;
+
+/* A window buffer (upstream's Ptr token): a slot of every rank's window. */
+typedef struct pld_buffer {
+    struct pld__wbuf *buf;
+} pld_buffer;
+
+/* The communication context of a window domain (upstream CommCtx). */
+typedef struct pld_comm_ctx {
+    int rank;   /* the executing rank, or -1 when taken on the host */
+    int nranks; /* ranks in the domain */
+} pld_comm_ctx;
+
+/* ------------------------------------------------------------------ */
+/* System                                                              */
+
+/* Number of ranks of the run.  Host orchestrator only (an error in a
+ * kernel or per-device function, as upstream's parser rejects it). */
+#define pld_world_size() pld__world_size(PLD__SRC)
+int64_t pld__world_size(const char *file, int line);
+
+/* The communication context of the domain that window view `dt` belongs to.
+ * A plain host tensor is an error. */
+#define pld_get_comm_ctx(dt) pld__get_comm_ctx(PLD__SRC, (dt))
+pld_comm_ctx pld__get_comm_ctx(const char *file, int line, pld_dtensor dt);
+
+/* The executing rank, in [0, nranks).  Kernel only, like upstream. */
+#define pld_rank(ctx) pld__rank(PLD__SRC, (ctx))
+int pld__rank(const char *file, int line, pld_comm_ctx ctx);
+
+/* The number of ranks in the context's domain.  Kernel only. */
+#define pld_nranks(ctx) pld__nranks(PLD__SRC, (ctx))
+int pld__nranks(const char *file, int line, pld_comm_ctx ctx);
+
+/* ------------------------------------------------------------------ */
+/* Windows                                                             */
+
+struct pld_alloc_kw {
+    pl_dtype dtype;   /* shape form: element type (required there) */
+    const char *name; /* for messages and traces; default "buf<k>" */
+};
+
+/* pld_alloc_window_buffer(bytes[, .name = "sig"]) or
+ * pld_alloc_window_buffer(PL_SHAPE(...), PL_FP32[, .name = "data"]):
+ * reserves a slot of that many bytes (shape form: numel * dtype size) in every
+ * rank's window, zero-filled, rounded up to 32 bytes.  Host only.  Errors: a
+ * size <= 0, a shape form without dtype, a byte form with one.  Note the byte
+ * form takes BYTES: pld_alloc_window_buffer(nr) is nr bytes, not nr ints. */
+#define pld_alloc_window_buffer(first, ...)                                                        \
+    pld__alloc_window_buffer(PLD__SRC,                                                             \
+                             _Generic((first), pl_shape: pld__alloc_shape_arg,                     \
+                                      default: pld__alloc_bytes_arg)(first),                       \
+                             PLD__KW(struct pld_alloc_kw, __VA_ARGS__))
+typedef struct pld__alloc_arg {
+    int is_shape;
+    pl_shape shape;
+    int64_t bytes;
+} pld__alloc_arg;
+pld__alloc_arg pld__alloc_shape_arg(pl_shape s);
+pld__alloc_arg pld__alloc_bytes_arg(int64_t bytes);
+pld_buffer pld__alloc_window_buffer(const char *file, int line, pld__alloc_arg what,
+                                    struct pld_alloc_kw kw);
+
+/* A typed per-rank view of `buf` (upstream pld.window).  The view must fit
+ * in the buffer (an error otherwise, which upstream does not check). */
+#define pld_window(buf, shape, dtype) pld__window(PLD__SRC, (buf), (shape), (dtype))
+pld_dtensor pld__window(const char *file, int line, pld_buffer buf, pl_shape shape,
+                        pl_dtype dtype);
+
+/* ------------------------------------------------------------------ */
+/* Signals                                                             */
+
+/* How a notify changes the peer's cell.  0 is "not given" (an error). */
+typedef enum pld_notify_op {
+    PLD_NOTIFY_ATOMIC_ADD = 1, /* cell += value (upstream AtomicAdd) */
+    PLD_NOTIFY_SET = 2,        /* cell = value (upstream Set) */
+} pld_notify_op;
+
+/* How a wait compares the local cell.  0 is "not given" (an error). */
+typedef enum pld_wait_cmp {
+    PLD_WAIT_EQ = 1, /* cell == expected */
+    PLD_WAIT_GE = 2, /* cell >= expected */
+} pld_wait_cmp;
+
+struct pld_notify_kw {
+    int64_t peer;
+    pl_shape offsets;
+    int64_t value;
+    pld_notify_op op;
+};
+/* pld_system_notify(target, .peer, .offsets, .value, .op): updates INT32 cell
+ * `offsets` of the PEER's copy of window view `target`.  Everything this rank
+ * wrote before is visible to the peer once a wait that sees this update
+ * returns (release/acquire).  Kernel only.  Errors: missing keyword, peer out
+ * of range, target not INT32, offsets out of bounds, value outside INT32. */
+#define pld_system_notify(target, ...)                                                             \
+    pld__notify(PLD__SRC, (target),                                                                \
+                PLD__KW(struct pld_notify_kw, .peer = PLD__MISSING, .value = PLD__MISSING,         \
+                        __VA_ARGS__))
+void pld__notify(const char *file, int line, pld_dtensor target, struct pld_notify_kw kw);
+
+struct pld_wait_kw {
+    pl_shape offsets;
+    int64_t expected;
+    pld_wait_cmp cmp;
+};
+/* pld_system_wait(signal, .offsets, .expected, .cmp): blocks until the LOCAL
+ * INT32 cell satisfies the comparison.  Kernel only.  A wait that can never
+ * be satisfied ends the run with a deadlock report.  Errors: missing
+ * keyword, signal not INT32, offsets out of bounds. */
+#define pld_system_wait(signal, ...)                                                               \
+    pld__wait(PLD__SRC, (signal), PLD__KW(struct pld_wait_kw, .expected = PLD__MISSING, __VA_ARGS__))
+void pld__wait(const char *file, int line, pld_dtensor signal, struct pld_wait_kw kw);
+
+/* ------------------------------------------------------------------ */
+/* Tile-level RMA                                                      */
+
+struct pld_remote_load_kw {
+    int64_t peer;
+    pl_shape offsets;
+    pl_shape shape;
+};
+/* pld_tile_remote_load(target, .peer, .offsets, .shape): pulls a region of
+ * the peer's copy of `target` into a new local tile; completes before the
+ * kernel continues and carries no signal.  Errors: missing keyword, peer out
+ * of range, region out of bounds, a row not a multiple of 32 bytes, UB full. */
+#define pld_tile_remote_load(target, ...)                                                          \
+    pld__remote_load(PLD__SRC, (target),                                                           \
+                     PLD__KW(struct pld_remote_load_kw, .peer = PLD__MISSING, __VA_ARGS__))
+pl_tile pld__remote_load(const char *file, int line, pld_dtensor target,
+                         struct pld_remote_load_kw kw);
+
+struct pld_remote_store_kw {
+    int64_t peer;
+    pl_shape offsets;
+    pl_atomic atomic;
+};
+/* pld_tile_remote_store(tile, target, .peer, .offsets[, .atomic]): pushes a
+ * local tile into the peer's copy of `target` at `offsets` (atomic Add:
+ * peer += tile).  Completes before the kernel continues; no signal.  Errors:
+ * as remote_load, plus dtype mismatch and Add on INT64. */
+#define pld_tile_remote_store(tile, target, ...)                                                   \
+    pld__remote_store(PLD__SRC, (tile), (target),                                                  \
+                      PLD__KW(struct pld_remote_store_kw, .peer = PLD__MISSING, __VA_ARGS__))
+void pld__remote_store(const char *file, int line, pl_tile tile, pld_dtensor target,
+                       struct pld_remote_store_kw kw);
+
+/* ------------------------------------------------------------------ */
+/* Tensor-level point-to-point                                         */
+
+struct pld_p2p_kw {
+    int64_t peer;
+    pl_tensor src; /* put: local source (window view or host tensor); get: the window view
+                      to pull from the peer */
+    pl_shape dst_offsets;  /* region form: all three of these, or none */
+    pl_shape src_offsets;
+    pl_shape shape;
+    pl_atomic atomic;      /* put only */
+    int64_t chunk_rows;    /* staging tile rows, 0 = whole region */
+    int64_t chunk_cols;    /* staging tile columns, 0 = whole region */
+    int pipeline;          /* double-buffer the staging tile; needs both chunks */
+};
+/* pld_tensor_put(dst, .peer, .src[, .dst_offsets, .src_offsets, .shape]
+ *                [, .atomic, .chunk_rows, .chunk_cols, .pipeline]):
+ * synchronous push of the local `src` into the peer's copy of window view
+ * `dst`, bounced through a UB staging tile.  With no region the whole tensors
+ * are copied and their shapes must match.  Put to self is legal.  Errors:
+ * missing peer or src, a partial region, out of bounds, dtype mismatch,
+ * pipeline without both chunks. */
+#define pld_tensor_put(dst, ...)                                                                   \
+    pld__put(PLD__SRC, (dst), PLD__KW(struct pld_p2p_kw, .peer = PLD__MISSING, __VA_ARGS__))
+void pld__put(const char *file, int line, pld_dtensor dst, struct pld_p2p_kw kw);
+
+/* pld_tensor_get(dst, .peer, .src[, region and chunk keywords]): synchronous
+ * pull from the peer's copy of window view `src` into the local `dst` (a
+ * window view or a host tensor).  The same rules as put; no atomic. */
+#define pld_tensor_get(dst, ...)                                                                   \
+    pld__get(PLD__SRC, (dst), PLD__KW(struct pld_p2p_kw, .peer = PLD__MISSING, __VA_ARGS__))
+void pld__get(const char *file, int line, pl_tensor dst, struct pld_p2p_kw kw);
+
+/* ------------------------------------------------------------------ */
+/* Collectives                                                         */
+
+/* pld_tensor_barrier(signal): every rank must call it with the same INT32
+ * signal of shape [P] or [P,1].  Lowers to notify/wait only: the k-th barrier
+ * of a call adds 1 to each peer's cell [me], waits Ge k on every [src], and an
+ * epilogue subtracts the total, so the signal returns to zero and can be
+ * reused.  Returns `signal`.  Errors: wrong shape or dtype. */
+#define pld_tensor_barrier(signal) pld__tensor_barrier(PLD__SRC, (signal))
+pld_dtensor pld__tensor_barrier(const char *file, int line, pld_dtensor signal);
+
+/* ------------------------------------------------------------------ */
+/* Levels                                                              */
+
+typedef void (*pld__task_fn)(const void *args);
+
+/* pld_dispatch(r, fn, args): from the host orchestrator, runs fn(&args) on
+ * device r (upstream: fn(..., device=r)).  `args` is copied, so a loop may
+ * reuse it.  Each device runs its tasks one at a time in dispatch order.
+ * Charges the host's dispatch cost.  fn must take a pointer to args' type.
+ * Errors: not on the host, r outside [0, P). */
+#define pld_dispatch(r, fn, args)                                                                  \
+    ((void)sizeof(((fn)(&(args))), 0),                                                             \
+     pld__dispatch(PLD__SRC, (int64_t)(r), #fn, (pld__task_fn)(void (*)(void))(fn), &(args),       \
+                   sizeof(args)))
+void pld__dispatch(const char *file, int line, int64_t rank, const char *fn_name, pld__task_fn fn,
+                   const void *args, size_t size);
+
+/* pl_incore(kernel, args...): from a per-device orchestrator, runs
+ * kernel(args...) on the device's vector core with a fresh UB arena.
+ * Charges the kernel launch cost.  Errors: on the host, or nested. */
+#define pl_incore(kernel, ...)                                                                     \
+    (pld__incore_enter(PLD__SRC, #kernel), (kernel)(__VA_ARGS__), pld__incore_exit())
+void pld__incore_enter(const char *file, int line, const char *kernel);
+void pld__incore_exit(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PLD_PLD_H */

@@ -1,0 +1,107 @@
+/* pld_run.h: run configuration, the common command-line flags, backends,
+ * error codes, and pld_run() itself. */
+#ifndef PLD_PLD_RUN_H
+#define PLD_PLD_RUN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Error codes: every failure of the library maps to one.  pld_run() returns
+ * 0 or the negative code; pld_exit_code() turns it into a process status. */
+#define PLD_ERRNO_MAP(XX)                                                                          \
+    XX(EINVAL, -1, "invalid argument or API misuse")                                               \
+    XX(EUSAGE, -2, "bad command-line flag")                                                        \
+    XX(EPLATFORM, -3, "platform or model could not be loaded")                                     \
+    XX(EDEVICES, -4, "device list does not fit the program or the platform")                       \
+    XX(EUBOVERFLOW, -5, "unified buffer (UB) overflow")                                            \
+    XX(EDEADLOCK, -6, "deadlock: every live rank is blocked")                                      \
+    XX(ENOTSUP, -7, "not supported by this backend")                                               \
+    XX(ENOMEM, -8, "out of memory")                                                                \
+    XX(EIO, -9, "input/output error")
+
+typedef enum pld_errno {
+    PLD_OK = 0,
+#define PLD__ERR_ENUM(name, code, text) PLD_##name = (code),
+    PLD_ERRNO_MAP(PLD__ERR_ENUM)
+#undef PLD__ERR_ENUM
+} pld_errno;
+
+/* Text for an error code ("unknown error" for others). */
+const char *pld_strerror(int code);
+/* The code's name without prefix ("EDEADLOCK"). */
+const char *pld_err_name(int code);
+
+/* The process exit status for a pld_run() result: 0 for success, 2 for usage
+ * and configuration errors (flags, platform, device list), 3 for API misuse
+ * at run time, 4 for a deadlock.  (Tutorials use 1 for a golden mismatch.) */
+int pld_exit_code(int rc);
+
+/* The most ranks one run may have. */
+#define PLD_MAX_RANKS 1024
+
+/* Everything a run needs to know, filled by pld_config_init() and then by
+ * pld_parse_args() or by hand. */
+typedef struct pld_config {
+    const char *platform; /* model name (a2a3sim, a2a3, ...) or FILE.xml */
+    int ndevices;         /* P: the length of device_ids */
+    int device_ids[PLD_MAX_RANKS]; /* rank r runs on device device_ids[r] */
+    const char *backend;           /* "sim" (default; PLD_BACKEND overrides) */
+    const char *trace;             /* text trace file, or NULL */
+    uint64_t seed;                 /* for inputs (pl_fill_randn); default 0 */
+    int summary;                   /* print the one-line run summary (default 1) */
+    const char *network_model;     /* sim: CM02 (default) or LV08 */
+} pld_config;
+
+/* Defaults: platform a2a3sim, devices 0,1 (P = 2), backend from PLD_BACKEND
+ * or "sim", no trace, seed 0, summary on, network model CM02. */
+void pld_config_init(pld_config *cfg);
+
+/* Parses the common flags out of argv and removes them, leaving argv[0] and
+ * the program's own flags (argc updated):
+ *   -p, --platform NAME|FILE.xml   -d, --device LIST (e.g. 0,1,2,3 or 0-7)
+ *   --backend NAME   --trace FILE   --seed N   --network-model CM02|LV08
+ *   --no-summary
+ * `--help` prints the common part of the usage and returns 1 so the caller
+ * can add its own and exit 0.  A bad value prints one message and returns
+ * PLD_EUSAGE.  Otherwise returns 0. */
+int pld_parse_args(pld_config *cfg, int *argc, char **argv);
+
+/* Prints the common flags' help to `out` (a FILE*). */
+void pld_print_common_usage(void *out);
+
+/* Parses a device list ("0,1,2", "0-7", "0-3,8") into cfg->device_ids.
+ * Returns 0, or PLD_EUSAGE after printing why. */
+int pld_config_set_devices(pld_config *cfg, const char *list);
+
+typedef void (*pld__host_fn)(const void *args);
+
+/* pld_run(&cfg, host, &args): runs host(&args) as the host orchestrator on
+ * the configured backend and returns once every rank has finished.  Returns
+ * 0, or a negative PLD_E* code after printing one message (a kernel error, a
+ * deadlock report, a platform that cannot be loaded, ...).  One run per
+ * process on the sim backend (a SimGrid limitation).  `host` must take a
+ * pointer to args' type. */
+#define pld_run(cfg, host, args)                                                                   \
+    ((void)sizeof(((host)(args)), 0), pld__run((cfg), (pld__host_fn)(void (*)(void))(host), (args)))
+int pld__run(const pld_config *cfg, pld__host_fn host, const void *args);
+
+/* Simulated seconds since the start of the run on the sim backend (wall
+ * seconds on hardware backends).  Usable anywhere inside pld_run(). */
+double pld_time(void);
+
+/* Facts about the run that just finished (valid after pld_run returns). */
+typedef struct pld_run_stats {
+    double time_s;       /* simulated (sim) or wall (hardware) seconds */
+    uint64_t bytes_moved; /* bytes carried between ranks by RMA and signals */
+    int nranks;
+} pld_run_stats;
+void pld_last_run_stats(pld_run_stats *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PLD_PLD_RUN_H */

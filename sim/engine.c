@@ -1,0 +1,241 @@
+/* engine.c: the SimGrid backend.  One SimGrid host and actor per device plus
+ * one for the host CPU; a transfer is a timed host-to-host flow over the
+ * platform's route (latency, bandwidth and contention come from SimGrid's
+ * network model); a notify is a small flow whose arrival updates the cell and
+ * wakes the owner's waiters; a wait blocks on a condition variable.  Actors
+ * run one at a time, so plain memory updates are atomic by construction. */
+#include "sim.h"
+
+#include <simgrid/engine.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xbt/config.h>
+#include <xbt/log.h>
+
+struct sim_rank {
+    sg_mutex_t mtx;
+    sg_cond_t cond; /* signals this rank's waiters and its task queue */
+    struct pld__task *head, *tail;
+    int done;
+    int tag; /* actor data: the rank number */
+};
+
+static struct {
+    struct pld__run *R;
+    sg_host_t *hosts;
+    sg_host_t cpu;
+    struct sim_rank *rk;
+    int host_tag;
+    int host_done;
+    int aborted;
+    int deadlocked;
+    pld__host_fn host_fn;
+    const void *host_args;
+} S;
+
+static int sim_self(void)
+{
+    if (!S.R)
+        return PLD__NOBODY;
+    sg_actor_t a = sg_actor_self();
+    int *tag = a ? sg_actor_get_data(a) : NULL;
+    return tag ? *tag : PLD__NOBODY;
+}
+
+static double sim_now(void)
+{
+    return simgrid_get_clock();
+}
+
+static void sim_elapse(double seconds)
+{
+    if (seconds > 0)
+        sg_actor_sleep_for(seconds);
+}
+
+static void sim_transfer(int from, int to, double bytes)
+{
+    sg_host_sendto(S.hosts[from], S.hosts[to], bytes);
+}
+
+static void sim_dispatch(int rank, struct pld__task *t)
+{
+    struct sim_rank *rk = &S.rk[rank];
+    sg_mutex_lock(rk->mtx);
+    if (rk->tail)
+        rk->tail->next = t;
+    else
+        rk->head = t;
+    rk->tail = t;
+    sg_cond_notify_all(rk->cond);
+    sg_mutex_unlock(rk->mtx);
+}
+
+static void sim_signal_update(int owner, int32_t *cell, pld_notify_op op, int32_t value)
+{
+    struct sim_rank *rk = &S.rk[owner];
+    sg_mutex_lock(rk->mtx);
+    if (op == PLD_NOTIFY_SET)
+        *cell = value;
+    else
+        *cell = (int32_t)((uint32_t)*cell + (uint32_t)value); /* wraps like the hardware */
+    sg_cond_notify_all(rk->cond);
+    sg_mutex_unlock(rk->mtx);
+}
+
+static int satisfied(const int32_t *cell, pld_wait_cmp cmp, int32_t expected)
+{
+    return cmp == PLD_WAIT_EQ ? *cell == expected : *cell >= expected;
+}
+
+static void sim_signal_wait(const int32_t *cell, pld_wait_cmp cmp, int32_t expected)
+{
+    struct sim_rank *rk = &S.rk[sim_self()];
+    sg_mutex_lock(rk->mtx);
+    while (!satisfied(cell, cmp, expected))
+        sg_cond_wait(rk->cond, rk->mtx);
+    sg_mutex_unlock(rk->mtx);
+}
+
+static _Noreturn void sim_abort_run(void)
+{
+    S.aborted = 1;
+    sg_actor_kill_all();
+    sg_actor_exit();
+}
+
+static void device_main(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    int r = *(int *)sg_actor_self_get_data();
+    struct sim_rank *rk = &S.rk[r];
+    struct pld__rank *fr = &S.R->ranks[r];
+    for (;;) {
+        sg_mutex_lock(rk->mtx);
+        while (!rk->head && !S.host_done)
+            sg_cond_wait(rk->cond, rk->mtx);
+        struct pld__task *t = rk->head;
+        if (t) {
+            rk->head = t->next;
+            if (!rk->head)
+                rk->tail = NULL;
+        }
+        sg_mutex_unlock(rk->mtx);
+        if (!t)
+            break;
+        fr->in_task = 1;
+        t->fn(t->args);
+        fr->in_task = 0;
+        free(t->args);
+        free(t);
+    }
+    rk->done = 1;
+}
+
+static void host_main(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    S.host_fn(S.host_args);
+    S.host_done = 1;
+    for (int r = 0; r < S.R->P; r++) {
+        sg_mutex_lock(S.rk[r].mtx);
+        sg_cond_notify_all(S.rk[r].cond);
+        sg_mutex_unlock(S.rk[r].mtx);
+    }
+}
+
+static void on_deadlock(void)
+{
+    S.deadlocked = 1;
+    pld__report_deadlock(S.R);
+}
+
+static int sim_run(struct pld__run *R, pld__host_fn host, const void *args)
+{
+    int argc = 1, rc;
+    char *argv[] = {(char *)"pldsim", NULL};
+
+    memset(&S, 0, sizeof S);
+    S.R = R;
+    S.host_fn = host;
+    S.host_args = args;
+
+    /* SimGrid's own chatter (config changes, its deadlock dump) would bury
+     * our one-line messages; we report everything that matters ourselves. */
+    xbt_log_control_set("root.thresh:critical");
+    xbt_log_control_set("ker_engine.thresh:critical ker_engine.app:file:/dev/null");
+    simgrid_init(&argc, argv);
+    /* CM02 without cross-traffic or the TCP window cap: a link then delivers
+     * exactly its latency and bandwidth (see shared/simgrid-notes.md §5.1). */
+    sg_cfg_set_string("network/model", R->cfg->network_model ? R->cfg->network_model : "CM02");
+    sg_cfg_set_boolean("network/crosstraffic", "no");
+    sg_cfg_set_double("network/TCP-gamma", 0);
+    sg_cfg_set_boolean("debug/verbose-exit", "no");
+
+    S.hosts = calloc((size_t)R->P, sizeof *S.hosts);
+    S.rk = calloc((size_t)R->P, sizeof *S.rk);
+    if (!S.hosts || !S.rk)
+        return pld__config_error(PLD_ENOMEM, "out of memory for %d ranks", R->P);
+    if ((rc = pld__sim_load_platform(R, S.hosts, &S.cpu)))
+        return rc;
+    pld__sgx_on_deadlock(on_deadlock);
+
+    for (int r = 0; r < R->P; r++) {
+        char name[32];
+        S.rk[r].mtx = sg_mutex_init();
+        S.rk[r].cond = sg_cond_init();
+        S.rk[r].tag = r;
+        snprintf(name, sizeof name, "rank%d", r);
+        sg_actor_t a = sg_actor_init(name, S.hosts[r]);
+        sg_actor_set_data(a, &S.rk[r].tag);
+        sg_actor_start_(a, device_main, 0, NULL);
+    }
+    S.host_tag = PLD__HOST;
+    sg_actor_t h = sg_actor_init("host", S.cpu);
+    sg_actor_set_data(h, &S.host_tag);
+    sg_actor_start_(h, host_main, 0, NULL);
+
+    simgrid_run();
+    R->end_time = simgrid_get_clock();
+
+    rc = 0;
+    if (S.aborted)
+        rc = R->error ? R->error : PLD_EINVAL;
+    else if (S.deadlocked)
+        rc = PLD_EDEADLOCK;
+    else
+        for (int r = 0; r < R->P; r++)
+            if (!S.rk[r].done) {
+                pld__report_deadlock(R);
+                rc = PLD_EDEADLOCK;
+                break;
+            }
+    for (int r = 0; r < R->P; r++) {
+        for (struct pld__task *t = S.rk[r].head, *n; t; t = n) {
+            n = t->next;
+            free(t->args);
+            free(t);
+        }
+    }
+    free(S.hosts);
+    free(S.rk);
+    S.R = NULL;
+    return rc;
+}
+
+const struct pld_backend pld_backend_sim = {
+    .name = "sim",
+    .size = sizeof(struct pld_backend),
+    .caps = PLD_CAP_TIMED,
+    .run = sim_run,
+    .self = sim_self,
+    .now = sim_now,
+    .dispatch = sim_dispatch,
+    .elapse = sim_elapse,
+    .transfer = sim_transfer,
+    .signal_update = sim_signal_update,
+    .signal_wait = sim_signal_wait,
+    .abort_run = sim_abort_run,
+};

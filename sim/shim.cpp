@@ -1,0 +1,28 @@
+// shim.cpp: the two things SimGrid 3.32's C API lacks, behind extern "C".
+// - Loading a platform throws C++ exceptions on malformed files; an uncaught
+//   one would abort the process, so it is caught here and turned into text.
+// - The deadlock signal exists only in C++ (s4u::Engine::on_deadlock_cb).
+#include <simgrid/Exception.hpp>
+#include <simgrid/engine.h>
+#include <simgrid/s4u/Engine.hpp>
+
+#include <cstdio>
+#include <exception>
+
+extern "C" int pld__sgx_load_platform(const char *path, char *err, size_t errlen)
+{
+    try {
+        simgrid_load_platform(path);
+        return 0;
+    } catch (const std::exception &e) {
+        std::snprintf(err, errlen, "%s", e.what());
+    } catch (...) {
+        std::snprintf(err, errlen, "unknown SimGrid error");
+    }
+    return -1;
+}
+
+extern "C" void pld__sgx_on_deadlock(void (*cb)(void))
+{
+    simgrid::s4u::Engine::on_deadlock_cb([cb]() { cb(); });
+}

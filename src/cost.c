@@ -1,0 +1,46 @@
+/* cost.c: the device cost model.  Every op's simulated time is charged here
+ * (or, for transfers, by the backend's interconnect), from the numbers of the
+ * device model (see docs/models.md for each formula and its units). */
+#include "backend.h"
+
+static struct pld__device *self_dev(void)
+{
+    int self = pld__self();
+    return self >= 0 ? &pld__R->ranks[self].dev : &pld__R->host_dev;
+}
+
+/* One GM access: a fixed latency plus the bytes at HBM bandwidth. */
+void pld__charge_gm(size_t bytes)
+{
+    struct pld__device *d = self_dev();
+    pld__R->be->elapse(d->hbm_lat + (double)bytes / d->hbm_bw);
+}
+
+void pld__charge_vector(int64_t elems)
+{
+    pld__R->be->elapse((double)elems / self_dev()->vector_rate);
+}
+
+void pld__charge_launch(void)
+{
+    pld__R->be->elapse(self_dev()->launch_lat);
+}
+
+void pld__charge_dispatch(void)
+{
+    pld__R->be->elapse(pld__R->host_dev.dispatch_lat);
+}
+
+void pld__move(int from, int to, size_t bytes)
+{
+    struct pld__run *R = pld__R;
+    if (from == to) {
+        /* A copy within one device's GM: read and write at HBM speed. */
+        pld__charge_gm(2 * bytes);
+        return;
+    }
+    R->be->transfer(from, to, (double)bytes);
+    R->bytes_moved += bytes;
+    R->ranks[from].bytes_sent += bytes;
+    R->ranks[to].bytes_received += bytes;
+}

@@ -1,0 +1,169 @@
+/* dtype.c: element sizes and names, and exact scalar conversions for every
+ * dtype (16-bit floats round to nearest even, as hardware casts do). */
+#include "internal.h"
+
+#include <math.h>
+#include <string.h>
+
+size_t pl_dtype_size(pl_dtype dt)
+{
+    switch (dt) {
+    case PL_FP32:
+    case PL_INT32:
+        return 4;
+    case PL_FP16:
+    case PL_BF16:
+    case PL_INT16:
+        return 2;
+    case PL_INT8:
+        return 1;
+    case PL_INT64:
+        return 8;
+    }
+    return 0;
+}
+
+const char *pl_dtype_name(pl_dtype dt)
+{
+    static const char *const names[] = {"?",    "FP32",  "FP16",  "BF16",
+                                        "INT8", "INT16", "INT32", "INT64"};
+    return (unsigned)dt < sizeof names / sizeof names[0] ? names[dt] : "?";
+}
+
+float pld__half_to_float(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h >> 15) << 31, exp = (h >> 10) & 0x1f, man = h & 0x3ff, bits;
+    float f;
+
+    if (exp == 0) {
+        /* zero or subnormal: value = man * 2^-24 */
+        f = ldexpf((float)man, -24);
+        return sign ? -f : f;
+    }
+    if (exp == 31)
+        bits = sign | 0x7f800000u | (man << 13);
+    else
+        bits = sign | ((exp + 112) << 23) | (man << 13);
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+uint16_t pld__float_to_half(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, sizeof x);
+    uint16_t sign = (uint16_t)((x >> 16) & 0x8000);
+    uint32_t ax = x & 0x7fffffffu;
+
+    if (ax >= 0x7f800000u) /* inf or nan */
+        return sign | 0x7c00 | (ax > 0x7f800000u ? 0x200 : 0);
+    if (ax >= 0x477ff000u) /* rounds to >= 65520: overflow to inf */
+        return sign | 0x7c00;
+    if (ax < 0x38800000u) { /* below the smallest normal half: subnormal */
+        float a;
+        memcpy(&a, &ax, sizeof a);
+        return sign | (uint16_t)lrintf(a * 16777216.0f); /* a / 2^-24, ties to even */
+    }
+    uint32_t mant = ax & 0x7fffff, exp = (ax >> 23) - 112;
+    uint32_t h = (exp << 10) | (mant >> 13), rest = mant & 0x1fff;
+    if (rest > 0x1000 || (rest == 0x1000 && (h & 1)))
+        h++; /* carries into the exponent correctly */
+    return sign | (uint16_t)h;
+}
+
+float pld__bf16_to_float(uint16_t h)
+{
+    uint32_t bits = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+uint16_t pld__float_to_bf16(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, sizeof x);
+    if ((x & 0x7fffffffu) > 0x7f800000u)
+        return (uint16_t)((x >> 16) | 0x40); /* keep nan a nan */
+    x += 0x7fffu + ((x >> 16) & 1);
+    return (uint16_t)(x >> 16);
+}
+
+double pld__elem_get(pl_dtype dt, const void *p)
+{
+    switch (dt) {
+    case PL_FP32: {
+        float v;
+        memcpy(&v, p, 4);
+        return v;
+    }
+    case PL_FP16: {
+        uint16_t v;
+        memcpy(&v, p, 2);
+        return pld__half_to_float(v);
+    }
+    case PL_BF16: {
+        uint16_t v;
+        memcpy(&v, p, 2);
+        return pld__bf16_to_float(v);
+    }
+    case PL_INT8:
+        return *(const int8_t *)p;
+    case PL_INT16: {
+        int16_t v;
+        memcpy(&v, p, 2);
+        return v;
+    }
+    case PL_INT32: {
+        int32_t v;
+        memcpy(&v, p, 4);
+        return v;
+    }
+    case PL_INT64: {
+        int64_t v;
+        memcpy(&v, p, 8);
+        return (double)v;
+    }
+    }
+    return 0;
+}
+
+/* Integer stores wrap like the hardware's two's-complement registers. */
+void pld__elem_set(pl_dtype dt, void *p, double v)
+{
+    switch (dt) {
+    case PL_FP32: {
+        float f = (float)v;
+        memcpy(p, &f, 4);
+        return;
+    }
+    case PL_FP16: {
+        uint16_t h = pld__float_to_half((float)v);
+        memcpy(p, &h, 2);
+        return;
+    }
+    case PL_BF16: {
+        uint16_t h = pld__float_to_bf16((float)v);
+        memcpy(p, &h, 2);
+        return;
+    }
+    case PL_INT8:
+        *(int8_t *)p = (int8_t)(int64_t)v;
+        return;
+    case PL_INT16: {
+        int16_t i = (int16_t)(int64_t)v;
+        memcpy(p, &i, 2);
+        return;
+    }
+    case PL_INT32: {
+        int32_t i = (int32_t)(int64_t)v;
+        memcpy(p, &i, 4);
+        return;
+    }
+    case PL_INT64: {
+        int64_t i = (int64_t)v;
+        memcpy(p, &i, 8);
+        return;
+    }
+    }
+}

@@ -1,0 +1,137 @@
+/* error.c: error codes, their text, and the single way an API error ends a run. */
+#include "backend.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *pld_strerror(int code)
+{
+    switch (code) {
+    case PLD_OK:
+        return "success";
+#define PLD__ERR_TEXT(name, num, text)                                                             \
+    case num:                                                                                      \
+        return text;
+        PLD_ERRNO_MAP(PLD__ERR_TEXT)
+#undef PLD__ERR_TEXT
+    }
+    return "unknown error";
+}
+
+const char *pld_err_name(int code)
+{
+    switch (code) {
+    case PLD_OK:
+        return "OK";
+#define PLD__ERR_NAME(name, num, text)                                                             \
+    case num:                                                                                      \
+        return #name;
+        PLD_ERRNO_MAP(PLD__ERR_NAME)
+#undef PLD__ERR_NAME
+    }
+    return "EUNKNOWN";
+}
+
+int pld_exit_code(int rc)
+{
+    switch (rc) {
+    case PLD_OK:
+        return 0;
+    case PLD_EUSAGE:
+    case PLD_EPLATFORM:
+    case PLD_EDEVICES:
+    case PLD_ENOTSUP:
+        return 2;
+    case PLD_EDEADLOCK:
+        return 4;
+    default:
+        return 3;
+    }
+}
+
+int pld__self(void)
+{
+    if (!pld__R || !pld__R->be)
+        return PLD__NOBODY;
+    return pld__R->be->self();
+}
+
+int pld__config_error(int code, const char *fmt, ...)
+{
+    va_list ap;
+    fflush(stdout);
+    fputs("pldsim: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return code;
+}
+
+_Noreturn void pld__fail(int code, const char *file, int line, const char *op, const char *fmt,
+                         ...)
+{
+    va_list ap;
+    int self = pld__self();
+    char who[32];
+
+    if (self >= 0)
+        snprintf(who, sizeof who, "rank %d", self);
+    else if (self == PLD__HOST)
+        snprintf(who, sizeof who, "host");
+    else
+        snprintf(who, sizeof who, "setup");
+
+    /* Only the first error is reported: the others are usually its echo
+     * (a peer that fails because this rank stopped). */
+    if (!pld__R || !pld__R->error) {
+        fflush(stdout);
+        fprintf(stderr, "%s:%d: %s: %s: ", file, line, who, op);
+        va_start(ap, fmt);
+        vfprintf(stderr, fmt, ap);
+        va_end(ap);
+        fputc('\n', stderr);
+        fflush(stderr);
+    }
+    if (self == PLD__NOBODY)
+        exit(pld_exit_code(code));
+    if (!pld__R->error)
+        pld__R->error = code;
+    pld__R->be->abort_run();
+    __builtin_unreachable();
+}
+
+void pld__require_level(const char *file, int line, const char *op, unsigned allowed)
+{
+    int self = pld__self();
+    unsigned here;
+    const char *where;
+
+    if (self == PLD__NOBODY)
+        pld__fail(PLD_EINVAL, file, line, op, "called outside pld_run(); %s",
+                  allowed & PLD__LVL_HOST ? "call it from the host function given to pld_run"
+                                          : "call it from a kernel run by pl_incore");
+    if (self == PLD__HOST) {
+        here = PLD__LVL_HOST;
+        where = "the host orchestrator";
+    } else if (pld__R->ranks[self].kernel) {
+        here = PLD__LVL_KERNEL;
+        where = "a kernel";
+    } else {
+        here = PLD__LVL_DEVICE;
+        where = "a per-device function";
+    }
+    if (here & allowed)
+        return;
+    pld__fail(PLD_EINVAL, file, line, op, "not allowed in %s; it is %s", where,
+              allowed == PLD__LVL_HOST     ? "host-only (call it from the host orchestrator)"
+              : allowed == PLD__LVL_KERNEL ? "kernel-only (call it inside a pl_incore kernel)"
+              : allowed == PLD__LVL_DEVICE ? "for per-device functions (run by pld_dispatch)"
+                                           : "not allowed here");
+}
+
+struct pld__rank *pld__kernel_rank(const char *file, int line, const char *op)
+{
+    pld__require_level(file, line, op, PLD__LVL_KERNEL);
+    return &pld__R->ranks[pld__self()];
+}

@@ -1,0 +1,217 @@
+/* internal.h: state and helpers shared by the API front end and the backends.
+ * Private to libpld: everything here is prefixed pld__. */
+#ifndef PLD_INTERNAL_H
+#define PLD_INTERNAL_H
+
+#include <pld/pld.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+/* Window slots are rounded up to this many bytes (upstream
+ * kCommBufferAlignmentBytes). */
+#define PLD__SLOT_ALIGN 32
+/* UB tile rows and FP16 remote spans must be multiples of this. */
+#define PLD__ROW_ALIGN 32
+
+/* A window buffer: the same slot in every rank's window. */
+struct pld__wbuf {
+    int id;
+    char name[48];
+    int64_t bytes;      /* as requested */
+    int64_t slot;       /* rounded up to PLD__SLOT_ALIGN */
+    int64_t win_offset; /* where the slot starts in each rank's window */
+    unsigned char *mem; /* P copies back to back, `slot` bytes each */
+    const char *file;   /* allocation site */
+    int line;
+    struct pld__wbuf *next;
+};
+
+/* The device model: what one device costs and holds.  Units: bytes, B/s,
+ * seconds, elements/s.  Filled from the platform's host <prop>s. */
+struct pld__device {
+    double ub_bytes;        /* UB capacity */
+    double ub_usable_bytes; /* what kernels may allocate */
+    double hbm_bw;          /* GM <-> UB bandwidth, B/s */
+    double hbm_lat;         /* fixed cost of one GM access, s */
+    double vector_rate;     /* vector-unit throughput, elements/s */
+    double launch_lat;      /* kernel launch (pl_incore), s */
+    double dispatch_lat;    /* host dispatch of one task (pld_dispatch), s */
+    double signal_bytes;    /* bytes a notify carries over the link */
+};
+
+/* What a rank is blocked on, for the deadlock report. */
+struct pld__wait_info {
+    int active;
+    const struct pld__wbuf *buf;
+    int64_t cell;      /* element index of the cell in the view's buffer */
+    pl_shape offsets;  /* as the user wrote them */
+    int64_t expected;
+    pld_wait_cmp cmp;
+    const int32_t *cellp;
+    const char *file;
+    int line;
+    const char *collective; /* set while inside a builtin collective */
+};
+
+/* Front-end state of one rank. */
+struct pld__rank {
+    int device_id;
+    struct pld__device dev;
+    int in_task;            /* running a dispatched function */
+    const char *kernel;     /* running kernel, or NULL */
+    const char *kernel_file;
+    int kernel_line;
+    void **ub_blocks;       /* tiles of the running kernel, freed at its exit */
+    int ub_nblocks, ub_cap;
+    size_t ub_used;         /* bytes of UB the running kernel holds */
+    uint64_t epoch;         /* bumps at every kernel entry and exit */
+    struct pld__wait_info wait;
+    const char *collective; /* name of the builtin being executed, or NULL */
+    uint64_t bytes_sent, bytes_received;
+};
+
+struct pld__trace;
+struct pld_backend;
+
+/* The state of the (single) run in progress. */
+struct pld__run {
+    const pld_config *cfg;
+    const struct pld_backend *be;
+    int P;
+    struct pld__rank *ranks;
+    struct pld__device host_dev; /* dispatch cost lives on the host */
+    struct pld__wbuf *wbufs, *wbufs_tail;
+    int nwbufs;
+    int64_t window_size;
+    int error;            /* first error code, 0 if none */
+    int deadlocked;
+    uint64_t bytes_moved;
+    double end_time;
+    struct pld__trace *trace;
+    char platform_desc[128]; /* for the summary line */
+};
+
+/* The run in progress, or NULL outside pld_run(). */
+extern struct pld__run *pld__R;
+
+/* Who is executing: a rank >= 0, PLD__HOST for the host orchestrator, or
+ * PLD__NOBODY outside a run. */
+#define PLD__HOST (-1)
+#define PLD__NOBODY (-2)
+int pld__self(void);
+
+/* Reports an API error at the user's file:line for `op` and ends the run
+ * (never returns).  The message is formatted like
+ *   file:line: rank 1: pld_tile_remote_load: peer 5 out of range [0, 2)
+ * Outside a run it exits the process with pld_exit_code(code). */
+_Noreturn void pld__fail(int code, const char *file, int line, const char *op, const char *fmt,
+                         ...) __attribute__((format(printf, 5, 6)));
+
+/* Prints a configuration-time error ("pldsim: ...") and returns `code`. */
+int pld__config_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Checks that the caller runs where `op` is allowed; fails otherwise. */
+enum pld__level { PLD__LVL_HOST = 1, PLD__LVL_DEVICE = 2, PLD__LVL_KERNEL = 4 };
+void pld__require_level(const char *file, int line, const char *op, unsigned allowed);
+
+/* The executing rank's state; fails unless inside a kernel. */
+struct pld__rank *pld__kernel_rank(const char *file, int line, const char *op);
+
+/* Formats a shape as "[1, 64]" into buf (returns buf). */
+const char *pld__shape_str(pl_shape s, char *buf, size_t len);
+
+/* Checks offsets+shape against a tensor's shape; fails with a message that
+ * names `what` (e.g. "target") and the first offending dimension. */
+void pld__check_region(const char *file, int line, const char *op, const char *what,
+                       pl_tensor t, pl_shape offsets, pl_shape shape);
+
+/* Byte address of element `offsets` of `t` on rank `rank` (window views) or
+ * in host memory (host tensors; rank ignored). */
+unsigned char *pld__elem_ptr(pl_tensor t, int rank, pl_shape offsets);
+
+/* Copies a region between two N-D row-major layouts of the same dtype.
+ * `shape` is the region; each side has its tensor shape and base pointer
+ * already offset to the region's first element.  op ADD accumulates. */
+void pld__copy_region(pl_dtype dt, pl_shape shape, unsigned char *dst, pl_shape dst_full,
+                      const unsigned char *src, pl_shape src_full, pl_atomic op);
+
+/* Element get/set as double (integers converted exactly up to 2^53). */
+double pld__elem_get(pl_dtype dt, const void *p);
+void pld__elem_set(pl_dtype dt, void *p, double v);
+/* Scalar conversions for 16-bit floats. */
+float pld__half_to_float(uint16_t h);
+uint16_t pld__float_to_half(float f);
+float pld__bf16_to_float(uint16_t h);
+uint16_t pld__float_to_bf16(float f);
+
+/* Tiles: allocates `bytes` in the executing rank's UB arena (fails with the
+ * kernel's name, the bytes asked and the limit on overflow). */
+pl_tile pld__tile_alloc(const char *file, int line, const char *op, pl_dtype dt, pl_shape shape);
+/* UB arena lifetime: a kernel's tiles are freed when it returns. */
+void pld__ub_enter(struct pld__rank *rk);
+void pld__ub_exit(struct pld__rank *rk);
+void pld__ub_release_all(struct pld__rank *rk);
+/* Fails unless the tile belongs to the kernel now running on this rank. */
+void pld__check_tile(const char *file, int line, const char *op, const char *what, pl_tile t);
+
+/* Costs (cost.c): charge simulated time for work on the executing rank. */
+void pld__charge_gm(size_t bytes);       /* one GM access of `bytes` */
+void pld__charge_vector(int64_t elems);  /* a vector op over `elems` */
+void pld__charge_launch(void);           /* a kernel launch */
+void pld__charge_dispatch(void);         /* the host dispatching one task */
+/* Moves `bytes` from rank `from` to rank `to` through the interconnect
+ * (blocking); a local copy when from == to.  Counts bytes moved. */
+void pld__move(int from, int to, size_t bytes);
+
+/* Trace (trace.c). */
+struct pld__event {
+    double t0, t1;
+    int rank;
+    const char *op;
+    int peer;                   /* -1 when none */
+    const char *where;          /* window or "gm:<tensor>", NULL when none */
+    int64_t offset;             /* byte offset in the window, or -1 */
+    int64_t bytes;              /* -1 when none */
+    int64_t value;              /* signals: the value; else PLD__MISSING */
+    const char *detail;         /* static text or NULL */
+    const char *file;
+    int line;
+    uint64_t seq; /* recording order, the last tie-break when sorting */
+};
+int pld__trace_open(struct pld__run *R, const char *path);
+void pld__trace_add(const struct pld__event *e);
+int pld__trace_close(struct pld__run *R);
+double pld__now(void);
+/* Records one primitive that started at t0 and ends now, on the executing
+ * rank; `t` (may be NULL) names the memory touched, `elem_off` its byte
+ * offset inside that tensor. */
+void pld__trace_op(const char *op, double t0, int peer, const pl_tensor *t, int64_t elem_off,
+                   int64_t bytes, int64_t value, const char *file, int line);
+
+/* Windows (window.c). */
+void pld__windows_free(struct pld__run *R);
+
+/* Deadlock report (deadlock.c): a header and one line per blocked rank. */
+void pld__report_deadlock(struct pld__run *R);
+
+/* Dynamic dims (shape.c). */
+void pld__dynamic_reset(void);
+
+/* Physical quantities with units (units.c).  Each parses a number with an
+ * optional unit into SI base units and returns 0, or -1 if `s` is not of
+ * that kind.  Bandwidth: Bps kBps MBps GBps TBps KiBps MiBps GiBps (bytes)
+ * or bps Kbps Mbps Gbps Tbps (bits); time: s ms us ns ps; size: B kB MB GB
+ * KiB MiB GiB; rate: an SI suffix k M G T or none. */
+int pld__parse_bandwidth(const char *s, double *out);
+int pld__parse_time(const char *s, double *out);
+int pld__parse_size(const char *s, double *out);
+int pld__parse_rate(const char *s, double *out);
+
+/* Builtin models (models_builtin.c, generated from models/\*.model). */
+struct pld__builtin_model {
+    const char *name;
+    const char *text;
+};
+extern const struct pld__builtin_model pld__builtin_models[];
+
+#endif /* PLD_INTERNAL_H */

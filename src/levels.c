@@ -1,0 +1,94 @@
+/* levels.c: the three levels (host orchestrator, per-device function,
+ * kernel), and the system queries that depend on where they are called. */
+#include "backend.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int64_t pld__world_size(const char *file, int line)
+{
+    pld__require_level(file, line, "pld_world_size", PLD__LVL_HOST);
+    return pld__R->P;
+}
+
+pld_comm_ctx pld__get_comm_ctx(const char *file, int line, pld_dtensor dt)
+{
+    static const char op[] = "pld_get_comm_ctx";
+    pld__require_level(file, line, op, PLD__LVL_HOST | PLD__LVL_DEVICE | PLD__LVL_KERNEL);
+    if (dt.dtype == 0)
+        pld__fail(PLD_EINVAL, file, line, op, "argument is not a tensor (uninitialised?)");
+    if (!dt.win)
+        pld__fail(PLD_EINVAL, file, line, op,
+                  "'%s' is a host tensor; a comm context comes from a window view (pld_window)",
+                  dt.name);
+    int self = pld__self();
+    return (pld_comm_ctx){.rank = self >= 0 ? self : -1, .nranks = pld__R->P};
+}
+
+int pld__rank(const char *file, int line, pld_comm_ctx ctx)
+{
+    pld__require_level(file, line, "pld_rank", PLD__LVL_KERNEL);
+    if (ctx.nranks <= 0 || ctx.rank < 0)
+        pld__fail(PLD_EINVAL, file, line, "pld_rank",
+                  "context was not made by pld_get_comm_ctx on this device");
+    return ctx.rank;
+}
+
+int pld__nranks(const char *file, int line, pld_comm_ctx ctx)
+{
+    pld__require_level(file, line, "pld_nranks", PLD__LVL_KERNEL);
+    if (ctx.nranks <= 0)
+        pld__fail(PLD_EINVAL, file, line, "pld_nranks",
+                  "context was not made by pld_get_comm_ctx");
+    return ctx.nranks;
+}
+
+void pld__dispatch(const char *file, int line, int64_t rank, const char *fn_name, pld__task_fn fn,
+                   const void *args, size_t size)
+{
+    static const char op[] = "pld_dispatch";
+    struct pld__run *R = pld__R;
+    pld__require_level(file, line, op, PLD__LVL_HOST);
+    if (rank < 0 || rank >= R->P)
+        pld__fail(PLD_EINVAL, file, line, op, "device %lld out of range [0, %d)", (long long)rank,
+                  R->P);
+    double t0 = pld__now();
+    pld__charge_dispatch();
+    struct pld__task *t = calloc(1, sizeof *t);
+    if (!t || !(t->args = malloc(size ? size : 1)))
+        pld__fail(PLD_ENOMEM, file, line, op, "out of memory");
+    memcpy(t->args, args, size);
+    t->fn = fn;
+    t->fn_name = fn_name;
+    t->file = file;
+    t->line = line;
+    pld__trace_op("dispatch", t0, (int)rank, NULL, -1, -1, PLD__MISSING, file, line);
+    R->be->dispatch((int)rank, t);
+}
+
+void pld__incore_enter(const char *file, int line, const char *kernel)
+{
+    static const char op[] = "pl_incore";
+    int self = pld__self();
+    if (self >= 0 && pld__R->ranks[self].kernel)
+        pld__fail(PLD_EINVAL, file, line, op,
+                  "kernel %s called from inside kernel %s: kernels do not nest", kernel,
+                  pld__R->ranks[self].kernel);
+    pld__require_level(file, line, op, PLD__LVL_DEVICE);
+    struct pld__rank *rk = &pld__R->ranks[self];
+    double t0 = pld__now();
+    pld__charge_launch();
+    rk->kernel = kernel;
+    rk->kernel_file = file;
+    rk->kernel_line = line;
+    pld__ub_enter(rk);
+    pld__trace_op("launch", t0, -1, NULL, -1, -1, PLD__MISSING, file, line);
+}
+
+void pld__incore_exit(void)
+{
+    int self = pld__self();
+    struct pld__rank *rk = &pld__R->ranks[self];
+    pld__ub_exit(rk);
+    rk->kernel = NULL;
+}

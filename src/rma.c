@@ -1,0 +1,237 @@
+/* rma.c: one-sided data movement between ranks: tile remote_load/store and
+ * tensor put/get.  Each completes before the caller continues and carries no
+ * signal; the bytes land when the transfer completes. */
+#include "internal.h"
+
+static void check_window(const char *file, int line, const char *op, const char *what,
+                         pl_tensor t)
+{
+    if (t.dtype == 0)
+        pld__fail(PLD_EINVAL, file, line, op, "%s is not a tensor (uninitialised?)", what);
+    if (!t.win)
+        pld__fail(PLD_EINVAL, file, line, op,
+                  "%s '%s' is a host tensor; cross-rank calls need a window view (pld_window)",
+                  what, t.name);
+}
+
+static int check_peer(const char *file, int line, const char *op, int64_t peer)
+{
+    if (peer == PLD__MISSING)
+        pld__fail(PLD_EINVAL, file, line, op, "missing required keyword .peer");
+    if (peer < 0 || peer >= pld__R->P)
+        pld__fail(PLD_EINVAL, file, line, op, "peer %lld out of range [0, %d)", (long long)peer,
+                  pld__R->P);
+    return (int)peer;
+}
+
+static int64_t offset_bytes(pl_tensor t, pl_shape offsets)
+{
+    int64_t flat = 0;
+    for (int i = 0; i < t.shape.ndim; i++)
+        flat = flat * t.shape.dim[i] + offsets.dim[i];
+    return flat * (int64_t)pl_dtype_size(t.dtype);
+}
+
+static void check_atomic(const char *file, int line, const char *op, pl_atomic a, pl_dtype dt)
+{
+    if (a != PL_ATOMIC_NONE && a != PL_ATOMIC_ADD)
+        pld__fail(PLD_EINVAL, file, line, op,
+                  ".atomic is %d; expected PL_ATOMIC_NONE or PL_ATOMIC_ADD", (int)a);
+    if (a == PL_ATOMIC_ADD && dt == PL_INT64)
+        pld__fail(PLD_EINVAL, file, line, op,
+                  "atomic Add supports FP32, FP16, BF16, INT32, INT16 and INT8, not INT64");
+}
+
+pl_tile pld__remote_load(const char *file, int line, pld_dtensor target,
+                         struct pld_remote_load_kw kw)
+{
+    static const char op[] = "pld_tile_remote_load";
+    pld__kernel_rank(file, line, op);
+    int me = pld__self();
+    double t0 = pld__now();
+    check_window(file, line, op, "target", target);
+    int peer = check_peer(file, line, op, kw.peer);
+    if (kw.offsets.ndim == 0)
+        pld__fail(PLD_EINVAL, file, line, op, "missing required keyword .offsets");
+    if (kw.shape.ndim == 0)
+        pld__fail(PLD_EINVAL, file, line, op, "missing required keyword .shape");
+    pld__check_region(file, line, op, "target", target, kw.offsets, kw.shape);
+    size_t row = (size_t)kw.shape.dim[kw.shape.ndim - 1] * pl_dtype_size(target.dtype);
+    if (row % PLD__ROW_ALIGN)
+        pld__fail(PLD_EINVAL, file, line, op,
+                  "tile rows of %zu bytes; UB tile rows must be a multiple of %d bytes", row,
+                  PLD__ROW_ALIGN);
+    pl_tile tile = pld__tile_alloc(file, line, op, target.dtype, kw.shape);
+    size_t bytes = (size_t)pl_shape_numel(kw.shape) * pl_dtype_size(target.dtype);
+    pld__move(peer, me, bytes);
+    pld__copy_region(target.dtype, kw.shape, tile.data, kw.shape,
+                     pld__elem_ptr(target, peer, kw.offsets), target.shape, PL_ATOMIC_NONE);
+    pld__trace_op("remote_load", t0, peer, &target, offset_bytes(target, kw.offsets),
+                  (int64_t)bytes, PLD__MISSING, file, line);
+    return tile;
+}
+
+void pld__remote_store(const char *file, int line, pl_tile tile, pld_dtensor target,
+                       struct pld_remote_store_kw kw)
+{
+    static const char op[] = "pld_tile_remote_store";
+    pld__kernel_rank(file, line, op);
+    int me = pld__self();
+    double t0 = pld__now();
+    pld__check_tile(file, line, op, "source tile", tile);
+    check_window(file, line, op, "target", target);
+    int peer = check_peer(file, line, op, kw.peer);
+    if (kw.offsets.ndim == 0)
+        pld__fail(PLD_EINVAL, file, line, op, "missing required keyword .offsets");
+    if (tile.dtype != target.dtype)
+        pld__fail(PLD_EINVAL, file, line, op, "dtype mismatch: tile is %s but target '%s' is %s",
+                  pl_dtype_name(tile.dtype), target.name, pl_dtype_name(target.dtype));
+    check_atomic(file, line, op, kw.atomic, target.dtype);
+    pld__check_region(file, line, op, "target", target, kw.offsets, tile.shape);
+    size_t bytes = (size_t)pl_shape_numel(tile.shape) * pl_dtype_size(tile.dtype);
+    pld__move(me, peer, bytes);
+    pld__copy_region(target.dtype, tile.shape, pld__elem_ptr(target, peer, kw.offsets),
+                     target.shape, tile.data, tile.shape, kw.atomic);
+    pld__trace_op(kw.atomic == PL_ATOMIC_ADD ? "remote_store_add" : "remote_store", t0, peer,
+                  &target, offset_bytes(target, kw.offsets), (int64_t)bytes, PLD__MISSING, file,
+                  line);
+}
+
+/* The region a put/get copies: explicit, or both tensors whole. */
+struct region {
+    pl_shape dst_off, src_off, shape;
+};
+
+static struct region p2p_region(const char *file, int line, const char *op, pl_tensor dst,
+                                pl_tensor src, const struct pld_p2p_kw *kw)
+{
+    char a[64], b[64];
+    struct region r;
+    int given = (kw->dst_offsets.ndim > 0) + (kw->src_offsets.ndim > 0) + (kw->shape.ndim > 0);
+    if (given != 0 && given != 3)
+        pld__fail(PLD_EINVAL, file, line, op,
+                  "give all of .dst_offsets, .src_offsets and .shape, or none of them");
+    if (dst.dtype != src.dtype)
+        pld__fail(PLD_EINVAL, file, line, op, "dtype mismatch: dst '%s' is %s but src '%s' is %s",
+                  dst.name, pl_dtype_name(dst.dtype), src.name, pl_dtype_name(src.dtype));
+    if (given == 3) {
+        r.dst_off = kw->dst_offsets;
+        r.src_off = kw->src_offsets;
+        r.shape = kw->shape;
+        pld__check_region(file, line, op, "dst", dst, r.dst_off, r.shape);
+        pld__check_region(file, line, op, "src", src, r.src_off, r.shape);
+        return r;
+    }
+    int same = dst.shape.ndim == src.shape.ndim;
+    for (int i = 0; same && i < dst.shape.ndim; i++)
+        same = dst.shape.dim[i] == src.shape.dim[i];
+    if (!same)
+        pld__fail(PLD_EINVAL, file, line, op,
+                  "without a region dst and src must have the same shape: dst '%s' %s, src '%s' "
+                  "%s",
+                  dst.name, pld__shape_str(dst.shape, a, sizeof a), src.name,
+                  pld__shape_str(src.shape, b, sizeof b));
+    r.shape = dst.shape;
+    r.dst_off = r.src_off = (pl_shape){.ndim = dst.shape.ndim};
+    return r;
+}
+
+/* Splits the region into staging chunks of chunk_rows x chunk_cols (rows =
+ * product of the leading dims, cols = the innermost dim), checks that the
+ * staging tile fits in UB, and returns the chunk sizes in bytes. */
+static int64_t plan_chunks(const char *file, int line, const char *op, struct region *r,
+                           pl_dtype dt, const struct pld_p2p_kw *kw, int64_t *nchunks,
+                           int64_t *chunk_bytes, int64_t *last_bytes)
+{
+    int64_t cols = r->shape.dim[r->shape.ndim - 1], rows = pl_shape_numel(r->shape) / cols;
+    int64_t es = (int64_t)pl_dtype_size(dt);
+    struct pld__rank *rk = &pld__R->ranks[pld__self()];
+
+    if (kw->chunk_rows < 0 || kw->chunk_cols < 0)
+        pld__fail(PLD_EINVAL, file, line, op, "chunk_rows and chunk_cols must be >= 0");
+    if (kw->pipeline && (kw->chunk_rows == 0 || kw->chunk_cols == 0))
+        pld__fail(PLD_EINVAL, file, line, op,
+                  ".pipeline needs both .chunk_rows and .chunk_cols > 0");
+    int64_t cr = kw->chunk_rows ? (kw->chunk_rows < rows ? kw->chunk_rows : rows) : rows;
+    int64_t cc = kw->chunk_cols ? (kw->chunk_cols < cols ? kw->chunk_cols : cols) : cols;
+    int64_t stage = cr * cc * es * (kw->pipeline ? 2 : 1);
+    if ((double)(rk->ub_used + (size_t)stage) > rk->dev.ub_usable_bytes)
+        pld__fail(PLD_EUBOVERFLOW, file, line, op,
+                  "UB overflow in kernel %s: the staging tile needs %lld bytes, %zu are in use, "
+                  "and the limit is %.0f; set .chunk_rows/.chunk_cols to stage smaller pieces",
+                  rk->kernel, (long long)stage, rk->ub_used, rk->dev.ub_usable_bytes);
+    int64_t nr = (rows + cr - 1) / cr, nc = (cols + cc - 1) / cc;
+    *nchunks = nr * nc;
+    *chunk_bytes = cr * cc * es;
+    /* Total bytes are exact; the last chunk takes the remainder so the sum
+     * matches the region (ragged edges are folded into it). */
+    int64_t total = rows * cols * es;
+    *last_bytes = total - (*nchunks - 1) * *chunk_bytes;
+    if (*last_bytes <= 0) { /* ragged in both dims: spread evenly instead */
+        *chunk_bytes = total / *nchunks;
+        *last_bytes = total - (*nchunks - 1) * *chunk_bytes;
+    }
+    return total;
+}
+
+/* Charges the staged copy: each chunk is read from GM into UB and sent (put),
+ * or received and written from UB to GM (get).  With pipeline the GM side of
+ * every chunk but the first overlaps the previous chunk's transfer. */
+static void staged_copy(int from, int to, int local_gm_first, int64_t nchunks, int64_t chunk,
+                        int64_t last, int pipeline)
+{
+    for (int64_t i = 0; i < nchunks; i++) {
+        size_t b = (size_t)(i == nchunks - 1 ? last : chunk);
+        int charge_gm = !pipeline || i == (local_gm_first ? 0 : nchunks - 1);
+        if (local_gm_first && charge_gm)
+            pld__charge_gm(b);
+        pld__move(from, to, b);
+        if (!local_gm_first && charge_gm)
+            pld__charge_gm(b);
+    }
+}
+
+void pld__put(const char *file, int line, pld_dtensor dst, struct pld_p2p_kw kw)
+{
+    static const char op[] = "pld_tensor_put";
+    pld__kernel_rank(file, line, op);
+    int me = pld__self();
+    double t0 = pld__now();
+    int64_t n, chunk, last;
+    check_window(file, line, op, "dst", dst);
+    int peer = check_peer(file, line, op, kw.peer);
+    if (kw.src.dtype == 0)
+        pld__fail(PLD_EINVAL, file, line, op, "missing required keyword .src");
+    check_atomic(file, line, op, kw.atomic, dst.dtype);
+    struct region r = p2p_region(file, line, op, dst, kw.src, &kw);
+    int64_t total = plan_chunks(file, line, op, &r, dst.dtype, &kw, &n, &chunk, &last);
+    staged_copy(me, peer, 1, n, chunk, last, kw.pipeline);
+    pld__copy_region(dst.dtype, r.shape, pld__elem_ptr(dst, peer, r.dst_off), dst.shape,
+                     pld__elem_ptr(kw.src, me, r.src_off), kw.src.shape, kw.atomic);
+    pld__trace_op(kw.atomic == PL_ATOMIC_ADD ? "put_add" : "put", t0, peer, &dst,
+                  offset_bytes(dst, r.dst_off), total, PLD__MISSING, file, line);
+}
+
+void pld__get(const char *file, int line, pl_tensor dst, struct pld_p2p_kw kw)
+{
+    static const char op[] = "pld_tensor_get";
+    pld__kernel_rank(file, line, op);
+    int me = pld__self();
+    double t0 = pld__now();
+    int64_t n, chunk, last;
+    if (dst.dtype == 0)
+        pld__fail(PLD_EINVAL, file, line, op, "dst is not a tensor (uninitialised?)");
+    int peer = check_peer(file, line, op, kw.peer);
+    if (kw.src.dtype == 0)
+        pld__fail(PLD_EINVAL, file, line, op, "missing required keyword .src");
+    check_window(file, line, op, "src", kw.src);
+    if (kw.atomic != PL_ATOMIC_NONE)
+        pld__fail(PLD_EINVAL, file, line, op, "get has no .atomic");
+    struct region r = p2p_region(file, line, op, dst, kw.src, &kw);
+    int64_t total = plan_chunks(file, line, op, &r, dst.dtype, &kw, &n, &chunk, &last);
+    staged_copy(peer, me, 0, n, chunk, last, kw.pipeline);
+    pld__copy_region(dst.dtype, r.shape, pld__elem_ptr(dst, me, r.dst_off), dst.shape,
+                     pld__elem_ptr(kw.src, peer, r.src_off), kw.src.shape, PL_ATOMIC_NONE);
+    pld__trace_op("get", t0, peer, &kw.src, offset_bytes(kw.src, r.src_off), total, PLD__MISSING,
+                  file, line);
+}

@@ -1,0 +1,247 @@
+/* run.c: configuration, the common command-line flags, backend selection,
+ * and pld_run() itself. */
+#include "backend.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct pld__run *pld__R;
+static pld_run_stats last_stats;
+
+const struct pld_backend *const pld__backends[] = {&pld_backend_sim, NULL};
+
+void pld_config_init(pld_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->platform = "a2a3sim";
+    cfg->ndevices = 2;
+    cfg->device_ids[0] = 0;
+    cfg->device_ids[1] = 1;
+    const char *env = getenv("PLD_BACKEND");
+    cfg->backend = env && *env ? env : "sim";
+    cfg->summary = 1;
+    cfg->network_model = "CM02";
+}
+
+void pld_print_common_usage(void *out)
+{
+    fputs("Common options:\n"
+          "  -p, --platform NAME|FILE   a2a3sim (default), a2a3, a5sim, a5, a SimGrid FILE.xml\n"
+          "                             whose hosts are named dev0, dev1, ..., or a FILE.model\n"
+          "  -d, --device LIST          device ids, one rank each: 0,1,2,3 or 0-7 (default 0,1)\n"
+          "      --backend NAME         sim (default; also from PLD_BACKEND)\n"
+          "      --trace FILE           write a text trace, one line per primitive\n"
+          "      --seed N               seed for random inputs (default 0)\n"
+          "      --network-model NAME   sim: CM02 (default, exact latency+size/bandwidth) or LV08\n"
+          "      --no-summary           do not print the run summary line\n"
+          "  -h, --help                 this help\n",
+          (FILE *)out);
+}
+
+int pld_config_set_devices(pld_config *cfg, const char *list)
+{
+    int n = 0;
+    const char *p = list;
+    static char seen[PLD_MAX_RANKS * 64];
+    memset(seen, 0, sizeof seen);
+    if (!list || !*list)
+        return pld__config_error(PLD_EUSAGE, "-d/--device: empty device list");
+    while (*p) {
+        char *end;
+        errno = 0;
+        long a = strtol(p, &end, 10), b;
+        if (end == p || errno || a < 0)
+            return pld__config_error(PLD_EUSAGE,
+                                     "-d/--device '%s': expected ids like 0,1,2,3 or 0-7", list);
+        b = a;
+        if (*end == '-') {
+            p = end + 1;
+            b = strtol(p, &end, 10);
+            if (end == p || errno || b < a)
+                return pld__config_error(PLD_EUSAGE,
+                                         "-d/--device '%s': a range is FIRST-LAST with FIRST <= "
+                                         "LAST",
+                                         list);
+        }
+        if (b >= (long)sizeof seen)
+            return pld__config_error(PLD_EUSAGE, "-d/--device '%s': id %ld is too large", list,
+                                     b);
+        for (long id = a; id <= b; id++) {
+            if (n == PLD_MAX_RANKS)
+                return pld__config_error(PLD_EUSAGE,
+                                         "-d/--device '%s': more than %d devices", list,
+                                         PLD_MAX_RANKS);
+            if (seen[id])
+                return pld__config_error(PLD_EUSAGE,
+                                         "-d/--device '%s': device %ld is listed twice", list, id);
+            seen[id] = 1;
+            cfg->device_ids[n++] = (int)id;
+        }
+        if (*end == ',' && end[1])
+            p = end + 1;
+        else if (*end == '\0')
+            p = end;
+        else
+            return pld__config_error(PLD_EUSAGE,
+                                     "-d/--device '%s': expected ids like 0,1,2,3 or 0-7", list);
+    }
+    cfg->ndevices = n;
+    return 0;
+}
+
+/* Matches --name VALUE, --name=VALUE, or -s VALUE; sets *val and advances *i. */
+static int flag_value(int argc, char **argv, int *i, const char *lng, const char *shrt,
+                      const char **val, int *rc)
+{
+    const char *a = argv[*i];
+    size_t n = strlen(lng);
+    if (strncmp(a, lng, n) == 0 && a[n] == '=') {
+        *val = a + n + 1;
+        return 1;
+    }
+    if (strcmp(a, lng) == 0 || (shrt && strcmp(a, shrt) == 0)) {
+        if (*i + 1 >= argc) {
+            *rc = pld__config_error(PLD_EUSAGE, "%s needs a value (see --help)", a);
+            return 1;
+        }
+        *val = argv[++*i];
+        return 1;
+    }
+    return 0;
+}
+
+int pld_parse_args(pld_config *cfg, int *argc, char **argv)
+{
+    int out = 1, rc = 0, help = 0;
+    for (int i = 1; i < *argc && !rc; i++) {
+        const char *v = NULL;
+        if (flag_value(*argc, argv, &i, "--platform", "-p", &v, &rc)) {
+            if (!rc)
+                cfg->platform = v;
+        } else if (flag_value(*argc, argv, &i, "--device", "-d", &v, &rc)) {
+            if (!rc)
+                rc = pld_config_set_devices(cfg, v);
+        } else if (flag_value(*argc, argv, &i, "--backend", NULL, &v, &rc)) {
+            if (!rc)
+                cfg->backend = v;
+        } else if (flag_value(*argc, argv, &i, "--trace", NULL, &v, &rc)) {
+            if (!rc)
+                cfg->trace = v;
+        } else if (flag_value(*argc, argv, &i, "--network-model", NULL, &v, &rc)) {
+            if (!rc && strcmp(v, "CM02") != 0 && strcmp(v, "LV08") != 0)
+                rc = pld__config_error(PLD_EUSAGE, "--network-model '%s': expected CM02 or LV08",
+                                       v);
+            if (!rc)
+                cfg->network_model = v;
+        } else if (flag_value(*argc, argv, &i, "--seed", NULL, &v, &rc)) {
+            char *end;
+            errno = 0;
+            unsigned long long s = strtoull(v, &end, 0);
+            if (!rc && (end == v || *end || errno || *v == '-'))
+                rc = pld__config_error(PLD_EUSAGE, "--seed '%s': expected a non-negative integer",
+                                       v);
+            cfg->seed = s;
+        } else if (strcmp(argv[i], "--no-summary") == 0) {
+            cfg->summary = 0;
+        } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            help = 1;
+        } else {
+            argv[out++] = argv[i];
+        }
+    }
+    if (rc)
+        return rc;
+    *argc = out;
+    argv[out] = NULL;
+    return help;
+}
+
+static const struct pld_backend *find_backend(const char *name)
+{
+    for (int i = 0; pld__backends[i]; i++)
+        if (strcmp(pld__backends[i]->name, name) == 0)
+            return pld__backends[i];
+    return NULL;
+}
+
+static void human_bytes(uint64_t b, char *buf, size_t len)
+{
+    if (b < 1024)
+        snprintf(buf, len, "%llu B", (unsigned long long)b);
+    else if (b < 1024 * 1024)
+        snprintf(buf, len, "%.1f KiB", b / 1024.0);
+    else
+        snprintf(buf, len, "%.1f MiB", b / 1048576.0);
+}
+
+int pld__run(const pld_config *cfg, pld__host_fn host, const void *args)
+{
+    static int runs;
+    struct pld__run R;
+    int rc;
+
+    if (!cfg || !host)
+        return pld__config_error(PLD_EINVAL, "pld_run: config and host function are required");
+    const struct pld_backend *be = find_backend(cfg->backend ? cfg->backend : "sim");
+    if (!be) {
+        char names[256] = "";
+        for (int i = 0; pld__backends[i]; i++)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "",
+                     pld__backends[i]->name);
+        return pld__config_error(PLD_EUSAGE, "unknown backend '%s'; this build has: %s",
+                                 cfg->backend, names);
+    }
+    if (cfg->ndevices < 1 || cfg->ndevices > PLD_MAX_RANKS)
+        return pld__config_error(PLD_EDEVICES, "the device list has %d devices; expected 1..%d",
+                                 cfg->ndevices, PLD_MAX_RANKS);
+    if (runs++ && strcmp(be->name, "sim") == 0)
+        return pld__config_error(PLD_ENOTSUP,
+                                 "pld_run: the sim backend runs once per process (SimGrid "
+                                 "cannot be restarted)");
+
+    memset(&R, 0, sizeof R);
+    R.cfg = cfg;
+    R.be = be;
+    R.P = cfg->ndevices;
+    R.ranks = calloc((size_t)R.P, sizeof *R.ranks);
+    if (!R.ranks)
+        return pld__config_error(PLD_ENOMEM, "out of memory for %d ranks", R.P);
+    snprintf(R.platform_desc, sizeof R.platform_desc, "%s", cfg->platform);
+    pld__dynamic_reset();
+    if (cfg->trace && (rc = pld__trace_open(&R, cfg->trace))) {
+        free(R.ranks);
+        return rc;
+    }
+    pld__R = &R;
+    rc = be->run(&R, host, args);
+    if (R.trace) {
+        int trc = pld__trace_close(&R);
+        if (!rc)
+            rc = trc;
+    }
+    last_stats = (pld_run_stats){.time_s = R.end_time, .bytes_moved = R.bytes_moved, .nranks = R.P};
+    if (cfg->summary && (rc == 0 || rc == PLD_EDEADLOCK || R.end_time > 0)) {
+        char moved[32];
+        human_bytes(R.bytes_moved, moved, sizeof moved);
+        printf("[pldsim] backend=%s platform=%s P=%d time=%.3f us moved=%s%s\n", be->name,
+               R.platform_desc, R.P, R.end_time * 1e6, moved, rc ? " (failed)" : "");
+        fflush(stdout);
+    }
+    for (int r = 0; r < R.P; r++)
+        pld__ub_release_all(&R.ranks[r]);
+    pld__windows_free(&R);
+    free(R.ranks);
+    pld__R = NULL;
+    return rc;
+}
+
+double pld_time(void)
+{
+    return pld__now();
+}
+
+void pld_last_run_stats(pld_run_stats *out)
+{
+    *out = last_stats;
+}

@@ -1,0 +1,100 @@
+/* signal.c: notify and wait on INT32 signal cells (release/acquire). */
+#include "backend.h"
+
+static void check_signal(const char *file, int line, const char *op, const char *what,
+                         pl_tensor t, pl_shape offsets)
+{
+    if (t.dtype == 0)
+        pld__fail(PLD_EINVAL, file, line, op, "%s is not a tensor (uninitialised?)", what);
+    if (!t.win)
+        pld__fail(PLD_EINVAL, file, line, op,
+                  "%s '%s' is a host tensor; signals live in windows (make it with pld_window)",
+                  what, t.name);
+    if (t.dtype != PL_INT32)
+        pld__fail(PLD_EINVAL, file, line, op, "%s '%s' is %s; signal cells must be INT32", what,
+                  t.name, pl_dtype_name(t.dtype));
+    if (offsets.ndim == 0)
+        pld__fail(PLD_EINVAL, file, line, op, "missing required keyword .offsets");
+    pld__check_region(file, line, op, what, t, offsets,
+                      (pl_shape){.ndim = t.shape.ndim, .dim = {1, 1, 1, 1}});
+}
+
+static int64_t cell_offset(pl_tensor t, pl_shape offsets)
+{
+    int64_t flat = 0;
+    for (int i = 0; i < t.shape.ndim; i++)
+        flat = flat * t.shape.dim[i] + offsets.dim[i];
+    return flat * 4;
+}
+
+void pld__notify(const char *file, int line, pld_dtensor target, struct pld_notify_kw kw)
+{
+    static const char op[] = "pld_system_notify";
+    struct pld__rank *rk = pld__kernel_rank(file, line, op);
+    int me = pld__self(), P = pld__R->P;
+    double t0 = pld__now();
+    (void)rk;
+
+    if (kw.peer == PLD__MISSING)
+        pld__fail(PLD_EINVAL, file, line, op, "missing required keyword .peer");
+    if (kw.value == PLD__MISSING)
+        pld__fail(PLD_EINVAL, file, line, op, "missing required keyword .value");
+    if (kw.op == 0)
+        pld__fail(PLD_EINVAL, file, line, op,
+                  "missing required keyword .op (PLD_NOTIFY_ATOMIC_ADD or PLD_NOTIFY_SET)");
+    if (kw.op != PLD_NOTIFY_ATOMIC_ADD && kw.op != PLD_NOTIFY_SET)
+        pld__fail(PLD_EINVAL, file, line, op,
+                  ".op is %d; expected PLD_NOTIFY_ATOMIC_ADD or PLD_NOTIFY_SET", (int)kw.op);
+    if (kw.peer < 0 || kw.peer >= P)
+        pld__fail(PLD_EINVAL, file, line, op, "peer %lld out of range [0, %d)",
+                  (long long)kw.peer, P);
+    if (kw.value < INT32_MIN || kw.value > INT32_MAX)
+        pld__fail(PLD_EINVAL, file, line, op, "value %lld does not fit in INT32",
+                  (long long)kw.value);
+    check_signal(file, line, op, "target", target, kw.offsets);
+
+    int peer = (int)kw.peer;
+    int32_t *cell = (int32_t *)pld__elem_ptr(target, peer, kw.offsets);
+    pld__move(me, peer, (size_t)pld__R->ranks[me].dev.signal_bytes);
+    pld__R->be->signal_update(peer, cell, kw.op, (int32_t)kw.value);
+    pld__trace_op(kw.op == PLD_NOTIFY_SET ? "notify_set" : "notify_add", t0, peer, &target,
+                  cell_offset(target, kw.offsets), 4, kw.value, file, line);
+}
+
+void pld__wait(const char *file, int line, pld_dtensor signal, struct pld_wait_kw kw)
+{
+    static const char op[] = "pld_system_wait";
+    struct pld__rank *rk = pld__kernel_rank(file, line, op);
+    int me = pld__self();
+    double t0 = pld__now();
+
+    if (kw.expected == PLD__MISSING)
+        pld__fail(PLD_EINVAL, file, line, op, "missing required keyword .expected");
+    if (kw.cmp == 0)
+        pld__fail(PLD_EINVAL, file, line, op,
+                  "missing required keyword .cmp (PLD_WAIT_EQ or PLD_WAIT_GE)");
+    if (kw.cmp != PLD_WAIT_EQ && kw.cmp != PLD_WAIT_GE)
+        pld__fail(PLD_EINVAL, file, line, op, ".cmp is %d; expected PLD_WAIT_EQ or PLD_WAIT_GE",
+                  (int)kw.cmp);
+    if (kw.expected < INT32_MIN || kw.expected > INT32_MAX)
+        pld__fail(PLD_EINVAL, file, line, op, "expected %lld does not fit in INT32",
+                  (long long)kw.expected);
+    check_signal(file, line, op, "signal", signal, kw.offsets);
+
+    const int32_t *cell = (const int32_t *)pld__elem_ptr(signal, me, kw.offsets);
+    rk->wait = (struct pld__wait_info){
+        .active = 1,
+        .buf = signal.win,
+        .offsets = kw.offsets,
+        .expected = kw.expected,
+        .cmp = kw.cmp,
+        .cellp = cell,
+        .file = file,
+        .line = line,
+        .collective = rk->collective,
+    };
+    pld__R->be->signal_wait(cell, kw.cmp, (int32_t)kw.expected);
+    rk->wait.active = 0;
+    pld__trace_op(kw.cmp == PLD_WAIT_EQ ? "wait_eq" : "wait_ge", t0, -1, &signal,
+                  cell_offset(signal, kw.offsets), 4, kw.expected, file, line);
+}

@@ -1,0 +1,172 @@
+/* tensor.c: host tensors in global memory, views, golden fills and checks. */
+#include "internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+pl_tensor pl__tensor_new(const char *file, int line, pl_shape shape, pl_dtype dtype,
+                         const char *name)
+{
+    char a[64];
+    pl_tensor t;
+    memset(&t, 0, sizeof t);
+    if (pl_dtype_size(dtype) == 0)
+        pld__fail(PLD_EINVAL, file, line, "pl_tensor_new", "invalid dtype %d", (int)dtype);
+    if (shape.ndim < 1 || shape.ndim > PL_MAX_DIMS)
+        pld__fail(PLD_EINVAL, file, line, "pl_tensor_new", "shape has %d dims, expected 1..%d",
+                  shape.ndim, PL_MAX_DIMS);
+    for (int i = 0; i < shape.ndim; i++)
+        if (shape.dim[i] <= 0)
+            pld__fail(PLD_EINVAL, file, line, "pl_tensor_new",
+                      "shape %s: dim %d must be > 0 (a pl_dynamic dim is for declarations only)",
+                      pld__shape_str(shape, a, sizeof a), i);
+    t.dtype = dtype;
+    t.shape = shape;
+    t.data = calloc((size_t)pl_shape_numel(shape), pl_dtype_size(dtype));
+    t.name = strdup(name ? name : "tensor");
+    if (!t.data || !t.name)
+        pld__fail(PLD_ENOMEM, file, line, "pl_tensor_new", "out of memory for %s %s tensor",
+                  pld__shape_str(shape, a, sizeof a), pl_dtype_name(dtype));
+    return t;
+}
+
+void pl_tensor_free(pl_tensor *t)
+{
+    if (!t)
+        return;
+    free(t->data);
+    free((char *)t->name);
+    memset(t, 0, sizeof *t);
+}
+
+size_t pl_tensor_bytes(pl_tensor t)
+{
+    return (size_t)pl_shape_numel(t.shape) * pl_dtype_size(t.dtype);
+}
+
+pl_tensor pl__at(const char *file, int line, pl_tensor t, int64_t i)
+{
+    char a[64];
+    if (t.dtype == 0)
+        pld__fail(PLD_EINVAL, file, line, "pl_at", "tensor is not initialised");
+    if (i < 0 || i >= t.shape.dim[0])
+        pld__fail(PLD_EINVAL, file, line, "pl_at", "index %lld out of range for '%s' %s (dim 0 is %lld)",
+                  (long long)i, t.name, pld__shape_str(t.shape, a, sizeof a),
+                  (long long)t.shape.dim[0]);
+    pl_tensor v = t;
+    int64_t inner = pl_shape_numel(t.shape) / t.shape.dim[0];
+    size_t off = (size_t)(i * inner) * pl_dtype_size(t.dtype);
+    if (t.shape.ndim == 1) {
+        v.shape = PL_SHAPE(1);
+    } else {
+        v.shape.ndim = t.shape.ndim - 1;
+        for (int k = 0; k < v.shape.ndim; k++)
+            v.shape.dim[k] = t.shape.dim[k + 1];
+        v.shape.dim[v.shape.ndim] = 0;
+    }
+    if (t.win)
+        v.win_offset += (int64_t)off;
+    else
+        v.data = (unsigned char *)t.data + off;
+    return v;
+}
+
+double pl_tensor_get(pl_tensor t, int64_t flat)
+{
+    return pld__elem_get(t.dtype, (unsigned char *)t.data + (size_t)flat * pl_dtype_size(t.dtype));
+}
+
+void pl_tensor_set(pl_tensor t, int64_t flat, double v)
+{
+    pld__elem_set(t.dtype, (unsigned char *)t.data + (size_t)flat * pl_dtype_size(t.dtype), v);
+}
+
+/* splitmix64: tiny, well-mixed, and the same on every machine. */
+static uint64_t splitmix64(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+void pl_fill_randn(pl_tensor t, uint64_t seed)
+{
+    uint64_t s = seed;
+    int64_t n = pl_shape_numel(t.shape);
+    for (int64_t i = 0; i < n; i += 2) {
+        /* Box-Muller on two uniforms in (0, 1]. */
+        double u1 = ((double)(splitmix64(&s) >> 11) + 1.0) / 9007199254740992.0;
+        double u2 = (double)(splitmix64(&s) >> 11) / 9007199254740992.0;
+        double r = sqrt(-2.0 * log(u1));
+        pl_tensor_set(t, i, r * cos(2 * M_PI * u2));
+        if (i + 1 < n)
+            pl_tensor_set(t, i + 1, r * sin(2 * M_PI * u2));
+    }
+}
+
+void pl_fill_arange(pl_tensor t, double start, double step)
+{
+    int64_t n = pl_shape_numel(t.shape);
+    for (int64_t i = 0; i < n; i++)
+        pl_tensor_set(t, i, start + step * (double)i);
+}
+
+void pl_fill(pl_tensor t, double v)
+{
+    int64_t n = pl_shape_numel(t.shape);
+    for (int64_t i = 0; i < n; i++)
+        pl_tensor_set(t, i, v);
+}
+
+static void index_str(pl_shape s, int64_t flat, char *buf, size_t len)
+{
+    int64_t idx[PL_MAX_DIMS];
+    for (int i = s.ndim - 1; i >= 0; i--) {
+        idx[i] = flat % s.dim[i];
+        flat /= s.dim[i];
+    }
+    pl_shape p = {.ndim = s.ndim};
+    memcpy(p.dim, idx, sizeof idx);
+    pld__shape_str(p, buf, len);
+}
+
+static int compare(pl_tensor a, pl_tensor b, double rtol, double atol, int exact, char *why,
+                   size_t whylen)
+{
+    char sa[64], sb[64];
+    int same = a.shape.ndim == b.shape.ndim;
+    for (int i = 0; same && i < a.shape.ndim; i++)
+        same = a.shape.dim[i] == b.shape.dim[i];
+    if (!same) {
+        if (why)
+            snprintf(why, whylen, "shape mismatch: '%s' %s vs '%s' %s", a.name,
+                     pld__shape_str(a.shape, sa, sizeof sa), b.name,
+                     pld__shape_str(b.shape, sb, sizeof sb));
+        return 0;
+    }
+    int64_t n = pl_shape_numel(a.shape);
+    for (int64_t i = 0; i < n; i++) {
+        double x = pl_tensor_get(a, i), y = pl_tensor_get(b, i);
+        int ok = exact ? x == y : fabs(x - y) <= atol + rtol * fabs(y);
+        if (!ok) {
+            if (why) {
+                index_str(a.shape, i, sa, sizeof sa);
+                snprintf(why, whylen, "%s%s = %.9g but %s%s = %.9g", a.name, sa, x, b.name, sa, y);
+            }
+            return 0;
+        }
+    }
+    return 1;
+}
+
+int pl_allclose(pl_tensor a, pl_tensor b, double rtol, double atol, char *why, size_t whylen)
+{
+    return compare(a, b, rtol, atol, 0, why, whylen);
+}
+
+int pl_equal(pl_tensor a, pl_tensor b, char *why, size_t whylen)
+{
+    return compare(a, b, 0, 0, 1, why, whylen);
+}

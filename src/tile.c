@@ -1,0 +1,280 @@
+/* tile.c: the per-kernel UB arena, tiles, and the local ops between global
+ * memory and UB (pl_load, pl_store, pl_read, pl_write) and on tiles. */
+#include "internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t next_epoch = 1;
+
+void pld__ub_enter(struct pld__rank *rk)
+{
+    rk->epoch = next_epoch++;
+    rk->ub_used = 0;
+    rk->ub_nblocks = 0;
+}
+
+void pld__ub_exit(struct pld__rank *rk)
+{
+    for (int i = 0; i < rk->ub_nblocks; i++)
+        free(rk->ub_blocks[i]);
+    rk->ub_nblocks = 0;
+    rk->ub_used = 0;
+    rk->epoch = next_epoch++; /* tiles of the finished kernel are now stale */
+}
+
+void pld__ub_release_all(struct pld__rank *rk)
+{
+    pld__ub_exit(rk);
+    free(rk->ub_blocks);
+    rk->ub_blocks = NULL;
+    rk->ub_cap = 0;
+}
+
+pl_tile pld__tile_alloc(const char *file, int line, const char *op, pl_dtype dt, pl_shape shape)
+{
+    struct pld__rank *rk = pld__kernel_rank(file, line, op);
+    size_t bytes = (size_t)pl_shape_numel(shape) * pl_dtype_size(dt);
+    char a[64];
+
+    if (rk->ub_used + bytes > (size_t)rk->dev.ub_usable_bytes)
+        pld__fail(PLD_EUBOVERFLOW, file, line, op,
+                  "UB overflow in kernel %s: a %s %s tile needs %zu bytes, %zu are in use, and "
+                  "the limit is %.0f bytes usable of %.0f",
+                  rk->kernel, pld__shape_str(shape, a, sizeof a), pl_dtype_name(dt), bytes,
+                  rk->ub_used, rk->dev.ub_usable_bytes, rk->dev.ub_bytes);
+    if (rk->ub_nblocks == rk->ub_cap) {
+        int cap = rk->ub_cap ? 2 * rk->ub_cap : 16;
+        void **nb = realloc(rk->ub_blocks, (size_t)cap * sizeof *nb);
+        if (!nb)
+            pld__fail(PLD_ENOMEM, file, line, op, "out of memory");
+        rk->ub_blocks = nb;
+        rk->ub_cap = cap;
+    }
+    pl_tile t = {.dtype = dt, .shape = shape, .epoch = rk->epoch};
+    t.data = calloc(1, bytes ? bytes : 1);
+    if (!t.data)
+        pld__fail(PLD_ENOMEM, file, line, op, "out of memory");
+    rk->ub_blocks[rk->ub_nblocks++] = t.data;
+    rk->ub_used += bytes;
+    return t;
+}
+
+void pld__check_tile(const char *file, int line, const char *op, const char *what, pl_tile t)
+{
+    struct pld__rank *rk = pld__kernel_rank(file, line, op);
+    if (t.data == NULL || t.dtype == 0)
+        pld__fail(PLD_EINVAL, file, line, op, "%s is not a tile (uninitialised?)", what);
+    if (t.epoch != rk->epoch)
+        pld__fail(PLD_EINVAL, file, line, op,
+                  "%s belongs to a kernel that has returned: tiles live in UB only while "
+                  "their kernel runs",
+                  what);
+}
+
+static void check_gm(const char *file, int line, const char *op, const char *what, pl_tensor t)
+{
+    if (t.dtype == 0)
+        pld__fail(PLD_EINVAL, file, line, op, "%s is not a tensor (uninitialised?)", what);
+}
+
+static void check_row_align(const char *file, int line, const char *op, pl_shape shape,
+                            pl_dtype dt)
+{
+    char a[64];
+    size_t row = (size_t)shape.dim[shape.ndim - 1] * pl_dtype_size(dt);
+    if (row % PLD__ROW_ALIGN)
+        pld__fail(PLD_EINVAL, file, line, op,
+                  "tile shape %s %s has %zu-byte rows; UB tile rows must be a multiple of %d "
+                  "bytes (use pl_read/pl_write for single elements)",
+                  pld__shape_str(shape, a, sizeof a), pl_dtype_name(dt), row, PLD__ROW_ALIGN);
+}
+
+static int64_t flat_offset_bytes(pl_tensor t, pl_shape offsets)
+{
+    int64_t flat = 0;
+    for (int i = 0; i < t.shape.ndim; i++)
+        flat = flat * t.shape.dim[i] + offsets.dim[i];
+    return flat * (int64_t)pl_dtype_size(t.dtype);
+}
+
+pl_tile pl__load(const char *file, int line, pl_tensor t, pl_shape offsets, pl_shape shape)
+{
+    struct pld__rank *rk = pld__kernel_rank(file, line, "pl_load");
+    int me = pld__self();
+    double t0 = pld__now();
+    check_gm(file, line, "pl_load", "source", t);
+    pld__check_region(file, line, "pl_load", "source", t, offsets, shape);
+    check_row_align(file, line, "pl_load", shape, t.dtype);
+    (void)rk;
+    pl_tile tile = pld__tile_alloc(file, line, "pl_load", t.dtype, shape);
+    size_t bytes = (size_t)pl_shape_numel(shape) * pl_dtype_size(t.dtype);
+    pld__charge_gm(bytes);
+    pld__copy_region(t.dtype, shape, tile.data, shape, pld__elem_ptr(t, me, offsets), t.shape,
+                     PL_ATOMIC_NONE);
+    pld__trace_op("load", t0, -1, &t, flat_offset_bytes(t, offsets), (int64_t)bytes, PLD__MISSING,
+                  file, line);
+    return tile;
+}
+
+pl_tensor pl__store(const char *file, int line, pl_tile tile, pl_shape offsets, pl_tensor t,
+                    struct pl_store_kw kw)
+{
+    int me;
+    double t0 = pld__now();
+    pld__kernel_rank(file, line, "pl_store");
+    me = pld__self();
+    pld__check_tile(file, line, "pl_store", "tile", tile);
+    check_gm(file, line, "pl_store", "destination", t);
+    if (tile.dtype != t.dtype)
+        pld__fail(PLD_EINVAL, file, line, "pl_store",
+                  "dtype mismatch: tile is %s but destination '%s' is %s", pl_dtype_name(tile.dtype),
+                  t.name, pl_dtype_name(t.dtype));
+    if (kw.atomic != PL_ATOMIC_NONE && kw.atomic != PL_ATOMIC_ADD)
+        pld__fail(PLD_EINVAL, file, line, "pl_store", "atomic must be PL_ATOMIC_NONE or PL_ATOMIC_ADD");
+    if (kw.atomic == PL_ATOMIC_ADD && t.dtype == PL_INT64)
+        pld__fail(PLD_EINVAL, file, line, "pl_store", "atomic Add does not support INT64");
+    pld__check_region(file, line, "pl_store", "destination", t, offsets, tile.shape);
+    size_t bytes = (size_t)pl_shape_numel(tile.shape) * pl_dtype_size(t.dtype);
+    pld__charge_gm(bytes);
+    pld__copy_region(t.dtype, tile.shape, pld__elem_ptr(t, me, offsets), t.shape, tile.data,
+                     tile.shape, kw.atomic);
+    pld__trace_op(kw.atomic == PL_ATOMIC_ADD ? "store_add" : "store", t0, -1, &t,
+                  flat_offset_bytes(t, offsets), (int64_t)bytes, PLD__MISSING, file, line);
+    return t;
+}
+
+enum binop { ADD, MUL };
+
+static pl_tile binop_tt(const char *file, int line, const char *op, enum binop k, pl_tile a,
+                        pl_tile b)
+{
+    char sa[64], sb[64];
+    double t0 = pld__now();
+    pld__check_tile(file, line, op, "first operand", a);
+    pld__check_tile(file, line, op, "second operand", b);
+    if (a.dtype != b.dtype)
+        pld__fail(PLD_EINVAL, file, line, op, "dtype mismatch: %s vs %s", pl_dtype_name(a.dtype),
+                  pl_dtype_name(b.dtype));
+    int same = a.shape.ndim == b.shape.ndim;
+    for (int i = 0; same && i < a.shape.ndim; i++)
+        same = a.shape.dim[i] == b.shape.dim[i];
+    if (!same)
+        pld__fail(PLD_EINVAL, file, line, op, "shape mismatch: %s vs %s",
+                  pld__shape_str(a.shape, sa, sizeof sa), pld__shape_str(b.shape, sb, sizeof sb));
+    pl_tile r = pld__tile_alloc(file, line, op, a.dtype, a.shape);
+    int64_t n = pl_shape_numel(a.shape);
+    size_t es = pl_dtype_size(a.dtype);
+    int is_int = a.dtype >= PL_INT8;
+    for (int64_t i = 0; i < n; i++) {
+        double x = pld__elem_get(a.dtype, (char *)a.data + i * es);
+        double y = pld__elem_get(a.dtype, (char *)b.data + i * es);
+        double v;
+        if (is_int)
+            v = (double)(k == ADD ? (int64_t)x + (int64_t)y : (int64_t)x * (int64_t)y);
+        else if (a.dtype == PL_FP32 || a.dtype == PL_FP16 || a.dtype == PL_BF16)
+            v = k == ADD ? (float)x + (float)y : (float)x * (float)y;
+        else
+            v = k == ADD ? x + y : x * y;
+        pld__elem_set(a.dtype, (char *)r.data + i * es, v);
+    }
+    pld__charge_vector(n);
+    pld__trace_op(k == ADD ? "add" : "mul", t0, -1, NULL, -1, (int64_t)(n * (int64_t)es),
+                  PLD__MISSING, file, line);
+    return r;
+}
+
+static pl_tile binop_ts(const char *file, int line, const char *op, enum binop k, pl_tile a,
+                        double s)
+{
+    double t0 = pld__now();
+    pld__check_tile(file, line, op, "tile operand", a);
+    pl_tile r = pld__tile_alloc(file, line, op, a.dtype, a.shape);
+    int64_t n = pl_shape_numel(a.shape);
+    size_t es = pl_dtype_size(a.dtype);
+    int is_int = a.dtype >= PL_INT8;
+    for (int64_t i = 0; i < n; i++) {
+        double x = pld__elem_get(a.dtype, (char *)a.data + i * es), v;
+        if (is_int)
+            v = (double)(k == ADD ? (int64_t)x + (int64_t)s : (int64_t)x * (int64_t)s);
+        else
+            v = k == ADD ? (float)x + (float)s : (float)x * (float)s;
+        pld__elem_set(a.dtype, (char *)r.data + i * es, v);
+    }
+    pld__charge_vector(n);
+    pld__trace_op(k == ADD ? "adds" : "muls", t0, -1, NULL, -1, (int64_t)(n * (int64_t)es),
+                  PLD__MISSING, file, line);
+    return r;
+}
+
+pl_tile pl__add_tt(const char *file, int line, pl_tile a, pl_tile b)
+{
+    return binop_tt(file, line, "pl_add", ADD, a, b);
+}
+pl_tile pl__add_ts(const char *file, int line, pl_tile a, double b)
+{
+    return binop_ts(file, line, "pl_add", ADD, a, b);
+}
+pl_tile pl__mul_tt(const char *file, int line, pl_tile a, pl_tile b)
+{
+    return binop_tt(file, line, "pl_mul", MUL, a, b);
+}
+pl_tile pl__mul_ts(const char *file, int line, pl_tile a, double b)
+{
+    return binop_ts(file, line, "pl_mul", MUL, a, b);
+}
+
+static void check_index(const char *file, int line, const char *op, pl_tensor t, pl_shape idx)
+{
+    pld__check_region(file, line, op, "tensor", t, idx,
+                      (pl_shape){.ndim = t.shape.ndim, .dim = {1, 1, 1, 1}});
+}
+
+double pl__read(const char *file, int line, pl_tensor t, pl_shape idx)
+{
+    double t0 = pld__now();
+    pld__kernel_rank(file, line, "pl_read");
+    check_gm(file, line, "pl_read", "tensor", t);
+    check_index(file, line, "pl_read", t, idx);
+    pld__charge_gm(pl_dtype_size(t.dtype));
+    double v = pld__elem_get(t.dtype, pld__elem_ptr(t, pld__self(), idx));
+    pld__trace_op("read", t0, -1, &t, flat_offset_bytes(t, idx), (int64_t)pl_dtype_size(t.dtype),
+                  (int64_t)v, file, line);
+    return v;
+}
+
+void pl__write(const char *file, int line, pl_tensor t, pl_shape idx, double v)
+{
+    double t0 = pld__now();
+    pld__kernel_rank(file, line, "pl_write");
+    check_gm(file, line, "pl_write", "tensor", t);
+    check_index(file, line, "pl_write", t, idx);
+    pld__charge_gm(pl_dtype_size(t.dtype));
+    pld__elem_set(t.dtype, pld__elem_ptr(t, pld__self(), idx), v);
+    pld__trace_op("write", t0, -1, &t, flat_offset_bytes(t, idx), (int64_t)pl_dtype_size(t.dtype),
+                  (int64_t)v, file, line);
+}
+
+double pl__cast(const char *file, int line, double v, pl_dtype dt)
+{
+    static const double lo[] = {0, 0, 0, 0, INT8_MIN, INT16_MIN, INT32_MIN, -9223372036854775808.0};
+    static const double hi[] = {0, 0, 0, 0, INT8_MAX, INT16_MAX, INT32_MAX, 9223372036854775807.0};
+    unsigned char buf[8];
+    if (pl_dtype_size(dt) == 0)
+        pld__fail(PLD_EINVAL, file, line, "pl_cast", "invalid target dtype %d", (int)dt);
+    if (dt >= PL_INT8) {
+        double tv = trunc(v);
+        if (!(tv >= lo[dt] && tv <= hi[dt]))
+            pld__fail(PLD_EINVAL, file, line, "pl_cast", "%.17g does not fit in %s", v,
+                      pl_dtype_name(dt));
+        return tv;
+    }
+    pld__elem_set(dt, buf, v);
+    return pld__elem_get(dt, buf);
+}
+
+double pl_tile_get(pl_tile t, int64_t flat)
+{
+    return pld__elem_get(t.dtype, (char *)t.data + (size_t)flat * pl_dtype_size(t.dtype));
+}

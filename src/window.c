@@ -1,0 +1,112 @@
+/* window.c: symmetric window buffers and their typed per-rank views. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+pld__alloc_arg pld__alloc_shape_arg(pl_shape s)
+{
+    return (pld__alloc_arg){.is_shape = 1, .shape = s};
+}
+
+pld__alloc_arg pld__alloc_bytes_arg(int64_t bytes)
+{
+    return (pld__alloc_arg){.is_shape = 0, .bytes = bytes};
+}
+
+pld_buffer pld__alloc_window_buffer(const char *file, int line, pld__alloc_arg what,
+                                    struct pld_alloc_kw kw)
+{
+    static const char op[] = "pld_alloc_window_buffer";
+    struct pld__run *R = pld__R;
+    int64_t bytes;
+    char a[64];
+
+    pld__require_level(file, line, op, PLD__LVL_HOST);
+    if (what.is_shape) {
+        if (kw.dtype == 0)
+            pld__fail(PLD_EINVAL, file, line, op,
+                      "the shape form needs a dtype: pld_alloc_window_buffer(%s, PL_FP32)",
+                      pld__shape_str(what.shape, a, sizeof a));
+        if (pl_dtype_size(kw.dtype) == 0)
+            pld__fail(PLD_EINVAL, file, line, op, "invalid dtype %d", (int)kw.dtype);
+        for (int i = 0; i < what.shape.ndim; i++)
+            if (what.shape.dim[i] <= 0)
+                pld__fail(PLD_EINVAL, file, line, op, "shape %s: dim %d must be > 0",
+                          pld__shape_str(what.shape, a, sizeof a), i);
+        bytes = pl_shape_numel(what.shape) * (int64_t)pl_dtype_size(kw.dtype);
+    } else {
+        if (kw.dtype != 0)
+            pld__fail(PLD_EINVAL, file, line, op,
+                      "the byte form takes no dtype; for %lld elements of %s write "
+                      "pld_alloc_window_buffer(PL_SHAPE(%lld), %s)",
+                      (long long)what.bytes, pl_dtype_name(kw.dtype), (long long)what.bytes,
+                      pl_dtype_name(kw.dtype));
+        if (what.bytes <= 0)
+            pld__fail(PLD_EINVAL, file, line, op, "size is %lld bytes, expected > 0",
+                      (long long)what.bytes);
+        bytes = what.bytes;
+    }
+
+    struct pld__wbuf *b = calloc(1, sizeof *b);
+    if (!b)
+        pld__fail(PLD_ENOMEM, file, line, op, "out of memory");
+    b->id = R->nwbufs++;
+    if (kw.name)
+        snprintf(b->name, sizeof b->name, "%s", kw.name);
+    else
+        snprintf(b->name, sizeof b->name, "buf%d", b->id);
+    b->bytes = bytes;
+    b->slot = (bytes + PLD__SLOT_ALIGN - 1) / PLD__SLOT_ALIGN * PLD__SLOT_ALIGN;
+    b->win_offset = R->window_size;
+    b->file = file;
+    b->line = line;
+    b->mem = calloc((size_t)R->P, (size_t)b->slot); /* zero-filled, like upstream */
+    if (!b->mem)
+        pld__fail(PLD_ENOMEM, file, line, op, "out of memory for %d copies of %lld bytes", R->P,
+                  (long long)b->slot);
+    R->window_size += b->slot;
+    if (R->wbufs_tail)
+        R->wbufs_tail->next = b;
+    else
+        R->wbufs = b;
+    R->wbufs_tail = b;
+    return (pld_buffer){.buf = b};
+}
+
+pld_dtensor pld__window(const char *file, int line, pld_buffer buf, pl_shape shape, pl_dtype dtype)
+{
+    static const char op[] = "pld_window";
+    char a[64];
+    if (pld__self() == PLD__NOBODY)
+        pld__require_level(file, line, op, PLD__LVL_HOST);
+    if (!buf.buf)
+        pld__fail(PLD_EINVAL, file, line, op, "buffer is not allocated");
+    if (pl_dtype_size(dtype) == 0)
+        pld__fail(PLD_EINVAL, file, line, op, "invalid dtype %d", (int)dtype);
+    if (shape.ndim < 1)
+        pld__fail(PLD_EINVAL, file, line, op, "shape has no dims");
+    for (int i = 0; i < shape.ndim; i++)
+        if (shape.dim[i] <= 0)
+            pld__fail(PLD_EINVAL, file, line, op, "shape %s: dim %d must be > 0",
+                      pld__shape_str(shape, a, sizeof a), i);
+    int64_t need = pl_shape_numel(shape) * (int64_t)pl_dtype_size(dtype);
+    if (need > buf.buf->bytes)
+        pld__fail(PLD_EINVAL, file, line, op,
+                  "a %s %s view needs %lld bytes but buffer '%s' has %lld", 
+                  pld__shape_str(shape, a, sizeof a), pl_dtype_name(dtype), (long long)need,
+                  buf.buf->name, (long long)buf.buf->bytes);
+    pl_tensor t = {.dtype = dtype, .shape = shape, .name = buf.buf->name, .win = buf.buf};
+    return t;
+}
+
+void pld__windows_free(struct pld__run *R)
+{
+    struct pld__wbuf *b = R->wbufs, *n;
+    for (; b; b = n) {
+        n = b->next;
+        free(b->mem);
+        free(b);
+    }
+    R->wbufs = R->wbufs_tail = NULL;
+}

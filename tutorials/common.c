@@ -1,0 +1,100 @@
+/* common.c: shared flag handling and golden endings for the tutorial steps. */
+#include "common.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(const struct tut_spec *s, FILE *out)
+{
+    fprintf(out, "usage: %s [options]%s%s\n%s\n\n", s->name, s->modes ? " [--mode MODE]" : "",
+            s->use_builtin_flag ? " [--use-builtin]" : "", s->summary);
+    if (s->modes) {
+        fputs("Step options:\n  --mode MODE                one of:", out);
+        for (int i = 0; s->modes[i]; i++)
+            fprintf(out, " %s", s->modes[i]);
+        fprintf(out, " (default %s)\n", s->default_mode);
+    }
+    if (s->use_builtin_flag)
+        fputs("Step options:\n  --use-builtin              use pld_tensor_barrier instead of the "
+              "hand-rolled barrier\n",
+              out);
+    if (s->exact_p)
+        fprintf(out, "Devices: exactly %d (default -d 0,1)\n", s->exact_p);
+    else
+        fprintf(out, "Devices: any P >= %d (default P = %d)\n", s->min_p, s->default_p);
+    pld_print_common_usage(out);
+}
+
+_Noreturn void tut_refuse(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("error: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    exit(2);
+}
+
+void tut_init(struct tut *t, const struct tut_spec *s, int argc, char **argv)
+{
+    memset(t, 0, sizeof *t);
+    pld_config_init(&t->cfg);
+    if (!s->exact_p && s->default_p) {
+        char list[32];
+        snprintf(list, sizeof list, "0-%d", s->default_p - 1);
+        pld_config_set_devices(&t->cfg, list);
+    }
+    int rc = pld_parse_args(&t->cfg, &argc, argv);
+    if (rc == 1) {
+        usage(s, stdout);
+        exit(0);
+    }
+    if (rc < 0)
+        exit(2);
+    t->mode = s->default_mode;
+    for (int i = 1; i < argc; i++) {
+        if (s->modes && strcmp(argv[i], "--mode") == 0 && i + 1 < argc) {
+            t->mode = argv[++i];
+        } else if (s->modes && strncmp(argv[i], "--mode=", 7) == 0) {
+            t->mode = argv[i] + 7;
+        } else if (s->use_builtin_flag && strcmp(argv[i], "--use-builtin") == 0) {
+            t->use_builtin = 1;
+        } else {
+            fprintf(stderr, "%s: unknown option '%s'\n", s->name, argv[i]);
+            usage(s, stderr);
+            exit(2);
+        }
+    }
+    if (s->modes) {
+        int ok = 0;
+        for (int i = 0; s->modes[i]; i++)
+            ok |= strcmp(s->modes[i], t->mode) == 0;
+        if (!ok) {
+            fprintf(stderr, "%s: --mode '%s' is not one of:", s->name, t->mode);
+            for (int i = 0; s->modes[i]; i++)
+                fprintf(stderr, " %s", s->modes[i]);
+            fputc('\n', stderr);
+            exit(2);
+        }
+    }
+    t->P = t->cfg.ndevices;
+    if (s->exact_p && t->P != s->exact_p)
+        tut_refuse("%s needs exactly %d devices (-d 0,1), got %d", s->name, s->exact_p, t->P);
+    if (!s->exact_p && t->P < s->min_p)
+        tut_refuse("%s needs at least %d devices, got %d", s->name, s->min_p, t->P);
+}
+
+int tut_finish(int run_rc, int golden_ok, const char *why)
+{
+    if (run_rc) /* the library has printed the one message that explains it */
+        return pld_exit_code(run_rc);
+    if (!golden_ok) {
+        printf("FAIL: golden mismatch: %s\n", why);
+        return 1;
+    }
+    printf("OK\n");
+    return 0;
+}
