@@ -5,6 +5,9 @@
 #include <simgrid/Exception.hpp>
 #include <simgrid/engine.h>
 #include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Host.hpp>
+
+#include <vector>
 
 #include <cstdio>
 #include <exception>
@@ -25,4 +28,24 @@ extern "C" int pld__sgx_load_platform(const char *path, char *err, size_t errlen
 extern "C" void pld__sgx_on_deadlock(void (*cb)(void))
 {
     simgrid::s4u::Engine::on_deadlock_cb([cb]() { cb(); });
+}
+
+// Seals the platform so routes can be queried before the simulation starts.
+extern "C" void pld__sgx_seal(void)
+{
+    simgrid::s4u::Engine::get_instance()->seal_platform();
+}
+
+// Number of links on the route from `from` to `to` (0: no path; SimGrid
+// would abort the whole process on a transfer over such a pair).
+extern "C" int pld__sgx_route_links(sg_host_t from, sg_host_t to)
+{
+    try {
+        std::vector<simgrid::s4u::Link *> links;
+        double lat = 0;
+        from->route_to(to, links, &lat);
+        return (int)links.size();
+    } catch (...) {
+        return 0;
+    }
 }

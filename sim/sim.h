@@ -51,6 +51,10 @@ int pld__sim_load_platform(struct pld__run *R, sg_host_t *rank_hosts, sg_host_t 
 /* simgrid_load_platform, with SimGrid's exceptions turned into a message in
  * `err`; returns 0 or -1. */
 int pld__sgx_load_platform(const char *path, char *err, size_t errlen);
+/* Seals the loaded platform (routes become queryable). */
+void pld__sgx_seal(void);
+/* Links on the route from -> to; 0 when there is no path. */
+int pld__sgx_route_links(sg_host_t from, sg_host_t to);
 /* Registers `cb` to run when SimGrid finds every actor blocked. */
 void pld__sgx_on_deadlock(void (*cb)(void));
 

@@ -45,9 +45,11 @@ struct pld_backend {
     /* Lets `seconds` of modelled work pass on the caller. */
     void (*elapse)(double seconds);
 
-    /* Carries `bytes` from `from` to `to` over the interconnect; returns
-     * when the last byte has arrived.  from != to. */
-    void (*transfer)(int from, int to, double bytes);
+    /* Carries `bytes` from `from` to `to` over the interconnect; returns 0
+     * when the last byte has arrived, or PLD_EPLATFORM at once if the
+     * platform has no route between the two (after printing nothing: the
+     * caller reports it).  from != to. */
+    int (*transfer)(int from, int to, double bytes);
 
     /* Applies `op` with `value` to the INT32 cell `cell` in rank `owner`'s
      * window and wakes that rank's waiters. */

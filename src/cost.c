@@ -31,7 +31,7 @@ void pld__charge_dispatch(void)
     pld__R->be->elapse(pld__R->host_dev.dispatch_lat);
 }
 
-void pld__move(int from, int to, size_t bytes)
+void pld__move(const char *file, int line, const char *op, int from, int to, size_t bytes)
 {
     struct pld__run *R = pld__R;
     if (from == to) {
@@ -39,7 +39,10 @@ void pld__move(int from, int to, size_t bytes)
         pld__charge_gm(2 * bytes);
         return;
     }
-    R->be->transfer(from, to, (double)bytes);
+    if (R->be->transfer(from, to, (double)bytes) != 0)
+        pld__fail(PLD_EPLATFORM, file, line, op,
+                  "platform %s has no route from dev%d (rank %d) to dev%d (rank %d)",
+                  R->platform_desc, R->ranks[from].device_id, from, R->ranks[to].device_id, to);
     R->bytes_moved += bytes;
     R->ranks[from].bytes_sent += bytes;
     R->ranks[to].bytes_received += bytes;

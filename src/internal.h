@@ -160,8 +160,9 @@ void pld__charge_vector(int64_t elems);  /* a vector op over `elems` */
 void pld__charge_launch(void);           /* a kernel launch */
 void pld__charge_dispatch(void);         /* the host dispatching one task */
 /* Moves `bytes` from rank `from` to rank `to` through the interconnect
- * (blocking); a local copy when from == to.  Counts bytes moved. */
-void pld__move(int from, int to, size_t bytes);
+ * (blocking); a local copy when from == to.  Counts bytes moved.  A platform
+ * without a route between the two fails at the caller's file:line. */
+void pld__move(const char *file, int line, const char *op, int from, int to, size_t bytes);
 
 /* Trace (trace.c). */
 struct pld__event {

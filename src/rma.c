@@ -63,7 +63,7 @@ pl_tile pld__remote_load(const char *file, int line, pld_dtensor target,
                   PLD__ROW_ALIGN);
     pl_tile tile = pld__tile_alloc(file, line, op, target.dtype, kw.shape);
     size_t bytes = (size_t)pl_shape_numel(kw.shape) * pl_dtype_size(target.dtype);
-    pld__move(peer, me, bytes);
+    pld__move(file, line, op, peer, me, bytes);
     pld__copy_region(target.dtype, kw.shape, tile.data, kw.shape,
                      pld__elem_ptr(target, peer, kw.offsets), target.shape, PL_ATOMIC_NONE);
     pld__trace_op("remote_load", t0, peer, &target, offset_bytes(target, kw.offsets),
@@ -89,7 +89,7 @@ void pld__remote_store(const char *file, int line, pl_tile tile, pld_dtensor tar
     check_atomic(file, line, op, kw.atomic, target.dtype);
     pld__check_region(file, line, op, "target", target, kw.offsets, tile.shape);
     size_t bytes = (size_t)pl_shape_numel(tile.shape) * pl_dtype_size(tile.dtype);
-    pld__move(me, peer, bytes);
+    pld__move(file, line, op, me, peer, bytes);
     pld__copy_region(target.dtype, tile.shape, pld__elem_ptr(target, peer, kw.offsets),
                      target.shape, tile.data, tile.shape, kw.atomic);
     pld__trace_op(kw.atomic == PL_ATOMIC_ADD ? "remote_store_add" : "remote_store", t0, peer,
@@ -177,15 +177,16 @@ static int64_t plan_chunks(const char *file, int line, const char *op, struct re
 /* Charges the staged copy: each chunk is read from GM into UB and sent (put),
  * or received and written from UB to GM (get).  With pipeline the GM side of
  * every chunk but the first overlaps the previous chunk's transfer. */
-static void staged_copy(int from, int to, int local_gm_first, int64_t nchunks, int64_t chunk,
-                        int64_t last, int pipeline)
+static void staged_copy(const char *file, int line, const char *op, int from, int to,
+                        int local_gm_first, int64_t nchunks, int64_t chunk, int64_t last,
+                        int pipeline)
 {
     for (int64_t i = 0; i < nchunks; i++) {
         size_t b = (size_t)(i == nchunks - 1 ? last : chunk);
         int charge_gm = !pipeline || i == (local_gm_first ? 0 : nchunks - 1);
         if (local_gm_first && charge_gm)
             pld__charge_gm(b);
-        pld__move(from, to, b);
+        pld__move(file, line, op, from, to, b);
         if (!local_gm_first && charge_gm)
             pld__charge_gm(b);
     }
@@ -205,7 +206,7 @@ void pld__put(const char *file, int line, pld_dtensor dst, struct pld_p2p_kw kw)
     check_atomic(file, line, op, kw.atomic, dst.dtype);
     struct region r = p2p_region(file, line, op, dst, kw.src, &kw);
     int64_t total = plan_chunks(file, line, op, &r, dst.dtype, &kw, &n, &chunk, &last);
-    staged_copy(me, peer, 1, n, chunk, last, kw.pipeline);
+    staged_copy(file, line, op, me, peer, 1, n, chunk, last, kw.pipeline);
     pld__copy_region(dst.dtype, r.shape, pld__elem_ptr(dst, peer, r.dst_off), dst.shape,
                      pld__elem_ptr(kw.src, me, r.src_off), kw.src.shape, kw.atomic);
     pld__trace_op(kw.atomic == PL_ATOMIC_ADD ? "put_add" : "put", t0, peer, &dst,
@@ -229,7 +230,7 @@ void pld__get(const char *file, int line, pl_tensor dst, struct pld_p2p_kw kw)
         pld__fail(PLD_EINVAL, file, line, op, "get has no .atomic");
     struct region r = p2p_region(file, line, op, dst, kw.src, &kw);
     int64_t total = plan_chunks(file, line, op, &r, dst.dtype, &kw, &n, &chunk, &last);
-    staged_copy(peer, me, 0, n, chunk, last, kw.pipeline);
+    staged_copy(file, line, op, peer, me, 0, n, chunk, last, kw.pipeline);
     pld__copy_region(dst.dtype, r.shape, pld__elem_ptr(dst, me, r.dst_off), dst.shape,
                      pld__elem_ptr(kw.src, peer, r.src_off), kw.src.shape, PL_ATOMIC_NONE);
     pld__trace_op("get", t0, peer, &kw.src, offset_bytes(kw.src, r.src_off), total, PLD__MISSING,

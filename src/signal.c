@@ -55,7 +55,7 @@ void pld__notify(const char *file, int line, pld_dtensor target, struct pld_noti
 
     int peer = (int)kw.peer;
     int32_t *cell = (int32_t *)pld__elem_ptr(target, peer, kw.offsets);
-    pld__move(me, peer, (size_t)pld__R->ranks[me].dev.signal_bytes);
+    pld__move(file, line, op, me, peer, (size_t)pld__R->ranks[me].dev.signal_bytes);
     pld__R->be->signal_update(peer, cell, kw.op, (int32_t)kw.value);
     pld__trace_op(kw.op == PLD_NOTIFY_SET ? "notify_set" : "notify_add", t0, peer, &target,
                   cell_offset(target, kw.offsets), 4, kw.value, file, line);

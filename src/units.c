@@ -4,9 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A unit scales by `factor`; sub-units divide by `divisor` instead, so that
+ * 500ns gives the double nearest 5e-7 (500 * 1e-9 would not). */
 struct unit {
     const char *name;
     double factor;
+    double divisor;
 };
 
 static int parse_with(const char *s, const struct unit *units, int unit_required, double *out)
@@ -25,40 +28,47 @@ static int parse_with(const char *s, const struct unit *units, int unit_required
     }
     for (const struct unit *u = units; u->name; u++)
         if (strcmp(end, u->name) == 0) {
-            *out = v * u->factor;
+            *out = u->divisor ? v / u->divisor : v * u->factor;
             return 0;
         }
     return -1;
 }
 
+#define MUL(name, f) {name, f, 0}
+#define DIV(name, d) {name, 0, d}
+#define END {NULL, 0, 0}
+
 int pld__parse_bandwidth(const char *s, double *out)
 {
     static const struct unit u[] = {
-        {"Bps", 1},          {"kBps", 1e3},          {"KBps", 1e3},           {"MBps", 1e6},
-        {"GBps", 1e9},       {"TBps", 1e12},         {"KiBps", 1024.0},       {"MiBps", 1048576.0},
-        {"GiBps", 1073741824.0}, {"bps", 0.125},     {"Kbps", 125.0},         {"kbps", 125.0},
-        {"Mbps", 1.25e5},    {"Gbps", 1.25e8},       {"Tbps", 1.25e11},       {NULL, 0},
+        MUL("Bps", 1),       MUL("kBps", 1e3),         MUL("KBps", 1e3),
+        MUL("MBps", 1e6),    MUL("GBps", 1e9),         MUL("TBps", 1e12),
+        MUL("KiBps", 1024.0), MUL("MiBps", 1048576.0), MUL("GiBps", 1073741824.0),
+        DIV("bps", 8),       MUL("Kbps", 125.0),       MUL("kbps", 125.0),
+        MUL("Mbps", 1.25e5), MUL("Gbps", 1.25e8),      MUL("Tbps", 1.25e11),
+        END,
     };
     return parse_with(s, u, 0, out);
 }
 
 int pld__parse_time(const char *s, double *out)
 {
-    static const struct unit u[] = {{"s", 1},     {"ms", 1e-3},  {"us", 1e-6},
-                                    {"ns", 1e-9}, {"ps", 1e-12}, {NULL, 0}};
+    static const struct unit u[] = {MUL("s", 1),    DIV("ms", 1e3), DIV("us", 1e6),
+                                    DIV("ns", 1e9), DIV("ps", 1e12), END};
     return parse_with(s, u, 0, out);
 }
 
 int pld__parse_size(const char *s, double *out)
 {
-    static const struct unit u[] = {{"B", 1},          {"kB", 1e3},          {"KB", 1e3},
-                                    {"MB", 1e6},       {"GB", 1e9},          {"KiB", 1024.0},
-                                    {"MiB", 1048576.0}, {"GiB", 1073741824.0}, {NULL, 0}};
+    static const struct unit u[] = {MUL("B", 1),          MUL("kB", 1e3),           MUL("KB", 1e3),
+                                    MUL("MB", 1e6),       MUL("GB", 1e9),           MUL("KiB", 1024.0),
+                                    MUL("MiB", 1048576.0), MUL("GiB", 1073741824.0), END};
     return parse_with(s, u, 0, out);
 }
 
 int pld__parse_rate(const char *s, double *out)
 {
-    static const struct unit u[] = {{"k", 1e3}, {"M", 1e6}, {"G", 1e9}, {"T", 1e12}, {NULL, 0}};
+    static const struct unit u[] = {MUL("k", 1e3), MUL("M", 1e6), MUL("G", 1e9), MUL("T", 1e12),
+                                    END};
     return parse_with(s, u, 0, out);
 }

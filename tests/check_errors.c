@@ -1,1 +1,351 @@
-int main(void){return 0;}
+/* check_errors.c: every error path ends with one clear message (the user's
+ * file:line, the rank, the op, what was expected) and a non-zero exit: no
+ * crash, no hang.  Each test runs in its own forked process (Check's fork
+ * mode) and exits with pld_exit_code(rc), which the test case asserts. */
+#include "checktools.h"
+
+#include <pld/pld.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum misuse {
+    PEER_OUT_OF_RANGE,
+    OFFSETS_OUT_OF_BOUNDS,
+    SHAPE_OUT_OF_BOUNDS,
+    DTYPE_MISMATCH,
+    UB_OVERFLOW,
+    MISSING_CMP,
+    MISSING_OP,
+    MISSING_PEER,
+    MISSING_EXPECTED,
+    WORLD_SIZE_IN_KERNEL,
+    RANK_ON_HOST,
+    SIGNAL_NOT_INT32,
+    PUT_PARTIAL_REGION,
+    LOAD_HOST_TENSOR_AS_WINDOW,
+    TILE_ROW_MISALIGNED,
+    DEADLOCK,
+};
+
+static int bad_line; /* the line of the offending call, set right before it */
+
+struct rank_args {
+    pl_tensor x;
+    pld_dtensor data, sig;
+    enum misuse what;
+};
+
+static void kernel(const struct rank_args *a)
+{
+    pld_comm_ctx ctx = pld_get_comm_ctx(a->data);
+    int me = pld_rank(ctx);
+    pl_tile t = pl_load(a->data, PL_IDX(0, 0), PL_SHAPE(1, 64));
+    switch (a->what) {
+    case PEER_OUT_OF_RANGE:
+        bad_line = __LINE__; (void)pld_tile_remote_load(a->data, .peer = 5, .offsets = PL_IDX(0, 0), .shape = PL_SHAPE(1, 64));
+        break;
+    case OFFSETS_OUT_OF_BOUNDS:
+        bad_line = __LINE__; pld_tile_remote_store(t, a->data, .peer = 1 - me, .offsets = PL_IDX(0, 32));
+        break;
+    case SHAPE_OUT_OF_BOUNDS:
+        bad_line = __LINE__; (void)pl_load(a->data, PL_IDX(0, 0), PL_SHAPE(2, 64));
+        break;
+    case DTYPE_MISMATCH:
+        bad_line = __LINE__; pld_tile_remote_store(t, a->sig, .peer = 1 - me, .offsets = PL_IDX(0, 0));
+        break;
+    case UB_OVERFLOW:
+        bad_line = __LINE__; (void)pl_load(a->x, PL_IDX(0, 0), PL_SHAPE(1, 50000));
+        break;
+    case MISSING_CMP:
+        bad_line = __LINE__; pld_system_wait(a->sig, .offsets = PL_IDX(0, 0), .expected = 1);
+        break;
+    case MISSING_OP:
+        bad_line = __LINE__; pld_system_notify(a->sig, .peer = 1 - me, .offsets = PL_IDX(0, 0), .value = 1);
+        break;
+    case MISSING_PEER:
+        bad_line = __LINE__; pld_system_notify(a->sig, .offsets = PL_IDX(0, 0), .value = 1, .op = PLD_NOTIFY_SET);
+        break;
+    case MISSING_EXPECTED:
+        bad_line = __LINE__; pld_system_wait(a->sig, .offsets = PL_IDX(0, 0), .cmp = PLD_WAIT_EQ);
+        break;
+    case WORLD_SIZE_IN_KERNEL:
+        bad_line = __LINE__; (void)pld_world_size();
+        break;
+    case SIGNAL_NOT_INT32:
+        bad_line = __LINE__; pld_system_notify(a->data, .peer = 1 - me, .offsets = PL_IDX(0, 0), .value = 1, .op = PLD_NOTIFY_ATOMIC_ADD);
+        break;
+    case PUT_PARTIAL_REGION:
+        bad_line = __LINE__; pld_tensor_put(a->data, .peer = 1 - me, .src = a->data, .dst_offsets = PL_IDX(0, 0));
+        break;
+    case LOAD_HOST_TENSOR_AS_WINDOW:
+        bad_line = __LINE__; (void)pld_tile_remote_load(a->x, .peer = 1 - me, .offsets = PL_IDX(0, 0), .shape = PL_SHAPE(1, 64));
+        break;
+    case TILE_ROW_MISALIGNED:
+        bad_line = __LINE__; (void)pl_load(a->sig, PL_IDX(0, 0), PL_SHAPE(1, 1));
+        break;
+    case DEADLOCK:
+        /* Each rank waits for a notify that nobody sends. */
+        bad_line = __LINE__; pld_system_wait(a->sig, .offsets = PL_IDX(0, 0), .expected = 1, .cmp = PLD_WAIT_GE);
+        break;
+    case RANK_ON_HOST:
+        break;
+    }
+}
+
+static void per_device(const struct rank_args *a)
+{
+    pl_incore(kernel, a);
+}
+
+struct host_args {
+    pl_tensor x;
+    enum misuse what;
+};
+
+static void host(const struct host_args *h)
+{
+    pld_buffer d = pld_alloc_window_buffer(PL_SHAPE(1, 64), PL_FP32, .name = "data");
+    pld_buffer s = pld_alloc_window_buffer(PL_SHAPE(2, 1), PL_INT32, .name = "sig");
+    pld_dtensor sig = pld_window(s, PL_SHAPE(2, 1), PL_INT32);
+    if (h->what == RANK_ON_HOST) {
+        bad_line = __LINE__; (void)pld_rank(pld_get_comm_ctx(sig));
+    }
+    for (int r = 0; r < pld_world_size(); r++) {
+        struct rank_args a = {h->x, pld_window(d, PL_SHAPE(1, 64), PL_FP32), sig, h->what};
+        pld_dispatch(r, per_device, a);
+    }
+}
+
+/* Runs the misuse on two devices; returns stderr, exit code in *code. */
+static char *run_misuse(enum misuse what, int *code)
+{
+    pld_config cfg;
+    pld_config_init(&cfg);
+    cfg.summary = 0;
+    struct host_args h = {pl_tensor_new(PL_SHAPE(1, 50000), PL_FP32, "x"), what};
+    capture_stderr_begin();
+    int rc = pld_run(&cfg, host, &h);
+    char *err = capture_stderr_end();
+    *code = pld_exit_code(rc);
+    return err;
+}
+
+static void expect_message(char *err, const char *op, const char *who, const char *what)
+{
+    char head[256];
+    snprintf(head, sizeof head, "%s:%d: %s: %s: ", __FILE__, bad_line, who, op);
+    ck_assert_contains(err, head);
+    ck_assert_contains(err, what);
+    ck_assert_msg(count_lines_with(err, "") == 1, "expected one line, got:\n%s", err);
+}
+
+static const struct {
+    enum misuse what;
+    const char *op, *who, *text;
+} cases[] = {
+    {PEER_OUT_OF_RANGE, "pld_tile_remote_load", "rank 0", "peer 5 out of range [0, 2)"},
+    {OFFSETS_OUT_OF_BOUNDS, "pld_tile_remote_store", "rank 0",
+     "region at offsets [0, 32] with shape [1, 64] is out of bounds of target 'data' [1, 64] "
+     "(dim 1: 32 + 64 > 64)"},
+    {SHAPE_OUT_OF_BOUNDS, "pl_load", "rank 0", "(dim 0: 0 + 2 > 1)"},
+    {DTYPE_MISMATCH, "pld_tile_remote_store", "rank 0",
+     "dtype mismatch: tile is FP32 but target 'sig' is INT32"},
+    {UB_OVERFLOW, "pl_load", "rank 0",
+     "UB overflow in kernel kernel: a [1, 50000] FP32 tile needs 200000 bytes, 256 are in use, "
+     "and the limit is 188416 bytes usable of 196608"},
+    {MISSING_CMP, "pld_system_wait", "rank 0", "missing required keyword .cmp"},
+    {MISSING_OP, "pld_system_notify", "rank 0", "missing required keyword .op"},
+    {MISSING_PEER, "pld_system_notify", "rank 0", "missing required keyword .peer"},
+    {MISSING_EXPECTED, "pld_system_wait", "rank 0", "missing required keyword .expected"},
+    {WORLD_SIZE_IN_KERNEL, "pld_world_size", "rank 0", "not allowed in a kernel; it is host-only"},
+    {RANK_ON_HOST, "pld_rank", "host", "not allowed in the host orchestrator; it is kernel-only"},
+    {SIGNAL_NOT_INT32, "pld_system_notify", "rank 0",
+     "target 'data' is FP32; signal cells must be INT32"},
+    {PUT_PARTIAL_REGION, "pld_tensor_put", "rank 0",
+     "give all of .dst_offsets, .src_offsets and .shape, or none of them"},
+    {LOAD_HOST_TENSOR_AS_WINDOW, "pld_tile_remote_load", "rank 0",
+     "target 'x' is a host tensor; cross-rank calls need a window view (pld_window)"},
+    {TILE_ROW_MISALIGNED, "pl_load", "rank 0",
+     "tile shape [1, 1] INT32 has 4-byte rows; UB tile rows must be a multiple of 32 bytes"},
+};
+
+START_TEST(api_misuse_is_one_clear_message)
+{
+    int code;
+    char *err = run_misuse(cases[_i].what, &code);
+    expect_message(err, cases[_i].op, cases[_i].who, cases[_i].text);
+    free(err);
+    exit(code); /* the test case asserts the exit status */
+}
+END_TEST
+
+START_TEST(deadlock_is_reported_per_rank)
+{
+    int code;
+    char *err = run_misuse(DEADLOCK, &code);
+    char line[256];
+    ck_assert_contains(err, "pldsim: deadlock at t=");
+    ck_assert_contains(err, "2 ranks blocked in pld_system_wait");
+    for (int r = 0; r < 2; r++) {
+        snprintf(line, sizeof line, "%s:%d: rank %d: waits for sig[0, 0] >= 1; the cell holds 0",
+                 __FILE__, bad_line, r);
+        ck_assert_contains(err, line);
+    }
+    ck_assert_int_eq(count_lines_with(err, ""), 3);
+    free(err);
+    exit(code);
+}
+END_TEST
+
+/* ---- command-line and platform errors, through a real tutorial ---- */
+
+static const char valid_one_device_xml[] =
+    "<?xml version='1.0'?>\n"
+    "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+    "<platform version=\"4.1\">\n"
+    "<zone id=\"z\" routing=\"Full\"><host id=\"dev0\" speed=\"1Gf\"/></zone>\n"
+    "</platform>\n";
+
+static const char malformed_xml[] = "<?xml version='1.0'?>\n"
+                                    "<platform version=\"4.1\">\n"
+                                    "<zone id=\"z\" routing=\"Full\"><host id=\"dev0\"\n"
+                                    "</platform>\n";
+
+static const char no_route_xml[] =
+    "<?xml version='1.0'?>\n"
+    "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+    "<platform version=\"4.1\">\n"
+    "<zone id=\"z\" routing=\"Full\"><host id=\"dev0\" speed=\"1Gf\"/>"
+    "<host id=\"dev1\" speed=\"1Gf\"/></zone>\n"
+    "</platform>\n";
+
+static const char bad_prop_xml[] =
+    "<?xml version='1.0'?>\n"
+    "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+    "<platform version=\"4.1\">\n"
+    "<zone id=\"z\" routing=\"Full\"><host id=\"dev0\" speed=\"1Gf\">"
+    "<prop id=\"hbm_bw\" value=\"fast\"/></host><host id=\"dev1\" speed=\"1Gf\"/></zone>\n"
+    "</platform>\n";
+
+static void expect_cli(const char *args, int status, const char *text)
+{
+    struct cmd_result r = run_cmd("%s", args);
+    ck_assert_msg(r.status == status, "'%s' exited %d, expected %d\nstderr:\n%s", args, r.status,
+                  status, r.err);
+    ck_assert_contains(r.err, text);
+    ck_assert_msg(count_lines_with(r.err, "") == 1, "expected one line, got:\n%s", r.err);
+    ck_assert_msg(!strstr(r.out, "\nOK") && strncmp(r.out, "OK", 2), "printed OK:\n%s", r.out);
+    cmd_result_free(&r);
+}
+
+START_TEST(wrong_device_count)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "%s -d 0,1,2", tutorial("03_window_buffer"));
+    expect_cli(cmd, 2, "03_window_buffer needs exactly 2 devices (-d 0,1), got 3");
+}
+END_TEST
+
+START_TEST(unknown_platform)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "%s -p a9000", tutorial("01_hello_rank"));
+    expect_cli(cmd, 2, "pldsim: unknown platform 'a9000'; expected a2a3sim, a2a3, a5sim, a5");
+}
+END_TEST
+
+START_TEST(missing_platform_file)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "%s -p /nonexistent/plat.xml", tutorial("01_hello_rank"));
+    expect_cli(cmd, 2, "cannot read platform file /nonexistent/plat.xml: No such file");
+}
+END_TEST
+
+START_TEST(malformed_platform_file)
+{
+    char cmd[4096], *xml = write_temp(".xml", malformed_xml);
+    snprintf(cmd, sizeof cmd, "%s -p %s", tutorial("01_hello_rank"), xml);
+    expect_cli(cmd, 2, "malformed platform file");
+    unlink(xml);
+    free(xml);
+}
+END_TEST
+
+START_TEST(platform_with_a_bad_property)
+{
+    char cmd[4096], *xml = write_temp(".xml", bad_prop_xml);
+    snprintf(cmd, sizeof cmd, "%s -p %s", tutorial("01_hello_rank"), xml);
+    expect_cli(cmd, 2, "host dev0: <prop id=\"hbm_bw\" value=\"fast\"/> is not a valid value");
+    unlink(xml);
+    free(xml);
+}
+END_TEST
+
+START_TEST(platform_without_a_route)
+{
+    char cmd[4096], *xml = write_temp(".xml", no_route_xml);
+    snprintf(cmd, sizeof cmd, "%s -p %s --no-summary", tutorial("05_remote_load_store"), xml);
+    expect_cli(cmd, 2, "has no route from dev0 (rank 0) to dev1 (rank 1)");
+    unlink(xml);
+    free(xml);
+}
+END_TEST
+
+START_TEST(more_ranks_than_the_platform_holds)
+{
+    char cmd[4096], *xml = write_temp(".xml", valid_one_device_xml);
+    snprintf(cmd, sizeof cmd, "%s -p %s", tutorial("01_hello_rank"), xml);
+    expect_cli(cmd, 2, "has no host 'dev1' for rank 1: it holds 1 devices (dev0..dev0)");
+    unlink(xml);
+    free(xml);
+
+    snprintf(cmd, sizeof cmd, "%s -d 0,1,2000", tutorial("07_dynamic_rank_count"));
+    expect_cli(cmd, 2, "model a2a3 holds at most 1024 devices (ids 0..1023); device id 2000");
+}
+END_TEST
+
+START_TEST(malformed_model_file)
+{
+    char cmd[4096], *m = write_temp(".model", "name = broken\nlink_bw = fast\n");
+    snprintf(cmd, sizeof cmd, "%s -p %s", tutorial("01_hello_rank"), m);
+    expect_cli(cmd, 2, ":2: bad value 'fast' for 'link_bw'");
+    unlink(m);
+    free(m);
+}
+END_TEST
+
+START_TEST(unknown_backend)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "PLD_BACKEND=quantum %s", tutorial("01_hello_rank"));
+    expect_cli(cmd, 2, "unknown backend 'quantum'; this build has: sim");
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("errors");
+    TCase *api = tcase_create("api");
+    tcase_set_timeout(api, 30);
+    tcase_add_loop_exit_test(api, api_misuse_is_one_clear_message, 3, 0,
+                             (int)(sizeof cases / sizeof cases[0]));
+    tcase_add_exit_test(api, deadlock_is_reported_per_rank, 4);
+    suite_add_tcase(s, api);
+
+    TCase *cli = tcase_create("cli");
+    tcase_set_timeout(cli, 30);
+    tcase_add_test(cli, wrong_device_count);
+    tcase_add_test(cli, unknown_platform);
+    tcase_add_test(cli, missing_platform_file);
+    tcase_add_test(cli, malformed_platform_file);
+    tcase_add_test(cli, platform_with_a_bad_property);
+    tcase_add_test(cli, platform_without_a_route);
+    tcase_add_test(cli, more_ranks_than_the_platform_holds);
+    tcase_add_test(cli, malformed_model_file);
+    tcase_add_test(cli, unknown_backend);
+    suite_add_tcase(s, cli);
+    return run_suite(s);
+}

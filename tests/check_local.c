@@ -1,1 +1,211 @@
-int main(void){return 0;}
+/* check_local.c: the local vocabulary: dtypes and their conversions, shapes,
+ * host tensors and views, golden helpers, and the local ops inside a kernel
+ * (load, store, add, mul, read, write, cast, atomic add). */
+#include "checktools.h"
+
+#include <math.h>
+#include <pld/pld.h>
+#include <stdlib.h>
+#include <string.h>
+
+START_TEST(dtype_sizes_and_names)
+{
+    ck_assert_uint_eq(pl_dtype_size(PL_FP32), 4);
+    ck_assert_uint_eq(pl_dtype_size(PL_FP16), 2);
+    ck_assert_uint_eq(pl_dtype_size(PL_BF16), 2);
+    ck_assert_uint_eq(pl_dtype_size(PL_INT8), 1);
+    ck_assert_uint_eq(pl_dtype_size(PL_INT16), 2);
+    ck_assert_uint_eq(pl_dtype_size(PL_INT32), 4);
+    ck_assert_uint_eq(pl_dtype_size(PL_INT64), 8);
+    ck_assert_uint_eq(pl_dtype_size((pl_dtype)0), 0);
+    ck_assert_str_eq(pl_dtype_name(PL_BF16), "BF16");
+    ck_assert_str_eq(pl_dtype_name((pl_dtype)99), "?");
+}
+END_TEST
+
+/* FP16 through a host tensor: IEEE binary16 encodings from the standard. */
+START_TEST(fp16_rounds_like_ieee_binary16)
+{
+    pl_tensor t = pl_tensor_new(PL_SHAPE(8), PL_FP16, "h");
+    const double in[] = {1.0, 65504.0, 65520.0, 1.0 / 3.0, 5.960464477539063e-08, 1e-9, -2.5,
+                         2049.0};
+    const double want[] = {1.0, 65504.0, INFINITY, 0.333251953125, 5.960464477539063e-08, 0.0,
+                           -2.5, 2048.0 /* ties to even */};
+    for (int i = 0; i < 8; i++)
+        pl_tensor_set(t, i, in[i]);
+    for (int i = 0; i < 8; i++)
+        ck_assert_msg(pl_tensor_get(t, i) == want[i], "fp16(%g) = %.17g, expected %.17g", in[i],
+                      pl_tensor_get(t, i), want[i]);
+    uint16_t raw[8];
+    memcpy(raw, t.data, sizeof raw);
+    ck_assert_uint_eq(raw[0], 0x3c00);
+    ck_assert_uint_eq(raw[1], 0x7bff);
+    ck_assert_uint_eq(raw[2], 0x7c00);
+    ck_assert_uint_eq(raw[4], 0x0001);
+    pl_tensor_free(&t);
+}
+END_TEST
+
+START_TEST(bf16_and_integers_convert)
+{
+    pl_tensor b = pl_tensor_new(PL_SHAPE(2), PL_BF16, "b");
+    pl_tensor_set(b, 0, 1.0 + 1.0 / 256); /* halfway: ties to even -> 1.0 */
+    pl_tensor_set(b, 1, 3.0);
+    ck_assert(pl_tensor_get(b, 0) == 1.0);
+    ck_assert(pl_tensor_get(b, 1) == 3.0);
+    pl_tensor i64 = pl_tensor_new(PL_SHAPE(1), PL_INT64, "i");
+    pl_tensor_set(i64, 0, 9007199254740992.0);
+    ck_assert(pl_tensor_get(i64, 0) == 9007199254740992.0);
+    pl_tensor i8 = pl_tensor_new(PL_SHAPE(1), PL_INT8, "c");
+    pl_tensor_set(i8, 0, -128);
+    ck_assert(pl_tensor_get(i8, 0) == -128);
+    pl_tensor_free(&b);
+    pl_tensor_free(&i64);
+    pl_tensor_free(&i8);
+}
+END_TEST
+
+START_TEST(shapes_views_and_fills)
+{
+    pl_shape s = PL_SHAPE(2, 3, 4);
+    ck_assert_int_eq(s.ndim, 3);
+    ck_assert_int_eq(pl_shape_numel(s), 24);
+    ck_assert_int_eq(PL_IDX(7).ndim, 1);
+    pl_tensor t = pl_tensor_new(s, PL_FP32, "t");
+    pl_fill_arange(t, 10, 2);
+    pl_tensor v = pl_at(t, 1);
+    ck_assert_int_eq(v.shape.ndim, 2);
+    ck_assert_int_eq(v.shape.dim[0], 3);
+    ck_assert(pl_tensor_get(v, 0) == 10 + 2 * 12);
+    pl_tensor w = pl_at(pl_at(t, 1), 2);
+    ck_assert(pl_tensor_get(w, 3) == 10 + 2 * 23);
+    ck_assert_uint_eq(pl_tensor_bytes(t), 96);
+    pl_tensor_free(&t);
+}
+END_TEST
+
+START_TEST(allclose_and_equal_explain_mismatches)
+{
+    pl_tensor a = pl_tensor_new(PL_SHAPE(2, 2), PL_FP32, "y");
+    pl_tensor b = pl_tensor_new(PL_SHAPE(2, 2), PL_FP32, "golden");
+    pl_fill_arange(a, 0, 1);
+    pl_fill_arange(b, 0, 1);
+    char why[256] = "";
+    ck_assert(pl_allclose(a, b, 1e-5, 1e-5, why, sizeof why));
+    ck_assert(pl_equal(a, b, why, sizeof why));
+    pl_tensor_set(b, 3, 3.001);
+    ck_assert(!pl_allclose(a, b, 1e-5, 1e-5, why, sizeof why));
+    ck_assert_str_eq(why, "y[1, 1] = 3 but golden[1, 1] = 3.00099993");
+    ck_assert(pl_allclose(a, b, 1e-3, 0, why, sizeof why));
+    pl_tensor c = pl_tensor_new(PL_SHAPE(4), PL_FP32, "flat");
+    ck_assert(!pl_equal(a, c, why, sizeof why));
+    ck_assert_str_eq(why, "shape mismatch: 'y' [2, 2] vs 'flat' [4]");
+    pl_tensor_free(&a);
+    pl_tensor_free(&b);
+    pl_tensor_free(&c);
+}
+END_TEST
+
+START_TEST(randn_is_seeded_and_standard)
+{
+    pl_tensor a = pl_tensor_new(PL_SHAPE(20000), PL_FP32, "a");
+    pl_tensor b = pl_tensor_new(PL_SHAPE(20000), PL_FP32, "b");
+    pl_fill_randn(a, 42);
+    pl_fill_randn(b, 42);
+    ck_assert(pl_equal(a, b, NULL, 0));
+    double sum = 0, sq = 0;
+    for (int i = 0; i < 20000; i++) {
+        double v = pl_tensor_get(a, i);
+        sum += v;
+        sq += v * v;
+    }
+    double mean = sum / 20000, var = sq / 20000 - mean * mean;
+    ck_assert_msg(fabs(mean) < 0.03 && fabs(var - 1) < 0.05, "mean %g var %g", mean, var);
+    pl_fill_randn(b, 43);
+    ck_assert(!pl_equal(a, b, NULL, 0));
+    pl_tensor_free(&a);
+    pl_tensor_free(&b);
+}
+END_TEST
+
+/* ---- local ops inside a kernel on the simulator ---- */
+
+struct ops_args {
+    pl_tensor x16, y16, xi, yi, yf, cells;
+    pld_dtensor acc;
+};
+
+static void ops_kernel(const struct ops_args *a)
+{
+    /* FP16 through float: (x * 2) + x, then + 0.5 */
+    pl_tile h = pl_load(a->x16, PL_IDX(0, 0), PL_SHAPE(1, 16));
+    pl_store(pl_add(pl_add(pl_mul(h, 2), h), 0.5), PL_IDX(0, 0), a->y16);
+    /* INT32 exact: x * x + 7 */
+    pl_tile i = pl_load(a->xi, PL_IDX(0, 0), PL_SHAPE(1, 8));
+    pl_store(pl_add(pl_mul(i, i), 7), PL_IDX(0, 0), a->yi);
+    /* atomic add into a window, twice, then read back */
+    pl_tile f = pl_load(a->x16, PL_IDX(0, 0), PL_SHAPE(1, 16));
+    pl_store(f, PL_IDX(0, 0), a->acc, .atomic = PL_ATOMIC_ADD);
+    pl_store(f, PL_IDX(0, 0), a->acc, .atomic = PL_ATOMIC_ADD);
+    pl_store(pl_load(a->acc, PL_IDX(0, 0), PL_SHAPE(1, 16)), PL_IDX(0, 0), a->yf);
+    /* scalar read/write and casts */
+    pl_write(a->cells, PL_IDX(0), pl_read(a->xi, PL_IDX(0, 3)) + 1);
+    pl_write(a->cells, PL_IDX(1), pl_cast(3.9, PL_INT32));
+    pl_write(a->cells, PL_IDX(2), pl_cast(-3.9, PL_INT32));
+}
+
+static void ops_device(const struct ops_args *a)
+{
+    pl_incore(ops_kernel, a);
+}
+
+static void ops_host(struct ops_args *a)
+{
+    pld_buffer b = pld_alloc_window_buffer(PL_SHAPE(1, 16), PL_FP16, .name = "acc");
+    a->acc = pld_window(b, PL_SHAPE(1, 16), PL_FP16);
+    pld_dispatch(0, ops_device, *a);
+}
+
+START_TEST(local_ops_compute_what_they_say)
+{
+    struct ops_args a = {
+        pl_tensor_new(PL_SHAPE(1, 16), PL_FP16, "x16"), pl_tensor_new(PL_SHAPE(1, 16), PL_FP16, "y16"),
+        pl_tensor_new(PL_SHAPE(1, 8), PL_INT32, "xi"),  pl_tensor_new(PL_SHAPE(1, 8), PL_INT32, "yi"),
+        pl_tensor_new(PL_SHAPE(1, 16), PL_FP16, "yf"),  pl_tensor_new(PL_SHAPE(4), PL_INT32, "cells"),
+        {0},
+    };
+    pl_fill_arange(a.x16, -4, 0.5);
+    pl_fill_arange(a.xi, -3, 1000);
+    pld_config cfg;
+    pld_config_init(&cfg);
+    cfg.summary = 0;
+    ck_assert_int_eq(pld_run(&cfg, ops_host, &a), 0);
+    for (int k = 0; k < 16; k++) {
+        double x = -4 + 0.5 * k;
+        ck_assert(pl_tensor_get(a.y16, k) == 3 * x + 0.5);
+        ck_assert(pl_tensor_get(a.yf, k) == 2 * x);
+    }
+    for (int k = 0; k < 8; k++) {
+        int64_t x = -3 + 1000 * k;
+        ck_assert(pl_tensor_get(a.yi, k) == (double)(x * x + 7));
+    }
+    ck_assert(pl_tensor_get(a.cells, 0) == 2998);
+    ck_assert(pl_tensor_get(a.cells, 1) == 3);
+    ck_assert(pl_tensor_get(a.cells, 2) == -3);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("local");
+    TCase *tc = tcase_create("local");
+    tcase_add_test(tc, dtype_sizes_and_names);
+    tcase_add_test(tc, fp16_rounds_like_ieee_binary16);
+    tcase_add_test(tc, bf16_and_integers_convert);
+    tcase_add_test(tc, shapes_views_and_fills);
+    tcase_add_test(tc, allclose_and_equal_explain_mismatches);
+    tcase_add_test(tc, randn_is_seeded_and_standard);
+    tcase_add_test(tc, local_ops_compute_what_they_say);
+    suite_add_tcase(s, tc);
+    return run_suite(s);
+}

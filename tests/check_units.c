@@ -1,1 +1,117 @@
-int main(void){return 0;}
+/* check_units.c: quantities with units, model files, and the platform the
+ * a2a3 generator writes (internal functions, tested through src/ headers). */
+#include "checktools.h"
+#include "../sim/sim.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+START_TEST(units_parse_to_si)
+{
+    double v;
+    ck_assert_int_eq(pld__parse_bandwidth("56GBps", &v), 0);
+    ck_assert(v == 56e9);
+    ck_assert_int_eq(pld__parse_bandwidth("400Gbps", &v), 0);
+    ck_assert(v == 50e9);
+    ck_assert_int_eq(pld__parse_bandwidth("1.6TBps", &v), 0);
+    ck_assert(v == 1.6e12);
+    ck_assert_int_eq(pld__parse_time("1.5us", &v), 0);
+    ck_assert(v == 1.5e-6);
+    ck_assert_int_eq(pld__parse_time("500ns", &v), 0);
+    ck_assert(v == 500e-9);
+    ck_assert_int_eq(pld__parse_size("184KiB", &v), 0);
+    ck_assert(v == 188416);
+    ck_assert_int_eq(pld__parse_rate("128G", &v), 0);
+    ck_assert(v == 128e9);
+    ck_assert_int_eq(pld__parse_bandwidth("56", &v), 0);
+    ck_assert(v == 56);
+    ck_assert_int_eq(pld__parse_bandwidth("56GB", &v), -1);
+    ck_assert_int_eq(pld__parse_time("fast", &v), -1);
+    ck_assert_int_eq(pld__parse_time("-1us", &v), -1);
+    ck_assert_int_eq(pld__parse_size("", &v), -1);
+}
+END_TEST
+
+static int model_of(const char *name, struct pld__model *m)
+{
+    for (int i = 0; pld__builtin_models[i].name; i++)
+        if (strcmp(pld__builtin_models[i].name, name) == 0)
+            return pld__model_parse(pld__builtin_models[i].text, name, m);
+    return -1;
+}
+
+START_TEST(builtin_models_parse)
+{
+    struct pld__model m;
+    ck_assert_int_eq(model_of("a2a3", &m), 0);
+    ck_assert_str_eq(m.name, "a2a3");
+    ck_assert_int_eq(m.node_size, 8);
+    ck_assert(m.link_bw == 56e9 && m.link_lat == 1e-6);
+    ck_assert(m.dev.ub_bytes == 196608 && m.dev.ub_usable_bytes == 188416);
+    ck_assert(m.dev.dispatch_lat == 17e-6);
+    ck_assert_int_eq(model_of("a5", &m), 0);
+    ck_assert(m.dev.ub_bytes == 248 * 1024.0 && m.dev.ub_usable_bytes == 240 * 1024.0);
+}
+END_TEST
+
+START_TEST(model_errors_name_the_line)
+{
+    struct pld__model m;
+    capture_stderr_begin();
+    int rc = pld__model_parse("name = x\n\n# c\nwarp_speed = 9\n", "my.model", &m);
+    char *err = capture_stderr_end();
+    ck_assert_int_eq(rc, PLD_EPLATFORM);
+    ck_assert_contains(err, "my.model:4: unknown key 'warp_speed'");
+    free(err);
+}
+END_TEST
+
+static char *platform_text(int ndev)
+{
+    struct pld__model m;
+    ck_assert_int_eq(model_of("a2a3", &m), 0);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ck_assert_int_eq(pld__platform_write(f, &m, ndev), 0);
+    fclose(f);
+    return buf;
+}
+
+START_TEST(one_node_is_a_full_mesh)
+{
+    char *x = platform_text(8);
+    ck_assert_int_eq(count_lines_with(x, "<host id=\"dev"), 8);
+    ck_assert_int_eq(count_lines_with(x, "<link id=\"link_"), 28); /* 8*7/2 pairs */
+    ck_assert_int_eq(count_lines_with(x, "<route "), 28);
+    ck_assert_int_eq(count_lines_with(x, "zoneRoute"), 0);
+    ck_assert_contains(x, "bandwidth=\"56000000000Bps\" latency=\"9.9999999999999995e-07s\"");
+    ck_assert_contains(x, "<prop id=\"ub_usable_bytes\" value=\"188416\"/>");
+    free(x);
+}
+END_TEST
+
+START_TEST(more_devices_fill_more_nodes)
+{
+    char *x = platform_text(20); /* nodes of 8, 8 and 4 */
+    ck_assert_int_eq(count_lines_with(x, "<host id=\"dev"), 20);
+    ck_assert_int_eq(count_lines_with(x, "<link id=\"link_"), 28 + 28 + 6);
+    ck_assert_int_eq(count_lines_with(x, "<link id=\"nic_"), 20);
+    ck_assert_int_eq(count_lines_with(x, "<zoneRoute"), 3);
+    ck_assert_contains(x, "<route src=\"dev19\" dst=\"node2_switch\">");
+    free(x);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("units");
+    TCase *tc = tcase_create("units");
+    tcase_add_test(tc, units_parse_to_si);
+    tcase_add_test(tc, builtin_models_parse);
+    tcase_add_test(tc, model_errors_name_the_line);
+    tcase_add_test(tc, one_node_is_a_full_mesh);
+    tcase_add_test(tc, more_devices_fill_more_nodes);
+    suite_add_tcase(s, tc);
+    return run_suite(s);
+}

@@ -1,0 +1,132 @@
+/* checktools.c: see checktools.h. */
+#include "checktools.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, n = 0, k;
+    char *buf = malloc(cap);
+    while (buf && (k = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+        n += k;
+        if (n + 1 == cap)
+            buf = realloc(buf, cap *= 2);
+    }
+    fclose(f);
+    if (buf)
+        buf[n] = '\0';
+    return buf;
+}
+
+static char *temp_path(const char *suffix)
+{
+    const char *dir = getenv("TMPDIR");
+    char *p = malloc(4096);
+    snprintf(p, 4096, "%s/pldtest-XXXXXX%s", dir && *dir ? dir : "/tmp", suffix);
+    int fd = mkstemps(p, (int)strlen(suffix));
+    ck_assert_msg(fd >= 0, "mkstemps failed");
+    close(fd);
+    return p;
+}
+
+char *write_temp(const char *suffix, const char *text)
+{
+    char *p = temp_path(suffix);
+    FILE *f = fopen(p, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+    return p;
+}
+
+struct cmd_result run_cmd(const char *fmt, ...)
+{
+    char cmd[8192], full[16384];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    char *out = temp_path(".out"), *err = temp_path(".err");
+    snprintf(full, sizeof full, "( %s ) >%s 2>%s </dev/null", cmd, out, err);
+    int st = system(full);
+    struct cmd_result r;
+    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+    r.out = slurp(out);
+    r.err = slurp(err);
+    unlink(out);
+    unlink(err);
+    free(out);
+    free(err);
+    return r;
+}
+
+void cmd_result_free(struct cmd_result *r)
+{
+    free(r->out);
+    free(r->err);
+}
+
+const char *tutorial(const char *name)
+{
+    static char buf[8][4096];
+    static int k;
+    char *p = buf[k++ % 8];
+    snprintf(p, 4096, "%s/tutorials/%s", PLD_BUILDDIR, name);
+    return p;
+}
+
+static int saved_fd = -1;
+static char *cap_path;
+
+void capture_stderr_begin(void)
+{
+    fflush(stderr);
+    cap_path = temp_path(".stderr");
+    FILE *f = fopen(cap_path, "w");
+    ck_assert_ptr_nonnull(f);
+    saved_fd = dup(2);
+    dup2(fileno(f), 2);
+    fclose(f);
+}
+
+char *capture_stderr_end(void)
+{
+    fflush(stderr);
+    dup2(saved_fd, 2);
+    close(saved_fd);
+    char *s = slurp(cap_path);
+    unlink(cap_path);
+    free(cap_path);
+    return s;
+}
+
+int count_lines_with(const char *s, const char *needle)
+{
+    int n = 0;
+    while (s && *s) {
+        const char *nl = strchr(s, '\n');
+        size_t len = nl ? (size_t)(nl - s) : strlen(s);
+        char *line = strndup(s, len);
+        n += strstr(line, needle) != NULL;
+        free(line);
+        s = nl ? nl + 1 : s + len;
+    }
+    return n;
+}
+
+int run_suite(Suite *s)
+{
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

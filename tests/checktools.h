@@ -1,0 +1,47 @@
+/* checktools.h: helpers shared by the Check suites: run a command and
+ * capture what it printed, capture stderr around an in-process pld_run,
+ * and paths into the build tree. */
+#ifndef PLD_CHECKTOOLS_H
+#define PLD_CHECKTOOLS_H
+
+#include <check.h>
+#include <stddef.h>
+
+/* What a command did. */
+struct cmd_result {
+    int status; /* exit status, or 128 + signal */
+    char *out;  /* everything written to stdout */
+    char *err;  /* everything written to stderr */
+};
+
+/* Runs `fmt` (printf-style) through /bin/sh and captures both streams. */
+struct cmd_result run_cmd(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cmd_result_free(struct cmd_result *r);
+
+/* Absolute path of a built tutorial ("01_hello_rank"). */
+const char *tutorial(const char *name);
+
+/* Starts capturing this process's stderr (fd 2) into a temp file. */
+void capture_stderr_begin(void);
+/* Stops capturing and returns what was written (caller frees). */
+char *capture_stderr_end(void);
+
+/* Writes `text` to a new temp file whose name ends with `suffix`; returns
+ * its path (static buffer per call site is not safe: caller frees). */
+char *write_temp(const char *suffix, const char *text);
+
+/* Reads a whole file (caller frees), NULL if unreadable. */
+char *slurp(const char *path);
+
+/* Counts the lines of `s` that contain `needle`. */
+int count_lines_with(const char *s, const char *needle);
+
+/* Asserts that `hay` contains `needle`, printing both on failure. */
+#define ck_assert_contains(hay, needle)                                                            \
+    ck_assert_msg((hay) != NULL && strstr((hay), (needle)) != NULL,                                \
+                  "expected to find \"%s\" in:\n%s", (needle), (hay) ? (hay) : "(null)")
+
+/* Runs a suite in fork mode and returns the process exit status. */
+int run_suite(Suite *s);
+
+#endif
