@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const pld__device_keys[] = {"ub_bytes",   "ub_usable_bytes", "hbm_bw",
-                                        "hbm_lat",    "vector_rate",     "launch_lat",
-                                        "dispatch_lat", "signal_bytes",  NULL};
+const char *const pld__device_keys[] = {"ub_bytes",     "ub_usable_bytes", "hbm_bw",
+                                        "hbm_lat",      "vector_rate",     "launch_lat",
+                                        "dispatch_lat", "signal_bytes",    NULL};
 
 int pld__device_set(struct pld__device *d, const char *key, const char *value)
 {
@@ -27,8 +27,7 @@ int pld__device_set(struct pld__device *d, const char *key, const char *value)
         {"signal_bytes", &d->signal_bytes, pld__parse_size},
     };
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-        if (strcmp(key, map[i].key) == 0)
-            return map[i].parse(value, map[i].field) == 0 ? 1 : -1;
+        if (strcmp(key, map[i].key) == 0) return map[i].parse(value, map[i].field) == 0 ? 1 : -1;
     return 0;
 }
 
@@ -45,11 +44,9 @@ void pld__model_default_device(struct pld__device *d)
 
 static char *trim(char *s)
 {
-    while (isspace((unsigned char)*s))
-        s++;
+    while (isspace((unsigned char)*s)) s++;
     char *e = s + strlen(s);
-    while (e > s && isspace((unsigned char)e[-1]))
-        *--e = '\0';
+    while (e > s && isspace((unsigned char)e[-1])) *--e = '\0';
     return s;
 }
 
@@ -60,25 +57,21 @@ int pld__model_parse(const char *text, const char *origin, struct pld__model *m)
     m->max_devices = PLD_MAX_RANKS;
     char *copy = strdup(text), *save = NULL;
     int lineno = 0, rc = 0;
-    if (!copy)
-        return PLD_ENOMEM;
+    if (!copy) return PLD_ENOMEM;
     /* strtok_r skips empty lines, so count them by hand */
     for (char *p = copy; p && *p;) {
         char *nl = strchr(p, '\n');
-        if (nl)
-            *nl = '\0';
+        if (nl) *nl = '\0';
         lineno++;
         char *hash = strchr(p, '#');
-        if (hash)
-            *hash = '\0';
+        if (hash) *hash = '\0';
         char *line = trim(p);
         p = nl ? nl + 1 : NULL;
-        if (!*line)
-            continue;
+        if (!*line) continue;
         char *eq = strchr(line, '=');
         if (!eq) {
-            rc = pld__config_error(PLD_EPLATFORM, "%s:%d: expected 'key = value', got '%s'",
-                                   origin, lineno, line);
+            rc = pld__config_error(PLD_EPLATFORM, "%s:%d: expected 'key = value', got '%s'", origin,
+                                   lineno, line);
             break;
         }
         *eq = '\0';
@@ -119,8 +112,7 @@ int pld__model_parse(const char *text, const char *origin, struct pld__model *m)
     }
     (void)save;
     free(copy);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     if (m->link_bw <= 0 || m->dev.hbm_bw <= 0 || m->dev.vector_rate <= 0 ||
         m->dev.ub_usable_bytes <= 0 || m->dev.ub_usable_bytes > m->dev.ub_bytes)
         return pld__config_error(PLD_EPLATFORM,

@@ -12,8 +12,7 @@
 static const struct {
     const char *platform; /* what --platform accepts */
     const char *model;    /* models/<model>.model */
-} aliases[] = {
-    {"a2a3sim", "a2a3"}, {"a2a3", "a2a3"}, {"a5sim", "a5"}, {"a5", "a5"}, {NULL, NULL}};
+} aliases[] = {{"a2a3sim", "a2a3"}, {"a2a3", "a2a3"}, {"a5sim", "a5"}, {"a5", "a5"}, {NULL, NULL}};
 
 static int ends_with(const char *s, const char *suffix)
 {
@@ -39,7 +38,8 @@ static void write_host(FILE *out, int id, const struct pld__device *d, const cha
 static void write_link(FILE *out, const char *indent, const char *id, double bw, double lat,
                        const char *policy)
 {
-    fprintf(out, "%s<link id=\"%s\" bandwidth=\"%.17gBps\" latency=\"%.17gs\" sharing_policy=\"%s\"/>\n",
+    fprintf(out,
+            "%s<link id=\"%s\" bandwidth=\"%.17gBps\" latency=\"%.17gs\" sharing_policy=\"%s\"/>\n",
             indent, id, bw, lat, policy);
 }
 
@@ -50,12 +50,9 @@ static void write_node(FILE *out, const struct pld__model *m, int first, int cou
 {
     const char *in = multi ? "    " : "  ";
     char id[64];
-    if (node == 0)
-        fprintf(out, "%s<host id=\"host\" speed=\"1Gf\"/>\n", in);
-    for (int i = first; i < first + count; i++)
-        write_host(out, i, &m->dev, in);
-    if (multi)
-        fprintf(out, "%s<router id=\"node%d_switch\"/>\n", in, node);
+    if (node == 0) fprintf(out, "%s<host id=\"host\" speed=\"1Gf\"/>\n", in);
+    for (int i = first; i < first + count; i++) write_host(out, i, &m->dev, in);
+    if (multi) fprintf(out, "%s<router id=\"node%d_switch\"/>\n", in, node);
     for (int i = first; i < first + count; i++)
         for (int j = i + 1; j < first + count; j++) {
             snprintf(id, sizeof id, "link_%d_%d", i, j);
@@ -118,8 +115,7 @@ int pld__platform_write(FILE *out, const struct pld__model *m, int ndev)
 static char *read_file(const char *path)
 {
     FILE *f = fopen(path, "r");
-    if (!f)
-        return NULL;
+    if (!f) return NULL;
     size_t cap = 4096, n = 0;
     char *buf = malloc(cap);
     for (size_t k; buf && (k = fread(buf + n, 1, cap - n - 1, f)) > 0;) {
@@ -134,8 +130,7 @@ static char *read_file(const char *path)
         }
     }
     fclose(f);
-    if (buf)
-        buf[n] = '\0';
+    if (buf) buf[n] = '\0';
     return buf;
 }
 
@@ -143,11 +138,9 @@ static int load_model(struct pld__run *R, const char *text, const char *origin)
 {
     struct pld__model m;
     int rc = pld__model_parse(text, origin, &m), maxid = 0;
-    if (rc)
-        return rc;
+    if (rc) return rc;
     for (int r = 0; r < R->P; r++)
-        if (R->cfg->device_ids[r] > maxid)
-            maxid = R->cfg->device_ids[r];
+        if (R->cfg->device_ids[r] > maxid) maxid = R->cfg->device_ids[r];
     if (maxid + 1 > m.max_devices)
         return pld__config_error(PLD_EDEVICES,
                                  "model %s holds at most %d devices (ids 0..%d); device id %d was "
@@ -162,8 +155,7 @@ static int load_model(struct pld__run *R, const char *text, const char *origin)
                                  tmpdir && *tmpdir ? tmpdir : "/tmp", strerror(errno));
     FILE *out = fdopen(fd, "w");
     int werr = !out || pld__platform_write(out, &m, maxid + 1) != 0;
-    if (out && fclose(out) != 0)
-        werr = 1;
+    if (out && fclose(out) != 0) werr = 1;
     if (werr) {
         unlink(path);
         return pld__config_error(PLD_EIO, "cannot write the generated platform %s", path);
@@ -219,12 +211,10 @@ int pld__sim_load_platform(struct pld__run *R, sg_host_t *rank_hosts, sg_host_t 
     } else {
         const char *model = NULL;
         for (int i = 0; aliases[i].platform; i++)
-            if (strcmp(aliases[i].platform, p) == 0)
-                model = aliases[i].model;
+            if (strcmp(aliases[i].platform, p) == 0) model = aliases[i].model;
         const char *text = NULL;
         for (int i = 0; model && pld__builtin_models[i].name; i++)
-            if (strcmp(pld__builtin_models[i].name, model) == 0)
-                text = pld__builtin_models[i].text;
+            if (strcmp(pld__builtin_models[i].name, model) == 0) text = pld__builtin_models[i].text;
         if (!text)
             return pld__config_error(PLD_EPLATFORM,
                                      "unknown platform '%s'; expected a2a3sim, a2a3, a5sim, a5, a "
@@ -232,16 +222,15 @@ int pld__sim_load_platform(struct pld__run *R, sg_host_t *rank_hosts, sg_host_t 
                                      p);
         rc = load_model(R, text, model);
     }
-    if (rc)
-        return rc;
-    snprintf(R->platform_desc, sizeof R->platform_desc, "%s", strrchr(p, '/') ? strrchr(p, '/') + 1 : p);
+    if (rc) return rc;
+    snprintf(R->platform_desc, sizeof R->platform_desc, "%s",
+             strrchr(p, '/') ? strrchr(p, '/') + 1 : p);
 
     int ndev = 0;
     for (int id = 0; id < PLD_MAX_RANKS; id++) {
         char name[32];
         snprintf(name, sizeof name, "dev%d", id);
-        if (!sg_host_by_name(name))
-            break;
+        if (!sg_host_by_name(name)) break;
         ndev++;
     }
     for (int r = 0; r < R->P; r++) {
@@ -254,15 +243,13 @@ int pld__sim_load_platform(struct pld__run *R, sg_host_t *rank_hosts, sg_host_t 
                                      "devices (dev0..dev%d); use -d with ids below %d",
                                      p, name, r, ndev, ndev - 1, ndev);
         pld__model_default_device(&R->ranks[r].dev);
-        if ((rc = read_props(rank_hosts[r], &R->ranks[r].dev, p)))
-            return rc;
+        if ((rc = read_props(rank_hosts[r], &R->ranks[r].dev, p))) return rc;
         R->ranks[r].device_id = R->cfg->device_ids[r];
     }
     *cpu = sg_host_by_name("host");
     R->host_dev = R->ranks[0].dev;
     if (*cpu) {
-        if ((rc = read_props(*cpu, &R->host_dev, p)))
-            return rc;
+        if ((rc = read_props(*cpu, &R->host_dev, p))) return rc;
     } else {
         *cpu = rank_hosts[0];
     }

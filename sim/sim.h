@@ -14,7 +14,7 @@
  * models/NAME.model file (see docs/models.md for every key). */
 struct pld__model {
     char name[32];
-    int node_size;     /* devices per node, fully meshed */
+    int node_size; /* devices per node, fully meshed */
     int max_devices;
     double link_bw;    /* B/s, each direction, per device pair in a node */
     double link_lat;   /* s */
@@ -57,6 +57,5 @@ void pld__sgx_seal(void);
 int pld__sgx_route_links(sg_host_t from, sg_host_t to);
 /* Registers `cb` to run when SimGrid finds every actor blocked. */
 void pld__sgx_on_deadlock(void (*cb)(void));
-
 
 #endif

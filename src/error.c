@@ -51,8 +51,7 @@ int pld_exit_code(int rc)
 
 int pld__self(void)
 {
-    if (!pld__R || !pld__R->be)
-        return PLD__NOBODY;
+    if (!pld__R || !pld__R->be) return PLD__NOBODY;
     return pld__R->be->self();
 }
 
@@ -68,8 +67,7 @@ int pld__config_error(int code, const char *fmt, ...)
     return code;
 }
 
-_Noreturn void pld__fail(int code, const char *file, int line, const char *op, const char *fmt,
-                         ...)
+_Noreturn void pld__fail(int code, const char *file, int line, const char *op, const char *fmt, ...)
 {
     va_list ap;
     int self = pld__self();
@@ -93,10 +91,8 @@ _Noreturn void pld__fail(int code, const char *file, int line, const char *op, c
         fputc('\n', stderr);
         fflush(stderr);
     }
-    if (self == PLD__NOBODY)
-        exit(pld_exit_code(code));
-    if (!pld__R->error)
-        pld__R->error = code;
+    if (self == PLD__NOBODY) exit(pld_exit_code(code));
+    if (!pld__R->error) pld__R->error = code;
     pld__R->be->abort_run();
     __builtin_unreachable();
 }
@@ -121,8 +117,7 @@ void pld__require_level(const char *file, int line, const char *op, unsigned all
         here = PLD__LVL_DEVICE;
         where = "a per-device function";
     }
-    if (here & allowed)
-        return;
+    if (here & allowed) return;
     pld__fail(PLD_EINVAL, file, line, op, "not allowed in %s; it is %s", where,
               allowed == PLD__LVL_HOST     ? "host-only (call it from the host orchestrator)"
               : allowed == PLD__LVL_KERNEL ? "kernel-only (call it inside a pl_incore kernel)"

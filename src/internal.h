@@ -43,8 +43,8 @@ struct pld__device {
 struct pld__wait_info {
     int active;
     const struct pld__wbuf *buf;
-    int64_t cell;      /* element index of the cell in the view's buffer */
-    pl_shape offsets;  /* as the user wrote them */
+    int64_t cell;     /* element index of the cell in the view's buffer */
+    pl_shape offsets; /* as the user wrote them */
     int64_t expected;
     pld_wait_cmp cmp;
     const int32_t *cellp;
@@ -57,14 +57,14 @@ struct pld__wait_info {
 struct pld__rank {
     int device_id;
     struct pld__device dev;
-    int in_task;            /* running a dispatched function */
-    const char *kernel;     /* running kernel, or NULL */
+    int in_task;        /* running a dispatched function */
+    const char *kernel; /* running kernel, or NULL */
     const char *kernel_file;
     int kernel_line;
-    void **ub_blocks;       /* tiles of the running kernel, freed at its exit */
+    void **ub_blocks; /* tiles of the running kernel, freed at its exit */
     int ub_nblocks, ub_cap;
-    size_t ub_used;         /* bytes of UB the running kernel holds */
-    uint64_t epoch;         /* bumps at every kernel entry and exit */
+    size_t ub_used; /* bytes of UB the running kernel holds */
+    uint64_t epoch; /* bumps at every kernel entry and exit */
     struct pld__wait_info wait;
     const char *collective; /* name of the builtin being executed, or NULL */
     uint64_t bytes_sent, bytes_received;
@@ -83,7 +83,7 @@ struct pld__run {
     struct pld__wbuf *wbufs, *wbufs_tail;
     int nwbufs;
     int64_t window_size;
-    int error;            /* first error code, 0 if none */
+    int error; /* first error code, 0 if none */
     int deadlocked;
     uint64_t bytes_moved;
     double end_time;
@@ -96,7 +96,7 @@ extern struct pld__run *pld__R;
 
 /* Who is executing: a rank >= 0, PLD__HOST for the host orchestrator, or
  * PLD__NOBODY outside a run. */
-#define PLD__HOST (-1)
+#define PLD__HOST   (-1)
 #define PLD__NOBODY (-2)
 int pld__self(void);
 
@@ -104,8 +104,8 @@ int pld__self(void);
  * (never returns).  The message is formatted like
  *   file:line: rank 1: pld_tile_remote_load: peer 5 out of range [0, 2)
  * Outside a run it exits the process with pld_exit_code(code). */
-_Noreturn void pld__fail(int code, const char *file, int line, const char *op, const char *fmt,
-                         ...) __attribute__((format(printf, 5, 6)));
+_Noreturn void pld__fail(int code, const char *file, int line, const char *op, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 
 /* Prints a configuration-time error ("pldsim: ...") and returns `code`. */
 int pld__config_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -122,8 +122,8 @@ const char *pld__shape_str(pl_shape s, char *buf, size_t len);
 
 /* Checks offsets+shape against a tensor's shape; fails with a message that
  * names `what` (e.g. "target") and the first offending dimension. */
-void pld__check_region(const char *file, int line, const char *op, const char *what,
-                       pl_tensor t, pl_shape offsets, pl_shape shape);
+void pld__check_region(const char *file, int line, const char *op, const char *what, pl_tensor t,
+                       pl_shape offsets, pl_shape shape);
 
 /* Byte address of element `offsets` of `t` on rank `rank` (window views) or
  * in host memory (host tensors; rank ignored). */
@@ -155,10 +155,10 @@ void pld__ub_release_all(struct pld__rank *rk);
 void pld__check_tile(const char *file, int line, const char *op, const char *what, pl_tile t);
 
 /* Costs (cost.c): charge simulated time for work on the executing rank. */
-void pld__charge_gm(size_t bytes);       /* one GM access of `bytes` */
-void pld__charge_vector(int64_t elems);  /* a vector op over `elems` */
-void pld__charge_launch(void);           /* a kernel launch */
-void pld__charge_dispatch(void);         /* the host dispatching one task */
+void pld__charge_gm(size_t bytes);      /* one GM access of `bytes` */
+void pld__charge_vector(int64_t elems); /* a vector op over `elems` */
+void pld__charge_launch(void);          /* a kernel launch */
+void pld__charge_dispatch(void);        /* the host dispatching one task */
 /* Moves `bytes` from rank `from` to rank `to` through the interconnect
  * (blocking); a local copy when from == to.  Counts bytes moved.  A platform
  * without a route between the two fails at the caller's file:line. */
@@ -169,12 +169,12 @@ struct pld__event {
     double t0, t1;
     int rank;
     const char *op;
-    int peer;                   /* -1 when none */
-    const char *where;          /* window or "gm:<tensor>", NULL when none */
-    int64_t offset;             /* byte offset in the window, or -1 */
-    int64_t bytes;              /* -1 when none */
-    int64_t value;              /* signals: the value; else PLD__MISSING */
-    const char *detail;         /* static text or NULL */
+    int peer;           /* -1 when none */
+    const char *where;  /* window or "gm:<tensor>", NULL when none */
+    int64_t offset;     /* byte offset in the window, or -1 */
+    int64_t bytes;      /* -1 when none */
+    int64_t value;      /* signals: the value; else PLD__MISSING */
+    const char *detail; /* static text or NULL */
     const char *file;
     int line;
     uint64_t seq; /* recording order, the last tie-break when sorting */

@@ -38,8 +38,7 @@ int pld__nranks(const char *file, int line, pld_comm_ctx ctx)
 {
     pld__require_level(file, line, "pld_nranks", PLD__LVL_KERNEL);
     if (ctx.nranks <= 0)
-        pld__fail(PLD_EINVAL, file, line, "pld_nranks",
-                  "context was not made by pld_get_comm_ctx");
+        pld__fail(PLD_EINVAL, file, line, "pld_nranks", "context was not made by pld_get_comm_ctx");
     return ctx.nranks;
 }
 

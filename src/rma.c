@@ -3,8 +3,7 @@
  * signal; the bytes land when the transfer completes. */
 #include "internal.h"
 
-static void check_window(const char *file, int line, const char *op, const char *what,
-                         pl_tensor t)
+static void check_window(const char *file, int line, const char *op, const char *what, pl_tensor t)
 {
     if (t.dtype == 0)
         pld__fail(PLD_EINVAL, file, line, op, "%s is not a tensor (uninitialised?)", what);
@@ -27,8 +26,7 @@ static int check_peer(const char *file, int line, const char *op, int64_t peer)
 static int64_t offset_bytes(pl_tensor t, pl_shape offsets)
 {
     int64_t flat = 0;
-    for (int i = 0; i < t.shape.ndim; i++)
-        flat = flat * t.shape.dim[i] + offsets.dim[i];
+    for (int i = 0; i < t.shape.ndim; i++) flat = flat * t.shape.dim[i] + offsets.dim[i];
     return flat * (int64_t)pl_dtype_size(t.dtype);
 }
 
@@ -123,8 +121,7 @@ static struct region p2p_region(const char *file, int line, const char *op, pl_t
         return r;
     }
     int same = dst.shape.ndim == src.shape.ndim;
-    for (int i = 0; same && i < dst.shape.ndim; i++)
-        same = dst.shape.dim[i] == src.shape.dim[i];
+    for (int i = 0; same && i < dst.shape.ndim; i++) same = dst.shape.dim[i] == src.shape.dim[i];
     if (!same)
         pld__fail(PLD_EINVAL, file, line, op,
                   "without a region dst and src must have the same shape: dst '%s' %s, src '%s' "
@@ -184,11 +181,9 @@ static void staged_copy(const char *file, int line, const char *op, int from, in
     for (int64_t i = 0; i < nchunks; i++) {
         size_t b = (size_t)(i == nchunks - 1 ? last : chunk);
         int charge_gm = !pipeline || i == (local_gm_first ? 0 : nchunks - 1);
-        if (local_gm_first && charge_gm)
-            pld__charge_gm(b);
+        if (local_gm_first && charge_gm) pld__charge_gm(b);
         pld__move(file, line, op, from, to, b);
-        if (!local_gm_first && charge_gm)
-            pld__charge_gm(b);
+        if (!local_gm_first && charge_gm) pld__charge_gm(b);
     }
 }
 
@@ -201,8 +196,7 @@ void pld__put(const char *file, int line, pld_dtensor dst, struct pld_p2p_kw kw)
     int64_t n, chunk, last;
     check_window(file, line, op, "dst", dst);
     int peer = check_peer(file, line, op, kw.peer);
-    if (kw.src.dtype == 0)
-        pld__fail(PLD_EINVAL, file, line, op, "missing required keyword .src");
+    if (kw.src.dtype == 0) pld__fail(PLD_EINVAL, file, line, op, "missing required keyword .src");
     check_atomic(file, line, op, kw.atomic, dst.dtype);
     struct region r = p2p_region(file, line, op, dst, kw.src, &kw);
     int64_t total = plan_chunks(file, line, op, &r, dst.dtype, &kw, &n, &chunk, &last);
@@ -223,11 +217,9 @@ void pld__get(const char *file, int line, pl_tensor dst, struct pld_p2p_kw kw)
     if (dst.dtype == 0)
         pld__fail(PLD_EINVAL, file, line, op, "dst is not a tensor (uninitialised?)");
     int peer = check_peer(file, line, op, kw.peer);
-    if (kw.src.dtype == 0)
-        pld__fail(PLD_EINVAL, file, line, op, "missing required keyword .src");
+    if (kw.src.dtype == 0) pld__fail(PLD_EINVAL, file, line, op, "missing required keyword .src");
     check_window(file, line, op, "src", kw.src);
-    if (kw.atomic != PL_ATOMIC_NONE)
-        pld__fail(PLD_EINVAL, file, line, op, "get has no .atomic");
+    if (kw.atomic != PL_ATOMIC_NONE) pld__fail(PLD_EINVAL, file, line, op, "get has no .atomic");
     struct region r = p2p_region(file, line, op, dst, kw.src, &kw);
     int64_t total = plan_chunks(file, line, op, &r, dst.dtype, &kw, &n, &chunk, &last);
     staged_copy(file, line, op, peer, me, 0, n, chunk, last, kw.pipeline);

@@ -45,8 +45,7 @@ int pld_config_set_devices(pld_config *cfg, const char *list)
     const char *p = list;
     static char seen[PLD_MAX_RANKS * 64];
     memset(seen, 0, sizeof seen);
-    if (!list || !*list)
-        return pld__config_error(PLD_EUSAGE, "-d/--device: empty device list");
+    if (!list || !*list) return pld__config_error(PLD_EUSAGE, "-d/--device: empty device list");
     while (*p) {
         char *end;
         errno = 0;
@@ -65,16 +64,14 @@ int pld_config_set_devices(pld_config *cfg, const char *list)
                                          list);
         }
         if (b >= (long)sizeof seen)
-            return pld__config_error(PLD_EUSAGE, "-d/--device '%s': id %ld is too large", list,
-                                     b);
+            return pld__config_error(PLD_EUSAGE, "-d/--device '%s': id %ld is too large", list, b);
         for (long id = a; id <= b; id++) {
             if (n == PLD_MAX_RANKS)
-                return pld__config_error(PLD_EUSAGE,
-                                         "-d/--device '%s': more than %d devices", list,
+                return pld__config_error(PLD_EUSAGE, "-d/--device '%s': more than %d devices", list,
                                          PLD_MAX_RANKS);
             if (seen[id])
-                return pld__config_error(PLD_EUSAGE,
-                                         "-d/--device '%s': device %ld is listed twice", list, id);
+                return pld__config_error(PLD_EUSAGE, "-d/--device '%s': device %ld is listed twice",
+                                         list, id);
             seen[id] = 1;
             cfg->device_ids[n++] = (int)id;
         }
@@ -117,23 +114,18 @@ int pld_parse_args(pld_config *cfg, int *argc, char **argv)
     for (int i = 1; i < *argc && !rc; i++) {
         const char *v = NULL;
         if (flag_value(*argc, argv, &i, "--platform", "-p", &v, &rc)) {
-            if (!rc)
-                cfg->platform = v;
+            if (!rc) cfg->platform = v;
         } else if (flag_value(*argc, argv, &i, "--device", "-d", &v, &rc)) {
-            if (!rc)
-                rc = pld_config_set_devices(cfg, v);
+            if (!rc) rc = pld_config_set_devices(cfg, v);
         } else if (flag_value(*argc, argv, &i, "--backend", NULL, &v, &rc)) {
-            if (!rc)
-                cfg->backend = v;
+            if (!rc) cfg->backend = v;
         } else if (flag_value(*argc, argv, &i, "--trace", NULL, &v, &rc)) {
-            if (!rc)
-                cfg->trace = v;
+            if (!rc) cfg->trace = v;
         } else if (flag_value(*argc, argv, &i, "--network-model", NULL, &v, &rc)) {
             if (!rc && strcmp(v, "CM02") != 0 && strcmp(v, "LV08") != 0)
-                rc = pld__config_error(PLD_EUSAGE, "--network-model '%s': expected CM02 or LV08",
-                                       v);
-            if (!rc)
-                cfg->network_model = v;
+                rc =
+                    pld__config_error(PLD_EUSAGE, "--network-model '%s': expected CM02 or LV08", v);
+            if (!rc) cfg->network_model = v;
         } else if (flag_value(*argc, argv, &i, "--seed", NULL, &v, &rc)) {
             char *end;
             errno = 0;
@@ -150,8 +142,7 @@ int pld_parse_args(pld_config *cfg, int *argc, char **argv)
             argv[out++] = argv[i];
         }
     }
-    if (rc)
-        return rc;
+    if (rc) return rc;
     *argc = out;
     argv[out] = NULL;
     return help;
@@ -160,8 +151,7 @@ int pld_parse_args(pld_config *cfg, int *argc, char **argv)
 static const struct pld_backend *find_backend(const char *name)
 {
     for (int i = 0; pld__backends[i]; i++)
-        if (strcmp(pld__backends[i]->name, name) == 0)
-            return pld__backends[i];
+        if (strcmp(pld__backends[i]->name, name) == 0) return pld__backends[i];
     return NULL;
 }
 
@@ -205,8 +195,7 @@ int pld__run(const pld_config *cfg, pld__host_fn host, const void *args)
     R.be = be;
     R.P = cfg->ndevices;
     R.ranks = calloc((size_t)R.P, sizeof *R.ranks);
-    if (!R.ranks)
-        return pld__config_error(PLD_ENOMEM, "out of memory for %d ranks", R.P);
+    if (!R.ranks) return pld__config_error(PLD_ENOMEM, "out of memory for %d ranks", R.P);
     snprintf(R.platform_desc, sizeof R.platform_desc, "%s", cfg->platform);
     pld__dynamic_reset();
     if (cfg->trace && (rc = pld__trace_open(&R, cfg->trace))) {
@@ -217,8 +206,7 @@ int pld__run(const pld_config *cfg, pld__host_fn host, const void *args)
     rc = be->run(&R, host, args);
     if (R.trace) {
         int trc = pld__trace_close(&R);
-        if (!rc)
-            rc = trc;
+        if (!rc) rc = trc;
     }
     last_stats = (pld_run_stats){.time_s = R.end_time, .bytes_moved = R.bytes_moved, .nranks = R.P};
     if (cfg->summary && (rc == 0 || rc == PLD_EDEADLOCK || R.end_time > 0)) {
@@ -228,8 +216,7 @@ int pld__run(const pld_config *cfg, pld__host_fn host, const void *args)
                R.platform_desc, R.P, R.end_time * 1e6, moved, rc ? " (failed)" : "");
         fflush(stdout);
     }
-    for (int r = 0; r < R.P; r++)
-        pld__ub_release_all(&R.ranks[r]);
+    for (int r = 0; r < R.P; r++) pld__ub_release_all(&R.ranks[r]);
     pld__windows_free(&R);
     free(R.ranks);
     pld__R = NULL;

@@ -1,8 +1,8 @@
 /* signal.c: notify and wait on INT32 signal cells (release/acquire). */
 #include "backend.h"
 
-static void check_signal(const char *file, int line, const char *op, const char *what,
-                         pl_tensor t, pl_shape offsets)
+static void check_signal(const char *file, int line, const char *op, const char *what, pl_tensor t,
+                         pl_shape offsets)
 {
     if (t.dtype == 0)
         pld__fail(PLD_EINVAL, file, line, op, "%s is not a tensor (uninitialised?)", what);
@@ -22,8 +22,7 @@ static void check_signal(const char *file, int line, const char *op, const char 
 static int64_t cell_offset(pl_tensor t, pl_shape offsets)
 {
     int64_t flat = 0;
-    for (int i = 0; i < t.shape.ndim; i++)
-        flat = flat * t.shape.dim[i] + offsets.dim[i];
+    for (int i = 0; i < t.shape.ndim; i++) flat = flat * t.shape.dim[i] + offsets.dim[i];
     return flat * 4;
 }
 
@@ -46,8 +45,8 @@ void pld__notify(const char *file, int line, pld_dtensor target, struct pld_noti
         pld__fail(PLD_EINVAL, file, line, op,
                   ".op is %d; expected PLD_NOTIFY_ATOMIC_ADD or PLD_NOTIFY_SET", (int)kw.op);
     if (kw.peer < 0 || kw.peer >= P)
-        pld__fail(PLD_EINVAL, file, line, op, "peer %lld out of range [0, %d)",
-                  (long long)kw.peer, P);
+        pld__fail(PLD_EINVAL, file, line, op, "peer %lld out of range [0, %d)", (long long)kw.peer,
+                  P);
     if (kw.value < INT32_MIN || kw.value > INT32_MAX)
         pld__fail(PLD_EINVAL, file, line, op, "value %lld does not fit in INT32",
                   (long long)kw.value);

@@ -17,8 +17,7 @@ void pld__ub_enter(struct pld__rank *rk)
 
 void pld__ub_exit(struct pld__rank *rk)
 {
-    for (int i = 0; i < rk->ub_nblocks; i++)
-        free(rk->ub_blocks[i]);
+    for (int i = 0; i < rk->ub_nblocks; i++) free(rk->ub_blocks[i]);
     rk->ub_nblocks = 0;
     rk->ub_used = 0;
     rk->epoch = next_epoch++; /* tiles of the finished kernel are now stale */
@@ -47,15 +46,13 @@ pl_tile pld__tile_alloc(const char *file, int line, const char *op, pl_dtype dt,
     if (rk->ub_nblocks == rk->ub_cap) {
         int cap = rk->ub_cap ? 2 * rk->ub_cap : 16;
         void **nb = realloc(rk->ub_blocks, (size_t)cap * sizeof *nb);
-        if (!nb)
-            pld__fail(PLD_ENOMEM, file, line, op, "out of memory");
+        if (!nb) pld__fail(PLD_ENOMEM, file, line, op, "out of memory");
         rk->ub_blocks = nb;
         rk->ub_cap = cap;
     }
     pl_tile t = {.dtype = dt, .shape = shape, .epoch = rk->epoch};
     t.data = calloc(1, bytes ? bytes : 1);
-    if (!t.data)
-        pld__fail(PLD_ENOMEM, file, line, op, "out of memory");
+    if (!t.data) pld__fail(PLD_ENOMEM, file, line, op, "out of memory");
     rk->ub_blocks[rk->ub_nblocks++] = t.data;
     rk->ub_used += bytes;
     return t;
@@ -79,8 +76,7 @@ static void check_gm(const char *file, int line, const char *op, const char *wha
         pld__fail(PLD_EINVAL, file, line, op, "%s is not a tensor (uninitialised?)", what);
 }
 
-static void check_row_align(const char *file, int line, const char *op, pl_shape shape,
-                            pl_dtype dt)
+static void check_row_align(const char *file, int line, const char *op, pl_shape shape, pl_dtype dt)
 {
     char a[64];
     size_t row = (size_t)shape.dim[shape.ndim - 1] * pl_dtype_size(dt);
@@ -94,8 +90,7 @@ static void check_row_align(const char *file, int line, const char *op, pl_shape
 static int64_t flat_offset_bytes(pl_tensor t, pl_shape offsets)
 {
     int64_t flat = 0;
-    for (int i = 0; i < t.shape.ndim; i++)
-        flat = flat * t.shape.dim[i] + offsets.dim[i];
+    for (int i = 0; i < t.shape.ndim; i++) flat = flat * t.shape.dim[i] + offsets.dim[i];
     return flat * (int64_t)pl_dtype_size(t.dtype);
 }
 
@@ -129,10 +124,11 @@ pl_tensor pl__store(const char *file, int line, pl_tile tile, pl_shape offsets, 
     check_gm(file, line, "pl_store", "destination", t);
     if (tile.dtype != t.dtype)
         pld__fail(PLD_EINVAL, file, line, "pl_store",
-                  "dtype mismatch: tile is %s but destination '%s' is %s", pl_dtype_name(tile.dtype),
-                  t.name, pl_dtype_name(t.dtype));
+                  "dtype mismatch: tile is %s but destination '%s' is %s",
+                  pl_dtype_name(tile.dtype), t.name, pl_dtype_name(t.dtype));
     if (kw.atomic != PL_ATOMIC_NONE && kw.atomic != PL_ATOMIC_ADD)
-        pld__fail(PLD_EINVAL, file, line, "pl_store", "atomic must be PL_ATOMIC_NONE or PL_ATOMIC_ADD");
+        pld__fail(PLD_EINVAL, file, line, "pl_store",
+                  "atomic must be PL_ATOMIC_NONE or PL_ATOMIC_ADD");
     if (kw.atomic == PL_ATOMIC_ADD && t.dtype == PL_INT64)
         pld__fail(PLD_EINVAL, file, line, "pl_store", "atomic Add does not support INT64");
     pld__check_region(file, line, "pl_store", "destination", t, offsets, tile.shape);
@@ -158,8 +154,7 @@ static pl_tile binop_tt(const char *file, int line, const char *op, enum binop k
         pld__fail(PLD_EINVAL, file, line, op, "dtype mismatch: %s vs %s", pl_dtype_name(a.dtype),
                   pl_dtype_name(b.dtype));
     int same = a.shape.ndim == b.shape.ndim;
-    for (int i = 0; same && i < a.shape.ndim; i++)
-        same = a.shape.dim[i] == b.shape.dim[i];
+    for (int i = 0; same && i < a.shape.ndim; i++) same = a.shape.dim[i] == b.shape.dim[i];
     if (!same)
         pld__fail(PLD_EINVAL, file, line, op, "shape mismatch: %s vs %s",
                   pld__shape_str(a.shape, sa, sizeof sa), pld__shape_str(b.shape, sb, sizeof sb));

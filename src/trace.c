@@ -22,8 +22,7 @@ double pld__now(void)
 int pld__trace_open(struct pld__run *R, const char *path)
 {
     struct pld__trace *t = calloc(1, sizeof *t);
-    if (!t)
-        return PLD_ENOMEM;
+    if (!t) return PLD_ENOMEM;
     t->f = fopen(path, "w");
     if (!t->f) {
         int e = errno;
@@ -38,13 +37,11 @@ int pld__trace_open(struct pld__run *R, const char *path)
 void pld__trace_add(const struct pld__event *e)
 {
     struct pld__trace *t = pld__R ? pld__R->trace : NULL;
-    if (!t)
-        return;
+    if (!t) return;
     if (t->n == t->cap) {
         size_t cap = t->cap ? 2 * t->cap : 1024;
         struct pld__event *ne = realloc(t->ev, cap * sizeof *ne);
-        if (!ne)
-            return; /* a trace is best effort; the run itself goes on */
+        if (!ne) return; /* a trace is best effort; the run itself goes on */
         t->ev = ne;
         t->cap = cap;
     }
@@ -62,8 +59,7 @@ static const char *base_name(const char *path)
 void pld__trace_op(const char *op, double t0, int peer, const pl_tensor *t, int64_t elem_off,
                    int64_t bytes, int64_t value, const char *file, int line)
 {
-    if (!pld__R || !pld__R->trace)
-        return;
+    if (!pld__R || !pld__R->trace) return;
     struct pld__event e = {
         .t0 = t0,
         .t1 = pld__now(),
@@ -91,10 +87,8 @@ void pld__trace_op(const char *op, double t0, int peer, const pl_tensor *t, int6
 static int cmp_event(const void *pa, const void *pb)
 {
     const struct pld__event *a = pa, *b = pb;
-    if (a->t0 != b->t0)
-        return a->t0 < b->t0 ? -1 : 1;
-    if (a->rank != b->rank)
-        return a->rank < b->rank ? -1 : 1;
+    if (a->t0 != b->t0) return a->t0 < b->t0 ? -1 : 1;
+    if (a->rank != b->rank) return a->rank < b->rank ? -1 : 1;
     return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
@@ -102,8 +96,7 @@ int pld__trace_close(struct pld__run *R)
 {
     struct pld__trace *t = R->trace;
     int rc = 0;
-    if (!t)
-        return 0;
+    if (!t) return 0;
     qsort(t->ev, t->n, sizeof *t->ev, cmp_event);
     fprintf(t->f, "# pldsim text trace v1: platform %s, P=%d\n", R->platform_desc, R->P);
     fprintf(t->f, "# %12s %14s %-5s %-16s %-5s %-12s %8s %8s %6s %s\n", "start_ns", "end_ns",
@@ -135,8 +128,7 @@ int pld__trace_close(struct pld__run *R)
                 e->t1 * 1e9, rank, e->op, peer, e->where ? e->where : "-", off, bytes, value,
                 base_name(e->file), e->line);
     }
-    if (fclose(t->f) != 0)
-        rc = pld__config_error(PLD_EIO, "cannot write trace file %s", t->path);
+    if (fclose(t->f) != 0) rc = pld__config_error(PLD_EIO, "cannot write trace file %s", t->path);
     free(t->ev);
     free(t->path);
     free(t);

@@ -15,14 +15,11 @@ struct unit {
 static int parse_with(const char *s, const struct unit *units, int unit_required, double *out)
 {
     char *end;
-    if (!s || !*s)
-        return -1;
+    if (!s || !*s) return -1;
     double v = strtod(s, &end);
-    if (end == s || v < 0 || v != v)
-        return -1;
+    if (end == s || v < 0 || v != v) return -1;
     if (*end == '\0') {
-        if (unit_required)
-            return -1;
+        if (unit_required) return -1;
         *out = v;
         return 0;
     }
@@ -34,18 +31,37 @@ static int parse_with(const char *s, const struct unit *units, int unit_required
     return -1;
 }
 
-#define MUL(name, f) {name, f, 0}
-#define DIV(name, d) {name, 0, d}
-#define END {NULL, 0, 0}
+#define MUL(name, f)                                                                               \
+    {                                                                                              \
+        name, f, 0                                                                                 \
+    }
+#define DIV(name, d)                                                                               \
+    {                                                                                              \
+        name, 0, d                                                                                 \
+    }
+#define END                                                                                        \
+    {                                                                                              \
+        NULL, 0, 0                                                                                 \
+    }
 
 int pld__parse_bandwidth(const char *s, double *out)
 {
     static const struct unit u[] = {
-        MUL("Bps", 1),       MUL("kBps", 1e3),         MUL("KBps", 1e3),
-        MUL("MBps", 1e6),    MUL("GBps", 1e9),         MUL("TBps", 1e12),
-        MUL("KiBps", 1024.0), MUL("MiBps", 1048576.0), MUL("GiBps", 1073741824.0),
-        DIV("bps", 8),       MUL("Kbps", 125.0),       MUL("kbps", 125.0),
-        MUL("Mbps", 1.25e5), MUL("Gbps", 1.25e8),      MUL("Tbps", 1.25e11),
+        MUL("Bps", 1),
+        MUL("kBps", 1e3),
+        MUL("KBps", 1e3),
+        MUL("MBps", 1e6),
+        MUL("GBps", 1e9),
+        MUL("TBps", 1e12),
+        MUL("KiBps", 1024.0),
+        MUL("MiBps", 1048576.0),
+        MUL("GiBps", 1073741824.0),
+        DIV("bps", 8),
+        MUL("Kbps", 125.0),
+        MUL("kbps", 125.0),
+        MUL("Mbps", 1.25e5),
+        MUL("Gbps", 1.25e8),
+        MUL("Tbps", 1.25e11),
         END,
     };
     return parse_with(s, u, 0, out);
@@ -53,16 +69,17 @@ int pld__parse_bandwidth(const char *s, double *out)
 
 int pld__parse_time(const char *s, double *out)
 {
-    static const struct unit u[] = {MUL("s", 1),    DIV("ms", 1e3), DIV("us", 1e6),
+    static const struct unit u[] = {MUL("s", 1),    DIV("ms", 1e3),  DIV("us", 1e6),
                                     DIV("ns", 1e9), DIV("ps", 1e12), END};
     return parse_with(s, u, 0, out);
 }
 
 int pld__parse_size(const char *s, double *out)
 {
-    static const struct unit u[] = {MUL("B", 1),          MUL("kB", 1e3),           MUL("KB", 1e3),
-                                    MUL("MB", 1e6),       MUL("GB", 1e9),           MUL("KiB", 1024.0),
-                                    MUL("MiB", 1048576.0), MUL("GiB", 1073741824.0), END};
+    static const struct unit u[] = {
+        MUL("B", 1),           MUL("kB", 1e3),           MUL("KB", 1e3),
+        MUL("MB", 1e6),        MUL("GB", 1e9),           MUL("KiB", 1024.0),
+        MUL("MiB", 1048576.0), MUL("GiB", 1073741824.0), END};
     return parse_with(s, u, 0, out);
 }
 

@@ -49,8 +49,7 @@ pld_buffer pld__alloc_window_buffer(const char *file, int line, pld__alloc_arg w
     }
 
     struct pld__wbuf *b = calloc(1, sizeof *b);
-    if (!b)
-        pld__fail(PLD_ENOMEM, file, line, op, "out of memory");
+    if (!b) pld__fail(PLD_ENOMEM, file, line, op, "out of memory");
     b->id = R->nwbufs++;
     if (kw.name)
         snprintf(b->name, sizeof b->name, "%s", kw.name);
@@ -78,14 +77,11 @@ pld_dtensor pld__window(const char *file, int line, pld_buffer buf, pl_shape sha
 {
     static const char op[] = "pld_window";
     char a[64];
-    if (pld__self() == PLD__NOBODY)
-        pld__require_level(file, line, op, PLD__LVL_HOST);
-    if (!buf.buf)
-        pld__fail(PLD_EINVAL, file, line, op, "buffer is not allocated");
+    if (pld__self() == PLD__NOBODY) pld__require_level(file, line, op, PLD__LVL_HOST);
+    if (!buf.buf) pld__fail(PLD_EINVAL, file, line, op, "buffer is not allocated");
     if (pl_dtype_size(dtype) == 0)
         pld__fail(PLD_EINVAL, file, line, op, "invalid dtype %d", (int)dtype);
-    if (shape.ndim < 1)
-        pld__fail(PLD_EINVAL, file, line, op, "shape has no dims");
+    if (shape.ndim < 1) pld__fail(PLD_EINVAL, file, line, op, "shape has no dims");
     for (int i = 0; i < shape.ndim; i++)
         if (shape.dim[i] <= 0)
             pld__fail(PLD_EINVAL, file, line, op, "shape %s: dim %d must be > 0",
@@ -93,7 +89,7 @@ pld_dtensor pld__window(const char *file, int line, pld_buffer buf, pl_shape sha
     int64_t need = pl_shape_numel(shape) * (int64_t)pl_dtype_size(dtype);
     if (need > buf.buf->bytes)
         pld__fail(PLD_EINVAL, file, line, op,
-                  "a %s %s view needs %lld bytes but buffer '%s' has %lld", 
+                  "a %s %s view needs %lld bytes but buffer '%s' has %lld",
                   pld__shape_str(shape, a, sizeof a), pl_dtype_name(dtype), (long long)need,
                   buf.buf->name, (long long)buf.buf->bytes);
     pl_tensor t = {.dtype = dtype, .shape = shape, .name = buf.buf->name, .win = buf.buf};

@@ -76,8 +76,7 @@ int main(void)
     Suite *s = suite_create("determinism");
     TCase *tc = tcase_create("traces");
     tcase_set_timeout(tc, 60);
-    tcase_add_loop_test(tc, two_runs_give_identical_traces, 0,
-                        (int)(sizeof runs / sizeof runs[0]));
+    tcase_add_loop_test(tc, two_runs_give_identical_traces, 0, (int)(sizeof runs / sizeof runs[0]));
     tcase_add_test(tc, trace_lists_each_primitive);
     suite_add_tcase(s, tc);
     return run_suite(s);

@@ -27,12 +27,11 @@ END_TEST
 START_TEST(fp16_rounds_like_ieee_binary16)
 {
     pl_tensor t = pl_tensor_new(PL_SHAPE(8), PL_FP16, "h");
-    const double in[] = {1.0, 65504.0, 65520.0, 1.0 / 3.0, 5.960464477539063e-08, 1e-9, -2.5,
-                         2049.0};
-    const double want[] = {1.0, 65504.0, INFINITY, 0.333251953125, 5.960464477539063e-08, 0.0,
-                           -2.5, 2048.0 /* ties to even */};
-    for (int i = 0; i < 8; i++)
-        pl_tensor_set(t, i, in[i]);
+    const double in[] = {1.0,  65504.0, 65520.0, 1.0 / 3.0, 5.960464477539063e-08,
+                         1e-9, -2.5,    2049.0};
+    const double want[] = {1.0, 65504.0, INFINITY, 0.333251953125, 5.960464477539063e-08,
+                           0.0, -2.5,    2048.0 /* ties to even */};
+    for (int i = 0; i < 8; i++) pl_tensor_set(t, i, in[i]);
     for (int i = 0; i < 8; i++)
         ck_assert_msg(pl_tensor_get(t, i) == want[i], "fp16(%g) = %.17g, expected %.17g", in[i],
                       pl_tensor_get(t, i), want[i]);
@@ -169,9 +168,12 @@ static void ops_host(struct ops_args *a)
 START_TEST(local_ops_compute_what_they_say)
 {
     struct ops_args a = {
-        pl_tensor_new(PL_SHAPE(1, 16), PL_FP16, "x16"), pl_tensor_new(PL_SHAPE(1, 16), PL_FP16, "y16"),
-        pl_tensor_new(PL_SHAPE(1, 8), PL_INT32, "xi"),  pl_tensor_new(PL_SHAPE(1, 8), PL_INT32, "yi"),
-        pl_tensor_new(PL_SHAPE(1, 16), PL_FP16, "yf"),  pl_tensor_new(PL_SHAPE(4), PL_INT32, "cells"),
+        pl_tensor_new(PL_SHAPE(1, 16), PL_FP16, "x16"),
+        pl_tensor_new(PL_SHAPE(1, 16), PL_FP16, "y16"),
+        pl_tensor_new(PL_SHAPE(1, 8), PL_INT32, "xi"),
+        pl_tensor_new(PL_SHAPE(1, 8), PL_INT32, "yi"),
+        pl_tensor_new(PL_SHAPE(1, 16), PL_FP16, "yf"),
+        pl_tensor_new(PL_SHAPE(4), PL_INT32, "cells"),
         {0},
     };
     pl_fill_arange(a.x16, -4, 0.5);

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #define LAT 3e-6
-#define BW 25e9
+#define BW  25e9
 
 static const char two_dev_xml[] =
     "<?xml version='1.0'?>\n"
@@ -44,8 +44,7 @@ static void timed_kernel(const struct rank_args *a)
     /* Only the store needs a source tile: loading one for the other ops
      * would take UB that a 128 KiB remote_load needs. */
     pl_tile t = {0};
-    if (a->op == STORE)
-        t = pl_load(a->x, PL_IDX(0, 0), PL_SHAPE(1, a->elems));
+    if (a->op == STORE) t = pl_load(a->x, PL_IDX(0, 0), PL_SHAPE(1, a->elems));
     double t0 = pld_time();
     if (a->op == STORE)
         pld_tile_remote_store(t, a->data, .peer = a->peer, .offsets = PL_IDX(0, 0));
@@ -76,22 +75,24 @@ static void host(const struct host_args *h)
     pld_buffer d = pld_alloc_window_buffer(PL_SHAPE(1, h->elems), PL_FP32, .name = "data");
     pld_buffer s = pld_alloc_window_buffer(PL_SHAPE(1, 1), PL_INT32, .name = "sig");
     for (int r = 0; r < (h->both ? 2 : 1); r++) {
-        struct rank_args a = {h->x, pld_window(d, PL_SHAPE(1, h->elems), PL_FP32),
-                              pld_window(s, PL_SHAPE(1, 1), PL_INT32), h->elems, h->op, 1 - r};
+        struct rank_args a = {h->x,
+                              pld_window(d, PL_SHAPE(1, h->elems), PL_FP32),
+                              pld_window(s, PL_SHAPE(1, 1), PL_INT32),
+                              h->elems,
+                              h->op,
+                              1 - r};
         pld_dispatch(r, per_device, a);
     }
 }
 
-static void run_one(const char *platform, const char *devices, int64_t bytes, enum op op,
-                    int both)
+static void run_one(const char *platform, const char *devices, int64_t bytes, enum op op, int both)
 {
     pld_config cfg;
     pld_config_init(&cfg);
     cfg.platform = platform;
     cfg.summary = 0;
     ck_assert_int_eq(pld_config_set_devices(&cfg, devices), 0);
-    struct host_args h = {pl_tensor_new(PL_SHAPE(1, bytes / 4), PL_FP32, "x"), bytes / 4, op,
-                          both};
+    struct host_args h = {pl_tensor_new(PL_SHAPE(1, bytes / 4), PL_FP32, "x"), bytes / 4, op, both};
     measured[0] = measured[1] = -1;
     ck_assert_int_eq(pld_run(&cfg, host, &h), 0);
     pl_tensor_free(&h.x);
@@ -99,8 +100,9 @@ static void run_one(const char *platform, const char *devices, int64_t bytes, en
 
 static void assert_rel(double got, double want)
 {
-    ck_assert_msg(fabs(got - want) <= 1e-9 * want, "simulated %.15g s, closed form %.15g s (rel %g)",
-                  got, want, fabs(got - want) / want);
+    ck_assert_msg(fabs(got - want) <= 1e-9 * want,
+                  "simulated %.15g s, closed form %.15g s (rel %g)", got, want,
+                  fabs(got - want) / want);
 }
 
 static const int64_t sizes[] = {256, 4096, 65536, 131072};

@@ -7,21 +7,21 @@
 
 /* What a step accepts beyond the common flags. */
 struct tut_spec {
-    const char *name;          /* "01_hello_rank" */
-    const char *summary;       /* one line for --help */
-    const char *const *modes;  /* accepted --mode values, NULL-terminated, or NULL */
-    const char *default_mode;  /* when --mode is not given */
-    int use_builtin_flag;      /* accepts --use-builtin */
-    int exact_p;               /* > 0: needs exactly this many devices */
-    int min_p;                 /* otherwise at least this many */
-    int default_p;             /* device count when -d is not given */
+    const char *name;         /* "01_hello_rank" */
+    const char *summary;      /* one line for --help */
+    const char *const *modes; /* accepted --mode values, NULL-terminated, or NULL */
+    const char *default_mode; /* when --mode is not given */
+    int use_builtin_flag;     /* accepts --use-builtin */
+    int exact_p;              /* > 0: needs exactly this many devices */
+    int min_p;                /* otherwise at least this many */
+    int default_p;            /* device count when -d is not given */
 };
 
 struct tut {
     pld_config cfg;
     int P;
-    const char *mode;  /* the chosen --mode, or NULL */
-    int use_builtin;   /* --use-builtin was given */
+    const char *mode; /* the chosen --mode, or NULL */
+    int use_builtin;  /* --use-builtin was given */
 };
 
 /* Parses the common and the step's flags, applies the device-count rule,

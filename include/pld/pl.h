@@ -35,8 +35,8 @@ extern "C" {
  * flags it is silenced for this initialiser only. */
 #define PLD__KW(type, ...)                                                                         \
     (__extension__({                                                                               \
-        _Pragma("GCC diagnostic push")                                                             \
-            _Pragma("GCC diagnostic ignored \"-Woverride-init\"") type pld__kw_ = {__VA_ARGS__};   \
+        _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Woverride-init\"")       \
+            type pld__kw_ = {__VA_ARGS__};                                                         \
         _Pragma("GCC diagnostic pop") pld__kw_;                                                    \
     }))
 
@@ -77,7 +77,7 @@ typedef struct pl_shape {
 } pl_shape;
 
 #define PL__NARGS_(a, b, c, d, e, n, ...) n
-#define PL__NARGS(...) PL__NARGS_(__VA_ARGS__, PL_SHAPE_has_at_most_4_dims, 4, 3, 2, 1, 0)
+#define PL__NARGS(...)                    PL__NARGS_(__VA_ARGS__, PL_SHAPE_has_at_most_4_dims, 4, 3, 2, 1, 0)
 
 /* PL_SHAPE(2, 64): a shape literal.  More than 4 dims fails to compile. */
 #define PL_SHAPE(...) ((pl_shape){.ndim = PL__NARGS(__VA_ARGS__), .dim = {__VA_ARGS__}})
@@ -205,11 +205,9 @@ pl_tensor pl__store(const char *file, int line, pl_tile tile, pl_shape offsets, 
 /* Element-wise a+b on two tiles of the same shape and dtype, or a tile plus a
  * scalar broadcast to every element.  Returns a new tile; charges vector time.
  * Arithmetic is exact for integer dtypes and done in float for FP16/BF16. */
-#define pl_add(a, b)                                                                               \
-    _Generic((b), pl_tile: pl__add_tt, default: pl__add_ts)(PLD__SRC, (a), (b))
+#define pl_add(a, b) _Generic((b), pl_tile : pl__add_tt, default : pl__add_ts)(PLD__SRC, (a), (b))
 /* Element-wise a*b, tile x tile or tile x scalar, as pl_add. */
-#define pl_mul(a, b)                                                                               \
-    _Generic((b), pl_tile: pl__mul_tt, default: pl__mul_ts)(PLD__SRC, (a), (b))
+#define pl_mul(a, b) _Generic((b), pl_tile : pl__mul_tt, default : pl__mul_ts)(PLD__SRC, (a), (b))
 pl_tile pl__add_tt(const char *file, int line, pl_tile a, pl_tile b);
 pl_tile pl__add_ts(const char *file, int line, pl_tile a, double b);
 pl_tile pl__mul_tt(const char *file, int line, pl_tile a, pl_tile b);
@@ -218,7 +216,7 @@ pl_tile pl__mul_ts(const char *file, int line, pl_tile a, double b);
 /* pl_read(t, idx): one element of global memory, as a double (exact for every
  * dtype up to 2^53).  pl_write(t, idx, v) stores v converted to t's dtype.
  * Kernel-level ops; charge one GM access.  Errors: out of bounds. */
-#define pl_read(t, idx) pl__read(PLD__SRC, (t), (idx))
+#define pl_read(t, idx)     pl__read(PLD__SRC, (t), (idx))
 #define pl_write(t, idx, v) pl__write(PLD__SRC, (t), (idx), (double)(v))
 double pl__read(const char *file, int line, pl_tensor t, pl_shape idx);
 void pl__write(const char *file, int line, pl_tensor t, pl_shape idx, double v);

@@ -78,8 +78,9 @@ struct pld_alloc_kw {
  * form takes BYTES: pld_alloc_window_buffer(nr) is nr bytes, not nr ints. */
 #define pld_alloc_window_buffer(first, ...)                                                        \
     pld__alloc_window_buffer(PLD__SRC,                                                             \
-                             _Generic((first), pl_shape: pld__alloc_shape_arg,                     \
-                                      default: pld__alloc_bytes_arg)(first),                       \
+                             _Generic((first), pl_shape                                            \
+                                      : pld__alloc_shape_arg, default                              \
+                                      : pld__alloc_bytes_arg)(first),                              \
                              PLD__KW(struct pld_alloc_kw, __VA_ARGS__))
 typedef struct pld__alloc_arg {
     int is_shape;
@@ -94,8 +95,7 @@ pld_buffer pld__alloc_window_buffer(const char *file, int line, pld__alloc_arg w
 /* A typed per-rank view of `buf` (upstream pld.window).  The view must fit
  * in the buffer (an error otherwise, which upstream does not check). */
 #define pld_window(buf, shape, dtype) pld__window(PLD__SRC, (buf), (shape), (dtype))
-pld_dtensor pld__window(const char *file, int line, pld_buffer buf, pl_shape shape,
-                        pl_dtype dtype);
+pld_dtensor pld__window(const char *file, int line, pld_buffer buf, pl_shape shape, pl_dtype dtype);
 
 /* ------------------------------------------------------------------ */
 /* Signals                                                             */
@@ -124,9 +124,9 @@ struct pld_notify_kw {
  * returns (release/acquire).  Kernel only.  Errors: missing keyword, peer out
  * of range, target not INT32, offsets out of bounds, value outside INT32. */
 #define pld_system_notify(target, ...)                                                             \
-    pld__notify(PLD__SRC, (target),                                                                \
-                PLD__KW(struct pld_notify_kw, .peer = PLD__MISSING, .value = PLD__MISSING,         \
-                        __VA_ARGS__))
+    pld__notify(                                                                                   \
+        PLD__SRC, (target),                                                                        \
+        PLD__KW(struct pld_notify_kw, .peer = PLD__MISSING, .value = PLD__MISSING, __VA_ARGS__))
 void pld__notify(const char *file, int line, pld_dtensor target, struct pld_notify_kw kw);
 
 struct pld_wait_kw {
@@ -139,7 +139,8 @@ struct pld_wait_kw {
  * be satisfied ends the run with a deadlock report.  Errors: missing
  * keyword, signal not INT32, offsets out of bounds. */
 #define pld_system_wait(signal, ...)                                                               \
-    pld__wait(PLD__SRC, (signal), PLD__KW(struct pld_wait_kw, .expected = PLD__MISSING, __VA_ARGS__))
+    pld__wait(PLD__SRC, (signal),                                                                  \
+              PLD__KW(struct pld_wait_kw, .expected = PLD__MISSING, __VA_ARGS__))
 void pld__wait(const char *file, int line, pld_dtensor signal, struct pld_wait_kw kw);
 
 /* ------------------------------------------------------------------ */
@@ -180,15 +181,15 @@ void pld__remote_store(const char *file, int line, pl_tile tile, pld_dtensor tar
 
 struct pld_p2p_kw {
     int64_t peer;
-    pl_tensor src; /* put: local source (window view or host tensor); get: the window view
-                      to pull from the peer */
-    pl_shape dst_offsets;  /* region form: all three of these, or none */
+    pl_tensor src;        /* put: local source (window view or host tensor); get: the window view
+                             to pull from the peer */
+    pl_shape dst_offsets; /* region form: all three of these, or none */
     pl_shape src_offsets;
     pl_shape shape;
-    pl_atomic atomic;      /* put only */
-    int64_t chunk_rows;    /* staging tile rows, 0 = whole region */
-    int64_t chunk_cols;    /* staging tile columns, 0 = whole region */
-    int pipeline;          /* double-buffer the staging tile; needs both chunks */
+    pl_atomic atomic;   /* put only */
+    int64_t chunk_rows; /* staging tile rows, 0 = whole region */
+    int64_t chunk_cols; /* staging tile columns, 0 = whole region */
+    int pipeline;       /* double-buffer the staging tile; needs both chunks */
 };
 /* pld_tensor_put(dst, .peer, .src[, .dst_offsets, .src_offsets, .shape]
  *                [, .atomic, .chunk_rows, .chunk_cols, .pipeline]):

@@ -46,8 +46,8 @@ int pld_exit_code(int rc);
 /* Everything a run needs to know, filled by pld_config_init() and then by
  * pld_parse_args() or by hand. */
 typedef struct pld_config {
-    const char *platform; /* model name (a2a3sim, a2a3, ...) or FILE.xml */
-    int ndevices;         /* P: the length of device_ids */
+    const char *platform;          /* model name (a2a3sim, a2a3, ...) or FILE.xml */
+    int ndevices;                  /* P: the length of device_ids */
     int device_ids[PLD_MAX_RANKS]; /* rank r runs on device device_ids[r] */
     const char *backend;           /* "sim" (default; PLD_BACKEND overrides) */
     const char *trace;             /* text trace file, or NULL */
@@ -95,7 +95,7 @@ double pld_time(void);
 
 /* Facts about the run that just finished (valid after pld_run returns). */
 typedef struct pld_run_stats {
-    double time_s;       /* simulated (sim) or wall (hardware) seconds */
+    double time_s;        /* simulated (sim) or wall (hardware) seconds */
     uint64_t bytes_moved; /* bytes carried between ranks by RMA and signals */
     int nranks;
 } pld_run_stats;
