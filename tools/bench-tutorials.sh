@@ -1,0 +1,63 @@
+#!/bin/sh
+# bench-tutorials.sh DIR [REPEATS]: wall time of every tutorial step and mode
+# at every P it supports (median of REPEATS runs, default 5), plus step 07 at
+# P = 64 and 1024 for scale.  Fails if any median of the supported runs
+# exceeds the 1 s budget.  Wall time on a shared machine is noisy, so this is
+# a benchmark (make bench), not part of make check.
+set -u
+dir=${1:-tutorials}
+reps=${2:-5}
+budget_ms=1000
+over=0
+
+now_ns() { date +%s%N; }
+
+median_ms() { # cmd...: prints the median wall time in ms of $reps runs
+    i=0
+    times=""
+    while [ $i -lt "$reps" ]; do
+        t0=$(now_ns)
+        "$@" >/dev/null 2>&1 || { echo "FAILED: $*" >&2; return 1; }
+        t1=$(now_ns)
+        times="$times $(((t1 - t0) / 1000000))"
+        i=$((i + 1))
+    done
+    printf '%s\n' $times | sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'
+}
+
+bench() { # budget(1|0) label cmd...
+    check=$1
+    label=$2
+    shift 2
+    ms=$(median_ms "$@") || { over=$((over + 1)); return; }
+    flag=""
+    if [ "$check" = 1 ] && [ "$ms" -gt $budget_ms ]; then
+        flag="  OVER BUDGET"
+        over=$((over + 1))
+    fi
+    printf '%-44s %8s ms%s\n' "$label" "$ms" "$flag"
+}
+
+printf '%-44s %11s   (median of %s runs; budget %s ms)\n' run "wall" "$reps" "$budget_ms"
+bench 1 "01_hello_rank" "$dir/01_hello_rank"
+bench 1 "02_programming_model" "$dir/02_programming_model"
+bench 1 "03_window_buffer" "$dir/03_window_buffer"
+bench 1 "04_barrier" "$dir/04_barrier"
+bench 1 "04_barrier --use-builtin" "$dir/04_barrier" --use-builtin
+bench 1 "05_remote_load_store --mode load" "$dir/05_remote_load_store" --mode load
+bench 1 "05_remote_load_store --mode store" "$dir/05_remote_load_store" --mode store
+bench 1 "06_put_get --mode put" "$dir/06_put_get" --mode put
+bench 1 "06_put_get --mode get" "$dir/06_put_get" --mode get
+for p in 2 3 4 8; do
+    for m in put get; do
+        bench 1 "07_dynamic_rank_count -d 0-$((p - 1)) --mode $m" \
+            "$dir/07_dynamic_rank_count" -d "0-$((p - 1))" --mode "$m"
+    done
+done
+bench 0 "07_dynamic_rank_count -d 0-63 (scale)" "$dir/07_dynamic_rank_count" -d 0-63
+bench 0 "07_dynamic_rank_count -d 0-1023 (scale)" "$dir/07_dynamic_rank_count" -d 0-1023
+if [ $over -gt 0 ]; then
+    echo "$over run(s) over the ${budget_ms} ms budget or failed"
+    exit 1
+fi
+echo "every supported run is within ${budget_ms} ms"
