@@ -155,6 +155,26 @@ static void on_deadlock(void)
     pld__report_deadlock(S.R);
 }
 
+/* Frees what sim_run allocated, including tasks a failed run left queued. */
+static void sim_release(void)
+{
+    for (int r = 0; S.rk && r < S.R->P; r++) {
+        for (struct pld__task *t = S.rk[r].head, *n; t; t = n) {
+            n = t->next;
+            free(t->args);
+            free(t);
+        }
+        if (S.rk[r].cond)
+            sg_cond_destroy(S.rk[r].cond);
+        if (S.rk[r].mtx)
+            sg_mutex_destroy(S.rk[r].mtx);
+    }
+    free(S.hosts);
+    free(S.rk);
+    free(S.route_ok);
+    S.R = NULL;
+}
+
 static int sim_run(struct pld__run *R, pld__host_fn host, const void *args)
 {
     int argc = 1, rc;
@@ -216,17 +236,7 @@ static int sim_run(struct pld__run *R, pld__host_fn host, const void *args)
                 rc = PLD_EDEADLOCK;
                 break;
             }
-    for (int r = 0; r < R->P; r++) {
-        for (struct pld__task *t = S.rk[r].head, *n; t; t = n) {
-            n = t->next;
-            free(t->args);
-            free(t);
-        }
-    }
-    free(S.hosts);
-    free(S.rk);
-    free(S.route_ok);
-    S.R = NULL;
+    sim_release();
     return rc;
 }
 

@@ -55,10 +55,10 @@ int pld__model_parse(const char *text, const char *origin, struct pld__model *m)
     memset(m, 0, sizeof *m);
     m->node_size = 8;
     m->max_devices = PLD_MAX_RANKS;
-    char *copy = strdup(text), *save = NULL;
+    char *copy = strdup(text);
     int lineno = 0, rc = 0;
     if (!copy) return PLD_ENOMEM;
-    /* strtok_r skips empty lines, so count them by hand */
+    /* split by hand: strtok would skip empty lines and miscount them */
     for (char *p = copy; p && *p;) {
         char *nl = strchr(p, '\n');
         if (nl) *nl = '\0';
@@ -110,7 +110,6 @@ int pld__model_parse(const char *text, const char *origin, struct pld__model *m)
             break;
         }
     }
-    (void)save;
     free(copy);
     if (rc) return rc;
     if (m->link_bw <= 0 || m->dev.hbm_bw <= 0 || m->dev.vector_rate <= 0 ||

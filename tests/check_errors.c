@@ -133,6 +133,7 @@ static char *run_misuse(enum misuse what, int *code)
     capture_stderr_begin();
     int rc = pld_run(&cfg, host, &h);
     char *err = capture_stderr_end();
+    pl_tensor_free(&h.x);
     *code = pld_exit_code(rc);
     return err;
 }
@@ -269,44 +270,42 @@ START_TEST(missing_platform_file)
 }
 END_TEST
 
+/* Runs `step` on a platform file holding `text`; expects exit 2 and `msg`. */
+static void expect_platform_error(const char *suffix, const char *text, const char *step,
+                                  const char *msg)
+{
+    char cmd[4096], *path = write_temp(suffix, text);
+    snprintf(cmd, sizeof cmd, "%s -p %s --no-summary", tutorial(step), path);
+    expect_cli(cmd, 2, msg);
+    unlink(path);
+    free(path);
+}
+
 START_TEST(malformed_platform_file)
 {
-    char cmd[4096], *xml = write_temp(".xml", malformed_xml);
-    snprintf(cmd, sizeof cmd, "%s -p %s", tutorial("01_hello_rank"), xml);
-    expect_cli(cmd, 2, "malformed platform file");
-    unlink(xml);
-    free(xml);
+    expect_platform_error(".xml", malformed_xml, "01_hello_rank", "malformed platform file");
 }
 END_TEST
 
 START_TEST(platform_with_a_bad_property)
 {
-    char cmd[4096], *xml = write_temp(".xml", bad_prop_xml);
-    snprintf(cmd, sizeof cmd, "%s -p %s", tutorial("01_hello_rank"), xml);
-    expect_cli(cmd, 2, "host dev0: <prop id=\"hbm_bw\" value=\"fast\"/> is not a valid value");
-    unlink(xml);
-    free(xml);
+    expect_platform_error(".xml", bad_prop_xml, "01_hello_rank",
+                          "host dev0: <prop id=\"hbm_bw\" value=\"fast\"/> is not a valid value");
 }
 END_TEST
 
 START_TEST(platform_without_a_route)
 {
-    char cmd[4096], *xml = write_temp(".xml", no_route_xml);
-    snprintf(cmd, sizeof cmd, "%s -p %s --no-summary", tutorial("05_remote_load_store"), xml);
-    expect_cli(cmd, 2, "has no route from dev0 (rank 0) to dev1 (rank 1)");
-    unlink(xml);
-    free(xml);
+    expect_platform_error(".xml", no_route_xml, "05_remote_load_store",
+                          "has no route from dev0 (rank 0) to dev1 (rank 1)");
 }
 END_TEST
 
 START_TEST(more_ranks_than_the_platform_holds)
 {
-    char cmd[4096], *xml = write_temp(".xml", valid_one_device_xml);
-    snprintf(cmd, sizeof cmd, "%s -p %s", tutorial("01_hello_rank"), xml);
-    expect_cli(cmd, 2, "has no host 'dev1' for rank 1: it holds 1 devices (dev0..dev0)");
-    unlink(xml);
-    free(xml);
-
+    expect_platform_error(".xml", valid_one_device_xml, "01_hello_rank",
+                          "has no host 'dev1' for rank 1: it holds 1 devices (dev0..dev0)");
+    char cmd[4096];
     snprintf(cmd, sizeof cmd, "%s -d 0,1,2000", tutorial("07_dynamic_rank_count"));
     expect_cli(cmd, 2, "model a2a3 holds at most 1024 devices (ids 0..1023); device id 2000");
 }
@@ -314,11 +313,8 @@ END_TEST
 
 START_TEST(malformed_model_file)
 {
-    char cmd[4096], *m = write_temp(".model", "name = broken\nlink_bw = fast\n");
-    snprintf(cmd, sizeof cmd, "%s -p %s", tutorial("01_hello_rank"), m);
-    expect_cli(cmd, 2, ":2: bad value 'fast' for 'link_bw'");
-    unlink(m);
-    free(m);
+    expect_platform_error(".model", "name = broken\nlink_bw = fast\n", "01_hello_rank",
+                          ":2: bad value 'fast' for 'link_bw'");
 }
 END_TEST
 

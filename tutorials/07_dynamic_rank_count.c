@@ -19,18 +19,7 @@ static void host(const struct host_args *h)
     pl_bind_shape(h->x, PL_SHAPE(NR, 1, PG_SIZE));
     pl_bind_shape(h->y, PL_SHAPE(NR, 1, PG_SIZE));
 
-    pld_buffer src_buf = pld_alloc_window_buffer(PL_SHAPE(1, PG_SIZE), PL_FP32, .name = "src");
-    pld_buffer dst_buf = pld_alloc_window_buffer(PL_SHAPE(1, PG_SIZE), PL_FP32, .name = "dst");
-    pld_buffer sig_buf = pld_alloc_window_buffer(PL_SHAPE(1, 1), PL_INT32, .name = "signal");
-    for (int r = 0; r < pld_world_size(); r++) {
-        struct pg_rank_args a = {pl_at(h->x, r),
-                                 pl_at(h->y, r),
-                                 pld_window(src_buf, PL_SHAPE(1, PG_SIZE), PL_FP32),
-                                 pld_window(dst_buf, PL_SHAPE(1, PG_SIZE), PL_FP32),
-                                 pld_window(sig_buf, PL_SHAPE(1, 1), PL_INT32),
-                                 h->get};
-        pld_dispatch(r, pg_per_device, a);
-    }
+    pg_dispatch_all(h->x, h->y, h->get);
 }
 
 int main(int argc, char **argv)

@@ -58,6 +58,24 @@ static inline void pg_per_device(const struct pg_rank_args *a)
         pl_incore(pg_put_kernel, a->x, a->y, a->src, a->dst, a->signal);
 }
 
+/* The host side shared by 06 and 07: one src, one dst and one signal cell
+ * per rank, whatever the rank count, then one dispatch per rank. */
+static inline void pg_dispatch_all(pl_tensor x, pl_tensor y, int get)
+{
+    pld_buffer src_buf = pld_alloc_window_buffer(PL_SHAPE(1, PG_SIZE), PL_FP32, .name = "src");
+    pld_buffer dst_buf = pld_alloc_window_buffer(PL_SHAPE(1, PG_SIZE), PL_FP32, .name = "dst");
+    pld_buffer sig_buf = pld_alloc_window_buffer(PL_SHAPE(1, 1), PL_INT32, .name = "signal");
+    for (int r = 0; r < pld_world_size(); r++) {
+        struct pg_rank_args a = {pl_at(x, r),
+                                 pl_at(y, r),
+                                 pld_window(src_buf, PL_SHAPE(1, PG_SIZE), PL_FP32),
+                                 pld_window(dst_buf, PL_SHAPE(1, PG_SIZE), PL_FP32),
+                                 pld_window(sig_buf, PL_SHAPE(1, 1), PL_INT32),
+                                 get};
+        pld_dispatch(r, pg_per_device, a);
+    }
+}
+
 /* Golden for both modes. */
 static inline int pg_check(pl_tensor x, pl_tensor y, int P, int get, char *why, size_t len)
 {
