@@ -53,6 +53,16 @@ struct pld__wait_info {
     const char *collective; /* set while inside a builtin collective */
 };
 
+/* One tile of the running kernel and the stamps of its first and last use:
+ * its live range, as a compiler's UB planner would see it. */
+struct pld__ub_block {
+    void *data;
+    size_t bytes;
+    uint64_t first, last;
+    const char *file;
+    int line;
+};
+
 /* Front-end state of one rank. */
 struct pld__rank {
     int device_id;
@@ -61,10 +71,10 @@ struct pld__rank {
     const char *kernel; /* running kernel, or NULL */
     const char *kernel_file;
     int kernel_line;
-    void **ub_blocks; /* tiles of the running kernel, freed at its exit */
+    struct pld__ub_block *ub_blocks; /* tiles of the running kernel, freed at its exit */
     int ub_nblocks, ub_cap;
-    size_t ub_used; /* bytes of UB the running kernel holds */
-    uint64_t epoch; /* bumps at every kernel entry and exit */
+    uint64_t ub_clock; /* stamps each tile use, in program order */
+    uint64_t epoch;    /* bumps at every kernel entry and exit */
     struct pld__wait_info wait;
     const char *collective; /* name of the builtin being executed, or NULL */
     uint64_t bytes_sent, bytes_received;
@@ -147,10 +157,13 @@ uint16_t pld__float_to_bf16(float f);
 /* Tiles: allocates `bytes` in the executing rank's UB arena (fails with the
  * kernel's name, the bytes asked and the limit on overflow). */
 pl_tile pld__tile_alloc(const char *file, int line, const char *op, pl_dtype dt, pl_shape shape);
-/* UB arena lifetime: a kernel's tiles are freed when it returns. */
+/* UB arena lifetime (ub.c): a kernel's tiles are freed when it returns, and
+ * then the most bytes of tiles that were live at once must fit in the UB. */
 void pld__ub_enter(struct pld__rank *rk);
 void pld__ub_exit(struct pld__rank *rk);
 void pld__ub_release_all(struct pld__rank *rk);
+/* Accounts a buffer that lives only during the current op (a staging tile). */
+void pld__ub_transient(const char *file, int line, const char *op, size_t bytes);
 /* Fails unless the tile belongs to the kernel now running on this rank. */
 void pld__check_tile(const char *file, int line, const char *op, const char *what, pl_tile t);
 

@@ -152,11 +152,12 @@ static int64_t plan_chunks(const char *file, int line, const char *op, struct re
     int64_t cr = kw->chunk_rows ? (kw->chunk_rows < rows ? kw->chunk_rows : rows) : rows;
     int64_t cc = kw->chunk_cols ? (kw->chunk_cols < cols ? kw->chunk_cols : cols) : cols;
     int64_t stage = cr * cc * es * (kw->pipeline ? 2 : 1);
-    if ((double)(rk->ub_used + (size_t)stage) > rk->dev.ub_usable_bytes)
+    if ((double)stage > rk->dev.ub_usable_bytes)
         pld__fail(PLD_EUBOVERFLOW, file, line, op,
-                  "UB overflow in kernel %s: the staging tile needs %lld bytes, %zu are in use, "
-                  "and the limit is %.0f; set .chunk_rows/.chunk_cols to stage smaller pieces",
-                  rk->kernel, (long long)stage, rk->ub_used, rk->dev.ub_usable_bytes);
+                  "UB overflow in kernel %s: the staging tile needs %lld bytes and the limit is "
+                  "%.0f; set .chunk_rows/.chunk_cols to stage smaller pieces",
+                  rk->kernel, (long long)stage, rk->dev.ub_usable_bytes);
+    pld__ub_transient(file, line, op, (size_t)stage);
     int64_t nr = (rows + cr - 1) / cr, nc = (cols + cc - 1) / cc;
     *nchunks = nr * nc;
     *chunk_bytes = cr * cc * es;

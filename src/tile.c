@@ -1,74 +1,10 @@
-/* tile.c: the per-kernel UB arena, tiles, and the local ops between global
- * memory and UB (pl_load, pl_store, pl_read, pl_write) and on tiles. */
+/* tile.c: the local ops between global memory and UB (pl_load, pl_store,
+ * pl_read, pl_write) and on tiles (pl_add, pl_mul). */
 #include "internal.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static uint64_t next_epoch = 1;
-
-void pld__ub_enter(struct pld__rank *rk)
-{
-    rk->epoch = next_epoch++;
-    rk->ub_used = 0;
-    rk->ub_nblocks = 0;
-}
-
-void pld__ub_exit(struct pld__rank *rk)
-{
-    for (int i = 0; i < rk->ub_nblocks; i++) free(rk->ub_blocks[i]);
-    rk->ub_nblocks = 0;
-    rk->ub_used = 0;
-    rk->epoch = next_epoch++; /* tiles of the finished kernel are now stale */
-}
-
-void pld__ub_release_all(struct pld__rank *rk)
-{
-    pld__ub_exit(rk);
-    free(rk->ub_blocks);
-    rk->ub_blocks = NULL;
-    rk->ub_cap = 0;
-}
-
-pl_tile pld__tile_alloc(const char *file, int line, const char *op, pl_dtype dt, pl_shape shape)
-{
-    struct pld__rank *rk = pld__kernel_rank(file, line, op);
-    size_t bytes = (size_t)pl_shape_numel(shape) * pl_dtype_size(dt);
-    char a[64];
-
-    if (rk->ub_used + bytes > (size_t)rk->dev.ub_usable_bytes)
-        pld__fail(PLD_EUBOVERFLOW, file, line, op,
-                  "UB overflow in kernel %s: a %s %s tile needs %zu bytes, %zu are in use, and "
-                  "the limit is %.0f bytes usable of %.0f",
-                  rk->kernel, pld__shape_str(shape, a, sizeof a), pl_dtype_name(dt), bytes,
-                  rk->ub_used, rk->dev.ub_usable_bytes, rk->dev.ub_bytes);
-    if (rk->ub_nblocks == rk->ub_cap) {
-        int cap = rk->ub_cap ? 2 * rk->ub_cap : 16;
-        void **nb = realloc(rk->ub_blocks, (size_t)cap * sizeof *nb);
-        if (!nb) pld__fail(PLD_ENOMEM, file, line, op, "out of memory");
-        rk->ub_blocks = nb;
-        rk->ub_cap = cap;
-    }
-    pl_tile t = {.dtype = dt, .shape = shape, .epoch = rk->epoch};
-    t.data = calloc(1, bytes ? bytes : 1);
-    if (!t.data) pld__fail(PLD_ENOMEM, file, line, op, "out of memory");
-    rk->ub_blocks[rk->ub_nblocks++] = t.data;
-    rk->ub_used += bytes;
-    return t;
-}
-
-void pld__check_tile(const char *file, int line, const char *op, const char *what, pl_tile t)
-{
-    struct pld__rank *rk = pld__kernel_rank(file, line, op);
-    if (t.data == NULL || t.dtype == 0)
-        pld__fail(PLD_EINVAL, file, line, op, "%s is not a tile (uninitialised?)", what);
-    if (t.epoch != rk->epoch)
-        pld__fail(PLD_EINVAL, file, line, op,
-                  "%s belongs to a kernel that has returned: tiles live in UB only while "
-                  "their kernel runs",
-                  what);
-}
 
 static void check_gm(const char *file, int line, const char *op, const char *what, pl_tensor t)
 {
@@ -159,6 +95,9 @@ static pl_tile binop_tt(const char *file, int line, const char *op, enum binop k
         pld__fail(PLD_EINVAL, file, line, op, "shape mismatch: %s vs %s",
                   pld__shape_str(a.shape, sa, sizeof sa), pld__shape_str(b.shape, sb, sizeof sb));
     pl_tile r = pld__tile_alloc(file, line, op, a.dtype, a.shape);
+    /* the operands are read while the result is written: all three are live */
+    pld__check_tile(file, line, op, "first operand", a);
+    pld__check_tile(file, line, op, "second operand", b);
     int64_t n = pl_shape_numel(a.shape);
     size_t es = pl_dtype_size(a.dtype);
     int is_int = a.dtype >= PL_INT8;
@@ -186,6 +125,7 @@ static pl_tile binop_ts(const char *file, int line, const char *op, enum binop k
     double t0 = pld__now();
     pld__check_tile(file, line, op, "tile operand", a);
     pl_tile r = pld__tile_alloc(file, line, op, a.dtype, a.shape);
+    pld__check_tile(file, line, op, "tile operand", a); /* live with the result */
     int64_t n = pl_shape_numel(a.shape);
     size_t es = pl_dtype_size(a.dtype);
     int is_int = a.dtype >= PL_INT8;

@@ -27,6 +27,7 @@ enum misuse {
     LOAD_HOST_TENSOR_AS_WINDOW,
     TILE_ROW_MISALIGNED,
     DEADLOCK,
+    UB_PEAK,
 };
 
 static int bad_line; /* the line of the offending call, set right before it */
@@ -91,15 +92,28 @@ static void kernel(const struct rank_args *a)
         /* Each rank waits for a notify that nobody sends. */
         bad_line = __LINE__; pld_system_wait(a->sig, .offsets = PL_IDX(0, 0), .expected = 1, .cmp = PLD_WAIT_GE);
         break;
+    case UB_PEAK: {
+        /* four 64 KiB tiles are live together while t1 + t2 is computed */
+        pl_tile t1 = pl_load(a->x, PL_IDX(0, 0), PL_SHAPE(1, 16384));
+        pl_tile t2 = pl_load(a->x, PL_IDX(0, 16384), PL_SHAPE(1, 16384));
+        pl_tile t3 = pl_load(a->x, PL_IDX(0, 32768), PL_SHAPE(1, 16384));
+        bad_line = __LINE__; pl_tile sum = pl_add(t1, t2);
+        (void)pl_add(sum, t3);
+        break;
+    }
     case RANK_ON_HOST:
         break;
     }
     // clang-format on
 }
 
+static int incore_line;
+
 static void per_device(const struct rank_args *a)
 {
-    pl_incore(kernel, a);
+    // clang-format off
+    incore_line = __LINE__; pl_incore(kernel, a);
+    // clang-format on
 }
 
 struct host_args {
@@ -159,8 +173,8 @@ static const struct {
     {DTYPE_MISMATCH, "pld_tile_remote_store", "rank 0",
      "dtype mismatch: tile is FP32 but target 'sig' is INT32"},
     {UB_OVERFLOW, "pl_load", "rank 0",
-     "UB overflow in kernel kernel: a [1, 50000] FP32 tile needs 200000 bytes, 256 are in use, "
-     "and the limit is 188416 bytes usable of 196608"},
+     "UB overflow in kernel kernel: a [1, 50000] FP32 tile needs 200000 bytes and the limit is "
+     "188416 bytes usable of 196608"},
     {MISSING_CMP, "pld_system_wait", "rank 0", "missing required keyword .cmp"},
     {MISSING_OP, "pld_system_notify", "rank 0", "missing required keyword .op"},
     {MISSING_PEER, "pld_system_notify", "rank 0", "missing required keyword .peer"},
@@ -200,6 +214,22 @@ START_TEST(deadlock_is_reported_per_rank)
         ck_assert_contains(err, line);
     }
     ck_assert_int_eq(count_lines_with(err, ""), 3);
+    free(err);
+    exit(code);
+}
+END_TEST
+
+START_TEST(ub_peak_of_live_tiles_is_checked_when_the_kernel_returns)
+{
+    int code;
+    char *err = run_misuse(UB_PEAK, &code);
+    char want[512];
+    snprintf(want, sizeof want,
+             "%s:%d: rank 0: pl_incore: UB overflow in kernel kernel: 4 tiles totalling 262144 "
+             "bytes are live at once (from %s:%d), and the limit is 188416 bytes usable of 196608",
+             __FILE__, incore_line, __FILE__, bad_line);
+    ck_assert_contains(err, want);
+    ck_assert_int_eq(count_lines_with(err, ""), 1);
     free(err);
     exit(code);
 }
@@ -334,6 +364,7 @@ int main(void)
     tcase_add_loop_exit_test(api, api_misuse_is_one_clear_message, 3, 0,
                              (int)(sizeof cases / sizeof cases[0]));
     tcase_add_exit_test(api, deadlock_is_reported_per_rank, 4);
+    tcase_add_exit_test(api, ub_peak_of_live_tiles_is_checked_when_the_kernel_returns, 3);
     suite_add_tcase(s, api);
 
     TCase *cli = tcase_create("cli");

@@ -197,6 +197,43 @@ START_TEST(local_ops_compute_what_they_say)
 }
 END_TEST
 
+/* 100 iterations of acc = acc + load(...) on 32 KiB tiles: 6.4 MB if tiles
+ * piled up, but at most three are live at once (96 KiB), as the compiler's
+ * buffer planner would have it. */
+struct loop_args {
+    pl_tensor x, y;
+};
+
+static void loop_kernel(const struct loop_args *a)
+{
+    pl_tile acc = pl_load(a->x, PL_IDX(0, 0), PL_SHAPE(1, 8192));
+    for (int i = 1; i < 100; i++) acc = pl_add(acc, pl_load(a->x, PL_IDX(0, 0), PL_SHAPE(1, 8192)));
+    pl_store(acc, PL_IDX(0, 0), a->y);
+}
+
+static void loop_device(const struct loop_args *a)
+{
+    pl_incore(loop_kernel, a);
+}
+
+static void loop_host(const struct loop_args *a)
+{
+    pld_dispatch(0, loop_device, *a);
+}
+
+START_TEST(ub_limit_counts_live_tiles_not_all_tiles)
+{
+    struct loop_args a = {pl_tensor_new(PL_SHAPE(1, 8192), PL_FP32, "x"),
+                          pl_tensor_new(PL_SHAPE(1, 8192), PL_FP32, "y")};
+    pl_fill_arange(a.x, 0, 1);
+    pld_config cfg;
+    pld_config_init(&cfg);
+    cfg.summary = 0;
+    ck_assert_int_eq(pld_run(&cfg, loop_host, &a), 0);
+    for (int k = 0; k < 8192; k += 1000) ck_assert(pl_tensor_get(a.y, k) == 100.0 * k);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("local");
@@ -208,6 +245,7 @@ int main(void)
     tcase_add_test(tc, allclose_and_equal_explain_mismatches);
     tcase_add_test(tc, randn_is_seeded_and_standard);
     tcase_add_test(tc, local_ops_compute_what_they_say);
+    tcase_add_test(tc, ub_limit_counts_live_tiles_not_all_tiles);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

@@ -169,12 +169,16 @@ int pl_equal(pl_tensor a, pl_tensor b, char *why, size_t whylen);
 /* Tiles in the unified buffer                                         */
 
 /* A tile: an N-D block in the executing kernel's UB arena.  It dies when the
- * kernel returns; using it afterwards is an error. */
+ * kernel returns; using it afterwards is an error.  The UB limit applies to
+ * the tiles live at the same time, from each tile's creation to its last use
+ * (what the compiler's buffer planner would reuse), so a loop such as
+ * acc = pl_add(acc, t) does not accumulate UB. */
 typedef struct pl_tile {
     pl_dtype dtype;
     pl_shape shape;
     void *data;
     uint64_t epoch; /* which kernel invocation owns it */
+    int32_t index;  /* its slot in that kernel's UB bookkeeping */
 } pl_tile;
 
 /* Atomic mode of a store (upstream's AtomicType). */

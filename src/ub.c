@@ -1,0 +1,144 @@
+/* ub.c: the unified buffer of a kernel.  Tiles are real host memory, freed
+ * when the kernel returns.  The capacity check follows what the compiler's
+ * buffer planner does on the device: a tile occupies UB from its creation to
+ * its last use, so the limit applies to the most bytes live at once.  A
+ * single tile larger than the UB fails at once; a peak is found when the
+ * kernel returns (only then are the last uses known). */
+#include "internal.h"
+
+#include <stdlib.h>
+
+static uint64_t next_epoch = 1;
+
+void pld__ub_enter(struct pld__rank *rk)
+{
+    rk->epoch = next_epoch++;
+    rk->ub_nblocks = 0;
+    rk->ub_clock = 0;
+}
+
+static void free_blocks(struct pld__rank *rk)
+{
+    for (int i = 0; i < rk->ub_nblocks; i++) free(rk->ub_blocks[i].data);
+    rk->ub_nblocks = 0;
+    rk->epoch = next_epoch++; /* tiles of the finished kernel are now stale */
+}
+
+struct event {
+    uint64_t stamp;
+    int64_t delta;
+    int block;
+};
+
+static int cmp_event(const void *pa, const void *pb)
+{
+    const struct event *a = pa, *b = pb;
+    if (a->stamp != b->stamp) return a->stamp < b->stamp ? -1 : 1;
+    return (a->delta < 0) - (b->delta < 0); /* at one stamp, starts before ends */
+}
+
+/* Peak of live bytes over the kernel; *at is the block whose start set it. */
+static size_t peak_live(struct pld__rank *rk, int *at, int *count)
+{
+    int n = rk->ub_nblocks, live = 0;
+    struct event *ev = malloc((size_t)(2 * n + 1) * sizeof *ev);
+    size_t cur = 0, peak = 0;
+    *at = -1;
+    *count = 0;
+    if (!ev) return 0;
+    for (int i = 0; i < n; i++) {
+        ev[2 * i] = (struct event){rk->ub_blocks[i].first, (int64_t)rk->ub_blocks[i].bytes, i};
+        /* a block is live through its last stamp, so it ends just after */
+        ev[2 * i + 1] =
+            (struct event){rk->ub_blocks[i].last + 1, -(int64_t)rk->ub_blocks[i].bytes, i};
+    }
+    qsort(ev, (size_t)(2 * n), sizeof *ev, cmp_event);
+    for (int i = 0; i < 2 * n; i++) {
+        cur += (size_t)ev[i].delta;
+        live += ev[i].delta > 0 ? 1 : -1;
+        if (cur > peak) {
+            peak = cur;
+            *at = ev[i].block;
+            *count = live;
+        }
+    }
+    free(ev);
+    return peak;
+}
+
+void pld__ub_exit(struct pld__rank *rk)
+{
+    int at, count;
+    size_t peak = peak_live(rk, &at, &count);
+    if ((double)peak > rk->dev.ub_usable_bytes) {
+        const struct pld__ub_block *b = &rk->ub_blocks[at];
+        pld__fail(PLD_EUBOVERFLOW, rk->kernel_file, rk->kernel_line, "pl_incore",
+                  "UB overflow in kernel %s: %d tiles totalling %zu bytes are live at once "
+                  "(from %s:%d), and the limit is %.0f bytes usable of %.0f",
+                  rk->kernel, count, peak, b->file, b->line, rk->dev.ub_usable_bytes,
+                  rk->dev.ub_bytes);
+    }
+    free_blocks(rk);
+}
+
+void pld__ub_release_all(struct pld__rank *rk)
+{
+    free_blocks(rk);
+    free(rk->ub_blocks);
+    rk->ub_blocks = NULL;
+    rk->ub_cap = 0;
+}
+
+static int add_block(const char *file, int line, const char *op, struct pld__rank *rk, void *data,
+                     size_t bytes)
+{
+    if (rk->ub_nblocks == rk->ub_cap) {
+        int cap = rk->ub_cap ? 2 * rk->ub_cap : 16;
+        struct pld__ub_block *nb = realloc(rk->ub_blocks, (size_t)cap * sizeof *nb);
+        if (!nb) pld__fail(PLD_ENOMEM, file, line, op, "out of memory");
+        rk->ub_blocks = nb;
+        rk->ub_cap = cap;
+    }
+    uint64_t now = ++rk->ub_clock;
+    rk->ub_blocks[rk->ub_nblocks] = (struct pld__ub_block){data, bytes, now, now, file, line};
+    return rk->ub_nblocks++;
+}
+
+pl_tile pld__tile_alloc(const char *file, int line, const char *op, pl_dtype dt, pl_shape shape)
+{
+    struct pld__rank *rk = pld__kernel_rank(file, line, op);
+    size_t bytes = (size_t)pl_shape_numel(shape) * pl_dtype_size(dt);
+    char a[64];
+
+    if ((double)bytes > rk->dev.ub_usable_bytes)
+        pld__fail(PLD_EUBOVERFLOW, file, line, op,
+                  "UB overflow in kernel %s: a %s %s tile needs %zu bytes and the limit is %.0f "
+                  "bytes usable of %.0f",
+                  rk->kernel, pld__shape_str(shape, a, sizeof a), pl_dtype_name(dt), bytes,
+                  rk->dev.ub_usable_bytes, rk->dev.ub_bytes);
+    pl_tile t = {.dtype = dt, .shape = shape, .epoch = rk->epoch};
+    t.data = calloc(1, bytes ? bytes : 1);
+    if (!t.data) pld__fail(PLD_ENOMEM, file, line, op, "out of memory");
+    t.index = add_block(file, line, op, rk, t.data, bytes);
+    return t;
+}
+
+void pld__ub_transient(const char *file, int line, const char *op, size_t bytes)
+{
+    struct pld__rank *rk = pld__kernel_rank(file, line, op);
+    add_block(file, line, op, rk, NULL, bytes);
+}
+
+void pld__check_tile(const char *file, int line, const char *op, const char *what, pl_tile t)
+{
+    struct pld__rank *rk = pld__kernel_rank(file, line, op);
+    if (t.data == NULL || t.dtype == 0)
+        pld__fail(PLD_EINVAL, file, line, op, "%s is not a tile (uninitialised?)", what);
+    if (t.epoch != rk->epoch || t.index < 0 || t.index >= rk->ub_nblocks ||
+        rk->ub_blocks[t.index].data != t.data)
+        pld__fail(PLD_EINVAL, file, line, op,
+                  "%s belongs to a kernel that has returned: tiles live in UB only while "
+                  "their kernel runs",
+                  what);
+    rk->ub_blocks[t.index].last = ++rk->ub_clock;
+}
