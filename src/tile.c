@@ -77,7 +77,40 @@ pl_tensor pl__store(const char *file, int line, pl_tile tile, pl_shape offsets, 
     return t;
 }
 
-enum binop { ADD, MUL };
+enum binop { ADD, MUL, MAX, MIN };
+static const char *const binop_trace[] = {"add", "mul", "max", "min"};
+static const char *const binop_trace_s[] = {"adds", "muls", "maxs", "mins"};
+
+/* One element: exact in int64 for integer dtypes, in float for the float
+ * dtypes (FP16 and BF16 compute through float, like the vector unit). */
+static double apply(enum binop k, double x, double y, int is_int)
+{
+    if (is_int) {
+        int64_t a = (int64_t)x, b = (int64_t)y;
+        switch (k) {
+        case ADD:
+            return (double)(a + b);
+        case MUL:
+            return (double)(a * b);
+        case MAX:
+            return (double)(a > b ? a : b);
+        case MIN:
+            return (double)(a < b ? a : b);
+        }
+    }
+    float a = (float)x, b = (float)y;
+    switch (k) {
+    case ADD:
+        return a + b;
+    case MUL:
+        return a * b;
+    case MAX:
+        return a > b ? a : b;
+    case MIN:
+        return a < b ? a : b;
+    }
+    return 0;
+}
 
 static pl_tile binop_tt(const char *file, int line, const char *op, enum binop k, pl_tile a,
                         pl_tile b)
@@ -104,18 +137,11 @@ static pl_tile binop_tt(const char *file, int line, const char *op, enum binop k
     for (int64_t i = 0; i < n; i++) {
         double x = pld__elem_get(a.dtype, (char *)a.data + i * es);
         double y = pld__elem_get(a.dtype, (char *)b.data + i * es);
-        double v;
-        if (is_int)
-            v = (double)(k == ADD ? (int64_t)x + (int64_t)y : (int64_t)x * (int64_t)y);
-        else if (a.dtype == PL_FP32 || a.dtype == PL_FP16 || a.dtype == PL_BF16)
-            v = k == ADD ? (float)x + (float)y : (float)x * (float)y;
-        else
-            v = k == ADD ? x + y : x * y;
-        pld__elem_set(a.dtype, (char *)r.data + i * es, v);
+        pld__elem_set(a.dtype, (char *)r.data + i * es, apply(k, x, y, is_int));
     }
     pld__charge_vector(n);
-    pld__trace_op(k == ADD ? "add" : "mul", t0, -1, NULL, -1, (int64_t)(n * (int64_t)es),
-                  PLD__MISSING, file, line);
+    pld__trace_op(binop_trace[k], t0, -1, NULL, -1, (int64_t)(n * (int64_t)es), PLD__MISSING, file,
+                  line);
     return r;
 }
 
@@ -130,35 +156,28 @@ static pl_tile binop_ts(const char *file, int line, const char *op, enum binop k
     size_t es = pl_dtype_size(a.dtype);
     int is_int = a.dtype >= PL_INT8;
     for (int64_t i = 0; i < n; i++) {
-        double x = pld__elem_get(a.dtype, (char *)a.data + i * es), v;
-        if (is_int)
-            v = (double)(k == ADD ? (int64_t)x + (int64_t)s : (int64_t)x * (int64_t)s);
-        else
-            v = k == ADD ? (float)x + (float)s : (float)x * (float)s;
-        pld__elem_set(a.dtype, (char *)r.data + i * es, v);
+        double x = pld__elem_get(a.dtype, (char *)a.data + i * es);
+        pld__elem_set(a.dtype, (char *)r.data + i * es, apply(k, x, s, is_int));
     }
     pld__charge_vector(n);
-    pld__trace_op(k == ADD ? "adds" : "muls", t0, -1, NULL, -1, (int64_t)(n * (int64_t)es),
-                  PLD__MISSING, file, line);
+    pld__trace_op(binop_trace_s[k], t0, -1, NULL, -1, (int64_t)(n * (int64_t)es), PLD__MISSING,
+                  file, line);
     return r;
 }
 
-pl_tile pl__add_tt(const char *file, int line, pl_tile a, pl_tile b)
-{
-    return binop_tt(file, line, "pl_add", ADD, a, b);
-}
-pl_tile pl__add_ts(const char *file, int line, pl_tile a, double b)
-{
-    return binop_ts(file, line, "pl_add", ADD, a, b);
-}
-pl_tile pl__mul_tt(const char *file, int line, pl_tile a, pl_tile b)
-{
-    return binop_tt(file, line, "pl_mul", MUL, a, b);
-}
-pl_tile pl__mul_ts(const char *file, int line, pl_tile a, double b)
-{
-    return binop_ts(file, line, "pl_mul", MUL, a, b);
-}
+#define PLD__BINOP(name, k, opname)                                                                \
+    pl_tile pl__##name##_tt(const char *file, int line, pl_tile a, pl_tile b)                      \
+    {                                                                                              \
+        return binop_tt(file, line, opname, k, a, b);                                              \
+    }                                                                                              \
+    pl_tile pl__##name##_ts(const char *file, int line, pl_tile a, double b)                       \
+    {                                                                                              \
+        return binop_ts(file, line, opname, k, a, b);                                              \
+    }
+PLD__BINOP(add, ADD, "pl_add")
+PLD__BINOP(mul, MUL, "pl_mul")
+PLD__BINOP(max, MAX, "pl_max")
+PLD__BINOP(min, MIN, "pl_min")
 
 static void check_index(const char *file, int line, const char *op, pl_tensor t, pl_shape idx)
 {

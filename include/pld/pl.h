@@ -212,10 +212,17 @@ pl_tensor pl__store(const char *file, int line, pl_tile tile, pl_shape offsets, 
 #define pl_add(a, b) _Generic((b), pl_tile : pl__add_tt, default : pl__add_ts)(PLD__SRC, (a), (b))
 /* Element-wise a*b, tile x tile or tile x scalar, as pl_add. */
 #define pl_mul(a, b) _Generic((b), pl_tile : pl__mul_tt, default : pl__mul_ts)(PLD__SRC, (a), (b))
+/* Element-wise maximum and minimum, tile x tile or tile x scalar. */
+#define pl_max(a, b) _Generic((b), pl_tile : pl__max_tt, default : pl__max_ts)(PLD__SRC, (a), (b))
+#define pl_min(a, b) _Generic((b), pl_tile : pl__min_tt, default : pl__min_ts)(PLD__SRC, (a), (b))
 pl_tile pl__add_tt(const char *file, int line, pl_tile a, pl_tile b);
 pl_tile pl__add_ts(const char *file, int line, pl_tile a, double b);
 pl_tile pl__mul_tt(const char *file, int line, pl_tile a, pl_tile b);
 pl_tile pl__mul_ts(const char *file, int line, pl_tile a, double b);
+pl_tile pl__max_tt(const char *file, int line, pl_tile a, pl_tile b);
+pl_tile pl__max_ts(const char *file, int line, pl_tile a, double b);
+pl_tile pl__min_tt(const char *file, int line, pl_tile a, pl_tile b);
+pl_tile pl__min_ts(const char *file, int line, pl_tile a, double b);
 
 /* pl_read(t, idx): one element of global memory, as a double (exact for every
  * dtype up to 2^53).  pl_write(t, idx, v) stores v converted to t's dtype.

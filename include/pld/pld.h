@@ -220,6 +220,83 @@ void pld__get(const char *file, int line, pl_tensor dst, struct pld_p2p_kw kw);
 #define pld_tensor_barrier(signal) pld__tensor_barrier(PLD__SRC, (signal))
 pld_dtensor pld__tensor_barrier(const char *file, int line, pld_dtensor signal);
 
+/* How collectives combine values (upstream ReduceOp).  0 means Sum. */
+typedef enum pld_reduce_op {
+    PLD_REDUCE_SUM = 1,
+    PLD_REDUCE_MAX = 2,
+    PLD_REDUCE_MIN = 3,
+    PLD_REDUCE_PROD = 4,
+} pld_reduce_op;
+
+/* Which allreduce lowering (upstream mode="mesh"|"ring").  0 means mesh. */
+typedef enum pld_allreduce_mode {
+    PLD_ALLREDUCE_MESH = 1, /* signal [P] or [P,1]; chunks of at most 16 KiB */
+    PLD_ALLREDUCE_RING = 2, /* signal [2(P-1), P]; 2(P-1) neighbour rounds */
+} pld_allreduce_mode;
+
+struct pld_allreduce_kw {
+    pld_reduce_op op;
+    pld_allreduce_mode mode;
+};
+/* pld_tensor_allreduce(target, signal[, .op][, .mode]): every rank's
+ * `target` (FP32 or FP16, any shape) becomes the element-wise reduction of
+ * all ranks' targets.  Every rank must make the same call.  Mesh: a ready
+ * barrier, then per chunk of at most 16 KiB a remote_load from every rank
+ * (accumulated in rank order, so every rank gets the same bits), a read-done
+ * barrier, and the store.  Ring: reduce-scatter then allgather around the
+ * ring, each round with a ready and a read-complete handshake.  Returns
+ * `target`.  Errors: a signal shape that does not match the mode (the message
+ * gives the expected one), another dtype, a bad op or mode. */
+#define pld_tensor_allreduce(target, signal, ...)                                                  \
+    pld__tensor_allreduce(PLD__SRC, (target), (signal),                                            \
+                          PLD__KW(struct pld_allreduce_kw, __VA_ARGS__))
+pld_dtensor pld__tensor_allreduce(const char *file, int line, pld_dtensor target,
+                                  pld_dtensor signal, struct pld_allreduce_kw kw);
+
+struct pld_broadcast_kw {
+    int64_t root;
+};
+/* pld_tensor_broadcast(target, signal, .root): after a barrier every rank
+ * pulls root's `target` into its own (root stores its data before the call;
+ * the others' contents are overwritten).  Signal [P] or [P,1].  Returns
+ * `target`.  Errors: .root missing or outside [0, P). */
+#define pld_tensor_broadcast(target, signal, ...)                                                  \
+    pld__tensor_broadcast(PLD__SRC, (target), (signal),                                            \
+                          PLD__KW(struct pld_broadcast_kw, .root = PLD__MISSING, __VA_ARGS__))
+pld_dtensor pld__tensor_broadcast(const char *file, int line, pld_dtensor target,
+                                  pld_dtensor signal, struct pld_broadcast_kw kw);
+
+/* pld_tensor_allgather(local, target, signal): puts `local` ([1,S] or [S],
+ * a host tensor or a window view) into row `me` of every rank's `target`
+ * ([P,S] window view), then a barrier: target[src] is rank src's data.
+ * Returns `target`.  Errors: shapes that do not match, `local` aliasing
+ * `target`. */
+#define pld_tensor_allgather(local, target, signal)                                                \
+    pld__tensor_allgather(PLD__SRC, (local), (target), (signal))
+pld_dtensor pld__tensor_allgather(const char *file, int line, pl_tensor local, pld_dtensor target,
+                                  pld_dtensor signal);
+
+struct pld_reduce_scatter_kw {
+    pld_reduce_op op;
+};
+/* pld_tensor_reduce_scatter(target, signal[, .op]): `target` is [P,S] on
+ * every rank; afterwards row `me` of rank me holds the reduction over ranks
+ * of their row `me`.  Other rows are left as they were.  Returns `target`. */
+#define pld_tensor_reduce_scatter(target, signal, ...)                                             \
+    pld__tensor_reduce_scatter(PLD__SRC, (target), (signal),                                       \
+                               PLD__KW(struct pld_reduce_scatter_kw, __VA_ARGS__))
+pld_dtensor pld__tensor_reduce_scatter(const char *file, int line, pld_dtensor target,
+                                       pld_dtensor signal, struct pld_reduce_scatter_kw kw);
+
+/* pld_tensor_all_to_all(input, target, signal): row d of my `input` ([P,S])
+ * goes to row `me` of rank d's `target` ([P,S] window view), then a
+ * barrier: target[src] is what rank src sent me.  Returns `target`.
+ * Errors: shapes that differ, `input` aliasing `target`. */
+#define pld_tensor_all_to_all(input, target, signal)                                               \
+    pld__tensor_all_to_all(PLD__SRC, (input), (target), (signal))
+pld_dtensor pld__tensor_all_to_all(const char *file, int line, pl_tensor input, pld_dtensor target,
+                                   pld_dtensor signal);
+
 /* ------------------------------------------------------------------ */
 /* Levels                                                              */
 

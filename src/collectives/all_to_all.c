@@ -1,0 +1,44 @@
+/* all_to_all.c: pld_tensor_all_to_all as upstream lowers it: for each
+ * destination d (ourselves included) put input row d into row `me` of d's
+ * target, then a barrier. */
+#include "collective.h"
+
+pld_dtensor pld__tensor_all_to_all(const char *file, int line, pl_tensor input, pld_dtensor target,
+                                   pld_dtensor signal)
+{
+    struct pld__coll c;
+    char a[64], b[64];
+    pld__coll_begin(&c, file, line, "pld_tensor_all_to_all", target);
+    pld__coll_check_target(&c, "target", target, 1);
+    if (input.dtype == 0)
+        pld__fail(PLD_EINVAL, file, line, c.name, "input is not a tensor (uninitialised?)");
+    int ok = target.shape.ndim == 2 && target.shape.dim[0] == c.nr && input.shape.ndim == 2 &&
+             input.shape.dim[0] == c.nr && input.shape.dim[1] == target.shape.dim[1] &&
+             input.dtype == target.dtype;
+    if (!ok)
+        pld__fail(PLD_EINVAL, file, line, c.name,
+                  "input '%s' is %s %s and target '%s' is %s %s; expected both [%d, S] of the "
+                  "same dtype",
+                  input.name, pld__shape_str(input.shape, a, sizeof a), pl_dtype_name(input.dtype),
+                  target.name, pld__shape_str(target.shape, b, sizeof b),
+                  pl_dtype_name(target.dtype), c.nr);
+    if (pld__aliases(input, target))
+        pld__fail(PLD_EINVAL, file, line, c.name,
+                  "input '%s' aliases target '%s': incoming rows would overwrite rows not yet "
+                  "sent; use a separate buffer",
+                  input.name, target.name);
+    pld__coll_mesh_signal(&c, signal);
+    int64_t s = target.shape.dim[1];
+    for (int d = 0; d < c.nr; d++)
+        pld__put(file, line, target,
+                 (struct pld_p2p_kw){.peer = d,
+                                     .src = input,
+                                     .dst_offsets = PL_IDX(c.me, 0),
+                                     .src_offsets = PL_IDX(d, 0),
+                                     .shape = PL_SHAPE(1, s),
+                                     .chunk_cols = pld__chunk_elems(target.dtype)});
+    pld__coll_barrier(&c);
+    pld__coll_epilogue(&c);
+    pld__coll_end(&c);
+    return target;
+}

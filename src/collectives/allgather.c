@@ -1,0 +1,41 @@
+/* allgather.c: pld_tensor_allgather as upstream lowers it: put our data into
+ * row `me` of every rank's target (our own included), then a barrier. */
+#include "collective.h"
+
+pld_dtensor pld__tensor_allgather(const char *file, int line, pl_tensor local, pld_dtensor target,
+                                  pld_dtensor signal)
+{
+    struct pld__coll c;
+    char a[64], b[64];
+    pld__coll_begin(&c, file, line, "pld_tensor_allgather", target);
+    pld__coll_check_target(&c, "target", target, 1);
+    if (local.dtype == 0)
+        pld__fail(PLD_EINVAL, file, line, c.name, "local is not a tensor (uninitialised?)");
+    int64_t s = target.shape.ndim == 2 ? target.shape.dim[1] : -1;
+    if (target.shape.ndim != 2 || target.shape.dim[0] != c.nr || pl_shape_numel(local.shape) != s ||
+        local.dtype != target.dtype)
+        pld__fail(PLD_EINVAL, file, line, c.name,
+                  "target '%s' is %s %s and local '%s' is %s %s; expected target [%d, S] and "
+                  "local [1, S] of the same dtype",
+                  target.name, pld__shape_str(target.shape, a, sizeof a),
+                  pl_dtype_name(target.dtype), local.name, pld__shape_str(local.shape, b, sizeof b),
+                  pl_dtype_name(local.dtype), c.nr);
+    if (pld__aliases(local, target))
+        pld__fail(PLD_EINVAL, file, line, c.name,
+                  "local '%s' aliases target '%s': another rank's row could overwrite it before "
+                  "it is sent; use a separate buffer",
+                  local.name, target.name);
+    pld__coll_mesh_signal(&c, signal);
+    for (int p = 0; p < c.nr; p++)
+        pld__put(file, line, target,
+                 (struct pld_p2p_kw){.peer = p,
+                                     .src = pld__flat(local),
+                                     .dst_offsets = PL_IDX(c.me, 0),
+                                     .src_offsets = PL_IDX(0, 0),
+                                     .shape = PL_SHAPE(1, s),
+                                     .chunk_cols = pld__chunk_elems(target.dtype)});
+    pld__coll_barrier(&c);
+    pld__coll_epilogue(&c);
+    pld__coll_end(&c);
+    return target;
+}

@@ -1,0 +1,28 @@
+/* broadcast.c: pld_tensor_broadcast as upstream lowers it: a barrier (root
+ * has stored its data), every other rank pulls root's target into its own
+ * with get, and the epilogue. */
+#include "collective.h"
+
+pld_dtensor pld__tensor_broadcast(const char *file, int line, pld_dtensor target,
+                                  pld_dtensor signal, struct pld_broadcast_kw kw)
+{
+    struct pld__coll c;
+    pld__coll_begin(&c, file, line, "pld_tensor_broadcast", target);
+    pld__coll_check_target(&c, "target", target, 1);
+    if (kw.root == PLD__MISSING)
+        pld__fail(PLD_EINVAL, file, line, c.name, "missing required keyword .root");
+    if (kw.root < 0 || kw.root >= c.nr)
+        pld__fail(PLD_EINVAL, file, line, c.name, "root %lld out of range [0, %d)",
+                  (long long)kw.root, c.nr);
+    pld__coll_mesh_signal(&c, signal);
+    pld__coll_barrier(&c);
+    if (c.me != kw.root) {
+        pl_tensor flat = pld__flat(target);
+        pld__get(file, line, flat,
+                 (struct pld_p2p_kw){
+                     .peer = kw.root, .src = flat, .chunk_cols = pld__chunk_elems(flat.dtype)});
+    }
+    pld__coll_epilogue(&c);
+    pld__coll_end(&c);
+    return target;
+}

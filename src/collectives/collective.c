@@ -1,0 +1,127 @@
+/* collective.c: the self-clearing credit barrier and the checks and views
+ * that every builtin collective shares. */
+#include "collective.h"
+
+void pld__coll_begin(struct pld__coll *c, const char *file, int line, const char *name,
+                     pld_dtensor ctx_of)
+{
+    *c = (struct pld__coll){.file = file, .line = line, .name = name};
+    c->rk = pld__kernel_rank(file, line, name);
+    if (ctx_of.dtype == 0 || !ctx_of.win)
+        pld__fail(PLD_EINVAL, file, line, name,
+                  "'%s' must be a window view (pld_window): collectives work on windows",
+                  ctx_of.name ? ctx_of.name : "argument");
+    pld_comm_ctx ctx = pld__get_comm_ctx(file, line, ctx_of);
+    c->me = pld__rank(file, line, ctx);
+    c->nr = pld__nranks(file, line, ctx);
+    c->outer = c->rk->collective;
+    c->rk->collective = name;
+}
+
+void pld__coll_end(struct pld__coll *c)
+{
+    c->rk->collective = c->outer;
+}
+
+void pld__coll_mesh_signal(struct pld__coll *c, pld_dtensor s)
+{
+    char a[64];
+    int ok = s.dtype == PL_INT32 && s.win &&
+             ((s.shape.ndim == 1 && s.shape.dim[0] == c->nr) ||
+              (s.shape.ndim == 2 && s.shape.dim[0] == c->nr && s.shape.dim[1] == 1));
+    if (!ok)
+        pld__fail(PLD_EINVAL, c->file, c->line, c->name,
+                  "signal '%s' is %s %s%s; expected an INT32 window view of shape [%d] or [%d, 1]",
+                  s.name ? s.name : "?", pld__shape_str(s.shape, a, sizeof a),
+                  pl_dtype_name(s.dtype), s.win ? "" : " (a host tensor)", c->nr, c->nr);
+    c->sig = s;
+}
+
+static pl_shape cell(const struct pld__coll *c, int r)
+{
+    return c->sig.shape.ndim == 2 ? PL_IDX(r, 0) : PL_IDX(r);
+}
+
+void pld__coll_barrier(struct pld__coll *c)
+{
+    c->k++;
+    for (int p = 0; p < c->nr; p++)
+        if (p != c->me) COLL_NOTIFY(c, c->sig, p, cell(c, c->me), 1);
+    for (int s = 0; s < c->nr; s++)
+        if (s != c->me) COLL_WAIT(c, c->sig, cell(c, s), c->k);
+}
+
+void pld__coll_epilogue(struct pld__coll *c)
+{
+    /* A peer already in its next call may have added a credit for that call;
+     * adds commute, so it survives this subtraction. */
+    for (int s = 0; s < c->nr; s++)
+        if (s != c->me) COLL_NOTIFY(c, c->sig, c->me, cell(c, s), -c->k);
+}
+
+void pld__coll_check_target(struct pld__coll *c, const char *what, pl_tensor t, int any_dtype)
+{
+    if (t.dtype == 0)
+        pld__fail(PLD_EINVAL, c->file, c->line, c->name, "%s is not a tensor (uninitialised?)",
+                  what);
+    if (!t.win)
+        pld__fail(PLD_EINVAL, c->file, c->line, c->name,
+                  "%s '%s' is a host tensor; it must be a window view (pld_window)", what, t.name);
+    if (!any_dtype && t.dtype != PL_FP32 && t.dtype != PL_FP16)
+        pld__fail(PLD_EINVAL, c->file, c->line, c->name, "%s '%s' is %s; expected FP32 or FP16",
+                  what, t.name, pl_dtype_name(t.dtype));
+}
+
+pl_tensor pld__flat(pl_tensor t)
+{
+    t.shape = PL_SHAPE(1, pl_shape_numel(t.shape));
+    return t;
+}
+
+pl_tensor pld__row(pl_tensor t, int64_t r)
+{
+    int64_t cols = t.shape.dim[1];
+    size_t off = (size_t)(r * cols) * pl_dtype_size(t.dtype);
+    t.shape = PL_SHAPE(1, cols);
+    if (t.win)
+        t.win_offset += (int64_t)off;
+    else
+        t.data = (unsigned char *)t.data + off;
+    return t;
+}
+
+pld_reduce_op pld__coll_reduce_op(struct pld__coll *c, pld_reduce_op op)
+{
+    if (op == 0) return PLD_REDUCE_SUM;
+    if (op < PLD_REDUCE_SUM || op > PLD_REDUCE_PROD)
+        pld__fail(PLD_EINVAL, c->file, c->line, c->name,
+                  ".op is %d; expected PLD_REDUCE_SUM, _MAX, _MIN or _PROD", (int)op);
+    return op;
+}
+
+pl_tile pld__combine(const char *file, int line, pld_reduce_op op, pl_tile a, pl_tile b)
+{
+    switch (op) {
+    case PLD_REDUCE_MAX:
+        return pl__max_tt(file, line, a, b);
+    case PLD_REDUCE_MIN:
+        return pl__min_tt(file, line, a, b);
+    case PLD_REDUCE_PROD:
+        return pl__mul_tt(file, line, a, b);
+    default:
+        return pl__add_tt(file, line, a, b);
+    }
+}
+
+int64_t pld__chunk_elems(pl_dtype dt)
+{
+    return 16384 / (int64_t)pl_dtype_size(dt);
+}
+
+int pld__aliases(pl_tensor a, pl_tensor b)
+{
+    if (!a.win || a.win != b.win) return 0;
+    int64_t a0 = a.win_offset, a1 = a0 + (int64_t)pl_tensor_bytes(a);
+    int64_t b0 = b.win_offset, b1 = b0 + (int64_t)pl_tensor_bytes(b);
+    return a0 < b1 && b0 < a1;
+}

@@ -1,0 +1,85 @@
+/* collective.h: what the builtin collectives share.  Every builtin is
+ * written on the public primitives only (notify, wait, remote_load, put,
+ * get, local ops: here through their pld__ entry points so that errors and
+ * trace lines name the user's call), so every backend runs the same code. */
+#ifndef PLD_COLLECTIVE_H
+#define PLD_COLLECTIVE_H
+
+#include "../internal.h"
+
+/* One call of a builtin on one rank. */
+struct pld__coll {
+    const char *file; /* the user's call */
+    int line;
+    const char *name; /* "pld_tensor_allreduce" */
+    struct pld__rank *rk;
+    const char *outer; /* rk->collective before this call */
+    int me, nr;
+    pld_dtensor sig; /* mesh-style signal: [P] or [P,1] */
+    int k;           /* credit barriers done so far in this call */
+};
+
+/* Enters a collective: kernel-only check, rank and count from `ctx_of`. */
+void pld__coll_begin(struct pld__coll *c, const char *file, int line, const char *name,
+                     pld_dtensor ctx_of);
+/* Leaves it (restores the enclosing collective name). */
+void pld__coll_end(struct pld__coll *c);
+
+/* Checks a mesh-style signal (INT32, [P] or [P,1]) and adopts it. */
+void pld__coll_mesh_signal(struct pld__coll *c, pld_dtensor signal);
+
+/* The k-th credit barrier of the call: +1 into every peer's cell [me],
+ * then wait until each of my cells [src] holds >= k. */
+void pld__coll_barrier(struct pld__coll *c);
+
+/* Takes back the k credits every peer put into my cells, so the signal
+ * reads zero once every rank has left the call. */
+void pld__coll_epilogue(struct pld__coll *c);
+
+/* Checks that `t` is a window view of dtype FP32 or FP16 (allowed lists
+ * other dtypes when `any_dtype`). */
+void pld__coll_check_target(struct pld__coll *c, const char *what, pl_tensor t, int any_dtype);
+
+/* `t` seen as one row [1, numel] (tensors are contiguous). */
+pl_tensor pld__flat(pl_tensor t);
+
+/* Row r of a 2-D tensor as [1, S] (offsets are then [0, 0]). */
+pl_tensor pld__row(pl_tensor t, int64_t r);
+
+/* Combines two tiles with a reduce op. */
+pl_tile pld__combine(const char *file, int line, pld_reduce_op op, pl_tile a, pl_tile b);
+
+/* Validates a reduce op (0 means Sum); returns the effective op. */
+pld_reduce_op pld__coll_reduce_op(struct pld__coll *c, pld_reduce_op op);
+
+/* Elements per chunk of at most 16 KiB (upstream's mesh chunk). */
+int64_t pld__chunk_elems(pl_dtype dt);
+
+/* Do windows views a and b share bytes? (host tensors: never with a view) */
+int pld__aliases(pl_tensor a, pl_tensor b);
+
+/* The two allreduce lowerings (allreduce_mesh.c, allreduce_ring.c); the
+ * entry point (allreduce.c) has checked everything. */
+void pld__allreduce_mesh(struct pld__coll *c, pl_tensor flat, pld_reduce_op op);
+void pld__allreduce_ring(struct pld__coll *c, pl_tensor flat, pld_dtensor signal, pld_reduce_op op);
+
+/* Shorthands for the primitives with the user's location. */
+#define COLL_NOTIFY(c, sigt, peer_, offs, val)                                                     \
+    pld__notify(                                                                                   \
+        (c)->file, (c)->line, (sigt),                                                              \
+        (struct pld_notify_kw){                                                                    \
+            .peer = (peer_), .offsets = (offs), .value = (val), .op = PLD_NOTIFY_ATOMIC_ADD})
+#define COLL_WAIT(c, sigt, offs, exp)                                                              \
+    pld__wait((c)->file, (c)->line, (sigt),                                                        \
+              (struct pld_wait_kw){.offsets = (offs), .expected = (exp), .cmp = PLD_WAIT_GE})
+#define COLL_LOAD(c, t, off, len)                                                                  \
+    pl__load((c)->file, (c)->line, (t), PL_IDX(0, (off)), PL_SHAPE(1, (len)))
+#define COLL_STORE(c, tile, t, off)                                                                \
+    pl__store((c)->file, (c)->line, (tile), PL_IDX(0, (off)), (t), (struct pl_store_kw){0})
+#define COLL_REMOTE_LOAD(c, t, peer_, off, len)                                                    \
+    pld__remote_load((c)->file, (c)->line, (t),                                                    \
+                     (struct pld_remote_load_kw){.peer = (peer_),                                  \
+                                                 .offsets = PL_IDX(0, (off)),                      \
+                                                 .shape = PL_SHAPE(1, (len))})
+
+#endif
