@@ -34,6 +34,12 @@ static struct {
     const void *host_args;
 } S;
 
+/* Called at every entry into the backend: leave if the run was aborted. */
+static void leave_if_aborted(void)
+{
+    if (S.aborted) sg_actor_exit();
+}
+
 static int sim_self(void)
 {
     if (!S.R) return PLD__NOBODY;
@@ -49,6 +55,7 @@ static double sim_now(void)
 
 static void sim_elapse(double seconds)
 {
+    leave_if_aborted();
     if (seconds > 0) sg_actor_sleep_for(seconds);
 }
 
@@ -56,6 +63,7 @@ static void sim_elapse(double seconds)
  * each rank pair is checked once, on first use. */
 static int sim_transfer(int from, int to, double bytes)
 {
+    leave_if_aborted();
     size_t bit = (size_t)from * (size_t)S.R->P + (size_t)to;
     if (!(S.route_ok[bit / 8] & (1u << (bit % 8)))) {
         if (pld__sgx_route_links(S.hosts[from], S.hosts[to]) == 0) return PLD_EPLATFORM;
@@ -81,6 +89,7 @@ static void sim_dispatch(int rank, struct pld__task *t)
 static void sim_signal_update(int owner, int32_t *cell, pld_notify_op op, int32_t value)
 {
     struct sim_rank *rk = &S.rk[owner];
+    leave_if_aborted();
     sg_mutex_lock(rk->mtx);
     if (op == PLD_NOTIFY_SET)
         *cell = value;
@@ -103,10 +112,18 @@ static void sim_signal_wait(const int32_t *cell, pld_wait_cmp cmp, int32_t expec
     sg_mutex_unlock(rk->mtx);
 }
 
+/* Ends the run after an error.  Killing the other actors could catch one in
+ * the middle of a transfer, which SimGrid reports with a backtrace; instead
+ * each actor leaves at its next step into the backend, and waiters are
+ * woken to notice. */
 static _Noreturn void sim_abort_run(void)
 {
     S.aborted = 1;
-    sg_actor_kill_all();
+    for (int r = 0; r < S.R->P; r++) {
+        sg_mutex_lock(S.rk[r].mtx);
+        sg_cond_notify_all(S.rk[r].cond);
+        sg_mutex_unlock(S.rk[r].mtx);
+    }
     sg_actor_exit();
 }
 
@@ -151,6 +168,7 @@ static void host_main(int argc, char **argv)
 
 static void on_deadlock(void)
 {
+    if (S.aborted) return; /* the error that aborted the run has been reported */
     S.deadlocked = 1;
     pld__report_deadlock(S.R);
 }
@@ -164,10 +182,8 @@ static void sim_release(void)
             free(t->args);
             free(t);
         }
-        if (S.rk[r].cond)
-            sg_cond_destroy(S.rk[r].cond);
-        if (S.rk[r].mtx)
-            sg_mutex_destroy(S.rk[r].mtx);
+        if (S.rk[r].cond) sg_cond_destroy(S.rk[r].cond);
+        if (S.rk[r].mtx) sg_mutex_destroy(S.rk[r].mtx);
     }
     free(S.hosts);
     free(S.rk);

@@ -1,0 +1,312 @@
+/* check_collectives.c: property tests of every builtin collective against a
+ * serial reference.  Each run has one device count P (2..16); its cases draw
+ * the builtin's parameters at random: sizes (many that do not divide by P or
+ * by the 16 KiB chunk), reduce ops, FP32/FP16, roots, host or window inputs,
+ * integer-valued data (must match bit for bit) or normal data (must match
+ * within the stated tolerance).  All calls of a run share two signal windows,
+ * which must read zero at the end: that is the reuse property.
+ *
+ * Tolerances, relative to sum_k |x_k| of the element (Sum), to |ref| (Prod):
+ *   FP32: 1e-5 (Sum), 2^-20 * P (Prod);   FP16: 2^-9 * P (both).
+ * Max, Min, broadcast, allgather and all_to_all are exact. */
+#include "checktools.h"
+
+#include <math.h>
+#include <pld/pld.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum kind { AR_MESH, AR_RING, BCAST, AGATHER, RSCATTER, A2A, NKINDS };
+static const char *const kind_name[] = {"allreduce/mesh", "allreduce/ring", "broadcast",
+                                        "allgather",      "reduce_scatter", "all_to_all"};
+
+/* Cases per kind per run; 15 runs (P = 2..16) give 1005 per builtin. */
+#define CASES_PER_KIND 67
+#define NMAX           12000 /* elements of a row for allreduce and broadcast */
+#define SMAX           400   /* elements of a row of the [P, S] builtins */
+
+struct tcase {
+    enum kind kind;
+    pl_dtype dt;
+    pld_reduce_op op;
+    int64_t n;
+    int root;
+    int int_data;
+    int host_input;       /* all_to_all: input is a host tensor, not a window view */
+    pl_tensor in, out;    /* [P, 1, n] or [P, P, n] */
+    pld_dtensor tgt, aux; /* window views for this case */
+};
+
+static uint64_t rng;
+static uint64_t next_u64(void)
+{
+    uint64_t z = (rng += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+static int64_t uniform(int64_t lo, int64_t hi) /* inclusive */
+{
+    return lo + (int64_t)(next_u64() % (uint64_t)(hi - lo + 1));
+}
+
+/* Sizes: a third tiny (below P and the 32-byte row), a third medium, a third
+ * large (several 16 KiB chunks for the mesh). */
+static int64_t draw_size(int64_t max)
+{
+    switch (uniform(0, 2)) {
+    case 0:
+        return uniform(1, 40);
+    case 1:
+        return uniform(41, max / 8);
+    default:
+        return uniform(max / 8 + 1, max);
+    }
+}
+
+static void fill_input(struct tcase *c)
+{
+    int64_t n = pl_shape_numel(c->in.shape);
+    for (int64_t i = 0; i < n; i++) {
+        double v;
+        if (c->op == PLD_REDUCE_PROD)
+            v = c->int_data ? (uniform(0, 7) == 0 ? 2.0 : (uniform(0, 1) ? 1.0 : -1.0))
+                            : 1.0 + 0.1 * (double)(int64_t)uniform(-5, 5) / 5.0;
+        else if (c->int_data)
+            v = (double)uniform(-4, 4);
+        else {
+            /* approximately normal: sum of uniforms */
+            v = 0;
+            for (int k = 0; k < 4; k++) v += (double)(next_u64() >> 11) / 9007199254740992.0 - 0.5;
+        }
+        pl_tensor_set(c->in, i, v);
+    }
+}
+
+static struct tcase *cases;
+static int ncases, P;
+static pl_tensor sig_after; /* [P, cells]: both signals as read at the end */
+
+struct dev_args {
+    pld_dtensor sig_mesh, sig_ring;
+};
+
+static void case_kernel(struct tcase *c, pld_dtensor sm, pld_dtensor sr)
+{
+    int me = pld_rank(pld_get_comm_ctx(sm));
+    pl_tensor in = pl_at(c->in, me), out = pl_at(c->out, me);
+    switch (c->kind) {
+    case AR_MESH:
+    case AR_RING:
+        pld_tensor_put(c->tgt, .peer = me, .src = in);
+        pld_tensor_allreduce(c->tgt, c->kind == AR_RING ? sr : sm, .op = c->op,
+                             .mode = c->kind == AR_RING ? PLD_ALLREDUCE_RING : PLD_ALLREDUCE_MESH);
+        pld_tensor_get(out, .peer = me, .src = c->tgt);
+        break;
+    case BCAST:
+        pld_tensor_put(c->tgt, .peer = me, .src = in);
+        pld_tensor_broadcast(c->tgt, sm, .root = c->root);
+        pld_tensor_get(out, .peer = me, .src = c->tgt);
+        break;
+    case AGATHER:
+        pld_tensor_allgather(in, c->tgt, sm);
+        pld_tensor_get(out, .peer = me, .src = c->tgt);
+        break;
+    case RSCATTER:
+        pld_tensor_put(c->tgt, .peer = me, .src = in);
+        pld_tensor_reduce_scatter(c->tgt, sm, .op = c->op);
+        pld_tensor_get(out, .peer = me, .src = c->tgt);
+        break;
+    case A2A:
+        if (c->host_input) {
+            pld_tensor_all_to_all(in, c->tgt, sm);
+        } else {
+            pld_tensor_put(c->aux, .peer = me, .src = in);
+            pld_tensor_all_to_all(c->aux, c->tgt, sm);
+        }
+        pld_tensor_get(out, .peer = me, .src = c->tgt);
+        break;
+    case NKINDS:
+        break;
+    }
+    /* Upstream's lowerings end at their last barrier: a fast rank may start
+     * the next collective, and write into our window, while we still read
+     * this one's result.  Reusing one window across calls therefore needs a
+     * barrier once the result is read (step 16 uses separate windows). */
+    pld_tensor_barrier(sm);
+}
+
+static void read_signals(pld_dtensor sm, pld_dtensor sr)
+{
+    int me = pld_rank(pld_get_comm_ctx(sm));
+    pl_tensor row = pl_at(sig_after, me);
+    for (int i = 0; i < P; i++) pl_write(row, PL_IDX(i), pl_read(sm, PL_IDX(i, 0)));
+    for (int r = 0; r < 2 * (P - 1); r++)
+        for (int j = 0; j < P; j++) pl_write(row, PL_IDX(P + r * P + j), pl_read(sr, PL_IDX(r, j)));
+}
+
+static void per_device(const struct dev_args *a)
+{
+    for (int i = 0; i < ncases; i++) pl_incore(case_kernel, &cases[i], a->sig_mesh, a->sig_ring);
+    pl_incore(read_signals, a->sig_mesh, a->sig_ring);
+}
+
+static void host(const void *unused)
+{
+    (void)unused;
+    pld_buffer a = pld_alloc_window_buffer(PL_SHAPE(P, SMAX > NMAX / P ? SMAX : NMAX), PL_FP32,
+                                           .name = "target");
+    pld_buffer b = pld_alloc_window_buffer(PL_SHAPE(P, SMAX), PL_FP32, .name = "input");
+    pld_buffer sm = pld_alloc_window_buffer(PL_SHAPE(P, 1), PL_INT32, .name = "sig_mesh");
+    pld_buffer sr = pld_alloc_window_buffer(PL_SHAPE(2 * (P - 1), P), PL_INT32, .name = "sig_ring");
+    for (int i = 0; i < ncases; i++) {
+        struct tcase *c = &cases[i];
+        if (c->kind <= BCAST)
+            c->tgt = pld_window(a, PL_SHAPE(1, c->n), c->dt);
+        else
+            c->tgt = pld_window(a, PL_SHAPE(P, c->n), c->dt);
+        if (c->kind == A2A) c->aux = pld_window(b, PL_SHAPE(P, c->n), c->dt);
+    }
+    struct dev_args d = {pld_window(sm, PL_SHAPE(P, 1), PL_INT32),
+                         pld_window(sr, PL_SHAPE(2 * (P - 1), P), PL_INT32)};
+    for (int r = 0; r < P; r++) pld_dispatch(r, per_device, d);
+}
+
+static void make_cases(void)
+{
+    ncases = CASES_PER_KIND * NKINDS;
+    cases = calloc((size_t)ncases, sizeof *cases);
+    for (int i = 0; i < ncases; i++) {
+        struct tcase *c = &cases[i];
+        c->kind = (enum kind)(i % NKINDS);
+        c->dt = (c->kind == BCAST || c->kind >= AGATHER) && uniform(0, 1) ? PL_FP16
+                : uniform(0, 2) == 0                                      ? PL_FP16
+                                                                          : PL_FP32;
+        c->op = (pld_reduce_op)uniform(PLD_REDUCE_SUM, PLD_REDUCE_PROD);
+        c->n = c->kind <= BCAST ? draw_size(NMAX) : draw_size(SMAX);
+        c->root = (int)uniform(0, P - 1);
+        c->int_data = uniform(0, 1);
+        c->host_input = uniform(0, 1);
+        int per_rank_rows = c->kind == RSCATTER || c->kind == A2A ? P : 1;
+        c->in = pl_tensor_new(PL_SHAPE(P, per_rank_rows, c->n), c->dt, "in");
+        int out_rows = c->kind == AGATHER || c->kind == A2A || c->kind == RSCATTER ? P : 1;
+        c->out = pl_tensor_new(PL_SHAPE(P, out_rows, c->n), c->dt, "out");
+        fill_input(c);
+    }
+}
+
+/* The serial reference: value and tolerance of out[r][row][j]. */
+static double in_at(const struct tcase *c, int rank, int64_t row, int64_t j)
+{
+    int rows = (int)c->in.shape.dim[1];
+    return pl_tensor_get(c->in, ((int64_t)rank * rows + row) * c->n + j);
+}
+
+static double reduce_ref(const struct tcase *c, int64_t row, int64_t j, double *tol)
+{
+    double acc = in_at(c, 0, row, j), mag = fabs(acc);
+    for (int k = 1; k < P; k++) {
+        double v = in_at(c, k, row, j);
+        mag += fabs(v);
+        switch (c->op) {
+        case PLD_REDUCE_MAX:
+            acc = v > acc ? v : acc;
+            break;
+        case PLD_REDUCE_MIN:
+            acc = v < acc ? v : acc;
+            break;
+        case PLD_REDUCE_PROD:
+            acc *= v;
+            break;
+        default:
+            acc += v;
+        }
+    }
+    *tol = 0;
+    if (!c->int_data && (c->op == PLD_REDUCE_SUM || c->op == PLD_REDUCE_PROD)) {
+        double scale = c->op == PLD_REDUCE_SUM ? mag : fabs(acc);
+        *tol = c->dt == PL_FP16          ? ldexp(scale * P, -9)
+               : c->op == PLD_REDUCE_SUM ? 1e-5 * scale
+                                         : ldexp(scale * P, -20);
+    }
+    if (c->int_data && c->op == PLD_REDUCE_SUM && c->dt == PL_FP16)
+        *tol = 0; /* small integers: exact in FP16 too */
+    return acc;
+}
+
+static int check_case(const struct tcase *c, char *why, size_t len)
+{
+    int rows = (int)c->out.shape.dim[1];
+    for (int r = 0; r < P; r++)
+        for (int row = 0; row < rows; row++)
+            for (int64_t j = 0; j < c->n; j++) {
+                double got = pl_tensor_get(c->out, ((int64_t)r * rows + row) * c->n + j);
+                double want, tol = 0;
+                switch (c->kind) {
+                case AR_MESH:
+                case AR_RING:
+                    want = reduce_ref(c, 0, j, &tol);
+                    break;
+                case BCAST:
+                    want = in_at(c, c->root, 0, j);
+                    break;
+                case AGATHER:
+                    want = in_at(c, row, 0, j);
+                    break;
+                case RSCATTER:
+                    /* only row r is reduced; the other rows keep rank r's input */
+                    want = row == r ? reduce_ref(c, r, j, &tol) : in_at(c, r, row, j);
+                    break;
+                default: /* A2A: row s of rank r's target = rank s's row r */
+                    want = in_at(c, row, r, j);
+                }
+                if (!(fabs(got - want) <= tol)) {
+                    snprintf(why, len,
+                             "%s %s op=%d n=%lld root=%d int=%d P=%d: rank %d row %d [%lld] = "
+                             "%.9g, expected %.9g (tolerance %.3g)",
+                             kind_name[c->kind], pl_dtype_name(c->dt), (int)c->op, (long long)c->n,
+                             c->root, c->int_data, P, r, row, (long long)j, got, want, tol);
+                    return 0;
+                }
+            }
+    return 1;
+}
+
+START_TEST(builtins_match_the_serial_reference)
+{
+    P = 2 + _i;
+    rng = 0x5eed0000u + (uint64_t)P;
+    make_cases();
+    sig_after = pl_tensor_new(PL_SHAPE(P, P + 2 * (P - 1) * P), PL_INT32, "signals");
+    pld_config cfg;
+    pld_config_init(&cfg);
+    cfg.summary = 0;
+    char list[16];
+    snprintf(list, sizeof list, "0-%d", P - 1);
+    ck_assert_int_eq(pld_config_set_devices(&cfg, list), 0);
+    ck_assert_int_eq(pld_run(&cfg, host, NULL), 0);
+
+    int per_kind[NKINDS] = {0};
+    char why[512];
+    for (int i = 0; i < ncases; i++) {
+        ck_assert_msg(check_case(&cases[i], why, sizeof why), "case %d: %s", i, why);
+        per_kind[cases[i].kind]++;
+    }
+    for (int k = 0; k < NKINDS; k++) ck_assert_int_eq(per_kind[k], CASES_PER_KIND);
+    /* Reuse: after ~400 calls on the same two signals, every cell is zero. */
+    for (int64_t i = 0; i < pl_shape_numel(sig_after.shape); i++)
+        ck_assert_msg(pl_tensor_get(sig_after, i) == 0, "signal cell %lld reads %g after the run",
+                      (long long)i, pl_tensor_get(sig_after, i));
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("collectives");
+    TCase *tc = tcase_create("property");
+    tcase_set_timeout(tc, 240);
+    tcase_add_loop_test(tc, builtins_match_the_serial_reference, 0, 15); /* P = 2..16 */
+    suite_add_tcase(s, tc);
+    return run_suite(s);
+}
