@@ -162,6 +162,9 @@ pl_tile pld__tile_alloc(const char *file, int line, const char *op, pl_dtype dt,
 void pld__ub_enter(struct pld__rank *rk);
 void pld__ub_exit(struct pld__rank *rk);
 void pld__ub_release_all(struct pld__rank *rk);
+/* Checks the UB layout rule for a tile of `shape`: a single row is padded
+ * to 32 bytes, but each row of a multi-row tile must be a multiple of 32. */
+void pld__check_tile_rows(const char *file, int line, const char *op, pl_shape shape, pl_dtype dt);
 /* Accounts a buffer that lives only during the current op (a staging tile). */
 void pld__ub_transient(const char *file, int line, const char *op, size_t bytes);
 /* Fails unless the tile belongs to the kernel now running on this rank. */

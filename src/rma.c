@@ -54,12 +54,7 @@ pl_tile pld__remote_load(const char *file, int line, pld_dtensor target,
     if (kw.shape.ndim == 0)
         pld__fail(PLD_EINVAL, file, line, op, "missing required keyword .shape");
     pld__check_region(file, line, op, "target", target, kw.offsets, kw.shape);
-    size_t row = (size_t)kw.shape.dim[kw.shape.ndim - 1] * pl_dtype_size(target.dtype);
-    /* builtins' ragged chunks are padded by the compiler upstream */
-    if (row % PLD__ROW_ALIGN && !pld__R->ranks[me].collective)
-        pld__fail(PLD_EINVAL, file, line, op,
-                  "tile rows of %zu bytes; UB tile rows must be a multiple of %d bytes", row,
-                  PLD__ROW_ALIGN);
+    pld__check_tile_rows(file, line, op, kw.shape, target.dtype);
     pl_tile tile = pld__tile_alloc(file, line, op, target.dtype, kw.shape);
     size_t bytes = (size_t)pl_shape_numel(kw.shape) * pl_dtype_size(target.dtype);
     pld__move(file, line, op, peer, me, bytes);

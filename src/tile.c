@@ -12,19 +12,6 @@ static void check_gm(const char *file, int line, const char *op, const char *wha
         pld__fail(PLD_EINVAL, file, line, op, "%s is not a tensor (uninitialised?)", what);
 }
 
-static void check_row_align(const char *file, int line, const char *op, pl_shape shape, pl_dtype dt)
-{
-    char a[64];
-    if (pld__R->ranks[pld__self()].collective)
-        return; /* builtins' ragged chunks are padded by the compiler upstream */
-    size_t row = (size_t)shape.dim[shape.ndim - 1] * pl_dtype_size(dt);
-    if (row % PLD__ROW_ALIGN)
-        pld__fail(PLD_EINVAL, file, line, op,
-                  "tile shape %s %s has %zu-byte rows; UB tile rows must be a multiple of %d "
-                  "bytes (use pl_read/pl_write for single elements)",
-                  pld__shape_str(shape, a, sizeof a), pl_dtype_name(dt), row, PLD__ROW_ALIGN);
-}
-
 static int64_t flat_offset_bytes(pl_tensor t, pl_shape offsets)
 {
     int64_t flat = 0;
@@ -39,7 +26,7 @@ pl_tile pl__load(const char *file, int line, pl_tensor t, pl_shape offsets, pl_s
     double t0 = pld__now();
     check_gm(file, line, "pl_load", "source", t);
     pld__check_region(file, line, "pl_load", "source", t, offsets, shape);
-    check_row_align(file, line, "pl_load", shape, t.dtype);
+    pld__check_tile_rows(file, line, "pl_load", shape, t.dtype);
     (void)rk;
     pl_tile tile = pld__tile_alloc(file, line, "pl_load", t.dtype, shape);
     size_t bytes = (size_t)pl_shape_numel(shape) * pl_dtype_size(t.dtype);

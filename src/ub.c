@@ -123,6 +123,22 @@ pl_tile pld__tile_alloc(const char *file, int line, const char *op, pl_dtype dt,
     return t;
 }
 
+void pld__check_tile_rows(const char *file, int line, const char *op, pl_shape shape, pl_dtype dt)
+{
+    char a[64];
+    size_t row = (size_t)shape.dim[shape.ndim - 1] * pl_dtype_size(dt);
+    int64_t rows = pl_shape_numel(shape) / shape.dim[shape.ndim - 1];
+    /* One row is padded to 32 bytes in UB; several rows cannot be, so each
+     * must already be a multiple of 32 bytes.  Builtins are exempt: upstream's
+     * compiler lays out their ragged chunks itself. */
+    if (rows <= 1 || row % PLD__ROW_ALIGN == 0 || pld__R->ranks[pld__self()].collective) return;
+    pld__fail(PLD_EINVAL, file, line, op,
+              "tile shape %s %s has %lld rows of %zu bytes; rows of a multi-row UB tile must be "
+              "a multiple of %d bytes (use pl_read/pl_write for single elements)",
+              pld__shape_str(shape, a, sizeof a), pl_dtype_name(dt), (long long)rows, row,
+              PLD__ROW_ALIGN);
+}
+
 void pld__ub_transient(const char *file, int line, const char *op, size_t bytes)
 {
     struct pld__rank *rk = pld__kernel_rank(file, line, op);

@@ -86,7 +86,7 @@ static void kernel(const struct rank_args *a)
         bad_line = __LINE__; (void)pld_tile_remote_load(a->x, .peer = 1 - me, .offsets = PL_IDX(0, 0), .shape = PL_SHAPE(1, 64));
         break;
     case TILE_ROW_MISALIGNED:
-        bad_line = __LINE__; (void)pl_load(a->sig, PL_IDX(0, 0), PL_SHAPE(1, 1));
+        bad_line = __LINE__; (void)pl_load(a->sig, PL_IDX(0, 0), PL_SHAPE(2, 1));
         break;
     case DEADLOCK:
         /* Each rank waits for a notify that nobody sends. */
@@ -188,7 +188,8 @@ static const struct {
     {LOAD_HOST_TENSOR_AS_WINDOW, "pld_tile_remote_load", "rank 0",
      "target 'x' is a host tensor; cross-rank calls need a window view (pld_window)"},
     {TILE_ROW_MISALIGNED, "pl_load", "rank 0",
-     "tile shape [1, 1] INT32 has 4-byte rows; UB tile rows must be a multiple of 32 bytes"},
+     "tile shape [2, 1] INT32 has 2 rows of 4 bytes; rows of a multi-row UB tile must be a "
+     "multiple of 32 bytes"},
 };
 
 START_TEST(api_misuse_is_one_clear_message)

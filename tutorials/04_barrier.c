@@ -31,8 +31,9 @@ static void hand_barrier(pl_tensor y, pld_dtensor signal)
      * needs a higher threshold (Ge 2) or a reset, which is what the builtin's
      * self-clearing epilogue does.
      *
-     * A [2, 1] INT32 column is 8 bytes per tile row, below the 32-byte UB row
-     * alignment, so the cells are copied one element at a time. */
+     * A [2, 1] INT32 tile would have two 4-byte rows, and the rows of a
+     * multi-row UB tile must be 32-byte multiples, so the cells are copied
+     * one element at a time. */
     for (int i = 0; i < N_RANKS; i++) pl_write(y, PL_IDX(i, 0), pl_read(signal, PL_IDX(i, 0)));
 }
 
