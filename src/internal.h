@@ -78,6 +78,9 @@ struct pld__rank {
     struct pld__wait_info wait;
     const char *collective; /* name of the builtin being executed, or NULL */
     uint64_t bytes_sent, bytes_received;
+    int recording; /* pld_record_begin() is active */
+    char *rec;     /* the recorded lines */
+    size_t rec_len, rec_cap;
 };
 
 struct pld__trace;
@@ -196,6 +199,9 @@ struct pld__event {
     uint64_t seq; /* recording order, the last tie-break when sorting */
 };
 int pld__trace_open(struct pld__run *R, const char *path);
+/* Appends a primitive to the executing rank's recording (record.c). */
+void pld__record_op(struct pld__rank *rk, const struct pld__event *e, const pl_tensor *t,
+                    int64_t elem_off);
 void pld__trace_add(const struct pld__event *e);
 int pld__trace_close(struct pld__run *R);
 double pld__now(void);

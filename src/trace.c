@@ -59,11 +59,14 @@ static const char *base_name(const char *path)
 void pld__trace_op(const char *op, double t0, int peer, const pl_tensor *t, int64_t elem_off,
                    int64_t bytes, int64_t value, const char *file, int line)
 {
-    if (!pld__R || !pld__R->trace) return;
+    if (!pld__R) return;
+    int self = pld__self();
+    int rec = self >= 0 && pld__R->ranks[self].recording;
+    if (!pld__R->trace && !rec) return;
     struct pld__event e = {
         .t0 = t0,
         .t1 = pld__now(),
-        .rank = pld__self(),
+        .rank = self,
         .op = op,
         .peer = peer,
         .offset = -1,
@@ -79,7 +82,8 @@ void pld__trace_op(const char *op, double t0, int peer, const pl_tensor *t, int6
         e.where = t->name;
         e.offset = elem_off;
     }
-    pld__trace_add(&e);
+    if (rec) pld__record_op(&pld__R->ranks[self], &e, t, elem_off);
+    if (pld__R->trace) pld__trace_add(&e);
 }
 
 /* Sort by start time, then rank (host first), then the order of recording,

@@ -19,8 +19,15 @@ static void usage(const struct tut_spec *s, FILE *out)
         fputs("Step options:\n  --use-builtin              use pld_tensor_barrier instead of the "
               "hand-rolled barrier\n",
               out);
+    if (s->show_lowering_flag)
+        fputs("  --show-lowering            print the primitives the builtin ran on rank 0 next "
+              "to\n                             the hand-rolled step's, as a unified diff\n",
+              out);
     if (s->exact_p)
         fprintf(out, "Devices: exactly %d (default -d 0,1)\n", s->exact_p);
+    else if (s->p_divides)
+        fprintf(out, "Devices: P >= %d dividing %d (default P = %d)\n", s->min_p, s->p_divides,
+                s->default_p);
     else
         fprintf(out, "Devices: any P >= %d (default P = %d)\n", s->min_p, s->default_p);
     pld_print_common_usage(out);
@@ -60,6 +67,8 @@ void tut_init(struct tut *t, const struct tut_spec *s, int argc, char **argv)
             t->mode = argv[i] + 7;
         } else if (s->use_builtin_flag && strcmp(argv[i], "--use-builtin") == 0) {
             t->use_builtin = 1;
+        } else if (s->show_lowering_flag && strcmp(argv[i], "--show-lowering") == 0) {
+            t->show_lowering = 1;
         } else {
             fprintf(stderr, "%s: unknown option '%s'\n", s->name, argv[i]);
             usage(s, stderr);
@@ -81,6 +90,9 @@ void tut_init(struct tut *t, const struct tut_spec *s, int argc, char **argv)
         tut_refuse("%s needs exactly %d devices (-d 0,1), got %d", s->name, s->exact_p, t->P);
     if (!s->exact_p && t->P < s->min_p)
         tut_refuse("%s needs at least %d devices, got %d", s->name, s->min_p, t->P);
+    if (s->p_divides && s->p_divides % t->P)
+        tut_refuse("%s splits SIZE=%d into P equal chunks, so P must divide %d; got P=%d", s->name,
+                   s->p_divides, s->p_divides, t->P);
 }
 
 int tut_finish(int run_rc, int golden_ok, const char *why)

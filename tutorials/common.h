@@ -15,13 +15,16 @@ struct tut_spec {
     int exact_p;              /* > 0: needs exactly this many devices */
     int min_p;                /* otherwise at least this many */
     int default_p;            /* device count when -d is not given */
+    int p_divides;            /* > 0: P must divide this (steps 09, 10) */
+    int show_lowering_flag;   /* accepts --show-lowering (step 11) */
 };
 
 struct tut {
     pld_config cfg;
     int P;
-    const char *mode; /* the chosen --mode, or NULL */
-    int use_builtin;  /* --use-builtin was given */
+    const char *mode;  /* the chosen --mode, or NULL */
+    int use_builtin;   /* --use-builtin was given */
+    int show_lowering; /* --show-lowering was given */
 };
 
 /* Parses the common and the step's flags, applies the device-count rule,

@@ -37,5 +37,15 @@ run 06_put_get put --mode put
 run 06_put_get get --mode get
 run 07_dynamic_rank_count put --mode put
 run 07_dynamic_rank_count get --mode get
+run 08_allreduce_mesh -
+run 09_allreduce_two_phase -
+run 10_allreduce_ring -
+run 11_allreduce_reveal mesh --mode mesh
+run 11_allreduce_reveal ring --mode ring
+for step in 12_broadcast 13_allgather 14_reduce_scatter 15_all_to_all; do
+    run $step hand --mode hand
+    run $step builtin --mode builtin
+done
+run 16_putting_it_together -
 echo "$((runs - fail)) passed, $fail failed"
 [ $fail -eq 0 ]

@@ -93,6 +93,16 @@ int pld__run(const pld_config *cfg, pld__host_fn host, const void *args);
  * seconds on hardware backends).  Usable anywhere inside pld_run(). */
 double pld_time(void);
 
+/* Starts recording the primitives that the executing rank runs (kernel
+ * or per-device function).  Step 11 uses it to show what a builtin lowers
+ * to.  An error outside a run or on the host. */
+void pld_record_begin(void);
+
+/* Stops recording and returns the primitives, one line each: the op, the
+ * peer, the window with the element index it touched, and the element
+ * count (regions) or the value (signals).  The caller frees the string. */
+char *pld_record_end(void);
+
 /* Facts about the run that just finished (valid after pld_run returns). */
 typedef struct pld_run_stats {
     double time_s;        /* simulated (sim) or wall (hardware) seconds */

@@ -1,0 +1,117 @@
+/* Step 14: reduce-scatter.  Rank r ends with the sum over ranks of chunk r:
+ * y[r] = sum_k x[k][r*64 : (r+1)*64].
+ *
+ * Every rank first stores chunk c of its x into row c of its window [P, 64].
+ * --mode hand (default): a barrier, then acc = our row `me` plus every
+ * peer's row `me` (remote_load).
+ * --mode builtin: pld_tensor_reduce_scatter(data, signal, .op = Sum), then
+ * read row `me`.  The builtin adds a second barrier before it writes the sum
+ * back into row `me`, which peers might still be reading.
+ * Inputs: x[r] = arange(100r, 100r + P*64), shape [1, P*64].  Default P = 2. */
+#include "common.h"
+
+#include <string.h>
+
+enum { SIZE = 64 };
+
+static void hand(pl_tensor y, pld_dtensor data, pld_dtensor signal)
+{
+    pld_comm_ctx ctx = pld_get_comm_ctx(data);
+    int me = pld_rank(ctx), nr = pld_nranks(ctx);
+    for (int p = 0; p < nr; p++)
+        if (p != me)
+            pld_system_notify(signal, .peer = p, .offsets = PL_IDX(me, 0), .value = 1,
+                              .op = PLD_NOTIFY_ATOMIC_ADD);
+    for (int s = 0; s < nr; s++)
+        if (s != me)
+            pld_system_wait(signal, .offsets = PL_IDX(s, 0), .expected = 1, .cmp = PLD_WAIT_GE);
+    pl_tile acc = pl_load(data, PL_IDX(me, 0), PL_SHAPE(1, SIZE));
+    for (int p = 0; p < nr; p++)
+        if (p != me)
+            acc = pl_add(acc, pld_tile_remote_load(data, .peer = p, .offsets = PL_IDX(me, 0),
+                                                   .shape = PL_SHAPE(1, SIZE)));
+    pl_store(acc, PL_IDX(0, 0), y);
+}
+
+static void builtin(pl_tensor y, pld_dtensor data, pld_dtensor signal)
+{
+    int me = pld_rank(pld_get_comm_ctx(data));
+    data = pld_tensor_reduce_scatter(data, signal, .op = PLD_REDUCE_SUM);
+    pl_store(pl_load(data, PL_IDX(me, 0), PL_SHAPE(1, SIZE)), PL_IDX(0, 0), y);
+}
+
+static void scatter_then_reduce(pl_tensor x, pl_tensor y, pld_dtensor data, pld_dtensor signal,
+                                int use_builtin)
+{
+    int nr = pld_nranks(pld_get_comm_ctx(data));
+    for (int c = 0; c < nr; c++) /* chunk c of x -> row c */
+        pl_store(pl_load(x, PL_IDX(0, c * SIZE), PL_SHAPE(1, SIZE)), PL_IDX(c, 0), data);
+    if (use_builtin)
+        builtin(y, data, signal);
+    else
+        hand(y, data, signal);
+}
+
+struct rank_args {
+    pl_tensor x, y;
+    pld_dtensor data, signal;
+    int builtin;
+};
+
+static void per_device(const struct rank_args *a)
+{
+    pl_incore(scatter_then_reduce, a->x, a->y, a->data, a->signal, a->builtin);
+}
+
+struct host_args {
+    pl_tensor x, y;
+    int builtin;
+};
+
+static void host(const struct host_args *h)
+{
+    int nr = (int)pld_world_size();
+    pld_buffer data = pld_alloc_window_buffer(PL_SHAPE(nr, SIZE), PL_FP32, .name = "data");
+    pld_buffer sig = pld_alloc_window_buffer(PL_SHAPE(nr, 1), PL_INT32, .name = "signal");
+    for (int r = 0; r < nr; r++) {
+        struct rank_args a = {pl_at(h->x, r), pl_at(h->y, r),
+                              pld_window(data, PL_SHAPE(nr, SIZE), PL_FP32),
+                              pld_window(sig, PL_SHAPE(nr, 1), PL_INT32), h->builtin};
+        pld_dispatch(r, per_device, a);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    static const char *const modes[] = {"hand", "builtin", NULL};
+    static const struct tut_spec spec = {
+        .name = "14_reduce_scatter",
+        .summary = "Step 14: each rank sums its own chunk over all ranks, by hand or with "
+                   "pld_tensor_reduce_scatter.",
+        .modes = modes,
+        .default_mode = "hand",
+        .min_p = 2,
+        .default_p = 2,
+    };
+    struct tut t;
+    tut_init(&t, &spec, argc, argv);
+    struct host_args h = {pl_tensor_new(PL_SHAPE(t.P, 1, t.P * SIZE), PL_FP32, "x"),
+                          pl_tensor_new(PL_SHAPE(t.P, 1, SIZE), PL_FP32, "y"),
+                          strcmp(t.mode, "builtin") == 0};
+    for (int r = 0; r < t.P; r++) pl_fill_arange(pl_at(h.x, r), 100.0 * r, 1);
+    int rc = pld_run(&t.cfg, host, &h);
+
+    pl_tensor want = pl_tensor_new(PL_SHAPE(t.P, 1, SIZE), PL_FP32, "golden");
+    for (int r = 0; r < t.P; r++)
+        for (int j = 0; j < SIZE; j++) {
+            double sum = 0;
+            for (int k = 0; k < t.P; k++) sum += 100.0 * k + r * SIZE + j;
+            pl_tensor_set(want, (int64_t)r * SIZE + j, sum);
+        }
+    char why[256];
+    int ok = pl_allclose(h.y, want, 1e-5, 1e-5, why, sizeof why);
+    pl_tensor_free(&want);
+    pl_tensor_free(&h.x);
+    pl_tensor_free(&h.y);
+    return tut_finish(rc, ok, why);
+}
