@@ -86,6 +86,9 @@ static void fill_input(struct tcase *c)
 
 static struct tcase *cases;
 static int ncases, P;
+/* The reuse test: every call gets windows of its own and no barrier follows
+ * it, so calls run back to back and only the signals are shared. */
+static int back_to_back;
 static pl_tensor sig_after; /* [P, cells]: both signals as read at the end */
 
 struct dev_args {
@@ -134,7 +137,7 @@ static void case_kernel(struct tcase *c, pld_dtensor sm, pld_dtensor sr)
      * the next collective, and write into our window, while we still read
      * this one's result.  Reusing one window across calls therefore needs a
      * barrier once the result is read (step 16 uses separate windows). */
-    pld_tensor_barrier(sm);
+    if (!back_to_back) pld_tensor_barrier(sm);
 }
 
 static void read_signals(pld_dtensor sm, pld_dtensor sr)
@@ -160,7 +163,21 @@ static void host(const void *unused)
     pld_buffer b = pld_alloc_window_buffer(PL_SHAPE(P, SMAX), PL_FP32, .name = "input");
     pld_buffer sm = pld_alloc_window_buffer(PL_SHAPE(P, 1), PL_INT32, .name = "sig_mesh");
     pld_buffer sr = pld_alloc_window_buffer(PL_SHAPE(2 * (P - 1), P), PL_INT32, .name = "sig_ring");
-    for (int i = 0; i < ncases; i++) {
+    if (back_to_back) {
+        /* one [P, n] region per call in each of two buffers */
+        int64_t n = cases[0].n;
+        pld_buffer ta = pld_alloc_window_buffer(PL_SHAPE(ncases, P, n), PL_FP32, .name = "targets");
+        pld_buffer tb = pld_alloc_window_buffer(PL_SHAPE(ncases, P, n), PL_FP32, .name = "inputs");
+        for (int i = 0; i < ncases; i++) {
+            struct tcase *c = &cases[i];
+            pld_dtensor all_a = pld_window(ta, PL_SHAPE(ncases, P, n), c->dt);
+            pld_dtensor all_b = pld_window(tb, PL_SHAPE(ncases, P, n), c->dt);
+            c->tgt = pl_at(all_a, i);
+            if (c->kind <= BCAST) c->tgt.shape = PL_SHAPE(1, n); /* the first row of the region */
+            c->aux = pl_at(all_b, i);
+        }
+    }
+    for (int i = 0; i < ncases && !back_to_back; i++) {
         struct tcase *c = &cases[i];
         if (c->kind <= BCAST)
             c->tgt = pld_window(a, PL_SHAPE(1, c->n), c->dt);
@@ -173,9 +190,9 @@ static void host(const void *unused)
     for (int r = 0; r < P; r++) pld_dispatch(r, per_device, d);
 }
 
-static void make_cases(void)
+static void make_cases(int count, int64_t fixed_n)
 {
-    ncases = CASES_PER_KIND * NKINDS;
+    ncases = count;
     cases = calloc((size_t)ncases, sizeof *cases);
     for (int i = 0; i < ncases; i++) {
         struct tcase *c = &cases[i];
@@ -184,7 +201,7 @@ static void make_cases(void)
                 : uniform(0, 2) == 0                                      ? PL_FP16
                                                                           : PL_FP32;
         c->op = (pld_reduce_op)uniform(PLD_REDUCE_SUM, PLD_REDUCE_PROD);
-        c->n = c->kind <= BCAST ? draw_size(NMAX) : draw_size(SMAX);
+        c->n = fixed_n ? fixed_n : c->kind <= BCAST ? draw_size(NMAX) : draw_size(SMAX);
         c->root = (int)uniform(0, P - 1);
         c->int_data = uniform(0, 1);
         c->host_input = uniform(0, 1);
@@ -277,7 +294,7 @@ START_TEST(builtins_match_the_serial_reference)
 {
     P = 2 + _i;
     rng = 0x5eed0000u + (uint64_t)P;
-    make_cases();
+    make_cases(CASES_PER_KIND * NKINDS, 0);
     sig_after = pl_tensor_new(PL_SHAPE(P, P + 2 * (P - 1) * P), PL_INT32, "signals");
     pld_config cfg;
     pld_config_init(&cfg);
@@ -301,6 +318,31 @@ START_TEST(builtins_match_the_serial_reference)
 }
 END_TEST
 
+/* 100 builtin calls back to back (no barrier between them, each on its own
+ * windows, all on the same two signals): every result is right, and both
+ * signals read zero at the end. */
+START_TEST(back_to_back_calls_reuse_one_signal)
+{
+    P = 3 + 2 * _i; /* 3 and 5: odd counts, uneven splits */
+    rng = 0xbacc0000u + (uint64_t)P;
+    back_to_back = 1;
+    make_cases(102, 48);
+    sig_after = pl_tensor_new(PL_SHAPE(P, P + 2 * (P - 1) * P), PL_INT32, "signals");
+    pld_config cfg;
+    pld_config_init(&cfg);
+    cfg.summary = 0;
+    char list[16], why[512];
+    snprintf(list, sizeof list, "0-%d", P - 1);
+    ck_assert_int_eq(pld_config_set_devices(&cfg, list), 0);
+    ck_assert_int_eq(pld_run(&cfg, host, NULL), 0);
+    for (int i = 0; i < ncases; i++)
+        ck_assert_msg(check_case(&cases[i], why, sizeof why), "call %d: %s", i, why);
+    for (int64_t i = 0; i < pl_shape_numel(sig_after.shape); i++)
+        ck_assert_msg(pl_tensor_get(sig_after, i) == 0, "signal cell %lld reads %g after the run",
+                      (long long)i, pl_tensor_get(sig_after, i));
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("collectives");
@@ -308,5 +350,9 @@ int main(void)
     tcase_set_timeout(tc, 240);
     tcase_add_loop_test(tc, builtins_match_the_serial_reference, 0, 15); /* P = 2..16 */
     suite_add_tcase(s, tc);
+    TCase *reuse = tcase_create("reuse");
+    tcase_set_timeout(reuse, 60);
+    tcase_add_loop_test(reuse, back_to_back_calls_reuse_one_signal, 0, 2);
+    suite_add_tcase(s, reuse);
     return run_suite(s);
 }

@@ -17,6 +17,10 @@ static const struct {
     {"06_put_get", "--mode get"},
     {"07_dynamic_rank_count", "-d 0-7 --mode get"},
     {"07_dynamic_rank_count", "-d 0-11 --mode put"},
+    {"10_allreduce_ring", "-d 0-7"},
+    {"11_allreduce_reveal", "--mode ring -d 0-4"},
+    {"15_all_to_all", "--mode builtin -d 0-5"},
+    {"16_putting_it_together", "-d 0-3"},
 };
 
 static char *trace_of(const char *step, const char *args, char **out)

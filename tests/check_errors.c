@@ -28,13 +28,17 @@ enum misuse {
     TILE_ROW_MISALIGNED,
     DEADLOCK,
     UB_PEAK,
+    RING_SIGNAL_SHAPE,
+    ALLGATHER_ALIAS,
+    BROADCAST_NO_ROOT,
+    SKIP_COLLECTIVE,
 };
 
 static int bad_line; /* the line of the offending call, set right before it */
 
 struct rank_args {
     pl_tensor x;
-    pld_dtensor data, sig;
+    pld_dtensor data, sig, rows, rows_first;
     enum misuse what;
 };
 
@@ -101,6 +105,21 @@ static void kernel(const struct rank_args *a)
         (void)pl_add(sum, t3);
         break;
     }
+    case RING_SIGNAL_SHAPE:
+        bad_line = __LINE__; pld_tensor_allreduce(a->data, a->sig, .mode = PLD_ALLREDUCE_RING);
+        break;
+    case ALLGATHER_ALIAS:
+        bad_line = __LINE__; pld_tensor_allgather(a->rows_first, a->rows, a->sig);
+        break;
+    case BROADCAST_NO_ROOT:
+        bad_line = __LINE__; pld_tensor_broadcast(a->data, a->sig);
+        break;
+    case SKIP_COLLECTIVE:
+        /* rank 1 forgets the collective that rank 0 enters */
+        if (me == 0) {
+            bad_line = __LINE__; pld_tensor_allreduce(a->data, a->sig, .op = PLD_REDUCE_SUM);
+        }
+        break;
     case RANK_ON_HOST:
         break;
     }
@@ -126,13 +145,19 @@ static void host(const struct host_args *h)
     pld_buffer d = pld_alloc_window_buffer(PL_SHAPE(1, 64), PL_FP32, .name = "data");
     pld_buffer s = pld_alloc_window_buffer(PL_SHAPE(2, 1), PL_INT32, .name = "sig");
     pld_dtensor sig = pld_window(s, PL_SHAPE(2, 1), PL_INT32);
+    pld_buffer rows = pld_alloc_window_buffer(PL_SHAPE(2, 64), PL_FP32, .name = "rows");
     // clang-format off
     if (h->what == RANK_ON_HOST) {
         bad_line = __LINE__; (void)pld_rank(pld_get_comm_ctx(sig));
     }
     // clang-format on
     for (int r = 0; r < pld_world_size(); r++) {
-        struct rank_args a = {h->x, pld_window(d, PL_SHAPE(1, 64), PL_FP32), sig, h->what};
+        struct rank_args a = {h->x,
+                              pld_window(d, PL_SHAPE(1, 64), PL_FP32),
+                              sig,
+                              pld_window(rows, PL_SHAPE(2, 64), PL_FP32),
+                              pld_window(rows, PL_SHAPE(1, 64), PL_FP32),
+                              h->what};
         pld_dispatch(r, per_device, a);
     }
 }
@@ -187,6 +212,11 @@ static const struct {
      "give all of .dst_offsets, .src_offsets and .shape, or none of them"},
     {LOAD_HOST_TENSOR_AS_WINDOW, "pld_tile_remote_load", "rank 0",
      "target 'x' is a host tensor; cross-rank calls need a window view (pld_window)"},
+    {RING_SIGNAL_SHAPE, "pld_tensor_allreduce", "rank 0",
+     "ring mode needs an INT32 signal of shape [2(P-1), P] = [2, 2] (one row per round, one cell "
+     "per rank); got 'sig' [2, 1] INT32"},
+    {ALLGATHER_ALIAS, "pld_tensor_allgather", "rank 0", "local 'rows' aliases target 'rows'"},
+    {BROADCAST_NO_ROOT, "pld_tensor_broadcast", "rank 0", "missing required keyword .root"},
     {TILE_ROW_MISALIGNED, "pl_load", "rank 0",
      "tile shape [2, 1] INT32 has 2 rows of 4 bytes; rows of a multi-row UB tile must be a "
      "multiple of 32 bytes"},
@@ -215,6 +245,24 @@ START_TEST(deadlock_is_reported_per_rank)
         ck_assert_contains(err, line);
     }
     ck_assert_int_eq(count_lines_with(err, ""), 3);
+    free(err);
+    exit(code);
+}
+END_TEST
+
+START_TEST(a_rank_that_skips_a_collective_is_a_deadlock_naming_it)
+{
+    int code;
+    char *err = run_misuse(SKIP_COLLECTIVE, &code);
+    char line[256];
+    ck_assert_contains(err, "pldsim: deadlock at t=");
+    ck_assert_contains(err, "1 rank blocked in pld_system_wait");
+    snprintf(line, sizeof line,
+             "%s:%d: rank 0: waits for sig[1, 0] >= 1; the cell holds 0 (inside "
+             "pld_tensor_allreduce)",
+             __FILE__, bad_line);
+    ck_assert_contains(err, line);
+    ck_assert_contains(err, "pldsim: 1 other rank has finished or idle");
     free(err);
     exit(code);
 }
@@ -365,6 +413,7 @@ int main(void)
     tcase_add_loop_exit_test(api, api_misuse_is_one_clear_message, 3, 0,
                              (int)(sizeof cases / sizeof cases[0]));
     tcase_add_exit_test(api, deadlock_is_reported_per_rank, 4);
+    tcase_add_exit_test(api, a_rank_that_skips_a_collective_is_a_deadlock_naming_it, 4);
     tcase_add_exit_test(api, ub_peak_of_live_tiles_is_checked_when_the_kernel_returns, 3);
     suite_add_tcase(s, api);
 

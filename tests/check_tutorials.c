@@ -3,13 +3,15 @@
  * devices refuse any other count with a clear message. */
 #include "checktools.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* Steps 01-07: each mode at the P it supports. */
 static const struct {
     const char *step;
     const char *args;
-} runs[] = {
+} fixed_runs[] = {
     {"01_hello_rank", ""},
     {"02_programming_model", ""},
     {"03_window_buffer", ""},
@@ -33,7 +35,53 @@ static const struct {
     /* the same steps on the a5 model and with other seeds */
     {"05_remote_load_store", "--mode store -p a5sim --seed 7"},
     {"06_put_get", "--mode get --seed 12345"},
+    /* 11's reveal also runs the hand-rolled kernel and checks its golden */
+    {"11_allreduce_reveal", "--mode mesh --show-lowering -d 0-7"},
+    {"11_allreduce_reveal", "--mode ring --show-lowering -d 0-7"},
 };
+
+/* Steps 08-16: every mode at P = 2, 3, 4, 8, 16 (09 and 10, which need P to
+ * divide 64: at 2, 4, 8, 16). */
+static const struct {
+    const char *step;
+    const char *modes[3];
+    int divides_64;
+} ladder[] = {
+    {"08_allreduce_mesh", {""}, 0},
+    {"09_allreduce_two_phase", {""}, 1},
+    {"10_allreduce_ring", {""}, 1},
+    {"11_allreduce_reveal", {"--mode mesh", "--mode ring"}, 0},
+    {"12_broadcast", {"--mode hand", "--mode builtin"}, 0},
+    {"13_allgather", {"--mode hand", "--mode builtin"}, 0},
+    {"14_reduce_scatter", {"--mode hand", "--mode builtin"}, 0},
+    {"15_all_to_all", {"--mode hand", "--mode builtin"}, 0},
+    {"16_putting_it_together", {""}, 0},
+};
+static const int ladder_p[] = {2, 3, 4, 8, 16};
+
+#define MAX_RUNS 256
+static struct {
+    const char *step;
+    char args[96];
+} runs[MAX_RUNS];
+static int nruns;
+
+static void plan_runs(void)
+{
+    for (size_t i = 0; i < sizeof fixed_runs / sizeof fixed_runs[0]; i++) {
+        runs[nruns].step = fixed_runs[i].step;
+        snprintf(runs[nruns++].args, sizeof runs[0].args, "%s", fixed_runs[i].args);
+    }
+    for (size_t i = 0; i < sizeof ladder / sizeof ladder[0]; i++)
+        for (int m = 0; m < 3 && (m == 0 || ladder[i].modes[m]); m++)
+            for (size_t k = 0; k < sizeof ladder_p / sizeof ladder_p[0]; k++) {
+                int p = ladder_p[k];
+                if (ladder[i].divides_64 && 64 % p) continue;
+                runs[nruns].step = ladder[i].step;
+                snprintf(runs[nruns++].args, sizeof runs[0].args, "%s -d 0-%d",
+                         ladder[i].modes[m] ? ladder[i].modes[m] : "", p - 1);
+            }
+}
 
 START_TEST(step_passes_its_golden)
 {
@@ -64,6 +112,50 @@ START_TEST(two_device_steps_refuse_other_counts)
         ck_assert_msg(strstr(r.out, "OK") == NULL, "refused run printed OK");
         cmd_result_free(&r);
     }
+}
+END_TEST
+
+START_TEST(steps_09_and_10_refuse_p_not_dividing_64)
+{
+    static const char *const steps[] = {"09_allreduce_two_phase", "10_allreduce_ring"};
+    for (int k = 0; k < 2; k++) {
+        struct cmd_result r = run_cmd("%s -d 0-2", tutorial(steps[k]));
+        ck_assert_int_eq(r.status, 2);
+        ck_assert_contains(r.err, "so P must divide 64; got P=3");
+        ck_assert_int_eq(count_lines_with(r.err, ""), 1);
+        cmd_result_free(&r);
+    }
+}
+END_TEST
+
+/* The reveal prints the builtin's primitives and a diff whose '+' lines are
+ * exactly what the builtin adds (see the comment at the top of step 11). */
+START_TEST(reveal_shows_what_the_builtin_adds)
+{
+    struct cmd_result r = run_cmd("%s --show-lowering -d 0-3", tutorial("11_allreduce_reveal"));
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_contains(r.out, "== what pld_tensor_allreduce(.mode = mesh) ran on rank 0 (P=4) ==");
+    ck_assert_contains(r.out, "--- step 08, hand-rolled mesh, rank 0");
+    ck_assert_contains(r.out, "+++ pld_tensor_allreduce, mode mesh, rank 0");
+    /* read-done barrier, store back, epilogue */
+    ck_assert_int_eq(count_lines_with(r.out, "+wait_ge          -    signal["), 3);
+    ck_assert_contains(r.out, "+wait_ge          -    signal[1, 0]       >= 2");
+    ck_assert_contains(r.out, "+notify_add       r0   signal[3, 0]       value -2");
+    ck_assert_contains(r.out, "+store            -    data[0, 0]         n=64");
+    /* the hand-rolled barrier is common to both */
+    ck_assert_contains(r.out, " wait_ge          -    signal[1, 0]       >= 1");
+    cmd_result_free(&r);
+
+    r = run_cmd("%s --show-lowering --mode ring -d 0-3", tutorial("11_allreduce_reveal"));
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_contains(r.out, "--- step 10, hand-rolled ring, rank 0");
+    /* read-complete notifies to the left neighbour (r3 for rank 0), one per
+     * round: 2(P-1) = 6, all of them added by the builtin */
+    ck_assert_int_eq(count_lines_with(r.out, "+notify_add       r3"), 6);
+    ck_assert_int_eq(count_lines_with(r.out, "-notify_add       r3"), 0);
+    /* the epilogue returns all 2 * 6 cells it was credited */
+    ck_assert_int_eq(count_lines_with(r.out, "value -1"), 2 * 12); /* listing + diff */
+    cmd_result_free(&r);
 }
 END_TEST
 
@@ -112,7 +204,10 @@ int main(void)
     Suite *s = suite_create("tutorials");
     TCase *tc = tcase_create("steps");
     tcase_set_timeout(tc, 60);
-    tcase_add_loop_test(tc, step_passes_its_golden, 0, (int)(sizeof runs / sizeof runs[0]));
+    plan_runs();
+    tcase_add_loop_test(tc, step_passes_its_golden, 0, nruns);
+    tcase_add_test(tc, steps_09_and_10_refuse_p_not_dividing_64);
+    tcase_add_test(tc, reveal_shows_what_the_builtin_adds);
     tcase_add_loop_test(tc, two_device_steps_refuse_other_counts, 0,
                         (int)(sizeof two_device_steps / sizeof two_device_steps[0]));
     tcase_add_test(tc, step07_refuses_one_device);
