@@ -1,6 +1,6 @@
 #!/bin/sh
 # bench-tutorials.sh DIR [REPEATS]: wall time of every tutorial step and mode
-# at every P it supports (median of REPEATS runs, default 5), plus step 07 at
+# at every P its tests use (median of REPEATS runs, default 5), plus step 07 at
 # P = 64 and 1024 for scale.  Fails if any median of the supported runs
 # exceeds the 1 s budget.  Wall time on a shared machine is noisy, so this is
 # a benchmark (make bench), not part of make check.
@@ -53,6 +53,19 @@ for p in 2 3 4 8; do
         bench 1 "07_dynamic_rank_count -d 0-$((p - 1)) --mode $m" \
             "$dir/07_dynamic_rank_count" -d "0-$((p - 1))" --mode "$m"
     done
+done
+for p in 2 3 4 8 16; do
+    for step in "08_allreduce_mesh" "11_allreduce_reveal --mode mesh" \
+        "11_allreduce_reveal --mode ring" "12_broadcast --mode builtin" \
+        "13_allgather --mode builtin" "14_reduce_scatter --mode builtin" \
+        "15_all_to_all --mode builtin" "16_putting_it_together"; do
+        # shellcheck disable=SC2086
+        bench 1 "$step -d 0-$((p - 1))" $dir/$step -d "0-$((p - 1))"
+    done
+done
+for p in 2 4 8 16; do
+    bench 1 "09_allreduce_two_phase -d 0-$((p - 1))" "$dir/09_allreduce_two_phase" -d "0-$((p - 1))"
+    bench 1 "10_allreduce_ring -d 0-$((p - 1))" "$dir/10_allreduce_ring" -d "0-$((p - 1))"
 done
 bench 0 "07_dynamic_rank_count -d 0-63 (scale)" "$dir/07_dynamic_rank_count" -d 0-63
 bench 0 "07_dynamic_rank_count -d 0-1023 (scale)" "$dir/07_dynamic_rank_count" -d 0-1023
