@@ -1,14 +1,19 @@
-/* model.c: reads platform model files (models/NAME.model): `key = value`
- * lines with units, `#` comments. */
+/* model.c: platform models.  One set of keys serves both forms:
+ *  - model files (models/NAME.model): `key = value` lines, `#` comments;
+ *  - topology specs (--topology KIND:DIMS,key=value,...).
+ * See docs/models.md for every key, its unit, default and range. */
 #include "sim.h"
 
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
-const char *const pld__device_keys[] = {"ub_bytes",     "ub_usable_bytes", "hbm_bw",
-                                        "hbm_lat",      "vector_rate",     "launch_lat",
-                                        "dispatch_lat", "signal_bytes",    NULL};
+const char *const pld__device_keys[] = {
+    "ub_bytes",     "ub_usable_bytes", "hbm_bw",     "hbm_lat",  "vector_rate",  "launch_lat",
+    "dispatch_lat", "signal_bytes",    "signal_lat", "poll_lat", "speed_factor", NULL};
+
+static const char *const topologies[] = {"hccs",    "mesh",    "star",    "ring",
+                                         "torus2d", "torus3d", "fattree", NULL};
 
 int pld__device_set(struct pld__device *d, const char *key, const char *value)
 {
@@ -25,21 +30,195 @@ int pld__device_set(struct pld__device *d, const char *key, const char *value)
         {"launch_lat", &d->launch_lat, pld__parse_time},
         {"dispatch_lat", &d->dispatch_lat, pld__parse_time},
         {"signal_bytes", &d->signal_bytes, pld__parse_size},
+        {"signal_lat", &d->signal_lat, pld__parse_time},
+        {"poll_lat", &d->poll_lat, pld__parse_time},
+        {"speed_factor", &d->speed_factor, pld__parse_rate},
     };
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
         if (strcmp(key, map[i].key) == 0) return map[i].parse(value, map[i].field) == 0 ? 1 : -1;
     return 0;
 }
 
+static const char *builtin_text(const char *name)
+{
+    for (int i = 0; pld__builtin_models[i].name; i++)
+        if (strcmp(pld__builtin_models[i].name, name) == 0) return pld__builtin_models[i].text;
+    return NULL;
+}
+
 void pld__model_default_device(struct pld__device *d)
 {
     struct pld__model m;
-    for (int i = 0; pld__builtin_models[i].name; i++)
-        if (strcmp(pld__builtin_models[i].name, "a2a3") == 0 &&
-            pld__model_parse(pld__builtin_models[i].text, "a2a3", &m) == 0) {
-            *d = m.dev;
-            return;
+    const char *text = builtin_text("a2a3");
+    if (text && pld__model_parse(text, "a2a3", &m) == 0) *d = m.dev;
+}
+
+static void model_defaults(struct pld__model *m)
+{
+    memset(m, 0, sizeof *m);
+    snprintf(m->topology, sizeof m->topology, "hccs");
+    m->node_size = 8;
+    m->max_devices = PLD_MAX_RANKS;
+    m->duplex = 1;
+    m->dev.speed_factor = 1;
+}
+
+/* "4x4" or "16" or "2x2x4" into m->dims; returns the count of dims or -1. */
+static int parse_dims(const char *v, int dims[3])
+{
+    int n = 0;
+    const char *p = v;
+    while (*p && n < 3) {
+        char *end;
+        long d = strtol(p, &end, 10);
+        if (end == p || d < 1 || d > PLD_MAX_RANKS) return -1;
+        dims[n++] = (int)d;
+        if (*end == 'x')
+            p = end + 1;
+        else if (*end == '\0')
+            return n;
+        else
+            return -1;
+    }
+    return -1;
+}
+
+/* The accepted form of each key, for messages. */
+static const char *form_of(const char *key)
+{
+    static const struct {
+        const char *key, *form;
+    } forms[] = {
+        {"topology", "one of hccs, mesh, star, ring, torus2d, torus3d, fattree"},
+        {"dims", "a count or a shape such as 16, 4x4 or 2x2x4"},
+        {"node_size", "a device count >= 1"},
+        {"nodes", "a node count >= 1"},
+        {"max_devices", "a device count from 1 to 1024"},
+        {"link_bw", "a bandwidth such as 56GBps or 400Gbps"},
+        {"nic_bw", "a bandwidth such as 25GBps"},
+        {"uplink_bw", "a bandwidth such as 100GBps"},
+        {"link_lat", "a time such as 1us or 500ns"},
+        {"nic_lat", "a time such as 1us"},
+        {"fabric_lat", "a time such as 500ns"},
+        {"duplex", "yes or no"},
+        {"link", "A-B:bw=BANDWIDTH[:lat=TIME], e.g. 0-1:bw=10GBps:lat=2us"},
+        {"slow", "DEVICE:FACTOR, e.g. 3:2.5 (device 3 computes 2.5x slower)"},
+        {"base", "a builtin model whose device numbers to start from (a2a3, a5, hgx-h100)"},
+    };
+    for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++)
+        if (strcmp(forms[i].key, key) == 0) return forms[i].form;
+    return "see docs/models.md";
+}
+
+/* Short names used in topology specs. */
+static const char *canonical_key(const char *key)
+{
+    if (strcmp(key, "bw") == 0) return "link_bw";
+    if (strcmp(key, "lat") == 0) return "link_lat";
+    if (strcmp(key, "nic") == 0) return "nic_bw";
+    if (strcmp(key, "per_node") == 0) return "node_size";
+    if (strcmp(key, "uplink") == 0) return "uplink_bw";
+    return key;
+}
+
+static int parse_link_override(const char *v, struct pld__link_override *o)
+{
+    char *end;
+    memset(o, 0, sizeof *o);
+    o->a = (int)strtol(v, &end, 10);
+    if (end == v || *end != '-') return -1;
+    const char *p = end + 1;
+    o->b = (int)strtol(p, &end, 10);
+    if (end == p || o->a < 0 || o->b < 0 || o->a == o->b) return -1;
+    p = end;
+    while (*p == ':') {
+        char key[16], val[64];
+        const char *eq = strchr(p + 1, '='), *next;
+        if (!eq || (size_t)(eq - p - 1) >= sizeof key) return -1;
+        memcpy(key, p + 1, (size_t)(eq - p - 1));
+        key[eq - p - 1] = '\0';
+        next = strchr(eq + 1, ':');
+        size_t len = next ? (size_t)(next - eq - 1) : strlen(eq + 1);
+        if (len >= sizeof val) return -1;
+        memcpy(val, eq + 1, len);
+        val[len] = '\0';
+        if (strcmp(key, "bw") == 0) {
+            if (pld__parse_bandwidth(val, &o->bw) || o->bw <= 0) return -1;
+        } else if (strcmp(key, "lat") == 0) {
+            if (pld__parse_time(val, &o->lat)) return -1;
+            o->has_lat = 1;
+        } else {
+            return -1;
         }
+        p = next ? next : eq + 1 + len;
+    }
+    return *p == '\0' && (o->bw > 0 || o->has_lat) ? 0 : -1;
+}
+
+/* Sets one key.  Returns 0, or -1 for a bad value, -2 for an unknown key. */
+static int model_set(struct pld__model *m, const char *key, const char *v)
+{
+    double d;
+    key = canonical_key(key);
+    if (strcmp(key, "name") == 0) {
+        snprintf(m->name, sizeof m->name, "%s", v);
+        return 0;
+    }
+    if (strcmp(key, "topology") == 0) {
+        for (int i = 0; topologies[i]; i++)
+            if (strcmp(topologies[i], v) == 0) {
+                snprintf(m->topology, sizeof m->topology, "%s", v);
+                return 0;
+            }
+        return -1;
+    }
+    if (strcmp(key, "dims") == 0) return (m->ndims = parse_dims(v, m->dims)) > 0 ? 0 : -1;
+    if (strcmp(key, "node_size") == 0 || strcmp(key, "nodes") == 0 ||
+        strcmp(key, "max_devices") == 0) {
+        if (pld__parse_rate(v, &d) || d < 1 || d > PLD_MAX_RANKS || d != (int)d) return -1;
+        *(strcmp(key, "node_size") == 0 ? &m->node_size
+          : strcmp(key, "nodes") == 0   ? &m->nodes
+                                        : &m->max_devices) = (int)d;
+        return 0;
+    }
+    if (strcmp(key, "link_bw") == 0 || strcmp(key, "nic_bw") == 0 ||
+        strcmp(key, "uplink_bw") == 0) {
+        double *f = strcmp(key, "link_bw") == 0  ? &m->link_bw
+                    : strcmp(key, "nic_bw") == 0 ? &m->nic_bw
+                                                 : &m->uplink_bw;
+        return pld__parse_bandwidth(v, f) == 0 && *f > 0 ? 0 : -1;
+    }
+    if (strcmp(key, "link_lat") == 0) return pld__parse_time(v, &m->link_lat);
+    if (strcmp(key, "nic_lat") == 0) return pld__parse_time(v, &m->nic_lat);
+    if (strcmp(key, "fabric_lat") == 0) return pld__parse_time(v, &m->fabric_lat);
+    if (strcmp(key, "duplex") == 0) {
+        if (strcmp(v, "yes") && strcmp(v, "no")) return -1;
+        m->duplex = strcmp(v, "yes") == 0;
+        return 0;
+    }
+    if (strcmp(key, "link") == 0) {
+        if (m->noverrides == PLD__MAX_OVERRIDES) return -1;
+        return parse_link_override(v, &m->overrides[m->noverrides++]);
+    }
+    if (strcmp(key, "slow") == 0) {
+        char *end;
+        long dev = strtol(v, &end, 10);
+        if (end == v || *end != ':' || dev < 0 || dev >= PLD_MAX_RANKS ||
+            m->nslow == PLD__MAX_OVERRIDES || pld__parse_rate(end + 1, &d) || d <= 0)
+            return -1;
+        m->slow[m->nslow].device = (int)dev;
+        m->slow[m->nslow++].factor = d;
+        return 0;
+    }
+    if (strcmp(key, "base") == 0) {
+        struct pld__model b;
+        const char *text = builtin_text(v);
+        if (!text || pld__model_parse(text, v, &b) != 0) return -1;
+        m->dev = b.dev;
+        return 0;
+    }
+    int r = pld__device_set(&m->dev, key, v);
+    return r == 1 ? 0 : r == 0 ? -2 : -1;
 }
 
 static char *trim(char *s)
@@ -50,11 +229,21 @@ static char *trim(char *s)
     return s;
 }
 
+static int check_complete(const struct pld__model *m, const char *origin)
+{
+    if (m->link_bw <= 0 || m->dev.hbm_bw <= 0 || m->dev.vector_rate <= 0 ||
+        m->dev.ub_usable_bytes <= 0 || m->dev.ub_usable_bytes > m->dev.ub_bytes ||
+        m->dev.speed_factor <= 0)
+        return pld__config_error(PLD_EPLATFORM,
+                                 "%s: incomplete model: link_bw, hbm_bw, vector_rate, "
+                                 "speed_factor and ub_usable_bytes <= ub_bytes are required",
+                                 origin);
+    return 0;
+}
+
 int pld__model_parse(const char *text, const char *origin, struct pld__model *m)
 {
-    memset(m, 0, sizeof *m);
-    m->node_size = 8;
-    m->max_devices = PLD_MAX_RANKS;
+    model_defaults(m);
     char *copy = strdup(text);
     int lineno = 0, rc = 0;
     if (!copy) return PLD_ENOMEM;
@@ -76,47 +265,82 @@ int pld__model_parse(const char *text, const char *origin, struct pld__model *m)
         }
         *eq = '\0';
         char *key = trim(line), *val = trim(eq + 1);
-        double v;
-        int ok = 1;
-        if (strcmp(key, "name") == 0)
-            snprintf(m->name, sizeof m->name, "%s", val);
-        else if (strcmp(key, "node_size") == 0)
-            ok = pld__parse_rate(val, &v) == 0 && v >= 1 && (m->node_size = (int)v) == v;
-        else if (strcmp(key, "max_devices") == 0)
-            ok = pld__parse_rate(val, &v) == 0 && v >= 1 && v <= PLD_MAX_RANKS &&
-                 (m->max_devices = (int)v) == v;
-        else if (strcmp(key, "link_bw") == 0)
-            ok = pld__parse_bandwidth(val, &m->link_bw) == 0 && m->link_bw > 0;
-        else if (strcmp(key, "link_lat") == 0)
-            ok = pld__parse_time(val, &m->link_lat) == 0;
-        else if (strcmp(key, "nic_bw") == 0)
-            ok = pld__parse_bandwidth(val, &m->nic_bw) == 0 && m->nic_bw > 0;
-        else if (strcmp(key, "nic_lat") == 0)
-            ok = pld__parse_time(val, &m->nic_lat) == 0;
-        else if (strcmp(key, "fabric_lat") == 0)
-            ok = pld__parse_time(val, &m->fabric_lat) == 0;
-        else {
-            int r = pld__device_set(&m->dev, key, val);
-            if (r == 0) {
-                rc = pld__config_error(PLD_EPLATFORM, "%s:%d: unknown key '%s'", origin, lineno,
-                                       key);
-                break;
-            }
-            ok = r == 1;
+        int r = model_set(m, key, val);
+        if (r == -2) {
+            rc = pld__config_error(PLD_EPLATFORM, "%s:%d: unknown key '%s'", origin, lineno, key);
+            break;
         }
-        if (!ok) {
-            rc = pld__config_error(PLD_EPLATFORM, "%s:%d: bad value '%s' for '%s'", origin, lineno,
-                                   val, key);
+        if (r) {
+            rc = pld__config_error(PLD_EPLATFORM, "%s:%d: bad value '%s' for '%s'; expected %s",
+                                   origin, lineno, val, key, form_of(canonical_key(key)));
             break;
         }
     }
     free(copy);
+    return rc ? rc : check_complete(m, origin);
+}
+
+int pld__topology_parse(const char *spec, const struct pld__model *base, struct pld__model *m)
+{
+    static const char form[] = "KIND[:DIMS][,key=value...], e.g. mesh:8,bw=56GBps,lat=1.5us, "
+                               "ring:16, torus2d:4x4, fattree:nodes=4,per_node=8,nic=25GBps";
+    /* the base model's link and device numbers are the defaults */
+    *m = *base;
+    snprintf(m->name, sizeof m->name, "topology");
+    snprintf(m->topology, sizeof m->topology, "hccs");
+    m->ndims = m->nodes = m->noverrides = m->nslow = 0;
+    char *copy = strdup(spec), *save = NULL;
+    int rc = 0, first = 1;
+    if (!copy) return PLD_ENOMEM;
+    for (char *tok = strtok_r(copy, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
+        if (first) {
+            first = 0;
+            char *colon = strchr(tok, ':');
+            if (colon) *colon = '\0';
+            if (model_set(m, "topology", tok)) {
+                rc = pld__config_error(PLD_EUSAGE,
+                                       "--topology '%s': unknown kind '%s'; expected %s; the "
+                                       "form is %s",
+                                       spec, tok, form_of("topology"), form);
+                break;
+            }
+            /* fattree's first field may already be a key=value */
+            if (colon && strchr(colon + 1, '=')) {
+                tok = colon + 1;
+            } else {
+                if (colon && model_set(m, "dims", colon + 1))
+                    rc =
+                        pld__config_error(PLD_EUSAGE, "--topology '%s': bad size '%s'; expected %s",
+                                          spec, colon + 1, form_of("dims"));
+                continue;
+            }
+        }
+        char *eq = strchr(tok, '=');
+        if (!eq) {
+            rc = pld__config_error(PLD_EUSAGE,
+                                   "--topology '%s': '%s' is not key=value; the form is %s", spec,
+                                   tok, form);
+            break;
+        }
+        *eq = '\0';
+        int r = model_set(m, tok, eq + 1);
+        if (r == -2)
+            rc = pld__config_error(PLD_EUSAGE,
+                                   "--topology '%s': unknown field '%s'; fields are bw, lat, nic, "
+                                   "nic_lat, fabric_lat, uplink, nodes, per_node, duplex, link, "
+                                   "slow, base and the device keys of docs/models.md",
+                                   spec, tok);
+        else if (r)
+            rc =
+                pld__config_error(PLD_EUSAGE, "--topology '%s': bad value '%s' for %s; expected %s",
+                                  spec, eq + 1, tok, form_of(canonical_key(tok)));
+    }
+    free(copy);
     if (rc) return rc;
-    if (m->link_bw <= 0 || m->dev.hbm_bw <= 0 || m->dev.vector_rate <= 0 ||
-        m->dev.ub_usable_bytes <= 0 || m->dev.ub_usable_bytes > m->dev.ub_bytes)
-        return pld__config_error(PLD_EPLATFORM,
-                                 "%s: incomplete model: link_bw, hbm_bw, vector_rate and "
-                                 "ub_usable_bytes <= ub_bytes are required",
-                                 origin);
-    return 0;
+    if (strcmp(m->topology, "fattree") == 0 && m->nodes > 0 && m->ndims == 0) {
+        m->dims[0] = m->nodes * m->node_size;
+        m->ndims = 1;
+    }
+    if (strcmp(m->topology, "mesh") == 0 && m->ndims == 1) m->node_size = m->dims[0];
+    return check_complete(m, "--topology");
 }

@@ -9,21 +9,34 @@ static struct pld__device *self_dev(void)
     return self >= 0 ? &pld__R->ranks[self].dev : &pld__R->host_dev;
 }
 
-/* One GM access: a fixed latency plus the bytes at HBM bandwidth. */
+/* One GM access: a fixed latency plus the bytes at HBM bandwidth.  A
+ * straggler (speed_factor > 1) takes proportionally longer for all compute. */
 void pld__charge_gm(size_t bytes)
 {
     struct pld__device *d = self_dev();
-    pld__R->be->elapse(d->hbm_lat + (double)bytes / d->hbm_bw);
+    pld__R->be->elapse((d->hbm_lat + (double)bytes / d->hbm_bw) * d->speed_factor);
 }
 
 void pld__charge_vector(int64_t elems)
 {
-    pld__R->be->elapse((double)elems / self_dev()->vector_rate);
+    struct pld__device *d = self_dev();
+    pld__R->be->elapse((double)elems / d->vector_rate * d->speed_factor);
 }
 
 void pld__charge_launch(void)
 {
-    pld__R->be->elapse(self_dev()->launch_lat);
+    struct pld__device *d = self_dev();
+    pld__R->be->elapse(d->launch_lat * d->speed_factor);
+}
+
+void pld__charge_signal(void)
+{
+    pld__R->be->elapse(self_dev()->signal_lat);
+}
+
+void pld__charge_poll(void)
+{
+    pld__R->be->elapse(self_dev()->poll_lat);
 }
 
 void pld__charge_dispatch(void)

@@ -37,6 +37,9 @@ struct pld__device {
     double launch_lat;      /* kernel launch (pl_incore), s */
     double dispatch_lat;    /* host dispatch of one task (pld_dispatch), s */
     double signal_bytes;    /* bytes a notify carries over the link */
+    double signal_lat;      /* the notifier's cost of one signal write, s */
+    double poll_lat;        /* a wait notices its cell this long after it holds, s */
+    double speed_factor;    /* compute slowdown of this device (a straggler > 1) */
 };
 
 /* What a rank is blocked on, for the deadlock report. */
@@ -178,6 +181,8 @@ void pld__charge_gm(size_t bytes);      /* one GM access of `bytes` */
 void pld__charge_vector(int64_t elems); /* a vector op over `elems` */
 void pld__charge_launch(void);          /* a kernel launch */
 void pld__charge_dispatch(void);        /* the host dispatching one task */
+void pld__charge_signal(void);          /* the notifier's signal write */
+void pld__charge_poll(void);            /* the poll that sees a wait's cell hold */
 /* Moves `bytes` from rank `from` to rank `to` through the interconnect
  * (blocking); a local copy when from == to.  Counts bytes moved.  A platform
  * without a route between the two fails at the caller's file:line. */

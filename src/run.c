@@ -30,6 +30,9 @@ void pld_print_common_usage(void *out)
           "  -p, --platform NAME|FILE   a2a3sim (default), a2a3, a5sim, a5, a SimGrid FILE.xml\n"
           "                             whose hosts are named dev0, dev1, ..., or a FILE.model\n"
           "  -d, --device LIST          device ids, one rank each: 0,1,2,3 or 0-7 (default 0,1)\n"
+          "      --topology SPEC        generate the interconnect: mesh:8,bw=56GBps,lat=1.5us,\n"
+          "                             ring:16, torus2d:4x4, torus3d:2x2x4, star:8,\n"
+          "                             fattree:nodes=4,per_node=8,nic=25GBps (docs/models.md)\n"
           "      --backend NAME         sim (default; also from PLD_BACKEND)\n"
           "      --trace FILE           write a text trace, one line per primitive\n"
           "      --seed N               seed for random inputs (default 0)\n"
@@ -119,6 +122,8 @@ int pld_parse_args(pld_config *cfg, int *argc, char **argv)
             if (!rc) rc = pld_config_set_devices(cfg, v);
         } else if (flag_value(*argc, argv, &i, "--backend", NULL, &v, &rc)) {
             if (!rc) cfg->backend = v;
+        } else if (flag_value(*argc, argv, &i, "--topology", NULL, &v, &rc)) {
+            if (!rc) cfg->topology = v;
         } else if (flag_value(*argc, argv, &i, "--trace", NULL, &v, &rc)) {
             if (!rc) cfg->trace = v;
         } else if (flag_value(*argc, argv, &i, "--network-model", NULL, &v, &rc)) {

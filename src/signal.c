@@ -54,6 +54,7 @@ void pld__notify(const char *file, int line, pld_dtensor target, struct pld_noti
 
     int peer = (int)kw.peer;
     int32_t *cell = (int32_t *)pld__elem_ptr(target, peer, kw.offsets);
+    pld__charge_signal();
     pld__move(file, line, op, me, peer, (size_t)pld__R->ranks[me].dev.signal_bytes);
     pld__R->be->signal_update(peer, cell, kw.op, (int32_t)kw.value);
     pld__trace_op(kw.op == PLD_NOTIFY_SET ? "notify_set" : "notify_add", t0, peer, &target,
@@ -94,6 +95,7 @@ void pld__wait(const char *file, int line, pld_dtensor signal, struct pld_wait_k
     };
     pld__R->be->signal_wait(cell, kw.cmp, (int32_t)kw.expected);
     rk->wait.active = 0;
+    pld__charge_poll();
     pld__trace_op(kw.cmp == PLD_WAIT_EQ ? "wait_eq" : "wait_ge", t0, -1, &signal,
                   cell_offset(signal, kw.offsets), 4, kw.expected, file, line);
 }

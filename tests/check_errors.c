@@ -397,6 +397,31 @@ START_TEST(malformed_model_file)
 }
 END_TEST
 
+/* A bad --topology spec: one message naming the bad field and the form. */
+static const struct {
+    const char *spec, *devices, *msg;
+} bad_specs[] = {
+    {"ring:16,bw=fast", "0,1",
+     "--topology 'ring:16,bw=fast': bad value 'fast' for bw; expected a bandwidth such as 56GBps"},
+    {"hexagon:3", "0,1", "unknown kind 'hexagon'; expected one of hccs, mesh, star, ring"},
+    {"ring:16,speed=9", "0,1", "unknown field 'speed'; fields are bw, lat"},
+    {"torus2d:4", "0,1", "topology torus2d takes 2 dimensions, got 1 (e.g. 4x4)"},
+    {"ring:4", "0-7", "topology ring holds 4 devices (ids 0..3); device id 7 was asked for"},
+    {"ring:8,link=0-1:bw", "0,1",
+     "bad value '0-1:bw' for link; expected A-B:bw=BANDWIDTH[:lat=TIME]"},
+    {"mesh:8,slow=3", "0,1", "bad value '3' for slow; expected DEVICE:FACTOR"},
+    {"ring:8,lat", "0,1", "'lat' is not key=value"},
+};
+
+START_TEST(bad_topology_specs)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "%s -d %s --topology '%s'", tutorial("07_dynamic_rank_count"),
+             bad_specs[_i].devices, bad_specs[_i].spec);
+    expect_cli(cmd, 2, bad_specs[_i].msg);
+}
+END_TEST
+
 START_TEST(unknown_backend)
 {
     char cmd[4096];
@@ -428,6 +453,7 @@ int main(void)
     tcase_add_test(cli, more_ranks_than_the_platform_holds);
     tcase_add_test(cli, malformed_model_file);
     tcase_add_test(cli, unknown_backend);
+    tcase_add_loop_test(cli, bad_topology_specs, 0, (int)(sizeof bad_specs / sizeof bad_specs[0]));
     suite_add_tcase(s, cli);
     return run_suite(s);
 }

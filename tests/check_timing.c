@@ -19,8 +19,8 @@ static const char two_dev_xml[] =
     "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
     "<platform version=\"4.1\">\n"
     "<zone id=\"z\" routing=\"Full\">\n"
-    "  <host id=\"dev0\" speed=\"1Gf\"/>\n"
-    "  <host id=\"dev1\" speed=\"1Gf\"/>\n"
+    "  <host id=\"dev0\" speed=\"1Gf\"><prop id=\"signal_lat\" value=\"250ns\"/></host>\n"
+    "  <host id=\"dev1\" speed=\"1Gf\"><prop id=\"signal_lat\" value=\"250ns\"/></host>\n"
     "  <link id=\"l\" bandwidth=\"25GBps\" latency=\"3us\" sharing_policy=\"SPLITDUPLEX\"/>\n"
     "  <route src=\"dev0\" dst=\"dev1\"><link_ctn id=\"l\" direction=\"UP\"/></route>\n"
     "</zone>\n"
@@ -30,13 +30,15 @@ enum op { STORE, LOAD, NOTIFY };
 
 /* What a rank measured: the duration of its one timed op. */
 static double measured[2];
+static double load_time[2]; /* and of its pl_load (stores only) */
 
 struct rank_args {
     pl_tensor x;
-    pld_dtensor data, sig;
+    pld_dtensor data, sig, bar;
     int64_t elems;
     enum op op;
     int peer;
+    int both;
 };
 
 static void timed_kernel(const struct rank_args *a)
@@ -44,7 +46,12 @@ static void timed_kernel(const struct rank_args *a)
     /* Only the store needs a source tile: loading one for the other ops
      * would take UB that a 128 KiB remote_load needs. */
     pl_tile t = {0};
+    double l0 = pld_time();
     if (a->op == STORE) t = pl_load(a->x, PL_IDX(0, 0), PL_SHAPE(1, a->elems));
+    load_time[pld_rank(pld_get_comm_ctx(a->data))] = pld_time() - l0;
+    /* When both ranks transfer, a barrier first lines them up (rank 1 is
+     * dispatched later), so the two flows really are on the link together. */
+    if (a->both) pld_tensor_barrier(a->bar);
     double t0 = pld_time();
     if (a->op == STORE)
         pld_tile_remote_store(t, a->data, .peer = a->peer, .offsets = PL_IDX(0, 0));
@@ -74,22 +81,28 @@ static void host(const struct host_args *h)
 {
     pld_buffer d = pld_alloc_window_buffer(PL_SHAPE(1, h->elems), PL_FP32, .name = "data");
     pld_buffer s = pld_alloc_window_buffer(PL_SHAPE(1, 1), PL_INT32, .name = "sig");
+    pld_buffer b = pld_alloc_window_buffer(PL_SHAPE(2, 1), PL_INT32, .name = "bar");
     for (int r = 0; r < (h->both ? 2 : 1); r++) {
         struct rank_args a = {h->x,
                               pld_window(d, PL_SHAPE(1, h->elems), PL_FP32),
                               pld_window(s, PL_SHAPE(1, 1), PL_INT32),
+                              pld_window(b, PL_SHAPE(2, 1), PL_INT32),
                               h->elems,
                               h->op,
-                              1 - r};
+                              1 - r,
+                              h->both};
         pld_dispatch(r, per_device, a);
     }
 }
+
+static const char *topology; /* --topology for the next run_one, or NULL */
 
 static void run_one(const char *platform, const char *devices, int64_t bytes, enum op op, int both)
 {
     pld_config cfg;
     pld_config_init(&cfg);
     cfg.platform = platform;
+    cfg.topology = topology;
     cfg.summary = 0;
     ck_assert_int_eq(pld_config_set_devices(&cfg, devices), 0);
     struct host_args h = {pl_tensor_new(PL_SHAPE(1, bytes / 4), PL_FP32, "x"), bytes / 4, op, both};
@@ -135,11 +148,12 @@ START_TEST(duplex_link_carries_both_directions_without_sharing)
 }
 END_TEST
 
-START_TEST(notify_is_a_four_byte_flow)
+START_TEST(notify_is_a_signal_write_and_a_four_byte_flow)
 {
+    /* signal_lat comes from the hosts' <prop> (250 ns) */
     char *xml = write_temp(".xml", two_dev_xml);
     run_one(xml, "0,1", 256, NOTIFY, 0);
-    assert_rel(measured[0], LAT + 4.0 / BW);
+    assert_rel(measured[0], 250e-9 + LAT + 4.0 / BW);
     free(xml);
 }
 END_TEST
@@ -178,6 +192,56 @@ START_TEST(lv08_is_selectable_and_differs)
 }
 END_TEST
 
+/* --topology: routes and link numbers as the spec says.  S = 64 KiB. */
+static const struct {
+    const char *spec, *devices;
+    int both;
+    double want; /* closed form, s */
+} topo[] = {
+    /* a full mesh: one direct link */
+    {"mesh:8,bw=56GBps,lat=1.5us", "0,5", 0, 1.5e-6 + 65536 / 56e9},
+    /* a ring of 8: 0 -> 3 is three hops forward, 0 -> 6 two hops back */
+    {"ring:8,bw=25GBps,lat=1us", "0,3", 0, 3e-6 + 65536 / 25e9},
+    {"ring:8,bw=25GBps,lat=1us", "0,6", 0, 2e-6 + 65536 / 25e9},
+    /* a 4x4 torus: device 0 -> 10 (coordinates (2,2)) is 2 + 2 hops */
+    {"torus2d:4x4,bw=25GBps,lat=1us", "0,10", 0, 4e-6 + 65536 / 25e9},
+    /* a 2x2x4 torus: 0 -> 15 is (1,1,3): 1 + 1 + 1 (wrapping) hops */
+    {"torus3d:2x2x4,bw=25GBps,lat=1us", "0,15", 0, 3e-6 + 65536 / 25e9},
+    /* a star: up to the switch and down again */
+    {"star:8,bw=450GBps,lat=300ns", "2,7", 0, 600e-9 + 65536 / 450e9},
+    /* two nodes of a fat tree: NIC, fabric, NIC; the NIC is the bottleneck */
+    {"fattree:nodes=2,per_node=4,nic=25GBps,nic_lat=1us,fabric_lat=0.5us", "1,6", 0,
+     2.5e-6 + 65536 / 25e9},
+    /* a per-link override on the one link used */
+    {"ring:4,bw=25GBps,lat=1us,link=0-1:bw=5GBps:lat=3us", "0,1", 0, 3e-6 + 65536 / 5e9},
+    /* duplex links carry both directions at full rate; shared ones do not */
+    {"mesh:2,bw=25GBps,lat=1us", "0,1", 1, 1e-6 + 65536 / 25e9},
+    {"mesh:2,bw=25GBps,lat=1us,duplex=no", "0,1", 1, 1e-6 + 2 * 65536 / 25e9},
+};
+
+START_TEST(topology_specs_route_and_time_as_written)
+{
+    topology = topo[_i].spec;
+    run_one("a2a3sim", topo[_i].devices, 65536, STORE, topo[_i].both);
+    assert_rel(measured[0], topo[_i].want);
+    if (topo[_i].both) assert_rel(measured[1], topo[_i].want);
+}
+END_TEST
+
+/* A straggler's compute takes `factor` times as long (here its GM load,
+ * hbm_lat + S / hbm_bw with a2a3's numbers); its transfers do not change. */
+START_TEST(a_straggler_computes_slower)
+{
+    topology = "mesh:2,bw=25GBps,lat=1us,slow=1:3";
+    run_one("a2a3sim", "0,1", 4096, STORE, 1);
+    double gm = 500e-9 + 4096 / 1.6e12;
+    assert_rel(load_time[0], gm);
+    assert_rel(load_time[1], 3 * gm);
+    assert_rel(measured[0], 1e-6 + 4096 / 25e9);
+    assert_rel(measured[1], 1e-6 + 4096 / 25e9);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("timing");
@@ -186,10 +250,13 @@ int main(void)
     tcase_add_loop_test(tc, remote_store_takes_latency_plus_size_over_bandwidth, 0, n);
     tcase_add_loop_test(tc, remote_load_uses_the_other_direction_at_the_same_cost, 0, n);
     tcase_add_loop_test(tc, duplex_link_carries_both_directions_without_sharing, 0, n);
-    tcase_add_test(tc, notify_is_a_four_byte_flow);
+    tcase_add_test(tc, notify_is_a_signal_write_and_a_four_byte_flow);
     tcase_add_test(tc, a2a3_inside_a_node);
     tcase_add_test(tc, a2a3_across_nodes);
     tcase_add_test(tc, lv08_is_selectable_and_differs);
+    tcase_add_loop_test(tc, topology_specs_route_and_time_as_written, 0,
+                        (int)(sizeof topo / sizeof topo[0]));
+    tcase_add_test(tc, a_straggler_computes_slower);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

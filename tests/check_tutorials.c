@@ -159,6 +159,26 @@ START_TEST(reveal_shows_what_the_builtin_adds)
 }
 END_TEST
 
+/* Every shipped model generates and runs at P = 2, 8, 64 and 256. */
+static const char *const models[] = {"a2a3sim", "a5sim",   "hgx-h100", "ring",
+                                     "torus2d", "torus3d", "fat-tree"};
+static const int model_p[] = {2, 8, 64, 256};
+
+START_TEST(every_model_loads_and_runs)
+{
+    const char *model = models[_i / 4];
+    int p = model_p[_i % 4];
+    struct cmd_result r =
+        run_cmd("%s -p %s -d 0-%d --mode get", tutorial("07_dynamic_rank_count"), model, p - 1);
+    ck_assert_msg(r.status == 0 && strstr(r.out, "\nOK\n"), "%s at P=%d: exit %d\n%s%s", model, p,
+                  r.status, r.out, r.err);
+    char want[128];
+    snprintf(want, sizeof want, "platform=%s P=%d ", model, p);
+    ck_assert_contains(r.out, want);
+    cmd_result_free(&r);
+}
+END_TEST
+
 START_TEST(step07_refuses_one_device)
 {
     struct cmd_result r = run_cmd("%s -d 0", tutorial("07_dynamic_rank_count"));
@@ -211,6 +231,7 @@ int main(void)
     tcase_add_loop_test(tc, two_device_steps_refuse_other_counts, 0,
                         (int)(sizeof two_device_steps / sizeof two_device_steps[0]));
     tcase_add_test(tc, step07_refuses_one_device);
+    tcase_add_loop_test(tc, every_model_loads_and_runs, 0, 7 * 4);
     tcase_add_test(tc, help_and_bad_flags);
     suite_add_tcase(s, tc);
     return run_suite(s);

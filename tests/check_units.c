@@ -73,7 +73,9 @@ static char *platform_text(int ndev)
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    ck_assert_int_eq(pld__platform_write(f, &m, ndev), 0);
+    int dims[3], nd;
+    ck_assert_int_eq(pld__model_devices(&m, ndev, dims, &nd), ndev);
+    ck_assert_int_eq(pld__platform_write(f, &m, ndev, dims, nd), 0);
     fclose(f);
     return buf;
 }
