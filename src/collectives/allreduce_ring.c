@@ -13,7 +13,8 @@
  *    chunk for round r is final, and waits for its left neighbour's;
  *  - read-complete: after pulling from the left neighbour it adds 1 to the
  *    left neighbour's cell [r, me]; a rank waits for its right neighbour's
- *    read-complete of round r before it next writes into its window.
+ *    read-complete of round r-1 before it writes in round r.
+ * Chunks pass through UB in pieces of at most 16 KiB, so any size fits.
  * Step 10's hand-rolled ring has no read-complete handshake: there, the ring
  * of ready signals alone keeps a writer P-1 rounds behind its readers.  The
  * builtin adds it so that the safety does not rest on that argument (and it
@@ -34,7 +35,7 @@ void pld__allreduce_ring(struct pld__coll *c, pl_tensor flat, pld_dtensor sig, p
     int me = c->me, nr = c->nr, rounds = 2 * (nr - 1);
     int left = (me + nr - 1) % nr, right = (me + 1) % nr;
     int rc_thr = left == right ? 2 : 1;
-    int64_t n = flat.shape.dim[1];
+    int64_t n = flat.shape.dim[1], piece = pld__chunk_elems(flat.dtype);
 
     for (int r = 0; r < rounds; r++) {
         int rs = r < nr - 1, s = rs ? r : r - (nr - 1);
@@ -43,15 +44,17 @@ void pld__allreduce_ring(struct pld__coll *c, pl_tensor flat, pld_dtensor sig, p
 
         COLL_NOTIFY(c, sig, right, PL_IDX(r, me), 1); /* ready: my chunk for round r */
         COLL_WAIT(c, sig, PL_IDX(r, left), 1);
-        pl_tile got = {0};
-        if (hi > lo) got = COLL_REMOTE_LOAD(c, flat, left, lo, hi - lo);
-        COLL_NOTIFY(c, sig, left, PL_IDX(r, me), 1); /* read-complete */
         if (r > 0) /* right has finished reading what I sent last round */
             COLL_WAIT(c, sig, PL_IDX(r - 1, right), rc_thr);
-        if (hi > lo) {
-            if (rs) got = pld__combine(c->file, c->line, op, COLL_LOAD(c, flat, lo, hi - lo), got);
-            COLL_STORE(c, got, flat, lo);
+        /* the chunk goes through UB in pieces of at most 16 KiB */
+        for (int64_t off = lo; off < hi; off += piece) {
+            int64_t len = hi - off < piece ? hi - off : piece;
+            pl_tile got = COLL_REMOTE_LOAD(c, flat, left, off, len);
+            if (rs)
+                got = pld__combine(c->file, c->line, op, COLL_LOAD(c, flat, off, len), got);
+            COLL_STORE(c, got, flat, off);
         }
+        COLL_NOTIFY(c, sig, left, PL_IDX(r, me), 1); /* read-complete */
     }
     COLL_WAIT(c, sig, PL_IDX(rounds - 1, right), rc_thr);
     for (int r = 0; r < rounds; r++) {
