@@ -162,7 +162,9 @@ uint16_t pld__float_to_bf16(float f);
 
 /* Tiles: allocates `bytes` in the executing rank's UB arena (fails with the
  * kernel's name, the bytes asked and the limit on overflow). */
-pl_tile pld__tile_alloc(const char *file, int line, const char *op, pl_dtype dt, pl_shape shape);
+/* `no_data`: a --no-data tile, accounted in UB but holding no values. */
+pl_tile pld__tile_alloc(const char *file, int line, const char *op, pl_dtype dt, pl_shape shape,
+                        int no_data);
 /* UB arena lifetime (ub.c): a kernel's tiles are freed when it returns, and
  * then the most bytes of tiles that were live at once must fit in the UB. */
 void pld__ub_enter(struct pld__rank *rk);
@@ -218,6 +220,14 @@ void pld__trace_op(const char *op, double t0, int peer, const pl_tensor *t, int6
 
 /* Windows (window.c). */
 void pld__windows_free(struct pld__run *R);
+/* Does `t` hold values?  Host tensors do; a window view does unless the run
+ * is --no-data and no signal op has touched its buffer. */
+int pld__has_data(const pl_tensor *t);
+/* Gives a window buffer real memory (signals need real cells even with
+ * --no-data). */
+void pld__materialize(const char *file, int line, const char *op, struct pld__wbuf *b);
+/* Fails: `op` would read window data that --no-data does not keep. */
+_Noreturn void pld__fail_no_data(const char *file, int line, const char *op, const char *what);
 
 /* Deadlock report (deadlock.c): a header and one line per blocked rank. */
 void pld__report_deadlock(struct pld__run *R);

@@ -55,11 +55,12 @@ pl_tile pld__remote_load(const char *file, int line, pld_dtensor target,
         pld__fail(PLD_EINVAL, file, line, op, "missing required keyword .shape");
     pld__check_region(file, line, op, "target", target, kw.offsets, kw.shape);
     pld__check_tile_rows(file, line, op, kw.shape, target.dtype);
-    pl_tile tile = pld__tile_alloc(file, line, op, target.dtype, kw.shape);
+    pl_tile tile = pld__tile_alloc(file, line, op, target.dtype, kw.shape, !pld__has_data(&target));
     size_t bytes = (size_t)pl_shape_numel(kw.shape) * pl_dtype_size(target.dtype);
     pld__move(file, line, op, peer, me, bytes);
-    pld__copy_region(target.dtype, kw.shape, tile.data, kw.shape,
-                     pld__elem_ptr(target, peer, kw.offsets), target.shape, PL_ATOMIC_NONE);
+    if (!tile.no_data)
+        pld__copy_region(target.dtype, kw.shape, tile.data, kw.shape,
+                         pld__elem_ptr(target, peer, kw.offsets), target.shape, PL_ATOMIC_NONE);
     pld__trace_op("remote_load", t0, peer, &target, offset_bytes(target, kw.offsets),
                   (int64_t)bytes, PLD__MISSING, file, line);
     return tile;
@@ -84,8 +85,9 @@ void pld__remote_store(const char *file, int line, pl_tile tile, pld_dtensor tar
     pld__check_region(file, line, op, "target", target, kw.offsets, tile.shape);
     size_t bytes = (size_t)pl_shape_numel(tile.shape) * pl_dtype_size(tile.dtype);
     pld__move(file, line, op, me, peer, bytes);
-    pld__copy_region(target.dtype, tile.shape, pld__elem_ptr(target, peer, kw.offsets),
-                     target.shape, tile.data, tile.shape, kw.atomic);
+    if (pld__has_data(&target) && !tile.no_data)
+        pld__copy_region(target.dtype, tile.shape, pld__elem_ptr(target, peer, kw.offsets),
+                         target.shape, tile.data, tile.shape, kw.atomic);
     pld__trace_op(kw.atomic == PL_ATOMIC_ADD ? "remote_store_add" : "remote_store", t0, peer,
                   &target, offset_bytes(target, kw.offsets), (int64_t)bytes, PLD__MISSING, file,
                   line);
@@ -198,8 +200,9 @@ void pld__put(const char *file, int line, pld_dtensor dst, struct pld_p2p_kw kw)
     struct region r = p2p_region(file, line, op, dst, kw.src, &kw);
     int64_t total = plan_chunks(file, line, op, &r, dst.dtype, &kw, &n, &chunk, &last);
     staged_copy(file, line, op, me, peer, 1, n, chunk, last, kw.pipeline);
-    pld__copy_region(dst.dtype, r.shape, pld__elem_ptr(dst, peer, r.dst_off), dst.shape,
-                     pld__elem_ptr(kw.src, me, r.src_off), kw.src.shape, kw.atomic);
+    if (pld__has_data(&dst) && pld__has_data(&kw.src))
+        pld__copy_region(dst.dtype, r.shape, pld__elem_ptr(dst, peer, r.dst_off), dst.shape,
+                         pld__elem_ptr(kw.src, me, r.src_off), kw.src.shape, kw.atomic);
     pld__trace_op(kw.atomic == PL_ATOMIC_ADD ? "put_add" : "put", t0, peer, &dst,
                   offset_bytes(dst, r.dst_off), total, PLD__MISSING, file, line);
 }
@@ -220,8 +223,11 @@ void pld__get(const char *file, int line, pl_tensor dst, struct pld_p2p_kw kw)
     struct region r = p2p_region(file, line, op, dst, kw.src, &kw);
     int64_t total = plan_chunks(file, line, op, &r, dst.dtype, &kw, &n, &chunk, &last);
     staged_copy(file, line, op, peer, me, 0, n, chunk, last, kw.pipeline);
-    pld__copy_region(dst.dtype, r.shape, pld__elem_ptr(dst, me, r.dst_off), dst.shape,
-                     pld__elem_ptr(kw.src, peer, r.src_off), kw.src.shape, PL_ATOMIC_NONE);
+    if (!pld__has_data(&kw.src) && !dst.win)
+        pld__fail_no_data(file, line, op, "it pulls window data into a host tensor");
+    if (pld__has_data(&dst) && pld__has_data(&kw.src))
+        pld__copy_region(dst.dtype, r.shape, pld__elem_ptr(dst, me, r.dst_off), dst.shape,
+                         pld__elem_ptr(kw.src, peer, r.src_off), kw.src.shape, PL_ATOMIC_NONE);
     pld__trace_op("get", t0, peer, &kw.src, offset_bytes(kw.src, r.src_off), total, PLD__MISSING,
                   file, line);
 }

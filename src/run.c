@@ -38,6 +38,8 @@ void pld_print_common_usage(void *out)
           "      --seed N               seed for random inputs (default 0)\n"
           "      --network-model NAME   sim: CM02 (default, exact latency+size/bandwidth) or LV08\n"
           "      --no-summary           do not print the run summary line\n"
+          "      --no-data              timing only: window payloads are neither kept nor\n"
+          "                             copied (signals are); reading them back is an error\n"
           "  -h, --help                 this help\n",
           (FILE *)out);
 }
@@ -139,6 +141,8 @@ int pld_parse_args(pld_config *cfg, int *argc, char **argv)
                 rc = pld__config_error(PLD_EUSAGE, "--seed '%s': expected a non-negative integer",
                                        v);
             cfg->seed = s;
+        } else if (strcmp(argv[i], "--no-data") == 0) {
+            cfg->no_data = 1;
         } else if (strcmp(argv[i], "--no-summary") == 0) {
             cfg->summary = 0;
         } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {

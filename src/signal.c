@@ -17,6 +17,7 @@ static void check_signal(const char *file, int line, const char *op, const char 
         pld__fail(PLD_EINVAL, file, line, op, "missing required keyword .offsets");
     pld__check_region(file, line, op, what, t, offsets,
                       (pl_shape){.ndim = t.shape.ndim, .dim = {1, 1, 1, 1}});
+    pld__materialize(file, line, op, t.win);
 }
 
 static int64_t cell_offset(pl_tensor t, pl_shape offsets)

@@ -28,11 +28,12 @@ pl_tile pl__load(const char *file, int line, pl_tensor t, pl_shape offsets, pl_s
     pld__check_region(file, line, "pl_load", "source", t, offsets, shape);
     pld__check_tile_rows(file, line, "pl_load", shape, t.dtype);
     (void)rk;
-    pl_tile tile = pld__tile_alloc(file, line, "pl_load", t.dtype, shape);
+    pl_tile tile = pld__tile_alloc(file, line, "pl_load", t.dtype, shape, !pld__has_data(&t));
     size_t bytes = (size_t)pl_shape_numel(shape) * pl_dtype_size(t.dtype);
     pld__charge_gm(bytes);
-    pld__copy_region(t.dtype, shape, tile.data, shape, pld__elem_ptr(t, me, offsets), t.shape,
-                     PL_ATOMIC_NONE);
+    if (!tile.no_data)
+        pld__copy_region(t.dtype, shape, tile.data, shape, pld__elem_ptr(t, me, offsets), t.shape,
+                         PL_ATOMIC_NONE);
     pld__trace_op("load", t0, -1, &t, flat_offset_bytes(t, offsets), (int64_t)bytes, PLD__MISSING,
                   file, line);
     return tile;
@@ -59,8 +60,12 @@ pl_tensor pl__store(const char *file, int line, pl_tile tile, pl_shape offsets, 
     pld__check_region(file, line, "pl_store", "destination", t, offsets, tile.shape);
     size_t bytes = (size_t)pl_shape_numel(tile.shape) * pl_dtype_size(t.dtype);
     pld__charge_gm(bytes);
-    pld__copy_region(t.dtype, tile.shape, pld__elem_ptr(t, me, offsets), t.shape, tile.data,
-                     tile.shape, kw.atomic);
+    if (tile.no_data && !t.win)
+        pld__fail_no_data(file, line, "pl_store",
+                          "the tile holds window data and the destination is a host tensor");
+    if (pld__has_data(&t) && !tile.no_data)
+        pld__copy_region(t.dtype, tile.shape, pld__elem_ptr(t, me, offsets), t.shape, tile.data,
+                         tile.shape, kw.atomic);
     pld__trace_op(kw.atomic == PL_ATOMIC_ADD ? "store_add" : "store", t0, -1, &t,
                   flat_offset_bytes(t, offsets), (int64_t)bytes, PLD__MISSING, file, line);
     return t;
@@ -116,14 +121,14 @@ static pl_tile binop_tt(const char *file, int line, const char *op, enum binop k
     if (!same)
         pld__fail(PLD_EINVAL, file, line, op, "shape mismatch: %s vs %s",
                   pld__shape_str(a.shape, sa, sizeof sa), pld__shape_str(b.shape, sb, sizeof sb));
-    pl_tile r = pld__tile_alloc(file, line, op, a.dtype, a.shape);
+    pl_tile r = pld__tile_alloc(file, line, op, a.dtype, a.shape, a.no_data || b.no_data);
     /* the operands are read while the result is written: all three are live */
     pld__check_tile(file, line, op, "first operand", a);
     pld__check_tile(file, line, op, "second operand", b);
     int64_t n = pl_shape_numel(a.shape);
     size_t es = pl_dtype_size(a.dtype);
     int is_int = a.dtype >= PL_INT8;
-    for (int64_t i = 0; i < n; i++) {
+    for (int64_t i = 0; i < n && !r.no_data; i++) {
         double x = pld__elem_get(a.dtype, (char *)a.data + i * es);
         double y = pld__elem_get(a.dtype, (char *)b.data + i * es);
         pld__elem_set(a.dtype, (char *)r.data + i * es, apply(k, x, y, is_int));
@@ -139,12 +144,12 @@ static pl_tile binop_ts(const char *file, int line, const char *op, enum binop k
 {
     double t0 = pld__now();
     pld__check_tile(file, line, op, "tile operand", a);
-    pl_tile r = pld__tile_alloc(file, line, op, a.dtype, a.shape);
+    pl_tile r = pld__tile_alloc(file, line, op, a.dtype, a.shape, a.no_data);
     pld__check_tile(file, line, op, "tile operand", a); /* live with the result */
     int64_t n = pl_shape_numel(a.shape);
     size_t es = pl_dtype_size(a.dtype);
     int is_int = a.dtype >= PL_INT8;
-    for (int64_t i = 0; i < n; i++) {
+    for (int64_t i = 0; i < n && !r.no_data; i++) {
         double x = pld__elem_get(a.dtype, (char *)a.data + i * es);
         pld__elem_set(a.dtype, (char *)r.data + i * es, apply(k, x, s, is_int));
     }
@@ -181,6 +186,7 @@ double pl__read(const char *file, int line, pl_tensor t, pl_shape idx)
     check_gm(file, line, "pl_read", "tensor", t);
     check_index(file, line, "pl_read", t, idx);
     pld__charge_gm(pl_dtype_size(t.dtype));
+    if (!pld__has_data(&t)) pld__fail_no_data(file, line, "pl_read", "it reads a window element");
     double v = pld__elem_get(t.dtype, pld__elem_ptr(t, pld__self(), idx));
     pld__trace_op("read", t0, -1, &t, flat_offset_bytes(t, idx), (int64_t)pl_dtype_size(t.dtype),
                   (int64_t)v, file, line);
@@ -194,7 +200,7 @@ void pl__write(const char *file, int line, pl_tensor t, pl_shape idx, double v)
     check_gm(file, line, "pl_write", "tensor", t);
     check_index(file, line, "pl_write", t, idx);
     pld__charge_gm(pl_dtype_size(t.dtype));
-    pld__elem_set(t.dtype, pld__elem_ptr(t, pld__self(), idx), v);
+    if (pld__has_data(&t)) pld__elem_set(t.dtype, pld__elem_ptr(t, pld__self(), idx), v);
     pld__trace_op("write", t0, -1, &t, flat_offset_bytes(t, idx), (int64_t)pl_dtype_size(t.dtype),
                   (int64_t)v, file, line);
 }
@@ -219,5 +225,6 @@ double pl__cast(const char *file, int line, double v, pl_dtype dt)
 
 double pl_tile_get(pl_tile t, int64_t flat)
 {
+    if (t.no_data) pld__fail_no_data("pl_tile_get", 0, "pl_tile_get", "the tile holds window data");
     return pld__elem_get(t.dtype, (char *)t.data + (size_t)flat * pl_dtype_size(t.dtype));
 }

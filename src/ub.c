@@ -104,7 +104,8 @@ static int add_block(const char *file, int line, const char *op, struct pld__ran
     return rk->ub_nblocks++;
 }
 
-pl_tile pld__tile_alloc(const char *file, int line, const char *op, pl_dtype dt, pl_shape shape)
+pl_tile pld__tile_alloc(const char *file, int line, const char *op, pl_dtype dt, pl_shape shape,
+                        int no_data)
 {
     struct pld__rank *rk = pld__kernel_rank(file, line, op);
     size_t bytes = (size_t)pl_shape_numel(shape) * pl_dtype_size(dt);
@@ -116,8 +117,9 @@ pl_tile pld__tile_alloc(const char *file, int line, const char *op, pl_dtype dt,
                   "bytes usable of %.0f",
                   rk->kernel, pld__shape_str(shape, a, sizeof a), pl_dtype_name(dt), bytes,
                   rk->dev.ub_usable_bytes, rk->dev.ub_bytes);
-    pl_tile t = {.dtype = dt, .shape = shape, .epoch = rk->epoch};
-    t.data = calloc(1, bytes ? bytes : 1);
+    pl_tile t = {.dtype = dt, .shape = shape, .epoch = rk->epoch, .no_data = no_data};
+    /* a --no-data tile needs no values, only a unique address */
+    t.data = calloc(1, bytes && !no_data ? bytes : 1);
     if (!t.data) pld__fail(PLD_ENOMEM, file, line, op, "out of memory");
     t.index = add_block(file, line, op, rk, t.data, bytes);
     return t;

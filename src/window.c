@@ -60,10 +60,8 @@ pld_buffer pld__alloc_window_buffer(const char *file, int line, pld__alloc_arg w
     b->win_offset = R->window_size;
     b->file = file;
     b->line = line;
-    b->mem = calloc((size_t)R->P, (size_t)b->slot); /* zero-filled, like upstream */
-    if (!b->mem)
-        pld__fail(PLD_ENOMEM, file, line, op, "out of memory for %d copies of %lld bytes", R->P,
-                  (long long)b->slot);
+    /* zero-filled, like upstream; with --no-data only when a signal needs it */
+    if (!R->cfg->no_data) pld__materialize(file, line, op, b);
     R->window_size += b->slot;
     if (R->wbufs_tail)
         R->wbufs_tail->next = b;
@@ -94,6 +92,30 @@ pld_dtensor pld__window(const char *file, int line, pld_buffer buf, pl_shape sha
                   buf.buf->name, (long long)buf.buf->bytes);
     pl_tensor t = {.dtype = dtype, .shape = shape, .name = buf.buf->name, .win = buf.buf};
     return t;
+}
+
+void pld__materialize(const char *file, int line, const char *op, struct pld__wbuf *b)
+{
+    if (b->mem) return;
+    b->mem = calloc((size_t)pld__R->P, (size_t)b->slot);
+    if (!b->mem)
+        pld__fail(PLD_ENOMEM, file, line, op,
+                  "out of memory for %d copies of %lld bytes of window '%s'%s", pld__R->P,
+                  (long long)b->slot, b->name,
+                  pld__R->cfg->no_data ? "" : " (timing studies can use --no-data)");
+}
+
+int pld__has_data(const pl_tensor *t)
+{
+    return !t->win || t->win->mem != NULL;
+}
+
+_Noreturn void pld__fail_no_data(const char *file, int line, const char *op, const char *what)
+{
+    pld__fail(PLD_EINVAL, file, line, op,
+              "%s: this run is --no-data, which keeps no window payloads; drop --no-data to "
+              "read results",
+              what);
 }
 
 void pld__windows_free(struct pld__run *R)

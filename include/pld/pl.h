@@ -179,6 +179,7 @@ typedef struct pl_tile {
     void *data;
     uint64_t epoch; /* which kernel invocation owns it */
     int32_t index;  /* its slot in that kernel's UB bookkeeping */
+    int no_data;    /* --no-data: holds no values (it came from a window) */
 } pl_tile;
 
 /* Atomic mode of a store (upstream's AtomicType). */
