@@ -1,0 +1,317 @@
+/* check_accuracy.c: simulated times of every builtin, and of the
+ * hand-rolled allreduce steps, against closed forms derived for our exact
+ * protocol (docs/models.md, "Closed forms"), on contention-free topologies:
+ * a full mesh (every pair has its own duplex link) and, for the ring
+ * allreduce, a ring.  The closed forms use the a2a3 device numbers and the
+ * link numbers of the spec; the tolerance is the issue's 0.5 %, though the
+ * match is exact to rounding.
+ *
+ * Symbols (docs/models.md): a = link latency, B = link bandwidth, h and H =
+ * hbm_lat and hbm_bw, V = vector_rate, sg = signal_lat, pl = poll_lat,
+ * s = signal_bytes.  Unit costs: a notify N = sg + a + s/B; a notify to
+ * oneself Ns = sg + h + 2s/H; a wait that needs no waiting W = pl; a GM
+ * access G(b) = h + b/H; a flow X(b) = a + b/B; a vector op on e elements
+ * e/V. */
+#include "checktools.h"
+#include "../sim/sim.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BW    56e9
+#define LAT   1e-6
+#define CHUNK 16384.0 /* bytes: the builtins' UB chunk */
+
+static struct pld__device D; /* a2a3's device numbers */
+
+static double G(double b)
+{
+    return D.hbm_lat + b / D.hbm_bw;
+}
+static double X(double b)
+{
+    return LAT + b / BW;
+}
+static double N(void)
+{
+    return D.signal_lat + LAT + D.signal_bytes / BW;
+}
+static double Ns(void)
+{
+    return D.signal_lat + D.hbm_lat + 2 * D.signal_bytes / D.hbm_bw;
+}
+static double Vop(double bytes)
+{
+    return bytes / 4 / D.vector_rate; /* FP32 elements */
+}
+/* A credit barrier entered by every rank at once: P-1 notifies, then P-1
+ * waits whose credits have all arrived (one poll each). */
+static double barrier(int P)
+{
+    return (P - 1) * (N() + D.poll_lat);
+}
+
+/* Sums f over the 16 KiB chunks of n bytes. */
+static double over_chunks(double n, double (*f)(double c, int P), int P)
+{
+    double t = 0;
+    for (double off = 0; off < n; off += CHUNK) t += f(n - off < CHUNK ? n - off : CHUNK, P);
+    return t;
+}
+
+static double mesh_chunk(double c, int P)
+{
+    return G(c) + (P - 1) * (X(c) + Vop(c)) + barrier(P) + G(c);
+}
+static double get_chunk(double c, int P)
+{
+    (void)P;
+    return X(c) + G(c);
+}
+static double put_chunk(double c, int P)
+{
+    (void)P;
+    return G(c) + X(c);
+}
+static double put_self_chunk(double c, int P)
+{
+    (void)P;
+    return G(c) + G(2 * c); /* a put to oneself is a local copy */
+}
+
+enum kind { AR_MESH, AR_RING, BCAST, AGATHER, RSCATTER, A2A, NKINDS };
+static const char *const kind_name[] = {"allreduce/mesh", "allreduce/ring", "broadcast",
+                                        "allgather",      "reduce_scatter", "all_to_all"};
+
+/* n: bytes of the whole vector (allreduce, broadcast) or of one row of the
+ * [P, S] builtins. */
+static double closed_form(enum kind k, int P, double n)
+{
+    double t = 0;
+    switch (k) {
+    case AR_MESH:
+        t = barrier(P) + over_chunks(n, mesh_chunk, P);
+        return t + (P - 1) * Ns();
+    case AR_RING: {
+        double c = n / P; /* every chunk is n/P: n divides by P here */
+        for (int r = 0; r < 2 * (P - 1); r++) {
+            t += 2 * N() + D.poll_lat + (r > 0 ? D.poll_lat : 0);
+            for (double off = 0; off < c; off += CHUNK) {
+                double b = c - off < CHUNK ? c - off : CHUNK;
+                t += X(b) + G(b) + (r < P - 1 ? G(b) + Vop(b) : 0);
+            }
+        }
+        return t + D.poll_lat + 2 * 2 * (P - 1) * Ns();
+    }
+    case BCAST: /* a rank that is not the root: the slowest */
+        return barrier(P) + over_chunks(n, get_chunk, P) + (P - 1) * Ns();
+    case AGATHER:
+    case A2A:
+        t = (P - 1) * over_chunks(n, put_chunk, P) + over_chunks(n, put_self_chunk, P);
+        return t + barrier(P) + (P - 1) * Ns();
+    case RSCATTER:
+        t = barrier(P);
+        for (double off = 0; off < n; off += CHUNK) {
+            double c = n - off < CHUNK ? n - off : CHUNK;
+            t += G(c) + (P - 1) * (X(c) + Vop(c)) + barrier(P) + G(c);
+        }
+        return t + (P - 1) * Ns();
+    default:
+        return 0;
+    }
+}
+
+/* ---- the measured side ---- */
+
+static enum kind K;
+static int P;
+static int64_t NBYTES;
+static double start[64], end[64];
+
+struct dev_args {
+    int rank;
+    pld_dtensor target, input, sig, ring_sig;
+};
+
+static void kernel(const struct dev_args *a)
+{
+    double t0 = pld_time();
+    switch (K) {
+    case AR_MESH:
+        pld_tensor_allreduce(a->target, a->sig, .mode = PLD_ALLREDUCE_MESH);
+        break;
+    case AR_RING:
+        pld_tensor_allreduce(a->target, a->ring_sig, .mode = PLD_ALLREDUCE_RING);
+        break;
+    case BCAST:
+        pld_tensor_broadcast(a->target, a->sig, .root = 0);
+        break;
+    case AGATHER:
+        pld_tensor_allgather(pl_at(a->input, 0), a->target, a->sig);
+        break;
+    case RSCATTER:
+        pld_tensor_reduce_scatter(a->target, a->sig);
+        break;
+    case A2A:
+        pld_tensor_all_to_all(a->input, a->target, a->sig);
+        break;
+    case NKINDS:
+        break;
+    }
+    start[a->rank] = t0;
+    end[a->rank] = pld_time();
+}
+
+static void per_device(const struct dev_args *a)
+{
+    pl_incore(kernel, a);
+}
+
+static void host(const void *unused)
+{
+    (void)unused;
+    int64_t e = NBYTES / 4, rows = K >= AGATHER ? P : 1;
+    pld_buffer t = pld_alloc_window_buffer(PL_SHAPE(rows, e), PL_FP32, .name = "target");
+    pld_buffer in = pld_alloc_window_buffer(PL_SHAPE(rows, e), PL_FP32, .name = "input");
+    pld_buffer s = pld_alloc_window_buffer(PL_SHAPE(P, 1), PL_INT32, .name = "signal");
+    pld_buffer rs = pld_alloc_window_buffer(PL_SHAPE(2 * (P - 1), P), PL_INT32, .name = "ring");
+    for (int r = 0; r < P; r++) {
+        struct dev_args a = {r, pld_window(t, PL_SHAPE(rows, e), PL_FP32),
+                             pld_window(in, PL_SHAPE(rows, e), PL_FP32),
+                             pld_window(s, PL_SHAPE(P, 1), PL_INT32),
+                             pld_window(rs, PL_SHAPE(2 * (P - 1), P), PL_INT32)};
+        pld_dispatch(r, per_device, a);
+    }
+}
+
+/* P and the largest size: the matrix stops where a case would take more
+ * than about a second to simulate (pldsim-perf covers larger sweeps). */
+static const struct {
+    int P;
+    int64_t max_bytes;
+} grid[] = {{2, 64 << 20}, {4, 16 << 20}, {8, 4 << 20}, {16, 1 << 20}, {64, 64 << 10}};
+
+#define MAX_CASES 400
+static struct {
+    enum kind k;
+    int P;
+    int64_t n;
+} cases[MAX_CASES];
+static int ncases;
+
+static void plan(void)
+{
+    for (int k = 0; k < NKINDS; k++)
+        for (size_t g = 0; g < sizeof grid / sizeof grid[0]; g++)
+            for (int64_t n = 4096; n <= grid[g].max_bytes; n *= 4) {
+                /* the [P, S] builtins' n is one row: keep P rows within the cap */
+                int64_t bytes = k >= AGATHER ? n / grid[g].P : n;
+                if (bytes < 256) continue;
+                cases[ncases].k = (enum kind)k;
+                cases[ncases].P = grid[g].P;
+                cases[ncases++].n = bytes;
+            }
+}
+
+START_TEST(builtin_matches_its_closed_form)
+{
+    K = cases[_i].k;
+    P = cases[_i].P;
+    NBYTES = cases[_i].n;
+    char spec[128], list[16];
+    snprintf(spec, sizeof spec, "%s:%d,bw=56GBps,lat=1us,dispatch_lat=0",
+             K == AR_RING ? "ring" : "mesh", P);
+    snprintf(list, sizeof list, "0-%d", P - 1);
+    pld_config cfg;
+    pld_config_init(&cfg);
+    cfg.summary = 0;
+    cfg.no_data = 1;
+    cfg.topology = spec;
+    ck_assert_int_eq(pld_config_set_devices(&cfg, list), 0);
+    ck_assert_int_eq(pld_run(&cfg, host, NULL), 0);
+    double t0 = start[0], t1 = 0;
+    for (int r = 0; r < P; r++) {
+        t0 = start[r] < t0 ? start[r] : t0;
+        t1 = end[r] > t1 ? end[r] : t1;
+        ck_assert_msg(start[r] == start[0], "ranks did not start together");
+    }
+    double want = closed_form(K, P, (double)NBYTES), got = t1 - t0;
+    double rel = fabs(got - want) / want;
+    printf("%-15s P=%-3d %10lld B  simulated %12.4f us  closed form %12.4f us  rel %.2e\n",
+           kind_name[K], P, (long long)NBYTES, got * 1e6, want * 1e6, rel);
+    ck_assert_msg(rel <= 0.005, "%s P=%d n=%lld: simulated %.9g s, closed form %.9g s (%.3f %%)",
+                  kind_name[K], P, (long long)NBYTES, got, want, 100 * rel);
+}
+END_TEST
+
+/* ---- the hand-rolled steps, run as programs ---- */
+
+/* Closed form of a whole tutorial run (dispatch_lat = 0: every rank starts
+ * its kernel at once, after one launch). */
+static double step_closed_form(const char *step, int P)
+{
+    double L = D.launch_lat, g = G(256), w = N() + D.poll_lat, c = 256.0 / P;
+    if (strcmp(step, "08_allreduce_mesh") == 0) /* stage, barrier, P-1 pulls, store */
+        return L + 4 * g + (P - 1) * w + (P - 1) * (X(256) + Vop(256));
+    if (strcmp(step, "09_allreduce_two_phase") == 0)
+        return L + 2 * g + 2 * (P - 1) * w + 2 * G(c) + (P - 1) * (X(c) + Vop(c)) + (P - 1) * X(c) +
+               G(2 * c) + P * G(c);
+    if (strcmp(step, "10_allreduce_ring") == 0)
+        return L + 2 * g + N() + (P - 1) * (D.poll_lat + X(c) + 2 * G(c) + Vop(c) + N()) +
+               (P - 1) * (D.poll_lat + X(c) + G(c)) + (P - 2) * N() + 2 * g;
+    if (strcmp(step, "12_broadcast") == 0) /* the root stores before its notifies */
+        return L + 2 * g + (P - 1) * w + X(256) + g;
+    if (strcmp(step, "13_allgather") == 0)
+        return L + 2 * g + (P - 1) * w + (P - 1) * X(256) + G(512) + P * g;
+    if (strcmp(step, "14_reduce_scatter") == 0)
+        return L + 2 * P * g + (P - 1) * w + g + (P - 1) * (X(256) + Vop(256)) + g;
+    if (strcmp(step, "15_all_to_all") == 0)
+        return L + (P - 1) * (g + X(256)) + g + G(512) + (P - 1) * w + 2 * P * g;
+    return 0;
+}
+
+static const char *const steps[] = {
+    "08_allreduce_mesh", "09_allreduce_two_phase", "10_allreduce_ring", "12_broadcast",
+    "13_allgather",      "14_reduce_scatter",      "15_all_to_all"};
+static const int step_p[] = {2, 4, 8, 16, 64};
+
+START_TEST(hand_rolled_step_matches_its_closed_form)
+{
+    const char *step = steps[_i / 5];
+    int p = step_p[_i % 5];
+    int ring = strcmp(step, "10_allreduce_ring") == 0;
+    struct cmd_result r =
+        run_cmd("%s -d 0-%d --topology %s:%d,bw=56GBps,lat=1us,dispatch_lat=0 %s", tutorial(step),
+                p - 1, ring ? "ring" : "mesh", p,
+                strncmp(step, "1", 1) == 0 && step[1] >= '2' ? "--mode hand" : "");
+    ck_assert_msg(r.status == 0, "%s P=%d failed:\n%s%s", step, p, r.out, r.err);
+    const char *t = strstr(r.out, " time=");
+    ck_assert_ptr_nonnull(t);
+    double got = strtod(t + 6, NULL) * 1e-6, want = step_closed_form(step, p);
+    double rel = fabs(got - want) / want;
+    printf("%-22s P=%-3d simulated %12.4f us  closed form %12.4f us  rel %.2e\n", step, p,
+           got * 1e6, want * 1e6, rel);
+    ck_assert_msg(rel <= 0.005, "%s P=%d: simulated %.9g s, closed form %.9g s (%.3f %%)", step, p,
+                  got, want, 100 * rel);
+    cmd_result_free(&r);
+}
+END_TEST
+
+int main(void)
+{
+    struct pld__model m;
+    for (int i = 0; pld__builtin_models[i].name; i++)
+        if (strcmp(pld__builtin_models[i].name, "a2a3") == 0)
+            if (pld__model_parse(pld__builtin_models[i].text, "a2a3", &m) != 0) return 1;
+    D = m.dev;
+    plan();
+    Suite *s = suite_create("accuracy");
+    TCase *tc = tcase_create("closed_forms");
+    tcase_set_timeout(tc, 60);
+    tcase_add_loop_test(tc, builtin_matches_its_closed_form, 0, ncases);
+    tcase_add_loop_test(tc, hand_rolled_step_matches_its_closed_form, 0, 7 * 5);
+    suite_add_tcase(s, tc);
+    return run_suite(s);
+}
