@@ -1,0 +1,212 @@
+/* check_whatif.c: contention and what-if properties.
+ *  - Incast: P-1 ranks store S bytes into rank 0 at once.  On a star they
+ *    share rank 0's port, max-min fairly: each takes 2a + (P-1) S/B.  On a
+ *    full mesh each has its own link: a + S/B.
+ *  - A shift all-to-all on a ring of odd P: in step k every rank sends to
+ *    rank me+k, h = min(k, P-k) hops the same way round, so each link carries
+ *    h flows and each flow gets B/h: the step takes h a + h S/B.
+ *  - More bandwidth or less latency never makes a run slower.
+ *  - busbw never exceeds the link rate on a ring or a star (pldsim-perf). */
+#include "checktools.h"
+
+#include <math.h>
+#include <pld/pld.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define S_BYTES 65536
+static int P;
+static double took[64];
+static enum { INCAST, SHIFT } pattern;
+
+struct args {
+    int rank;
+    pl_tensor x;
+    pld_dtensor data;
+};
+
+static void kernel(const struct args *a)
+{
+    pl_tile t = pl_load(a->x, PL_IDX(0, 0), PL_SHAPE(1, S_BYTES / 4));
+    double t0 = pld_time();
+    if (pattern == INCAST) {
+        if (a->rank != 0)
+            pld_tile_remote_store(t, a->data, .peer = 0, .offsets = PL_IDX(a->rank, 0));
+    } else {
+        for (int k = 1; k < P; k++)
+            pld_tile_remote_store(t, a->data, .peer = (a->rank + k) % P,
+                                  .offsets = PL_IDX(a->rank, 0));
+    }
+    took[a->rank] = pld_time() - t0;
+}
+
+static void per_device(const struct args *a)
+{
+    pl_incore(kernel, a);
+}
+
+static void host(const pl_tensor *x)
+{
+    pld_buffer b = pld_alloc_window_buffer(PL_SHAPE(P, S_BYTES / 4), PL_FP32, .name = "data");
+    for (int r = 0; r < P; r++) {
+        struct args a = {r, *x, pld_window(b, PL_SHAPE(P, S_BYTES / 4), PL_FP32)};
+        pld_dispatch(r, per_device, a);
+    }
+}
+
+static void run(const char *kind, int p, const char *extra)
+{
+    char spec[128], list[16];
+    P = p;
+    snprintf(spec, sizeof spec, "%s:%d,bw=25GBps,lat=1us,dispatch_lat=0%s", kind, p, extra);
+    snprintf(list, sizeof list, "0-%d", p - 1);
+    pld_config cfg;
+    pld_config_init(&cfg);
+    cfg.summary = 0;
+    cfg.no_data = 1;
+    cfg.topology = spec;
+    ck_assert_int_eq(pld_config_set_devices(&cfg, list), 0);
+    pl_tensor x = pl_tensor_new(PL_SHAPE(1, S_BYTES / 4), PL_FP32, "x");
+    ck_assert_int_eq(pld_run(&cfg, host, &x), 0);
+    pl_tensor_free(&x);
+}
+
+static void assert_rel(double got, double want)
+{
+    ck_assert_msg(fabs(got - want) <= 1e-6 * want, "simulated %.12g s, max-min fair share %.12g s",
+                  got, want);
+}
+
+static const int incast_p[] = {3, 4, 8, 16};
+
+/* One simulation per process: even cases on a star, odd ones on a mesh. */
+START_TEST(incast_shares_the_receivers_port)
+{
+    pattern = INCAST;
+    int p = incast_p[_i / 2], star = _i % 2 == 0;
+    run(star ? "star" : "mesh", p, "");
+    for (int r = 1; r < p; r++)
+        assert_rel(took[r],
+                   star ? 2e-6 + (p - 1) * (double)S_BYTES / 25e9 : 1e-6 + (double)S_BYTES / 25e9);
+}
+END_TEST
+
+START_TEST(shift_all_to_all_on_a_ring_shares_each_link)
+{
+    pattern = SHIFT;
+    int p = 5 + 2 * _i; /* 5, 7, 9: odd, so no step is a tie between directions */
+    run("ring", p, "");
+    double want = 0;
+    for (int k = 1; k < p; k++) {
+        int h = k < p - k ? k : p - k;
+        want += h * 1e-6 + h * (double)S_BYTES / 25e9;
+    }
+    for (int r = 0; r < p; r++) assert_rel(took[r], want);
+}
+END_TEST
+
+/* The simulated time of a tutorial run. */
+static double step_time(const char *step, const char *args, const char *spec)
+{
+    struct cmd_result r = run_cmd("%s %s --topology %s", tutorial(step), args, spec);
+    ck_assert_msg(r.status == 0, "%s %s --topology %s failed:\n%s", step, args, spec, r.err);
+    const char *t = strstr(r.out, " time=");
+    ck_assert_ptr_nonnull(t);
+    double v = strtod(t + 6, NULL);
+    cmd_result_free(&r);
+    return v;
+}
+
+static const struct {
+    const char *step, *args, *kind;
+} mono[] = {
+    {"11_allreduce_reveal", "--mode mesh -d 0-7", "mesh:8"},
+    {"11_allreduce_reveal", "--mode ring -d 0-7", "ring:8"},
+    {"11_allreduce_reveal", "--mode ring -d 0-7", "torus2d:2x4"},
+    {"13_allgather", "--mode builtin -d 0-7", "star:8"},
+    {"15_all_to_all", "--mode builtin -d 0-8", "ring:9"},
+    {"16_putting_it_together", "-d 0-15", "fattree:nodes=4,per_node=4"},
+};
+
+START_TEST(more_bandwidth_or_less_latency_is_never_slower)
+{
+    static const char *const bws[] = {"10GBps", "25GBps", "56GBps", "200GBps"};
+    static const char *const lats[] = {"4us", "2us", "1us", "250ns"};
+    char spec[160];
+    double prev = INFINITY;
+    for (int i = 0; i < 4; i++) {
+        snprintf(spec, sizeof spec, "%s,bw=%s,lat=1us", mono[_i].kind, bws[i]);
+        double t = step_time(mono[_i].step, mono[_i].args, spec);
+        ck_assert_msg(t <= prev, "%s: bandwidth %s gives %.3f us, slower than %.3f us", spec,
+                      bws[i], t, prev);
+        prev = t;
+    }
+    prev = INFINITY;
+    for (int i = 0; i < 4; i++) {
+        snprintf(spec, sizeof spec, "%s,bw=25GBps,lat=%s", mono[_i].kind, lats[i]);
+        double t = step_time(mono[_i].step, mono[_i].args, spec);
+        ck_assert_msg(t <= prev, "%s: latency %s gives %.3f us, slower than %.3f us", spec, lats[i],
+                      t, prev);
+        prev = t;
+    }
+}
+END_TEST
+
+/* pldsim-perf's busbw against the one link (ring) or port (star) per rank. */
+static const struct {
+    const char *args;
+    double link;
+} perf[] = {
+    {"allreduce --mode ring -P 8 --topology ring:8,bw=56GBps", 56},
+    {"allreduce --mode mesh -P 8 --topology star:8,bw=50GBps", 50},
+    {"allgather -P 8 --topology star:8,bw=50GBps", 50},
+    {"reduce_scatter -P 6 --topology ring:6,bw=20GBps", 20},
+    {"broadcast -P 4 --topology star:4,bw=30GBps", 30},
+};
+
+START_TEST(busbw_never_exceeds_the_link_rate)
+{
+    char *csv = write_temp(".csv", "");
+    struct cmd_result r = run_cmd("%s/tools/pldsim-perf %s -b 1K -e 4M -f 4 --csv %s", PLD_BUILDDIR,
+                                  perf[_i].args, csv);
+    ck_assert_msg(r.status == 0, "pldsim-perf %s failed:\n%s%s", perf[_i].args, r.out, r.err);
+    ck_assert_contains(r.out, "# Avg bus bandwidth    : ");
+    char *text = slurp(csv);
+    int rows = 0;
+    for (char *line = strchr(text, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
+        /* ...,oop_busbw,oop_wrong,ip_time,ip_algbw,ip_busbw,ip_wrong */
+        double v[16];
+        int n = 0;
+        char *p = line + 1;
+        for (char *f = p; n < 16 && f; f = strchr(f, ',')) {
+            if (*f == ',') f++;
+            v[n++] = strtod(f, NULL);
+        }
+        ck_assert_int_eq(n, 16);
+        ck_assert_msg(v[10] <= perf[_i].link && v[14] <= perf[_i].link,
+                      "%s: busbw %.2f / %.2f GB/s above the %.0f GB/s link", perf[_i].args, v[10],
+                      v[14], perf[_i].link);
+        rows++;
+    }
+    ck_assert_int_ge(rows, 5);
+    free(text);
+    free(csv);
+    cmd_result_free(&r);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("whatif");
+    TCase *tc = tcase_create("whatif");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, incast_shares_the_receivers_port, 0, 8);
+    tcase_add_loop_test(tc, shift_all_to_all_on_a_ring_shares_each_link, 0, 3);
+    tcase_add_loop_test(tc, more_bandwidth_or_less_latency_is_never_slower, 0,
+                        (int)(sizeof mono / sizeof mono[0]));
+    tcase_add_loop_test(tc, busbw_never_exceeds_the_link_rate, 0,
+                        (int)(sizeof perf / sizeof perf[0]));
+    suite_add_tcase(s, tc);
+    return run_suite(s);
+}
