@@ -1,0 +1,49 @@
+#!/bin/sh
+# whatif-study.sh BUILDDIR OUTDIR: the study of docs/what-if.md.
+#  1. Mesh against ring allreduce on a2a3 at P = 4, 8, 16, 32: where does
+#     the ring start to win?
+#  2. What a 2x faster link buys: a2a3 against the same platform with
+#     112 GB/s links, for both modes at P = 8.
+# Writes the CSVs, the crossover table (crossover.txt) and two SVG plots.
+set -eu
+build=${1:-.}
+out=${2:-whatif-out}
+perf="$build/tools/pldsim-perf"
+plot="$build/tools/pldsim-plot"
+mkdir -p "$out"
+
+for p in 4 8 16 32; do
+    for mode in mesh ring; do
+        "$perf" allreduce --mode $mode -P $p -b 1K -e 16M -f 4 \
+            --csv "$out/a2a3-$mode-P$p.csv" > "$out/a2a3-$mode-P$p.txt"
+    done
+done
+for mode in mesh ring; do
+    "$perf" allreduce --mode $mode -P 8 -b 1K -e 16M -f 4 --topology hccs,bw=112GBps \
+        --csv "$out/a2a3x2-$mode-P8.csv" > "$out/a2a3x2-$mode-P8.txt"
+    "$perf" allreduce --mode $mode -P 8 -b 1K -e 16M -f 4 --topology hccs,lat=0.5us \
+        --csv "$out/a2a3lat-$mode-P8.csv" > "$out/a2a3lat-$mode-P8.txt"
+done
+
+# The crossover: the smallest size at which ring's in-place time is below
+# mesh's (column 13 of the CSV).
+{
+    printf '%-4s %-14s %s\n' P "crossover (B)" "mesh/ring time at 16 MiB"
+    for p in 4 8 16 32; do
+        paste -d, "$out/a2a3-mesh-P$p.csv" "$out/a2a3-ring-P$p.csv" | awk -F, -v p=$p '
+            NR > 1 { if (!found && $29 < $13) { found = $4 } last = $13 / $29 }
+            END { printf "%-4s %-14s %.2f\n", p, found ? found : "none", last }'
+    done
+} > "$out/crossover.txt"
+cat "$out/crossover.txt"
+
+"$plot" -t "allreduce on a2a3: mesh vs ring at P = 8 and 32" \
+    -o "$out/mesh-vs-ring.svg" \
+    "$out/a2a3-mesh-P8.csv=mesh P=8" "$out/a2a3-ring-P8.csv=ring P=8" \
+    "$out/a2a3-mesh-P32.csv=mesh P=32" "$out/a2a3-ring-P32.csv=ring P=32"
+"$plot" -y busbw -t "allreduce on a2a3, P = 8: 2x link bandwidth vs half the latency" \
+    -o "$out/faster-links.svg" \
+    "$out/a2a3-mesh-P8.csv=mesh a2a3" "$out/a2a3x2-mesh-P8.csv=mesh 2x bandwidth" \
+    "$out/a2a3lat-mesh-P8.csv=mesh latency/2" \
+    "$out/a2a3-ring-P8.csv=ring a2a3" "$out/a2a3x2-ring-P8.csv=ring 2x bandwidth" \
+    "$out/a2a3lat-ring-P8.csv=ring latency/2"
