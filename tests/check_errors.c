@@ -422,6 +422,26 @@ START_TEST(bad_topology_specs)
 }
 END_TEST
 
+/* --no-data keeps no payloads: reading one back is one clear error. */
+START_TEST(no_data_refuses_to_read_window_data)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "%s --no-data --no-summary", tutorial("05_remote_load_store"));
+    struct cmd_result r = run_cmd("%s", cmd);
+    ck_assert_int_eq(r.status, 3);
+    ck_assert_contains(r.err, "05_remote_load_store.c:");
+    ck_assert_contains(r.err, "pl_store: the tile holds window data and the destination is a host "
+                              "tensor: this run is --no-data, which keeps no window payloads");
+    ck_assert_int_eq(count_lines_with(r.err, ""), 1);
+    cmd_result_free(&r);
+    /* a run that only signals is fine */
+    snprintf(cmd, sizeof cmd, "%s --no-data", tutorial("04_barrier"));
+    r = run_cmd("%s", cmd);
+    ck_assert_int_eq(r.status, 0);
+    cmd_result_free(&r);
+}
+END_TEST
+
 START_TEST(unknown_backend)
 {
     char cmd[4096];
@@ -453,6 +473,7 @@ int main(void)
     tcase_add_test(cli, more_ranks_than_the_platform_holds);
     tcase_add_test(cli, malformed_model_file);
     tcase_add_test(cli, unknown_backend);
+    tcase_add_test(cli, no_data_refuses_to_read_window_data);
     tcase_add_loop_test(cli, bad_topology_specs, 0, (int)(sizeof bad_specs / sizeof bad_specs[0]));
     suite_add_tcase(s, cli);
     return run_suite(s);

@@ -196,6 +196,58 @@ START_TEST(busbw_never_exceeds_the_link_rate)
 }
 END_TEST
 
+/* The table: nccl-tests' columns, a verified #wrong with --check, the
+ * closing lines; and the header says the times are simulated. */
+START_TEST(pldsim_perf_prints_the_nccl_tests_table)
+{
+    static const char *const colls[] = {"allreduce --mode ring", "allreduce --op max --dtype half",
+                                        "broadcast --root 2",    "allgather",
+                                        "reduce_scatter",        "all_to_all"};
+    struct cmd_result r =
+        run_cmd("%s/tools/pldsim-perf %s -P 4 -b 64 -e 4K -f 4 --check", PLD_BUILDDIR, colls[_i]);
+    ck_assert_msg(r.status == 0, "%s: exit %d\n%s%s", colls[_i], r.status, r.out, r.err);
+    ck_assert_contains(r.out, "times SIMULATED by pldsim");
+    ck_assert_contains(r.out, "P = 4, platform a2a3sim");
+    ck_assert_contains(r.out, "out-of-place");
+    ck_assert_contains(r.out, "in-place");
+    ck_assert_contains(r.out, "#       size        count     type  redop   root      time    algbw "
+                              "   busbw #wrong      time    algbw    busbw #wrong");
+    ck_assert_contains(r.out, "#        (B)   (elements)                             (us)   (GB/s) "
+                              "  (GB/s)             (us)   (GB/s)   (GB/s)");
+    ck_assert_contains(r.out, "# Out of bounds values : 0 OK");
+    ck_assert_contains(r.out, "# Avg bus bandwidth    : ");
+    /* 64, 256, 1K, 4K: four rows, each with #wrong 0 twice */
+    int rows = 0;
+    for (const char *p = r.out; (p = strchr(p, '\n')); p++)
+        if (p[1] == ' ') {
+            rows++;
+            ck_assert_msg(strstr(p + 1, "      0 ") != NULL, "row without #wrong 0: %.120s", p + 1);
+        }
+    ck_assert_int_eq(rows, 4);
+    cmd_result_free(&r);
+}
+END_TEST
+
+START_TEST(pldsim_perf_refuses_bad_arguments)
+{
+    static const struct {
+        const char *args, *msg;
+    } bad[] = {
+        {"allsum", "unknown collective 'allsum'"},
+        {"allreduce --mode star", "bad --mode 'star'; expected mesh or ring"},
+        {"allreduce -b 1X", "bad size '1X' for -b"},
+        {"allreduce --op avg", "bad --op 'avg'"},
+        {"allreduce --topology ring:4,bw=x", "bad value 'x' for bw"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct cmd_result r = run_cmd("%s/tools/pldsim-perf %s", PLD_BUILDDIR, bad[i].args);
+        ck_assert_int_eq(r.status, 2);
+        ck_assert_contains(r.err, bad[i].msg);
+        cmd_result_free(&r);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("whatif");
@@ -207,6 +259,8 @@ int main(void)
                         (int)(sizeof mono / sizeof mono[0]));
     tcase_add_loop_test(tc, busbw_never_exceeds_the_link_rate, 0,
                         (int)(sizeof perf / sizeof perf[0]));
+    tcase_add_loop_test(tc, pldsim_perf_prints_the_nccl_tests_table, 0, 6);
+    tcase_add_test(tc, pldsim_perf_refuses_bad_arguments);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }
