@@ -73,6 +73,11 @@ static int sim_transfer(int from, int to, double bytes)
     return 0;
 }
 
+static double sim_route_bw(int from, int to)
+{
+    return S.hosts ? sg_host_get_route_bandwidth(S.hosts[from], S.hosts[to]) : 0;
+}
+
 static void sim_dispatch(int rank, struct pld__task *t)
 {
     struct sim_rank *rk = &S.rk[rank];
@@ -188,6 +193,9 @@ static void sim_release(void)
     free(S.hosts);
     free(S.rk);
     free(S.route_ok);
+    S.hosts = NULL;
+    S.rk = NULL;
+    S.route_ok = NULL;
     S.R = NULL;
 }
 
@@ -268,5 +276,6 @@ const struct pld_backend pld_backend_sim = {
     .transfer = sim_transfer,
     .signal_update = sim_signal_update,
     .signal_wait = sim_signal_wait,
+    .route_bw = sim_route_bw,
     .abort_run = sim_abort_run,
 };

@@ -58,6 +58,10 @@ struct pld_backend {
     /* Blocks the caller until its own cell satisfies cmp(expected). */
     void (*signal_wait)(const int32_t *cell, pld_wait_cmp cmp, int32_t expected);
 
+    /* Bottleneck bandwidth of the route from -> to, B/s (summaries); may be
+     * NULL when the backend has no such notion. */
+    double (*route_bw)(int from, int to);
+
     /* Ends the run after an error: stops every rank.  Called from a rank or
      * the host; does not return. */
     void (*abort_run)(void) __attribute__((noreturn));

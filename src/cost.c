@@ -3,6 +3,8 @@
  * device model (see docs/models.md for each formula and its units). */
 #include "backend.h"
 
+#include <string.h>
+
 static struct pld__device *self_dev(void)
 {
     int self = pld__self();
@@ -52,10 +54,12 @@ void pld__move(const char *file, int line, const char *op, int from, int to, siz
         pld__charge_gm(2 * bytes);
         return;
     }
+    double t0 = pld__now();
     if (R->be->transfer(from, to, (double)bytes) != 0)
         pld__fail(PLD_EPLATFORM, file, line, op,
                   "platform %s has no route from dev%d (rank %d) to dev%d (rank %d)",
                   R->platform_desc, R->ranks[from].device_id, from, R->ranks[to].device_id, to);
+    pld__trace_xfer(t0, from, to, (double)bytes, strcmp(op, "pld_system_notify") == 0);
     R->bytes_moved += bytes;
     R->ranks[from].bytes_sent += bytes;
     R->ranks[to].bytes_received += bytes;

@@ -190,7 +190,7 @@ void pld__charge_poll(void);            /* the poll that sees a wait's cell hold
  * without a route between the two fails at the caller's file:line. */
 void pld__move(const char *file, int line, const char *op, int from, int to, size_t bytes);
 
-/* Trace (trace.c). */
+/* Events (events.c) behind the trace and the summary. */
 struct pld__event {
     double t0, t1;
     int rank;
@@ -203,7 +203,8 @@ struct pld__event {
     const char *detail; /* static text or NULL */
     const char *file;
     int line;
-    uint64_t seq; /* recording order, the last tie-break when sorting */
+    uint64_t seq;  /* recording order, the last tie-break when sorting */
+    int64_t cause; /* a wait: the event (seq) of the notify that released it, or -1 */
 };
 int pld__trace_open(struct pld__run *R, const char *path);
 /* Appends a primitive to the executing rank's recording (record.c). */
@@ -211,12 +212,19 @@ void pld__record_op(struct pld__rank *rk, const struct pld__event *e, const pl_t
                     int64_t elem_off);
 void pld__trace_add(const struct pld__event *e);
 int pld__trace_close(struct pld__run *R);
+/* A transfer of `bytes` from rank `from` to `to` that started at t0 and
+ * ends now, moved by the executing rank. */
+void pld__trace_xfer(double t0, int from, int to, double bytes, int is_signal);
+/* Remembers that event `seq` (a notify) last updated `cell`; and marks
+ * event `seq` (a wait on `cell`) as released by that notify. */
+void pld__trace_note_cell(const void *cell, int64_t seq);
+void pld__trace_set_cause(int64_t seq, const void *cell);
 double pld__now(void);
 /* Records one primitive that started at t0 and ends now, on the executing
  * rank; `t` (may be NULL) names the memory touched, `elem_off` its byte
  * offset inside that tensor. */
-void pld__trace_op(const char *op, double t0, int peer, const pl_tensor *t, int64_t elem_off,
-                   int64_t bytes, int64_t value, const char *file, int line);
+int64_t pld__trace_op(const char *op, double t0, int peer, const pl_tensor *t, int64_t elem_off,
+                      int64_t bytes, int64_t value, const char *file, int line);
 
 /* Windows (window.c). */
 void pld__windows_free(struct pld__run *R);

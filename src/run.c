@@ -34,9 +34,12 @@ void pld_print_common_usage(void *out)
           "                             ring:16, torus2d:4x4, torus3d:2x2x4, star:8,\n"
           "                             fattree:nodes=4,per_node=8,nic=25GBps (docs/models.md)\n"
           "      --backend NAME         sim (default; also from PLD_BACKEND)\n"
-          "      --trace FILE           write a text trace, one line per primitive\n"
+          "      --trace FILE           write a trace: FILE.json for Perfetto, FILE.svg for a\n"
+          "                             timeline picture, any other name for the text trace\n"
           "      --seed N               seed for random inputs (default 0)\n"
           "      --network-model NAME   sim: CM02 (default, exact latency+size/bandwidth) or LV08\n"
+          "      --summary              after the run: busy/waiting/idle time and bytes per rank,\n"
+          "                             bytes and peak utilisation per link, critical path\n"
           "      --no-summary           do not print the run summary line\n"
           "      --no-data              timing only: window payloads are neither kept nor\n"
           "                             copied (signals are); reading them back is an error\n"
@@ -141,6 +144,8 @@ int pld_parse_args(pld_config *cfg, int *argc, char **argv)
                 rc = pld__config_error(PLD_EUSAGE, "--seed '%s': expected a non-negative integer",
                                        v);
             cfg->seed = s;
+        } else if (strcmp(argv[i], "--summary") == 0) {
+            cfg->detailed_summary = 1;
         } else if (strcmp(argv[i], "--no-data") == 0) {
             cfg->no_data = 1;
         } else if (strcmp(argv[i], "--no-summary") == 0) {
@@ -207,7 +212,7 @@ int pld__run(const pld_config *cfg, pld__host_fn host, const void *args)
     if (!R.ranks) return pld__config_error(PLD_ENOMEM, "out of memory for %d ranks", R.P);
     snprintf(R.platform_desc, sizeof R.platform_desc, "%s", cfg->platform);
     pld__dynamic_reset();
-    if (cfg->trace && (rc = pld__trace_open(&R, cfg->trace))) {
+    if ((cfg->trace || cfg->detailed_summary) && (rc = pld__trace_open(&R, cfg->trace))) {
         free(R.ranks);
         return rc;
     }

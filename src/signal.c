@@ -58,8 +58,9 @@ void pld__notify(const char *file, int line, pld_dtensor target, struct pld_noti
     pld__charge_signal();
     pld__move(file, line, op, me, peer, (size_t)pld__R->ranks[me].dev.signal_bytes);
     pld__R->be->signal_update(peer, cell, kw.op, (int32_t)kw.value);
-    pld__trace_op(kw.op == PLD_NOTIFY_SET ? "notify_set" : "notify_add", t0, peer, &target,
-                  cell_offset(target, kw.offsets), 4, kw.value, file, line);
+    int64_t seq = pld__trace_op(kw.op == PLD_NOTIFY_SET ? "notify_set" : "notify_add", t0, peer,
+                                &target, cell_offset(target, kw.offsets), 4, kw.value, file, line);
+    pld__trace_note_cell(cell, seq);
 }
 
 void pld__wait(const char *file, int line, pld_dtensor signal, struct pld_wait_kw kw)
@@ -97,6 +98,7 @@ void pld__wait(const char *file, int line, pld_dtensor signal, struct pld_wait_k
     pld__R->be->signal_wait(cell, kw.cmp, (int32_t)kw.expected);
     rk->wait.active = 0;
     pld__charge_poll();
-    pld__trace_op(kw.cmp == PLD_WAIT_EQ ? "wait_eq" : "wait_ge", t0, -1, &signal,
-                  cell_offset(signal, kw.offsets), 4, kw.expected, file, line);
+    int64_t seq = pld__trace_op(kw.cmp == PLD_WAIT_EQ ? "wait_eq" : "wait_ge", t0, -1, &signal,
+                                cell_offset(signal, kw.offsets), 4, kw.expected, file, line);
+    pld__trace_set_cause(seq, cell);
 }

@@ -10,7 +10,7 @@ printf '%-24s %4s  %-8s %-5s %14s\n' step P mode result "sim time"
 run() { # step mode [args...]
     step=$1 mode=$2
     shift 2
-    out=$("$dir/$step" "$@" 2>&1)
+    out=$("$dir/$step" "$@" --summary 2>&1)
     rc=$?
     p=$(printf '%s\n' "$out" | sed -n 's/^\[pldsim\].* P=\([0-9]*\) .*/\1/p' | tail -n 1)
     t=$(printf '%s\n' "$out" | sed -n 's/^\[pldsim\].* time=\([0-9.]*\) us.*/\1/p' | tail -n 1)
@@ -24,6 +24,9 @@ run() { # step mode [args...]
     printf '%-24s %4s  %-8s %-5s %11s us\n' "$step" "${p:-?}" "$mode" "$res" "${t:-?}"
     if [ "$res" = FAIL ]; then
         printf '%s\n' "$out" | sed 's/^/    | /'
+    else
+        # the run summary (--summary), indented under its line
+        printf '%s\n' "$out" | sed -n '/^== run summary/,/^critical path/p' | sed 's/^/      /'
     fi
 }
 run 01_hello_rank -

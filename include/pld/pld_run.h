@@ -56,6 +56,7 @@ typedef struct pld_config {
     const char *network_model;     /* sim: CM02 (default) or LV08 */
     const char *topology;          /* sim: a --topology spec, or NULL */
     int no_data;                   /* timing only: window payloads are not kept */
+    int detailed_summary;          /* --summary: per rank, per link, critical path */
 } pld_config;
 
 /* Defaults: platform a2a3sim, devices 0,1 (P = 2), backend from PLD_BACKEND
@@ -66,7 +67,7 @@ void pld_config_init(pld_config *cfg);
  * the program's own flags (argc updated):
  *   -p, --platform NAME|FILE.xml   -d, --device LIST (e.g. 0,1,2,3 or 0-7)
  *   --backend NAME   --trace FILE   --seed N   --network-model CM02|LV08
- *   --topology SPEC (e.g. ring:16,bw=56GBps,lat=2us)   --no-data
+ *   --topology SPEC (e.g. ring:16,bw=56GBps,lat=2us)   --no-data   --summary
  *   --no-summary
  * `--help` prints the common part of the usage and returns 1 so the caller
  * can add its own and exit 0.  A bad value prints one message and returns

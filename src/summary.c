@@ -1,0 +1,159 @@
+/* summary.c: the run summary (--summary): per rank busy, waiting and idle
+ * time and bytes sent and received; per route (directed rank pair) bytes
+ * and peak utilisation; and the critical path, walked back from the last
+ * event through each wait's releasing notify. */
+#include "backend.h"
+#include "trace.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const kind_names[] = {"kernel", "data", "signal", "dispatch", "wait"};
+
+static int kind_of(const char *op)
+{
+    return strncmp(op, "wait", 4) == 0 ? 4 : pld__op_engine(op);
+}
+
+struct route {
+    int from, to;
+    double bytes, peak; /* peak: B/s */
+    double bw;          /* the route's bottleneck bandwidth, B/s */
+};
+
+static int cmp_xf_time(const void *a, const void *b)
+{
+    const double *x = a, *y = b;
+    return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+void pld__print_summary(FILE *out, const struct pld__run *R, const struct pld__trace *t)
+{
+    int P = R->P;
+    double end = R->end_time > 0 ? R->end_time : 0;
+    double *busy = calloc((size_t)P + 1, sizeof *busy), *wait = calloc((size_t)P + 1, sizeof *wait);
+    if (!busy || !wait) {
+        free(busy);
+        free(wait);
+        return;
+    }
+    for (size_t i = 0; i < t->n; i++) {
+        const struct pld__event *e = &t->ev[i];
+        int r = e->rank >= 0 ? e->rank : P;
+        if (kind_of(e->op) == 4)
+            wait[r] += e->t1 - e->t0;
+        else
+            busy[r] += e->t1 - e->t0;
+        if (e->t1 > end) end = e->t1;
+    }
+    fprintf(out, "== run summary: %s, P=%d, %.3f us ==\n", R->platform_desc, P, end * 1e6);
+    fprintf(out, "%-6s %12s %12s %12s %12s %12s\n", "rank", "busy (us)", "waiting (us)",
+            "idle (us)", "sent (B)", "received (B)");
+    for (int r = 0; r <= P; r++) {
+        if (r == P)
+            fprintf(out, "%-6s %12.3f %12s %12.3f %12s %12s\n", "host", busy[r] * 1e6, "-",
+                    (end - busy[r]) * 1e6, "-", "-");
+        else
+            fprintf(out, "r%-5d %12.3f %12.3f %12.3f %12llu %12llu\n", r, busy[r] * 1e6,
+                    wait[r] * 1e6, (end - busy[r] - wait[r]) * 1e6,
+                    (unsigned long long)R->ranks[r].bytes_sent,
+                    (unsigned long long)R->ranks[r].bytes_received);
+    }
+
+    /* routes: total bytes, and the peak of concurrent throughput against
+     * the route's bottleneck bandwidth */
+    struct route *routes = NULL;
+    size_t nroutes = 0;
+    for (size_t i = 0; i < t->nx; i++) {
+        const struct pld__xfer *x = &t->xf[i];
+        size_t k = 0;
+        while (k < nroutes && !(routes[k].from == x->from && routes[k].to == x->to)) k++;
+        if (k == nroutes) {
+            struct route *nr = realloc(routes, (nroutes + 1) * sizeof *nr);
+            if (!nr) break;
+            routes = nr;
+            routes[nroutes++] = (struct route){x->from, x->to, 0, 0, x->route_bw};
+        }
+        routes[k].bytes += x->bytes;
+    }
+    double *steps = malloc((2 * t->nx + 1) * 2 * sizeof *steps);
+    for (size_t k = 0; steps && k < nroutes; k++) {
+        size_t ns = 0;
+        for (size_t i = 0; i < t->nx; i++) {
+            const struct pld__xfer *x = &t->xf[i];
+            if (x->from != routes[k].from || x->to != routes[k].to || x->t1 <= x->t0) continue;
+            double rate = x->bytes / (x->t1 - x->t0);
+            steps[2 * ns] = x->t0, steps[2 * ns + 1] = rate, ns++;
+            steps[2 * ns] = x->t1, steps[2 * ns + 1] = -rate, ns++;
+        }
+        qsort(steps, ns, 2 * sizeof *steps, cmp_xf_time);
+        double cur = 0;
+        for (size_t i = 0; i < ns; i++) {
+            cur += steps[2 * i + 1];
+            if (cur > routes[k].peak) routes[k].peak = cur;
+        }
+    }
+    free(steps);
+    if (nroutes) {
+        fprintf(out, "%-12s %14s %14s %12s\n", "route", "bytes", "peak (GB/s)", "peak util");
+        for (size_t k = 0; k < nroutes; k++) {
+            double bw = routes[k].bw;
+            char util[16] = "-";
+            if (bw > 0) snprintf(util, sizeof util, "%.1f %%", 100 * routes[k].peak / bw);
+            char name[32];
+            snprintf(name, sizeof name, "r%d -> r%d", routes[k].from, routes[k].to);
+            fprintf(out, "%-12s %14.0f %14.3f %12s\n", name, routes[k].bytes, routes[k].peak / 1e9,
+                    util);
+        }
+    }
+    free(routes);
+
+    /* critical path: from the event that ends last, step back to the
+     * notify that released a wait that blocked, else to the previous event
+     * of the same rank (a kernel's first event: to the dispatch that sent
+     * it) */
+    if (t->n) {
+        size_t cur = 0;
+        for (size_t i = 0; i < t->n; i++)
+            if (t->ev[i].t1 >= t->ev[cur].t1) cur = i;
+        double by_kind[5] = {0}, start = t->ev[cur].t0;
+        int hops = 0, steps_n = 0;
+        for (;;) {
+            const struct pld__event *e = &t->ev[cur];
+            long prev = -1;
+            if (e->cause >= 0 && t->ev[e->cause].t1 > e->t0) {
+                prev = e->cause; /* the wait blocked until this notify */
+                hops++;
+            } else {
+                for (long j = (long)cur - 1; j >= 0; j--)
+                    if (t->ev[j].rank == e->rank && t->ev[j].t1 <= e->t0 + 1e-15) {
+                        prev = j;
+                        break;
+                    }
+                if (prev < 0 && e->rank >= 0)
+                    for (long j = (long)cur - 1; j >= 0; j--)
+                        if (t->ev[j].rank < 0 && t->ev[j].peer == e->rank &&
+                            strcmp(t->ev[j].op, "dispatch") == 0) {
+                            prev = j;
+                            hops++;
+                            break;
+                        }
+            }
+            /* only the part of this event after its predecessor ended is
+             * on the path */
+            double from = prev >= 0 && t->ev[prev].t1 > e->t0 ? t->ev[prev].t1 : e->t0;
+            by_kind[kind_of(e->op)] += e->t1 - from;
+            start = e->t0;
+            steps_n++;
+            if (prev < 0) break;
+            cur = (size_t)prev;
+        }
+        fprintf(out, "critical path: %.3f us over %d events, %d hops between ranks (",
+                (end - start) * 1e6, steps_n, hops);
+        for (int k = 0; k < 5; k++)
+            fprintf(out, "%s%s %.3f us", k ? ", " : "", kind_names[k], by_kind[k] * 1e6);
+        fprintf(out, ")\n");
+    }
+    free(busy);
+    free(wait);
+}

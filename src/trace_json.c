@@ -1,0 +1,168 @@
+/* trace_json.c: the Chrome/Perfetto trace (ts and dur in microseconds).
+ *  - pid r is device r ("dev r"); the host is pid P; routes are pid P+1.
+ *  - Each device has one track (tid) per engine: 1 kernel work, 2 data
+ *    movement (RMA, put/get), 3 signals, 4 incoming data; ops of one
+ *    engine never overlap, so slices nest cleanly on every track.
+ *  - Each transfer is also a slice on its route's track (one track per
+ *    direction and initiator), with a counter of the route's throughput.
+ *  - Flow arrows: from each notify to the wait it released, and from the
+ *    start of each data transfer to where its data lands.
+ * Names are short and args are left out so that an event stays well under
+ * 100 bytes. */
+#include "trace.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct rate_step {
+    double t, delta;
+};
+
+static int cmp_step(const void *pa, const void *pb)
+{
+    const struct rate_step *a = pa, *b = pb;
+    return a->t < b->t ? -1 : a->t > b->t;
+}
+
+static const struct pld__xfer *order_xf; /* for cmp_route (qsort has no context) */
+
+static int cmp_route(const void *pa, const void *pb)
+{
+    const struct pld__xfer *a = &order_xf[*(const size_t *)pa], *b = &order_xf[*(const size_t *)pb];
+    if (a->from != b->from) return a->from - b->from;
+    if (a->to != b->to) return a->to - b->to;
+    return a->t0 < b->t0 ? -1 : a->t0 > b->t0;
+}
+
+/* Microseconds rounded to the nanosecond.  A slice's duration is the
+ * difference of its rounded ends, so that slices that touch still touch
+ * (rounding them separately could make them overlap by 1 ns). */
+static double us(double s)
+{
+    return floor(s * 1e9 + 0.5) / 1e3;
+}
+
+static void comma(FILE *out, int *first)
+{
+    if (!*first) fputs(",\n", out);
+    *first = 0;
+}
+
+int pld__write_json(FILE *out, const struct pld__run *R, const struct pld__trace *t)
+{
+    int P = R->P, first = 1, host = P, routes = P + 1;
+    long flow = 0;
+    fprintf(out,
+            "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"pldsim\",\"platform\":"
+            "\"%s\",\"P\":%d},\n\"traceEvents\":[\n",
+            R->platform_desc, P);
+    static const char *const engines[] = {"", "kernel", "dma", "signals", "incoming"};
+    for (int r = 0; r < P; r++) {
+        comma(out, &first);
+        fprintf(
+            out,
+            "{\"ph\":\"M\",\"pid\":%d,\"name\":\"process_name\",\"args\":{\"name\":\"dev %d\"}}", r,
+            r);
+        for (int k = 1; k <= 4; k++) {
+            comma(out, &first);
+            fprintf(out,
+                    "{\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"name\":\"thread_name\",\"args\":{"
+                    "\"name\":\"%s\"}}",
+                    r, k, engines[k]);
+        }
+    }
+    comma(out, &first);
+    fprintf(out, "{\"ph\":\"M\",\"pid\":%d,\"name\":\"process_name\",\"args\":{\"name\":\"host\"}}",
+            host);
+    comma(out, &first);
+    fprintf(out,
+            "{\"ph\":\"M\",\"pid\":%d,\"name\":\"process_name\",\"args\":{\"name\":\"routes\"}}",
+            routes);
+
+    for (size_t i = 0; i < t->n; i++) {
+        const struct pld__event *e = &t->ev[i];
+        int eng = pld__op_engine(e->op), pid = e->rank >= 0 ? e->rank : host;
+        int tid = eng == 3 ? 0 : eng + 1;
+        char peer[16] = "";
+        if (e->peer >= 0) snprintf(peer, sizeof peer, " r%d", e->peer);
+        comma(out, &first);
+        fprintf(out,
+                "{\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f,\"name\":\"%s%s\"}",
+                pid, tid, us(e->t0), us(e->t1) - us(e->t0), e->op, peer);
+        if (e->cause >= 0) { /* notify -> the wait it released */
+            const struct pld__event *n = &t->ev[e->cause];
+            flow++;
+            comma(out, &first);
+            fprintf(out,
+                    "{\"ph\":\"s\",\"id\":%ld,\"pid\":%d,\"tid\":3,\"ts\":%.3f,\"name\":\"signal\","
+                    "\"cat\":\"flow\"}",
+                    flow, n->rank, us((n->t0 + n->t1) / 2));
+            comma(out, &first);
+            fprintf(out,
+                    "{\"ph\":\"f\",\"bp\":\"e\",\"id\":%ld,\"pid\":%d,\"tid\":3,\"ts\":%.3f,"
+                    "\"name\":\"signal\",\"cat\":\"flow\"}",
+                    flow, e->rank, us((e->t0 + e->t1) / 2));
+        }
+    }
+
+    /* transfers: the route tracks, where data lands, and the arrows */
+    struct rate_step *steps = malloc((2 * t->nx + 1) * sizeof *steps);
+    for (size_t i = 0; i < t->nx; i++) {
+        const struct pld__xfer *x = &t->xf[i];
+        int tid = (x->from * P + x->to) * 2 + (x->initiator == x->from ? 0 : 1);
+        comma(out, &first);
+        fprintf(out,
+                "{\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f,\"name\":\"%s\"}",
+                routes, tid, us(x->t0), us(x->t1) - us(x->t0), x->is_signal ? "signal" : "data");
+        if (x->is_signal) continue;
+        flow++;
+        comma(out, &first);
+        fprintf(out,
+                "{\"ph\":\"s\",\"id\":%ld,\"pid\":%d,\"tid\":2,\"ts\":%.3f,\"name\":\"data\","
+                "\"cat\":\"flow\"}",
+                flow, x->initiator, us(x->t0));
+        comma(out, &first);
+        fprintf(out,
+                "{\"ph\":\"X\",\"pid\":%d,\"tid\":4,\"ts\":%.3f,\"dur\":0,\"name\":\"lands r%d\"}",
+                x->to, us(x->t1), x->from);
+        comma(out, &first);
+        fprintf(out,
+                "{\"ph\":\"f\",\"bp\":\"e\",\"id\":%ld,\"pid\":%d,\"tid\":4,\"ts\":%.3f,\"name\":"
+                "\"data\",\"cat\":\"flow\"}",
+                flow, x->to, us(x->t1));
+    }
+    /* one throughput counter per directed route (GB/s): group the
+     * transfers by route, then sweep each route's starts and ends */
+    size_t *idx = malloc((t->nx + 1) * sizeof *idx);
+    for (size_t i = 0; idx && i < t->nx; i++) idx[i] = i;
+    order_xf = t->xf;
+    if (idx) qsort(idx, t->nx, sizeof *idx, cmp_route);
+    for (size_t g = 0; steps && idx && g < t->nx;) {
+        int a = t->xf[idx[g]].from, b = t->xf[idx[g]].to;
+        size_t ns = 0, h = g;
+        for (; h < t->nx && t->xf[idx[h]].from == a && t->xf[idx[h]].to == b; h++) {
+            const struct pld__xfer *x = &t->xf[idx[h]];
+            if (x->t1 <= x->t0) continue;
+            double rate = x->bytes / (x->t1 - x->t0) / 1e9;
+            steps[ns++] = (struct rate_step){x->t0, rate};
+            steps[ns++] = (struct rate_step){x->t1, -rate};
+        }
+        g = h;
+        qsort(steps, ns, sizeof *steps, cmp_step);
+        double cur = 0;
+        for (size_t i = 0; i < ns; i++) {
+            cur += steps[i].delta;
+            if (i + 1 < ns && steps[i + 1].t == steps[i].t) continue;
+            comma(out, &first);
+            fprintf(out,
+                    "{\"ph\":\"C\",\"pid\":%d,\"ts\":%.3f,\"name\":\"r%d->r%d "
+                    "GB/s\",\"args\":{\"v\":%.3f}}",
+                    routes, us(steps[i].t), a, b, cur < 1e-9 ? 0.0 : cur);
+        }
+    }
+    free(idx);
+    free(steps);
+    fputs("\n]}\n", out);
+    return ferror(out) ? -1 : 0;
+}

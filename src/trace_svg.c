@@ -1,0 +1,107 @@
+/* trace_svg.c: a self-contained SVG timeline: one lane per rank (and the
+ * host), ops coloured by kind, an arrow for each transfer from the lane of
+ * the rank the data leaves to the lane where it lands, a time axis in
+ * microseconds, and a legend.  Built from the events alone, so
+ * tools/pldsim-timeline draws the same picture from a text trace. */
+#include "trace.h"
+
+#include <math.h>
+#include <string.h>
+
+static const struct {
+    const char *name, *colour;
+} kinds[] = {
+    {"kernel work (load, store, vector ops, launch)", "#4c78a8"},
+    {"data movement (remote load/store, put, get)", "#f58518"},
+    {"signal (notify)", "#54a24b"},
+    {"host dispatch", "#b279a2"},
+    {"waiting", "#d8d8d8"},
+};
+
+static int kind_of(const char *op)
+{
+    if (strncmp(op, "wait", 4) == 0) return 4;
+    return pld__op_engine(op);
+}
+
+/* A round step for the time axis: 1, 2 or 5 times a power of ten. */
+static double nice_step(double span)
+{
+    double raw = span / 8, p = pow(10, floor(log10(raw)));
+    return raw / p < 1.5 ? p : raw / p < 3.5 ? 2 * p : raw / p < 7.5 ? 5 * p : 10 * p;
+}
+
+int pld__write_svg(FILE *out, const struct pld__run *R, const struct pld__trace *t)
+{
+    int lanes = R->P + 1; /* lane 0 is the host */
+    double tmax = 0;
+    for (size_t i = 0; i < t->n; i++) tmax = fmax(tmax, t->ev[i].t1);
+    if (tmax <= 0) tmax = 1e-6;
+    const double L = 70, W = 1100, lane_h = 28, T = 40;
+    const double plot_w = W - L - 20, H = T + lanes * lane_h + 60 + 18 * 5;
+#define X(s)         (L + (s) / tmax * plot_w)
+#define LANE_Y(rank) (T + ((rank) + 1) * lane_h)
+    fprintf(out,
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+            "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"11\">\n"
+            "<defs><marker id=\"arrow\" markerWidth=\"8\" markerHeight=\"8\" refX=\"7\" refY=\"4\" "
+            "orient=\"auto\"><path d=\"M0,0 L8,4 L0,8 z\" fill=\"#333\"/></marker></defs>\n"
+            "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
+            "<text x=\"%.0f\" y=\"22\" font-size=\"14\">pldsim timeline: %s, P=%d, %.3f us "
+            "simulated</text>\n",
+            W, H, W, H, L, R->platform_desc, R->P, tmax * 1e6);
+    for (int l = 0; l < lanes; l++) {
+        double y = T + l * lane_h;
+        char label[32];
+        if (l == 0)
+            snprintf(label, sizeof label, "host");
+        else
+            snprintf(label, sizeof label, "rank %d", l - 1);
+        fprintf(out,
+                "<rect x=\"%.0f\" y=\"%.1f\" width=\"%.0f\" height=\"%.0f\" fill=\"%s\"/>\n"
+                "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
+                L, y, plot_w, lane_h, l % 2 ? "#f7f7f7" : "#ffffff", L - 8, y + lane_h / 2 + 4,
+                label);
+    }
+    for (size_t i = 0; i < t->n; i++) {
+        const struct pld__event *e = &t->ev[i];
+        double x0 = X(e->t0), w = fmax(X(e->t1) - x0, 0.5), y = LANE_Y(e->rank) + 4;
+        fprintf(out,
+                "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.0f\" fill=\"%s\">"
+                "<title>%s %.3f-%.3f us</title></rect>\n",
+                x0, y, w, lane_h - 8, kinds[kind_of(e->op)].colour, e->op, e->t0 * 1e6,
+                e->t1 * 1e6);
+    }
+    /* transfers: data leaves `src` at the op's start and lands at its end */
+    for (size_t i = 0; i < t->n; i++) {
+        const struct pld__event *e = &t->ev[i];
+        if (pld__op_engine(e->op) != 1 || e->peer < 0 || e->peer == e->rank) continue;
+        int pull = strncmp(e->op, "remote_load", 11) == 0 || strcmp(e->op, "get") == 0;
+        int src = pull ? e->peer : e->rank, dst = pull ? e->rank : e->peer;
+        fprintf(out,
+                "<line x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" y2=\"%.1f\" stroke=\"#333\" "
+                "stroke-width=\"1\" marker-end=\"url(#arrow)\"/>\n",
+                X(e->t0), LANE_Y(src) + lane_h / 2, X(e->t1), LANE_Y(dst) + lane_h / 2);
+    }
+    /* time axis */
+    double axis_y = T + lanes * lane_h, step = nice_step(tmax * 1e6);
+    fprintf(out, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"black\"/>\n", L,
+            axis_y, L + plot_w, axis_y);
+    for (double us = 0; us <= tmax * 1e6 + 1e-9; us += step)
+        fprintf(out,
+                "<line x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" y2=\"%.1f\" stroke=\"black\"/>"
+                "<text x=\"%.2f\" y=\"%.1f\" text-anchor=\"middle\">%g</text>\n",
+                X(us * 1e-6), axis_y, X(us * 1e-6), axis_y + 5, X(us * 1e-6), axis_y + 17, us);
+    fprintf(out, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"middle\">time (us)</text>\n",
+            L + plot_w / 2, axis_y + 32);
+    for (int k = 0; k < 5; k++) {
+        double y = axis_y + 48 + 18 * k;
+        fprintf(out,
+                "<rect x=\"%.0f\" y=\"%.1f\" width=\"14\" height=\"12\" fill=\"%s\"/>"
+                "<text x=\"%.0f\" y=\"%.1f\">%s</text>\n",
+                L, y - 10, kinds[k].colour, L + 20, y, kinds[k].name);
+    }
+    fprintf(out, "</svg>\n");
+    return ferror(out) ? -1 : 0;
+}

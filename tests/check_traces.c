@@ -1,0 +1,357 @@
+/* check_traces.c: the trace formats.
+ *  - Perfetto JSON: valid JSON (our own strict parser); every slice has
+ *    pid, tid, ts and dur >= 0; slices on one track nest monotonically
+ *    (never partially overlap); every flow id has exactly one start and one
+ *    end, the end bound to its enclosing slice; devices are named "dev r";
+ *    under 100 bytes per event on average.
+ *  - SVG timeline (step 10 at P=4): well-formed XML (xmllint), one lane per
+ *    rank, transfer arrows, a time axis with units and a legend; the same
+ *    picture from tools/pldsim-timeline and a text trace.
+ *  - The run summary. */
+#include "checktools.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- a small strict JSON parser (objects, arrays, strings, numbers) ---- */
+
+enum jtype { J_OBJ, J_ARR, J_STR, J_NUM, J_LIT };
+struct jval {
+    enum jtype type;
+    char *str;  /* J_STR: value; object members: key */
+    double num; /* J_NUM */
+    struct jval **kids;
+    char **keys;
+    int n, cap;
+};
+
+static const char *jp; /* parse position */
+static int jerr;
+
+static void ws(void)
+{
+    while (*jp && isspace((unsigned char)*jp)) jp++;
+}
+
+static struct jval *jnew(enum jtype t)
+{
+    struct jval *v = calloc(1, sizeof *v);
+    v->type = t;
+    return v;
+}
+
+static void jadd(struct jval *v, char *key, struct jval *kid)
+{
+    if (v->n == v->cap) {
+        v->cap = v->cap ? 2 * v->cap : 8;
+        v->kids = realloc(v->kids, (size_t)v->cap * sizeof *v->kids);
+        v->keys = realloc(v->keys, (size_t)v->cap * sizeof *v->keys);
+    }
+    v->keys[v->n] = key;
+    v->kids[v->n++] = kid;
+}
+
+static char *jstring(void)
+{
+    if (*jp != '"') {
+        jerr = 1;
+        return NULL;
+    }
+    const char *s = ++jp;
+    while (*jp && *jp != '"') {
+        if (*jp == '\\' && jp[1])
+            jp++;
+        else if ((unsigned char)*jp < 0x20)
+            jerr = 1; /* raw control characters are not allowed */
+        jp++;
+    }
+    if (*jp != '"') {
+        jerr = 1;
+        return NULL;
+    }
+    char *r = strndup(s, (size_t)(jp - s));
+    jp++;
+    return r;
+}
+
+static struct jval *jvalue(void)
+{
+    ws();
+    if (*jp == '{') {
+        struct jval *v = jnew(J_OBJ);
+        jp++;
+        ws();
+        if (*jp == '}') {
+            jp++;
+            return v;
+        }
+        for (;;) {
+            ws();
+            char *k = jstring();
+            ws();
+            if (jerr || *jp != ':') {
+                jerr = 1;
+                return v;
+            }
+            jp++;
+            jadd(v, k, jvalue());
+            ws();
+            if (*jp == ',') {
+                jp++;
+                continue;
+            }
+            if (*jp == '}') {
+                jp++;
+                return v;
+            }
+            jerr = 1;
+            return v;
+        }
+    }
+    if (*jp == '[') {
+        struct jval *v = jnew(J_ARR);
+        jp++;
+        ws();
+        if (*jp == ']') {
+            jp++;
+            return v;
+        }
+        for (;;) {
+            jadd(v, NULL, jvalue());
+            ws();
+            if (*jp == ',') {
+                jp++;
+                continue;
+            }
+            if (*jp == ']') {
+                jp++;
+                return v;
+            }
+            jerr = 1;
+            return v;
+        }
+    }
+    if (*jp == '"') {
+        struct jval *v = jnew(J_STR);
+        v->str = jstring();
+        return v;
+    }
+    if (*jp == '-' || isdigit((unsigned char)*jp)) {
+        char *end;
+        struct jval *v = jnew(J_NUM);
+        v->num = strtod(jp, &end);
+        if (end == jp) jerr = 1;
+        jp = end;
+        return v;
+    }
+    for (const char *lit = "true\0false\0null\0"; *lit; lit += strlen(lit) + 1)
+        if (strncmp(jp, lit, strlen(lit)) == 0) {
+            jp += strlen(lit);
+            return jnew(J_LIT);
+        }
+    jerr = 1;
+    return jnew(J_LIT);
+}
+
+static struct jval *jget(const struct jval *o, const char *key)
+{
+    for (int i = 0; o && o->type == J_OBJ && i < o->n; i++)
+        if (strcmp(o->keys[i], key) == 0) return o->kids[i];
+    return NULL;
+}
+
+/* ---- the JSON trace's rules ---- */
+
+struct slice {
+    long pid, tid;
+    double ts, end;
+};
+
+static int cmp_slice(const void *pa, const void *pb)
+{
+    const struct slice *a = pa, *b = pb;
+    if (a->pid != b->pid) return a->pid < b->pid ? -1 : 1;
+    if (a->tid != b->tid) return a->tid < b->tid ? -1 : 1;
+    if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
+    return a->end > b->end ? -1 : a->end < b->end; /* outer first */
+}
+
+static const char *const json_runs[] = {
+    "10_allreduce_ring -d 0-3",
+    "16_putting_it_together -d 0-3",
+    "15_all_to_all --mode builtin -d 0-4",
+    "06_put_get --mode get",
+};
+
+START_TEST(perfetto_json_is_well_formed)
+{
+    char *path = write_temp(".json", "");
+    struct cmd_result r = run_cmd("%s/tutorials/%s --trace %s", PLD_BUILDDIR, json_runs[_i], path);
+    ck_assert_msg(r.status == 0, "%s failed:\n%s", json_runs[_i], r.err);
+    char *text = slurp(path);
+    size_t bytes = strlen(text);
+    jp = text;
+    jerr = 0;
+    struct jval *root = jvalue();
+    ws();
+    ck_assert_msg(!jerr && *jp == '\0', "%s: invalid JSON near byte %ld", json_runs[_i],
+                  (long)(jp - text));
+    struct jval *evs = jget(root, "traceEvents");
+    ck_assert_ptr_nonnull(evs);
+    ck_assert_int_eq(evs->type, J_ARR);
+    ck_assert_msg((double)bytes / evs->n < 100, "%.1f bytes per event", (double)bytes / evs->n);
+
+    struct slice *sl = calloc((size_t)evs->n, sizeof *sl);
+    int nsl = 0, flows_s = 0, flows_f = 0, counters = 0, named = 0;
+    long *flow_ids = calloc((size_t)evs->n, sizeof *flow_ids);
+    int *flow_seen = calloc((size_t)evs->n, sizeof *flow_seen);
+    int nflow = 0;
+    for (int i = 0; i < evs->n; i++) {
+        struct jval *e = evs->kids[i], *ph = jget(e, "ph");
+        ck_assert_msg(ph && ph->type == J_STR, "event %d has no ph", i);
+        if (strcmp(ph->str, "X") == 0) {
+            struct jval *pid = jget(e, "pid"), *tid = jget(e, "tid"), *ts = jget(e, "ts"),
+                        *dur = jget(e, "dur");
+            ck_assert_msg(pid && tid && ts && dur && dur->num >= 0 && ts->num >= 0,
+                          "slice %d lacks pid/tid/ts/dur", i);
+            sl[nsl++] = (struct slice){(long)pid->num, (long)tid->num, ts->num, ts->num + dur->num};
+        } else if (strcmp(ph->str, "s") == 0 || strcmp(ph->str, "f") == 0) {
+            struct jval *id = jget(e, "id");
+            ck_assert_ptr_nonnull(id);
+            if (strcmp(ph->str, "f") == 0) {
+                struct jval *bp = jget(e, "bp");
+                ck_assert_msg(bp && strcmp(bp->str, "e") == 0, "flow end without bp:e");
+            }
+            int k = 0;
+            while (k < nflow && flow_ids[k] != (long)id->num) k++;
+            if (k == nflow) flow_ids[nflow++] = (long)id->num;
+            flow_seen[k] |= strcmp(ph->str, "s") == 0 ? 1 : 2;
+            if (strcmp(ph->str, "s") == 0)
+                flows_s++;
+            else
+                flows_f++;
+        } else if (strcmp(ph->str, "C") == 0) {
+            counters++;
+        } else if (strcmp(ph->str, "M") == 0) {
+            struct jval *args = jget(e, "args"), *name = jget(args, "name");
+            if (name && strncmp(name->str, "dev ", 4) == 0) named++;
+        }
+    }
+    /* every flow has both ends, once */
+    ck_assert_int_gt(nflow, 0);
+    ck_assert_int_eq(flows_s, nflow);
+    ck_assert_int_eq(flows_f, nflow);
+    for (int k = 0; k < nflow; k++)
+        ck_assert_msg(flow_seen[k] == 3, "flow %ld lacks an end", flow_ids[k]);
+    ck_assert_int_gt(counters, 0);
+    ck_assert_int_ge(named, 2);
+    /* monotone nesting per track: a slice starts after the previous one on
+     * its track ends, or lies wholly inside an open one */
+    qsort(sl, (size_t)nsl, sizeof *sl, cmp_slice);
+    double stack[256];
+    int depth = 0;
+    for (int i = 0; i < nsl; i++) {
+        if (i && (sl[i].pid != sl[i - 1].pid || sl[i].tid != sl[i - 1].tid)) depth = 0;
+        while (depth && stack[depth - 1] <= sl[i].ts + 1e-9) depth--;
+        ck_assert_msg(!depth || sl[i].end <= stack[depth - 1] + 1e-9,
+                      "pid %ld tid %ld: slice [%.3f, %.3f] overlaps an open one ending %.3f",
+                      sl[i].pid, sl[i].tid, sl[i].ts, sl[i].end, stack[depth - 1]);
+        if (depth < 256) stack[depth++] = sl[i].end;
+    }
+    free(sl);
+    free(flow_ids);
+    free(flow_seen);
+    free(text);
+    unlink(path);
+    free(path);
+    cmd_result_free(&r);
+}
+END_TEST
+
+static int count(const char *s, const char *needle)
+{
+    int n = 0;
+    for (const char *p = s; (p = strstr(p, needle)); p++) n++;
+    return n;
+}
+
+START_TEST(svg_timeline_of_step_10)
+{
+    char *svg = write_temp(".svg", ""), *txt = write_temp(".txt", ""),
+         *svg2 = write_temp(".svg", "");
+    struct cmd_result r = run_cmd("%s -d 0-3 --trace %s && %s -d 0-3 --trace %s && "
+                                  "%s/tools/pldsim-timeline %s %s && xmllint --noout %s %s",
+                                  tutorial("10_allreduce_ring"), svg, tutorial("10_allreduce_ring"),
+                                  txt, PLD_BUILDDIR, txt, svg2, svg, svg2);
+    ck_assert_msg(r.status == 0, "rendering or xmllint failed:\n%s%s", r.out, r.err);
+    char *a = slurp(svg), *b = slurp(svg2);
+    for (int k = 0; k < 2; k++) {
+        const char *s = k ? b : a;
+        ck_assert_contains(s, "<svg xmlns=\"http://www.w3.org/2000/svg\"");
+        for (int rank = 0; rank < 4; rank++) {
+            char lane[32];
+            snprintf(lane, sizeof lane, ">rank %d</text>", rank);
+            ck_assert_contains(s, lane);
+        }
+        ck_assert_contains(s, ">host</text>");
+        ck_assert_contains(s, "time (us)");
+        ck_assert_contains(s, "data movement (remote load/store, put, get)");
+        ck_assert_contains(s, "waiting");
+        /* step 10 at P=4: 2(P-1) = 6 pulls per rank */
+        ck_assert_int_eq(count(s, "marker-end=\"url(#arrow)\""), 24);
+    }
+    free(a);
+    free(b);
+    unlink(svg);
+    unlink(txt);
+    unlink(svg2);
+    free(svg);
+    free(txt);
+    free(svg2);
+    cmd_result_free(&r);
+}
+END_TEST
+
+START_TEST(timeline_tool_refuses_what_is_not_a_trace)
+{
+    char *bad = write_temp(".txt", "hello world\n");
+    struct cmd_result r = run_cmd("%s/tools/pldsim-timeline %s /dev/null", PLD_BUILDDIR, bad);
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_contains(r.err, ":1: not a pldsim text trace line");
+    cmd_result_free(&r);
+    unlink(bad);
+    free(bad);
+}
+END_TEST
+
+START_TEST(run_summary)
+{
+    struct cmd_result r = run_cmd("%s -d 0-3 --summary", tutorial("10_allreduce_ring"));
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_contains(r.out, "== run summary: a2a3sim, P=4,");
+    ck_assert_contains(r.out,
+                       "rank      busy (us) waiting (us)    idle (us)     sent (B) received (B)");
+    /* each rank sends its 6 chunks of 16 floats plus 12 four-byte signals */
+    ck_assert_int_eq(count_lines_with(r.out, "          408          408"), 4);
+    ck_assert_contains(r.out, "r0 -> r1                408");
+    ck_assert_contains(r.out, "critical path: ");
+    cmd_result_free(&r);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("traces");
+    TCase *tc = tcase_create("formats");
+    tcase_set_timeout(tc, 60);
+    tcase_add_loop_test(tc, perfetto_json_is_well_formed, 0,
+                        (int)(sizeof json_runs / sizeof json_runs[0]));
+    tcase_add_test(tc, svg_timeline_of_step_10);
+    tcase_add_test(tc, timeline_tool_refuses_what_is_not_a_trace);
+    tcase_add_test(tc, run_summary);
+    suite_add_tcase(s, tc);
+    return run_suite(s);
+}
