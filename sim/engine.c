@@ -37,12 +37,14 @@ static struct {
 /* Called at every entry into the backend: leave if the run was aborted. */
 static void leave_if_aborted(void)
 {
-    if (S.aborted) sg_actor_exit();
+    if (S.aborted)
+        sg_actor_exit();
 }
 
 static int sim_self(void)
 {
-    if (!S.R) return PLD__NOBODY;
+    if (!S.R)
+        return PLD__NOBODY;
     sg_actor_t a = sg_actor_self();
     int *tag = a ? sg_actor_get_data(a) : NULL;
     return tag ? *tag : PLD__NOBODY;
@@ -56,7 +58,8 @@ static double sim_now(void)
 static void sim_elapse(double seconds)
 {
     leave_if_aborted();
-    if (seconds > 0) sg_actor_sleep_for(seconds);
+    if (seconds > 0)
+        sg_actor_sleep_for(seconds);
 }
 
 /* SimGrid aborts the process on a transfer between hosts with no route, so
@@ -66,7 +69,8 @@ static int sim_transfer(int from, int to, double bytes)
     leave_if_aborted();
     size_t bit = (size_t)from * (size_t)S.R->P + (size_t)to;
     if (!(S.route_ok[bit / 8] & (1u << (bit % 8)))) {
-        if (pld__sgx_route_links(S.hosts[from], S.hosts[to]) == 0) return PLD_EPLATFORM;
+        if (pld__sgx_route_links(S.hosts[from], S.hosts[to]) == 0)
+            return PLD_EPLATFORM;
         S.route_ok[bit / 8] |= (unsigned char)(1u << (bit % 8));
     }
     sg_host_sendto(S.hosts[from], S.hosts[to], bytes);
@@ -113,7 +117,8 @@ static void sim_signal_wait(const int32_t *cell, pld_wait_cmp cmp, int32_t expec
 {
     struct sim_rank *rk = &S.rk[sim_self()];
     sg_mutex_lock(rk->mtx);
-    while (!satisfied(cell, cmp, expected)) sg_cond_wait(rk->cond, rk->mtx);
+    while (!satisfied(cell, cmp, expected))
+        sg_cond_wait(rk->cond, rk->mtx);
     sg_mutex_unlock(rk->mtx);
 }
 
@@ -141,14 +146,17 @@ static void device_main(int argc, char **argv)
     struct pld__rank *fr = &S.R->ranks[r];
     for (;;) {
         sg_mutex_lock(rk->mtx);
-        while (!rk->head && !S.host_done) sg_cond_wait(rk->cond, rk->mtx);
+        while (!rk->head && !S.host_done)
+            sg_cond_wait(rk->cond, rk->mtx);
         struct pld__task *t = rk->head;
         if (t) {
             rk->head = t->next;
-            if (!rk->head) rk->tail = NULL;
+            if (!rk->head)
+                rk->tail = NULL;
         }
         sg_mutex_unlock(rk->mtx);
-        if (!t) break;
+        if (!t)
+            break;
         fr->in_task = 1;
         t->fn(t->args);
         fr->in_task = 0;
@@ -173,7 +181,8 @@ static void host_main(int argc, char **argv)
 
 static void on_deadlock(void)
 {
-    if (S.aborted) return; /* the error that aborted the run has been reported */
+    if (S.aborted)
+        return; /* the error that aborted the run has been reported */
     S.deadlocked = 1;
     pld__report_deadlock(S.R);
 }
@@ -187,8 +196,10 @@ static void sim_release(void)
             free(t->args);
             free(t);
         }
-        if (S.rk[r].cond) sg_cond_destroy(S.rk[r].cond);
-        if (S.rk[r].mtx) sg_mutex_destroy(S.rk[r].mtx);
+        if (S.rk[r].cond)
+            sg_cond_destroy(S.rk[r].cond);
+        if (S.rk[r].mtx)
+            sg_mutex_destroy(S.rk[r].mtx);
     }
     free(S.hosts);
     free(S.rk);
@@ -226,7 +237,8 @@ static int sim_run(struct pld__run *R, pld__host_fn host, const void *args)
     S.route_ok = calloc((size_t)R->P * (size_t)R->P / 8 + 1, 1);
     if (!S.hosts || !S.rk || !S.route_ok)
         return pld__config_error(PLD_ENOMEM, "out of memory for %d ranks", R->P);
-    if ((rc = pld__sim_load_platform(R, S.hosts, &S.cpu))) return rc;
+    if ((rc = pld__sim_load_platform(R, S.hosts, &S.cpu)))
+        return rc;
     pld__sgx_seal();
     pld__sgx_on_deadlock(on_deadlock);
 

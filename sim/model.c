@@ -35,14 +35,16 @@ int pld__device_set(struct pld__device *d, const char *key, const char *value)
         {"speed_factor", &d->speed_factor, pld__parse_rate},
     };
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-        if (strcmp(key, map[i].key) == 0) return map[i].parse(value, map[i].field) == 0 ? 1 : -1;
+        if (strcmp(key, map[i].key) == 0)
+            return map[i].parse(value, map[i].field) == 0 ? 1 : -1;
     return 0;
 }
 
 static const char *builtin_text(const char *name)
 {
     for (int i = 0; pld__builtin_models[i].name; i++)
-        if (strcmp(pld__builtin_models[i].name, name) == 0) return pld__builtin_models[i].text;
+        if (strcmp(pld__builtin_models[i].name, name) == 0)
+            return pld__builtin_models[i].text;
     return NULL;
 }
 
@@ -50,7 +52,8 @@ void pld__model_default_device(struct pld__device *d)
 {
     struct pld__model m;
     const char *text = builtin_text("a2a3");
-    if (text && pld__model_parse(text, "a2a3", &m) == 0) *d = m.dev;
+    if (text && pld__model_parse(text, "a2a3", &m) == 0)
+        *d = m.dev;
 }
 
 static void model_defaults(struct pld__model *m)
@@ -71,7 +74,8 @@ static int parse_dims(const char *v, int dims[3])
     while (*p && n < 3) {
         char *end;
         long d = strtol(p, &end, 10);
-        if (end == p || d < 1 || d > PLD_MAX_RANKS) return -1;
+        if (end == p || d < 1 || d > PLD_MAX_RANKS)
+            return -1;
         dims[n++] = (int)d;
         if (*end == 'x')
             p = end + 1;
@@ -106,18 +110,24 @@ static const char *form_of(const char *key)
         {"base", "a builtin model whose device numbers to start from (a2a3, a5, hgx-h100)"},
     };
     for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++)
-        if (strcmp(forms[i].key, key) == 0) return forms[i].form;
+        if (strcmp(forms[i].key, key) == 0)
+            return forms[i].form;
     return "see docs/models.md";
 }
 
 /* Short names used in topology specs. */
 static const char *canonical_key(const char *key)
 {
-    if (strcmp(key, "bw") == 0) return "link_bw";
-    if (strcmp(key, "lat") == 0) return "link_lat";
-    if (strcmp(key, "nic") == 0) return "nic_bw";
-    if (strcmp(key, "per_node") == 0) return "node_size";
-    if (strcmp(key, "uplink") == 0) return "uplink_bw";
+    if (strcmp(key, "bw") == 0)
+        return "link_bw";
+    if (strcmp(key, "lat") == 0)
+        return "link_lat";
+    if (strcmp(key, "nic") == 0)
+        return "nic_bw";
+    if (strcmp(key, "per_node") == 0)
+        return "node_size";
+    if (strcmp(key, "uplink") == 0)
+        return "uplink_bw";
     return key;
 }
 
@@ -126,26 +136,32 @@ static int parse_link_override(const char *v, struct pld__link_override *o)
     char *end;
     memset(o, 0, sizeof *o);
     o->a = (int)strtol(v, &end, 10);
-    if (end == v || *end != '-') return -1;
+    if (end == v || *end != '-')
+        return -1;
     const char *p = end + 1;
     o->b = (int)strtol(p, &end, 10);
-    if (end == p || o->a < 0 || o->b < 0 || o->a == o->b) return -1;
+    if (end == p || o->a < 0 || o->b < 0 || o->a == o->b)
+        return -1;
     p = end;
     while (*p == ':') {
         char key[16], val[64];
         const char *eq = strchr(p + 1, '='), *next;
-        if (!eq || (size_t)(eq - p - 1) >= sizeof key) return -1;
+        if (!eq || (size_t)(eq - p - 1) >= sizeof key)
+            return -1;
         memcpy(key, p + 1, (size_t)(eq - p - 1));
         key[eq - p - 1] = '\0';
         next = strchr(eq + 1, ':');
         size_t len = next ? (size_t)(next - eq - 1) : strlen(eq + 1);
-        if (len >= sizeof val) return -1;
+        if (len >= sizeof val)
+            return -1;
         memcpy(val, eq + 1, len);
         val[len] = '\0';
         if (strcmp(key, "bw") == 0) {
-            if (pld__parse_bandwidth(val, &o->bw) || o->bw <= 0) return -1;
+            if (pld__parse_bandwidth(val, &o->bw) || o->bw <= 0)
+                return -1;
         } else if (strcmp(key, "lat") == 0) {
-            if (pld__parse_time(val, &o->lat)) return -1;
+            if (pld__parse_time(val, &o->lat))
+                return -1;
             o->has_lat = 1;
         } else {
             return -1;
@@ -172,10 +188,12 @@ static int model_set(struct pld__model *m, const char *key, const char *v)
             }
         return -1;
     }
-    if (strcmp(key, "dims") == 0) return (m->ndims = parse_dims(v, m->dims)) > 0 ? 0 : -1;
+    if (strcmp(key, "dims") == 0)
+        return (m->ndims = parse_dims(v, m->dims)) > 0 ? 0 : -1;
     if (strcmp(key, "node_size") == 0 || strcmp(key, "nodes") == 0 ||
         strcmp(key, "max_devices") == 0) {
-        if (pld__parse_rate(v, &d) || d < 1 || d > PLD_MAX_RANKS || d != (int)d) return -1;
+        if (pld__parse_rate(v, &d) || d < 1 || d > PLD_MAX_RANKS || d != (int)d)
+            return -1;
         *(strcmp(key, "node_size") == 0 ? &m->node_size
           : strcmp(key, "nodes") == 0   ? &m->nodes
                                         : &m->max_devices) = (int)d;
@@ -188,16 +206,21 @@ static int model_set(struct pld__model *m, const char *key, const char *v)
                                                  : &m->uplink_bw;
         return pld__parse_bandwidth(v, f) == 0 && *f > 0 ? 0 : -1;
     }
-    if (strcmp(key, "link_lat") == 0) return pld__parse_time(v, &m->link_lat);
-    if (strcmp(key, "nic_lat") == 0) return pld__parse_time(v, &m->nic_lat);
-    if (strcmp(key, "fabric_lat") == 0) return pld__parse_time(v, &m->fabric_lat);
+    if (strcmp(key, "link_lat") == 0)
+        return pld__parse_time(v, &m->link_lat);
+    if (strcmp(key, "nic_lat") == 0)
+        return pld__parse_time(v, &m->nic_lat);
+    if (strcmp(key, "fabric_lat") == 0)
+        return pld__parse_time(v, &m->fabric_lat);
     if (strcmp(key, "duplex") == 0) {
-        if (strcmp(v, "yes") && strcmp(v, "no")) return -1;
+        if (strcmp(v, "yes") && strcmp(v, "no"))
+            return -1;
         m->duplex = strcmp(v, "yes") == 0;
         return 0;
     }
     if (strcmp(key, "link") == 0) {
-        if (m->noverrides == PLD__MAX_OVERRIDES) return -1;
+        if (m->noverrides == PLD__MAX_OVERRIDES)
+            return -1;
         return parse_link_override(v, &m->overrides[m->noverrides++]);
     }
     if (strcmp(key, "slow") == 0) {
@@ -213,7 +236,8 @@ static int model_set(struct pld__model *m, const char *key, const char *v)
     if (strcmp(key, "base") == 0) {
         struct pld__model b;
         const char *text = builtin_text(v);
-        if (!text || pld__model_parse(text, v, &b) != 0) return -1;
+        if (!text || pld__model_parse(text, v, &b) != 0)
+            return -1;
         m->dev = b.dev;
         return 0;
     }
@@ -223,9 +247,11 @@ static int model_set(struct pld__model *m, const char *key, const char *v)
 
 static char *trim(char *s)
 {
-    while (isspace((unsigned char)*s)) s++;
+    while (isspace((unsigned char)*s))
+        s++;
     char *e = s + strlen(s);
-    while (e > s && isspace((unsigned char)e[-1])) *--e = '\0';
+    while (e > s && isspace((unsigned char)e[-1]))
+        *--e = '\0';
     return s;
 }
 
@@ -246,17 +272,21 @@ int pld__model_parse(const char *text, const char *origin, struct pld__model *m)
     model_defaults(m);
     char *copy = strdup(text);
     int lineno = 0, rc = 0;
-    if (!copy) return PLD_ENOMEM;
+    if (!copy)
+        return PLD_ENOMEM;
     /* split by hand: strtok would skip empty lines and miscount them */
     for (char *p = copy; p && *p;) {
         char *nl = strchr(p, '\n');
-        if (nl) *nl = '\0';
+        if (nl)
+            *nl = '\0';
         lineno++;
         char *hash = strchr(p, '#');
-        if (hash) *hash = '\0';
+        if (hash)
+            *hash = '\0';
         char *line = trim(p);
         p = nl ? nl + 1 : NULL;
-        if (!*line) continue;
+        if (!*line)
+            continue;
         char *eq = strchr(line, '=');
         if (!eq) {
             rc = pld__config_error(PLD_EPLATFORM, "%s:%d: expected 'key = value', got '%s'", origin,
@@ -291,12 +321,14 @@ int pld__topology_parse(const char *spec, const struct pld__model *base, struct 
     m->ndims = m->nodes = m->noverrides = m->nslow = 0;
     char *copy = strdup(spec), *save = NULL;
     int rc = 0, first = 1;
-    if (!copy) return PLD_ENOMEM;
+    if (!copy)
+        return PLD_ENOMEM;
     for (char *tok = strtok_r(copy, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
         if (first) {
             first = 0;
             char *colon = strchr(tok, ':');
-            if (colon) *colon = '\0';
+            if (colon)
+                *colon = '\0';
             if (model_set(m, "topology", tok)) {
                 rc = pld__config_error(PLD_EUSAGE,
                                        "--topology '%s': unknown kind '%s'; expected %s; the "
@@ -336,11 +368,13 @@ int pld__topology_parse(const char *spec, const struct pld__model *base, struct 
                                   spec, eq + 1, tok, form_of(canonical_key(tok)));
     }
     free(copy);
-    if (rc) return rc;
+    if (rc)
+        return rc;
     if (strcmp(m->topology, "fattree") == 0 && m->nodes > 0 && m->ndims == 0) {
         m->dims[0] = m->nodes * m->node_size;
         m->ndims = 1;
     }
-    if (strcmp(m->topology, "mesh") == 0 && m->ndims == 1) m->node_size = m->dims[0];
+    if (strcmp(m->topology, "mesh") == 0 && m->ndims == 1)
+        m->node_size = m->dims[0];
     return check_complete(m, "--topology");
 }

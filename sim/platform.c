@@ -26,7 +26,8 @@ static int ends_with(const char *s, const char *suffix)
 static char *read_file(const char *path)
 {
     FILE *f = fopen(path, "r");
-    if (!f) return NULL;
+    if (!f)
+        return NULL;
     size_t cap = 4096, n = 0;
     char *buf = malloc(cap);
     for (size_t k; buf && (k = fread(buf + n, 1, cap - n - 1, f)) > 0;) {
@@ -41,7 +42,8 @@ static char *read_file(const char *path)
         }
     }
     fclose(f);
-    if (buf) buf[n] = '\0';
+    if (buf)
+        buf[n] = '\0';
     return buf;
 }
 
@@ -51,14 +53,16 @@ static int load_model(struct pld__run *R, const struct pld__model *m)
 {
     int maxid = 0, dims[3], nd;
     for (int r = 0; r < R->P; r++)
-        if (R->cfg->device_ids[r] > maxid) maxid = R->cfg->device_ids[r];
+        if (R->cfg->device_ids[r] > maxid)
+            maxid = R->cfg->device_ids[r];
     if (maxid + 1 > m->max_devices)
         return pld__config_error(PLD_EDEVICES,
                                  "model %s holds at most %d devices (ids 0..%d); device id %d was "
                                  "asked for",
                                  m->name, m->max_devices, m->max_devices - 1, maxid);
     int ndev = pld__model_devices(m, maxid + 1, dims, &nd);
-    if (ndev < 0) return ndev;
+    if (ndev < 0)
+        return ndev;
     const char *tmpdir = getenv("TMPDIR");
     char path[4096];
     snprintf(path, sizeof path, "%s/pldsim-platform-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
@@ -68,7 +72,8 @@ static int load_model(struct pld__run *R, const struct pld__model *m)
                                  tmpdir && *tmpdir ? tmpdir : "/tmp", strerror(errno));
     FILE *out = fdopen(fd, "w");
     int werr = !out || pld__platform_write(out, m, ndev, dims, nd) != 0;
-    if (out && fclose(out) != 0) werr = 1;
+    if (out && fclose(out) != 0)
+        werr = 1;
     if (werr) {
         unlink(path);
         return pld__config_error(PLD_EIO, "cannot write the generated platform %s", path);
@@ -87,9 +92,11 @@ static const char *builtin_model_text(const char *platform, const char **model)
 {
     *model = NULL;
     for (int i = 0; aliases[i].platform; i++)
-        if (strcmp(aliases[i].platform, platform) == 0) *model = aliases[i].model;
+        if (strcmp(aliases[i].platform, platform) == 0)
+            *model = aliases[i].model;
     for (int i = 0; *model && pld__builtin_models[i].name; i++)
-        if (strcmp(pld__builtin_models[i].name, *model) == 0) return pld__builtin_models[i].text;
+        if (strcmp(pld__builtin_models[i].name, *model) == 0)
+            return pld__builtin_models[i].text;
     return NULL;
 }
 
@@ -122,12 +129,14 @@ int pld__sim_load_platform(struct pld__run *R, sg_host_t *rank_hosts, sg_host_t 
         /* The spec replaces the interconnect; device numbers come from
          * the --platform model when it is a builtin one, else from a2a3. */
         const char *model, *text = builtin_model_text(p, &model);
-        if (!text) text = builtin_model_text("a2a3", &model);
+        if (!text)
+            text = builtin_model_text("a2a3", &model);
         struct pld__model base;
         if ((rc = pld__model_parse(text, model, &base)) == 0 &&
             (rc = pld__topology_parse(R->cfg->topology, &base, &m)) == 0)
             rc = load_model(R, &m);
-        if (rc) return rc;
+        if (rc)
+            return rc;
         snprintf(R->platform_desc, sizeof R->platform_desc, "topology %s", R->cfg->topology);
     } else if (ends_with(p, ".xml")) {
         FILE *f = fopen(p, "r");
@@ -145,7 +154,8 @@ int pld__sim_load_platform(struct pld__run *R, sg_host_t *rank_hosts, sg_host_t 
                                      strerror(errno));
         rc = pld__model_parse(text, p, &m);
         free(text);
-        if (!rc) rc = load_model(R, &m);
+        if (!rc)
+            rc = load_model(R, &m);
     } else {
         const char *model, *text = builtin_model_text(p, &model);
         if (!text)
@@ -155,9 +165,11 @@ int pld__sim_load_platform(struct pld__run *R, sg_host_t *rank_hosts, sg_host_t 
                                      "FILE.xml or a FILE.model",
                                      p);
         rc = pld__model_parse(text, model, &m);
-        if (!rc) rc = load_model(R, &m);
+        if (!rc)
+            rc = load_model(R, &m);
     }
-    if (rc) return rc;
+    if (rc)
+        return rc;
     if (!R->cfg->topology)
         snprintf(R->platform_desc, sizeof R->platform_desc, "%s",
                  strrchr(p, '/') ? strrchr(p, '/') + 1 : p);
@@ -167,7 +179,8 @@ int pld__sim_load_platform(struct pld__run *R, sg_host_t *rank_hosts, sg_host_t 
     for (int id = 0; id < PLD_MAX_RANKS; id++) {
         char name[32];
         snprintf(name, sizeof name, "dev%d", id);
-        if (!sg_host_by_name(name)) break;
+        if (!sg_host_by_name(name))
+            break;
         ndev++;
     }
     for (int r = 0; r < R->P; r++) {
@@ -180,13 +193,15 @@ int pld__sim_load_platform(struct pld__run *R, sg_host_t *rank_hosts, sg_host_t 
                                      "devices (dev0..dev%d); use -d with ids below %d",
                                      p, name, r, ndev, ndev - 1, ndev);
         pld__model_default_device(&R->ranks[r].dev);
-        if ((rc = read_props(rank_hosts[r], &R->ranks[r].dev, p))) return rc;
+        if ((rc = read_props(rank_hosts[r], &R->ranks[r].dev, p)))
+            return rc;
         R->ranks[r].device_id = R->cfg->device_ids[r];
     }
     *cpu = sg_host_by_name("host");
     R->host_dev = R->ranks[0].dev;
     if (*cpu) {
-        if ((rc = read_props(*cpu, &R->host_dev, p))) return rc;
+        if ((rc = read_props(*cpu, &R->host_dev, p)))
+            return rc;
     } else {
         *cpu = rank_hosts[0];
     }

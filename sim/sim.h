@@ -14,9 +14,9 @@
 
 /* One link whose numbers differ from the model's (topology key `link`). */
 struct pld__link_override {
-    int a, b;      /* the devices it joins */
-    double bw;     /* B/s, 0 = unchanged */
-    double lat;    /* s, when has_lat */
+    int a, b;   /* the devices it joins */
+    double bw;  /* B/s, 0 = unchanged */
+    double lat; /* s, when has_lat */
     int has_lat;
 };
 
@@ -24,7 +24,7 @@ struct pld__link_override {
  * models/NAME.model file or a --topology spec (docs/models.md). */
 struct pld__model {
     char name[32];
-    char topology[16]; /* hccs, mesh, star, ring, torus2d, torus3d, fattree */
+    char topology[16];  /* hccs, mesh, star, ring, torus2d, torus3d, fattree */
     int dims[3], ndims; /* device counts per dimension, when given */
     int node_size;      /* hccs/fattree: devices per node, fully meshed */
     int nodes;          /* fattree: node count */
@@ -71,8 +71,7 @@ extern const char *const pld__device_keys[];
 int pld__model_devices(const struct pld__model *m, int needed, int dims[3], int *nd);
 
 /* Writes the SimGrid platform of `m` with `ndev` devices (topology.c). */
-int pld__platform_write(FILE *out, const struct pld__model *m, int ndev, const int dims[3],
-                        int nd);
+int pld__platform_write(FILE *out, const struct pld__model *m, int ndev, const int dims[3], int nd);
 
 /* Loads the platform named by cfg->platform (a model name or FILE.xml) into
  * the SimGrid engine, maps ranks to hosts, reads device properties into

@@ -27,8 +27,10 @@ static void link_numbers(const struct pld__model *m, int a, int b, double *bw, d
     for (int i = 0; i < m->noverrides; i++) {
         const struct pld__link_override *o = &m->overrides[i];
         if ((o->a == a && o->b == b) || (o->a == b && o->b == a)) {
-            if (o->bw > 0) *bw = o->bw;
-            if (o->has_lat) *lat = o->lat;
+            if (o->bw > 0)
+                *bw = o->bw;
+            if (o->has_lat)
+                *lat = o->lat;
         }
     }
 }
@@ -38,7 +40,8 @@ static void write_host(FILE *out, const struct pld__model *m, int id, const char
     const struct pld__device *d = &m->dev;
     double speed = d->speed_factor;
     for (int i = 0; i < m->nslow; i++)
-        if (m->slow[i].device == id) speed = m->slow[i].factor;
+        if (m->slow[i].device == id)
+            speed = m->slow[i].factor;
     fprintf(out, "%s<host id=\"dev%d\" speed=\"1Gf\">\n", in, id);
     const double values[] = {
         d->ub_bytes,   d->ub_usable_bytes, d->hbm_bw,       d->hbm_lat,    d->vector_rate,
@@ -97,12 +100,16 @@ static void write_node(FILE *out, const struct pld__model *m, int first, int cou
 {
     const char *in = multi ? "    " : "  ";
     char id[64], src[32], dst[32];
-    if (node == 0) fprintf(out, "%s<host id=\"host\" speed=\"1Gf\"/>\n", in);
-    for (int i = first; i < first + count; i++) write_host(out, m, i, in);
-    if (multi) fprintf(out, "%s<router id=\"node%d_switch\"/>\n", in, node);
+    if (node == 0)
+        fprintf(out, "%s<host id=\"host\" speed=\"1Gf\"/>\n", in);
+    for (int i = first; i < first + count; i++)
+        write_host(out, m, i, in);
+    if (multi)
+        fprintf(out, "%s<router id=\"node%d_switch\"/>\n", in, node);
     for (int pass = 0; pass < 2; pass++) {
         for (int i = first; i < first + count; i++)
-            for (int j = i + 1; j < first + count; j++) dev_link(out, m, in, i, j, pass);
+            for (int j = i + 1; j < first + count; j++)
+                dev_link(out, m, in, i, j, pass);
         for (int i = first; multi && i < first + count; i++) {
             snprintf(id, sizeof id, "nic_%d", i);
             snprintf(src, sizeof src, "dev%d", i);
@@ -166,10 +173,12 @@ static void write_nodes(FILE *out, const struct pld__model *m, int ndev)
 static void write_torus(FILE *out, const struct pld__model *m, const int dims[3], int nd)
 {
     int n = 1;
-    for (int k = 0; k < nd; k++) n *= dims[k];
+    for (int k = 0; k < nd; k++)
+        n *= dims[k];
     fprintf(out, "<zone id=\"%s\" routing=\"DijkstraCache\">\n", m->name);
     fprintf(out, "  <host id=\"host\" speed=\"1Gf\"/>\n");
-    for (int i = 0; i < n; i++) write_host(out, m, i, "  ");
+    for (int i = 0; i < n; i++)
+        write_host(out, m, i, "  ");
     for (int pass = 0; pass < 2; pass++)
         for (int i = 0; i < n; i++) {
             int coord[3], rest = i, stride = 1;
@@ -194,7 +203,8 @@ static void write_star(FILE *out, const struct pld__model *m, int n)
 {
     fprintf(out, "<zone id=\"%s\" routing=\"DijkstraCache\">\n", m->name);
     fprintf(out, "  <host id=\"host\" speed=\"1Gf\"/>\n");
-    for (int i = 0; i < n; i++) write_host(out, m, i, "  ");
+    for (int i = 0; i < n; i++)
+        write_host(out, m, i, "  ");
     fprintf(out, "  <router id=\"switch\"/>\n");
     for (int pass = 0; pass < 2; pass++)
         for (int i = 0; i < n; i++) {
@@ -221,7 +231,8 @@ static int auto_dims(int n, int nd, int dims[3])
     }
     int best = 0;
     for (int a = 1; a * a <= n; a++) {
-        if (n % a) continue;
+        if (n % a)
+            continue;
         if (nd == 2) {
             dims[0] = a;
             dims[1] = n / a;
@@ -259,7 +270,8 @@ int pld__model_devices(const struct pld__model *m, int needed, int dims[3], int 
                                  m->topology);
     }
     *nd = want;
-    for (int k = 0; k < want; k++) n *= dims[k];
+    for (int k = 0; k < want; k++)
+        n *= dims[k];
     if (n < needed)
         return pld__config_error(PLD_EDEVICES,
                                  "topology %s holds %d devices (ids 0..%d); device id %d was "

@@ -5,9 +5,11 @@ void pld__report_deadlock(struct pld__run *R)
 {
     int blocked = 0, finished = 0;
     char off[64];
-    if (R->deadlocked) return;
+    if (R->deadlocked)
+        return;
     R->deadlocked = 1;
-    for (int r = 0; r < R->P; r++) blocked += R->ranks[r].wait.active;
+    for (int r = 0; r < R->P; r++)
+        blocked += R->ranks[r].wait.active;
     fflush(stdout);
     fprintf(stderr,
             "pldsim: deadlock at t=%.3f us: %d rank%s blocked in pld_system_wait with no "
@@ -22,7 +24,8 @@ void pld__report_deadlock(struct pld__run *R)
         fprintf(stderr, "%s:%d: rank %d: waits for %s%s %s %lld; the cell holds %d", w->file,
                 w->line, r, w->buf->name, pld__shape_str(w->offsets, off, sizeof off),
                 w->cmp == PLD_WAIT_EQ ? "==" : ">=", (long long)w->expected, *w->cellp);
-        if (w->collective) fprintf(stderr, " (inside %s)", w->collective);
+        if (w->collective)
+            fprintf(stderr, " (inside %s)", w->collective);
         fputc('\n', stderr);
     }
     if (finished)

@@ -66,7 +66,8 @@ uint16_t pld__float_to_half(float f)
     }
     uint32_t mant = ax & 0x7fffff, exp = (ax >> 23) - 112;
     uint32_t h = (exp << 10) | (mant >> 13), rest = mant & 0x1fff;
-    if (rest > 0x1000 || (rest == 0x1000 && (h & 1))) h++; /* carries into the exponent correctly */
+    if (rest > 0x1000 || (rest == 0x1000 && (h & 1)))
+        h++; /* carries into the exponent correctly */
     return sign | (uint16_t)h;
 }
 
@@ -82,7 +83,8 @@ uint16_t pld__float_to_bf16(float f)
 {
     uint32_t x;
     memcpy(&x, &f, sizeof x);
-    if ((x & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((x >> 16) | 0x40); /* keep nan a nan */
+    if ((x & 0x7fffffffu) > 0x7f800000u)
+        return (uint16_t)((x >> 16) | 0x40); /* keep nan a nan */
     x += 0x7fffu + ((x >> 16) & 1);
     return (uint16_t)(x >> 16);
 }

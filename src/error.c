@@ -44,6 +44,8 @@ int pld_exit_code(int rc)
         return 2;
     case PLD_EDEADLOCK:
         return 4;
+    case PLD_ERACE:
+        return 5;
     default:
         return 3;
     }
@@ -51,7 +53,8 @@ int pld_exit_code(int rc)
 
 int pld__self(void)
 {
-    if (!pld__R || !pld__R->be) return PLD__NOBODY;
+    if (!pld__R || !pld__R->be)
+        return PLD__NOBODY;
     return pld__R->be->self();
 }
 
@@ -91,8 +94,10 @@ _Noreturn void pld__fail(int code, const char *file, int line, const char *op, c
         fputc('\n', stderr);
         fflush(stderr);
     }
-    if (self == PLD__NOBODY) exit(pld_exit_code(code));
-    if (!pld__R->error) pld__R->error = code;
+    if (self == PLD__NOBODY)
+        exit(pld_exit_code(code));
+    if (!pld__R->error)
+        pld__R->error = code;
     pld__R->be->abort_run();
     __builtin_unreachable();
 }
@@ -117,7 +122,8 @@ void pld__require_level(const char *file, int line, const char *op, unsigned all
         here = PLD__LVL_DEVICE;
         where = "a per-device function";
     }
-    if (here & allowed) return;
+    if (here & allowed)
+        return;
     pld__fail(PLD_EINVAL, file, line, op, "not allowed in %s; it is %s", where,
               allowed == PLD__LVL_HOST     ? "host-only (call it from the host orchestrator)"
               : allowed == PLD__LVL_KERNEL ? "kernel-only (call it inside a pl_incore kernel)"

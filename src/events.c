@@ -22,17 +22,20 @@ const char *pld__base_name(const char *path)
 
 int pld__op_engine(const char *op)
 {
-    if (strncmp(op, "notify", 6) == 0 || strncmp(op, "wait", 4) == 0) return 2;
+    if (strncmp(op, "notify", 6) == 0 || strncmp(op, "wait", 4) == 0)
+        return 2;
     if (strncmp(op, "remote_", 7) == 0 || strncmp(op, "put", 3) == 0 || strcmp(op, "get") == 0)
         return 1;
-    if (strcmp(op, "dispatch") == 0) return 3;
+    if (strcmp(op, "dispatch") == 0)
+        return 3;
     return 0;
 }
 
 int pld__trace_open(struct pld__run *R, const char *path)
 {
     struct pld__trace *t = calloc(1, sizeof *t);
-    if (!t) return PLD_ENOMEM;
+    if (!t)
+        return PLD_ENOMEM;
     if (path) {
         /* fail now rather than after a long run */
         FILE *f = fopen(path, "w");
@@ -52,11 +55,13 @@ int pld__trace_open(struct pld__run *R, const char *path)
 void pld__trace_add(const struct pld__event *e)
 {
     struct pld__trace *t = pld__R ? pld__R->trace : NULL;
-    if (!t) return;
+    if (!t)
+        return;
     if (t->n == t->cap) {
         size_t cap = t->cap ? 2 * t->cap : 1024;
         struct pld__event *ne = realloc(t->ev, cap * sizeof *ne);
-        if (!ne) return; /* a trace is best effort; the run itself goes on */
+        if (!ne)
+            return; /* a trace is best effort; the run itself goes on */
         t->ev = ne;
         t->cap = cap;
     }
@@ -69,10 +74,12 @@ void pld__trace_add(const struct pld__event *e)
 int64_t pld__trace_op(const char *op, double t0, int peer, const pl_tensor *t, int64_t elem_off,
                       int64_t bytes, int64_t value, const char *file, int line)
 {
-    if (!pld__R) return -1;
+    if (!pld__R)
+        return -1;
     int self = pld__self();
     int rec = self >= 0 && pld__R->ranks[self].recording;
-    if (!pld__R->trace && !rec) return -1;
+    if (!pld__R->trace && !rec)
+        return -1;
     struct pld__event e = {
         .t0 = t0,
         .t1 = pld__now(),
@@ -92,8 +99,10 @@ int64_t pld__trace_op(const char *op, double t0, int peer, const pl_tensor *t, i
         e.where = t->name;
         e.offset = elem_off;
     }
-    if (rec) pld__record_op(&pld__R->ranks[self], &e, t, elem_off);
-    if (!pld__R->trace) return -1;
+    if (rec)
+        pld__record_op(&pld__R->ranks[self], &e, t, elem_off);
+    if (!pld__R->trace)
+        return -1;
     pld__trace_add(&e);
     return (int64_t)pld__R->trace->n - 1;
 }
@@ -101,11 +110,13 @@ int64_t pld__trace_op(const char *op, double t0, int peer, const pl_tensor *t, i
 void pld__trace_xfer(double t0, int from, int to, double bytes, int is_signal)
 {
     struct pld__trace *t = pld__R ? pld__R->trace : NULL;
-    if (!t) return;
+    if (!t)
+        return;
     if (t->nx == t->capx) {
         size_t cap = t->capx ? 2 * t->capx : 1024;
         struct pld__xfer *nx = realloc(t->xf, cap * sizeof *nx);
-        if (!nx) return;
+        if (!nx)
+            return;
         t->xf = nx;
         t->capx = cap;
     }
@@ -119,14 +130,16 @@ static size_t slot_of(const struct pld__trace *t, const void *key)
 {
     size_t h = ((uintptr_t)key >> 2) * 0x9e3779b97f4a7c15ull;
     size_t i = h & (t->cell_cap - 1);
-    while (t->cell_key[i] && t->cell_key[i] != key) i = (i + 1) & (t->cell_cap - 1);
+    while (t->cell_key[i] && t->cell_key[i] != key)
+        i = (i + 1) & (t->cell_cap - 1);
     return i;
 }
 
 void pld__trace_note_cell(const void *cell, int64_t seq)
 {
     struct pld__trace *t = pld__R ? pld__R->trace : NULL;
-    if (!t || seq < 0) return;
+    if (!t || seq < 0)
+        return;
     if (2 * (t->cell_n + 1) > t->cell_cap) {
         size_t cap = t->cell_cap ? 2 * t->cell_cap : 256;
         const void **keys = calloc(cap, sizeof *keys);
@@ -150,7 +163,8 @@ void pld__trace_note_cell(const void *cell, int64_t seq)
         free(old.cell_seq);
     }
     size_t i = slot_of(t, cell);
-    if (!t->cell_key[i]) t->cell_n++;
+    if (!t->cell_key[i])
+        t->cell_n++;
     t->cell_key[i] = cell;
     t->cell_seq[i] = (uint64_t)seq;
 }
@@ -158,9 +172,11 @@ void pld__trace_note_cell(const void *cell, int64_t seq)
 void pld__trace_set_cause(int64_t seq, const void *cell)
 {
     struct pld__trace *t = pld__R ? pld__R->trace : NULL;
-    if (!t || seq < 0 || !t->cell_cap) return;
+    if (!t || seq < 0 || !t->cell_cap)
+        return;
     size_t i = slot_of(t, cell);
-    if (t->cell_key[i]) t->ev[seq].cause = (int64_t)t->cell_seq[i];
+    if (t->cell_key[i])
+        t->ev[seq].cause = (int64_t)t->cell_seq[i];
 }
 
 /* Sort by start time, then rank (host first), then the order of recording,
@@ -168,8 +184,10 @@ void pld__trace_set_cause(int64_t seq, const void *cell)
 static int cmp_event(const void *pa, const void *pb)
 {
     const struct pld__event *a = pa, *b = pb;
-    if (a->t0 != b->t0) return a->t0 < b->t0 ? -1 : 1;
-    if (a->rank != b->rank) return a->rank < b->rank ? -1 : 1;
+    if (a->t0 != b->t0)
+        return a->t0 < b->t0 ? -1 : 1;
+    if (a->rank != b->rank)
+        return a->rank < b->rank ? -1 : 1;
     return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
@@ -183,16 +201,20 @@ int pld__trace_close(struct pld__run *R)
 {
     struct pld__trace *t = R->trace;
     int rc = 0;
-    if (!t) return 0;
+    if (!t)
+        return 0;
     /* causes refer to recording order; sort a copy's index instead of the
      * events, then renumber causes to sorted positions */
     size_t *pos = malloc((t->n ? t->n : 1) * sizeof *pos);
     qsort(t->ev, t->n, sizeof *t->ev, cmp_event);
     if (pos) {
-        for (size_t i = 0; i < t->n; i++) pos[t->ev[i].seq] = i;
         for (size_t i = 0; i < t->n; i++)
-            if (t->ev[i].cause >= 0) t->ev[i].cause = (int64_t)pos[t->ev[i].cause];
-        for (size_t i = 0; i < t->n; i++) t->ev[i].seq = i;
+            pos[t->ev[i].seq] = i;
+        for (size_t i = 0; i < t->n; i++)
+            if (t->ev[i].cause >= 0)
+                t->ev[i].cause = (int64_t)pos[t->ev[i].cause];
+        for (size_t i = 0; i < t->n; i++)
+            t->ev[i].seq = i;
         free(pos);
     }
     if (t->path) {
@@ -204,7 +226,8 @@ int pld__trace_close(struct pld__run *R)
             fclose(f) != 0)
             rc = pld__config_error(PLD_EIO, "cannot write trace file %s", t->path);
     }
-    if (t->summary) pld__print_summary(stdout, R, t);
+    if (t->summary)
+        pld__print_summary(stdout, R, t);
     free(t->ev);
     free(t->xf);
     free(t->cell_key);

@@ -105,6 +105,7 @@ struct pld__run {
     double end_time;
     struct pld__trace *trace;
     char platform_desc[128]; /* for the summary line */
+    int races_mode;          /* enum pld_races, resolved */
 };
 
 /* The run in progress, or NULL outside pld_run(). */
@@ -236,6 +237,18 @@ int pld__has_data(const pl_tensor *t);
 void pld__materialize(const char *file, int line, const char *op, struct pld__wbuf *b);
 /* Fails: `op` would read window data that --no-data does not keep. */
 _Noreturn void pld__fail_no_data(const char *file, int line, const char *op, const char *what);
+
+/* The data-race detector (races.c). */
+void pld__races_begin(struct pld__run *R);
+int pld__races_end(struct pld__run *R); /* returns the races reported */
+void pld__races_release(int me, const void *cell, pld_notify_op op);
+void pld__races_acquire(int me, const void *cell);
+void pld__races_access(int me, const struct pld__wbuf *b, int copy, int64_t lo, int64_t hi,
+                       int write, int atomic, const char *op, const char *file, int line);
+/* Records the rows of a region of window view `t` in `copy`; host tensors
+ * are ignored. */
+void pld__races_region(int me, pl_tensor t, int copy, pl_shape offsets, pl_shape shape, int write,
+                       int atomic, const char *op, const char *file, int line);
 
 /* Deadlock report (deadlock.c): a header and one line per blocked rank. */
 void pld__report_deadlock(struct pld__run *R);

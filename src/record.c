@@ -14,13 +14,17 @@ static void append(struct pld__rank *rk, const char *fmt, ...)
     va_start(ap, fmt);
     int n = vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    if (n < 0) return;
-    if ((size_t)n >= sizeof line) n = sizeof line - 1;
+    if (n < 0)
+        return;
+    if ((size_t)n >= sizeof line)
+        n = sizeof line - 1;
     if (rk->rec_len + (size_t)n + 1 > rk->rec_cap) {
         size_t cap = rk->rec_cap ? 2 * rk->rec_cap : 4096;
-        while (cap < rk->rec_len + (size_t)n + 1) cap *= 2;
+        while (cap < rk->rec_len + (size_t)n + 1)
+            cap *= 2;
         char *nr = realloc(rk->rec, cap);
-        if (!nr) return; /* a recording is best effort */
+        if (!nr)
+            return; /* a recording is best effort */
         rk->rec = nr;
         rk->rec_cap = cap;
     }
@@ -32,7 +36,8 @@ void pld__record_op(struct pld__rank *rk, const struct pld__event *e, const pl_t
                     int64_t elem_off)
 {
     char where[96] = "-", peer[16] = "-", what[32] = "";
-    if (e->peer >= 0) snprintf(peer, sizeof peer, "r%d", e->peer);
+    if (e->peer >= 0)
+        snprintf(peer, sizeof peer, "r%d", e->peer);
     if (t && t->dtype) {
         /* the element index, unravelled over the view's shape */
         int64_t flat = elem_off / (int64_t)pl_dtype_size(t->dtype), idx[PL_MAX_DIMS];
@@ -56,7 +61,8 @@ void pld__record_op(struct pld__rank *rk, const struct pld__event *e, const pl_t
     }
     char line[160];
     int n = snprintf(line, sizeof line, "%-16s %-4s %-18s %s", e->op, peer, where, what);
-    while (n > 0 && line[n - 1] == ' ') line[--n] = '\0';
+    while (n > 0 && line[n - 1] == ' ')
+        line[--n] = '\0';
     append(rk, "%s\n", line);
 }
 
@@ -67,7 +73,8 @@ void pld_record_begin(void)
     struct pld__rank *rk = &pld__R->ranks[pld__self()];
     rk->recording = 1;
     rk->rec_len = 0;
-    if (rk->rec) rk->rec[0] = '\0';
+    if (rk->rec)
+        rk->rec[0] = '\0';
 }
 
 char *pld_record_end(void)

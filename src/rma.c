@@ -26,7 +26,8 @@ static int check_peer(const char *file, int line, const char *op, int64_t peer)
 static int64_t offset_bytes(pl_tensor t, pl_shape offsets)
 {
     int64_t flat = 0;
-    for (int i = 0; i < t.shape.ndim; i++) flat = flat * t.shape.dim[i] + offsets.dim[i];
+    for (int i = 0; i < t.shape.ndim; i++)
+        flat = flat * t.shape.dim[i] + offsets.dim[i];
     return flat * (int64_t)pl_dtype_size(t.dtype);
 }
 
@@ -58,6 +59,7 @@ pl_tile pld__remote_load(const char *file, int line, pld_dtensor target,
     pl_tile tile = pld__tile_alloc(file, line, op, target.dtype, kw.shape, !pld__has_data(&target));
     size_t bytes = (size_t)pl_shape_numel(kw.shape) * pl_dtype_size(target.dtype);
     pld__move(file, line, op, peer, me, bytes);
+    pld__races_region(me, target, peer, kw.offsets, kw.shape, 0, 0, op, file, line);
     if (!tile.no_data)
         pld__copy_region(target.dtype, kw.shape, tile.data, kw.shape,
                          pld__elem_ptr(target, peer, kw.offsets), target.shape, PL_ATOMIC_NONE);
@@ -85,6 +87,8 @@ void pld__remote_store(const char *file, int line, pl_tile tile, pld_dtensor tar
     pld__check_region(file, line, op, "target", target, kw.offsets, tile.shape);
     size_t bytes = (size_t)pl_shape_numel(tile.shape) * pl_dtype_size(tile.dtype);
     pld__move(file, line, op, me, peer, bytes);
+    pld__races_region(me, target, peer, kw.offsets, tile.shape, 1, kw.atomic == PL_ATOMIC_ADD, op,
+                      file, line);
     if (pld__has_data(&target) && !tile.no_data)
         pld__copy_region(target.dtype, tile.shape, pld__elem_ptr(target, peer, kw.offsets),
                          target.shape, tile.data, tile.shape, kw.atomic);
@@ -119,7 +123,8 @@ static struct region p2p_region(const char *file, int line, const char *op, pl_t
         return r;
     }
     int same = dst.shape.ndim == src.shape.ndim;
-    for (int i = 0; same && i < dst.shape.ndim; i++) same = dst.shape.dim[i] == src.shape.dim[i];
+    for (int i = 0; same && i < dst.shape.ndim; i++)
+        same = dst.shape.dim[i] == src.shape.dim[i];
     if (!same)
         pld__fail(PLD_EINVAL, file, line, op,
                   "without a region dst and src must have the same shape: dst '%s' %s, src '%s' "
@@ -180,9 +185,11 @@ static void staged_copy(const char *file, int line, const char *op, int from, in
     for (int64_t i = 0; i < nchunks; i++) {
         size_t b = (size_t)(i == nchunks - 1 ? last : chunk);
         int charge_gm = !pipeline || i == (local_gm_first ? 0 : nchunks - 1);
-        if (local_gm_first && charge_gm) pld__charge_gm(b);
+        if (local_gm_first && charge_gm)
+            pld__charge_gm(b);
         pld__move(file, line, op, from, to, b);
-        if (!local_gm_first && charge_gm) pld__charge_gm(b);
+        if (!local_gm_first && charge_gm)
+            pld__charge_gm(b);
     }
 }
 
@@ -195,11 +202,15 @@ void pld__put(const char *file, int line, pld_dtensor dst, struct pld_p2p_kw kw)
     int64_t n, chunk, last;
     check_window(file, line, op, "dst", dst);
     int peer = check_peer(file, line, op, kw.peer);
-    if (kw.src.dtype == 0) pld__fail(PLD_EINVAL, file, line, op, "missing required keyword .src");
+    if (kw.src.dtype == 0)
+        pld__fail(PLD_EINVAL, file, line, op, "missing required keyword .src");
     check_atomic(file, line, op, kw.atomic, dst.dtype);
     struct region r = p2p_region(file, line, op, dst, kw.src, &kw);
     int64_t total = plan_chunks(file, line, op, &r, dst.dtype, &kw, &n, &chunk, &last);
     staged_copy(file, line, op, me, peer, 1, n, chunk, last, kw.pipeline);
+    pld__races_region(me, kw.src, me, r.src_off, r.shape, 0, 0, op, file, line);
+    pld__races_region(me, dst, peer, r.dst_off, r.shape, 1, kw.atomic == PL_ATOMIC_ADD, op, file,
+                      line);
     if (pld__has_data(&dst) && pld__has_data(&kw.src))
         pld__copy_region(dst.dtype, r.shape, pld__elem_ptr(dst, peer, r.dst_off), dst.shape,
                          pld__elem_ptr(kw.src, me, r.src_off), kw.src.shape, kw.atomic);
@@ -217,14 +228,18 @@ void pld__get(const char *file, int line, pl_tensor dst, struct pld_p2p_kw kw)
     if (dst.dtype == 0)
         pld__fail(PLD_EINVAL, file, line, op, "dst is not a tensor (uninitialised?)");
     int peer = check_peer(file, line, op, kw.peer);
-    if (kw.src.dtype == 0) pld__fail(PLD_EINVAL, file, line, op, "missing required keyword .src");
+    if (kw.src.dtype == 0)
+        pld__fail(PLD_EINVAL, file, line, op, "missing required keyword .src");
     check_window(file, line, op, "src", kw.src);
-    if (kw.atomic != PL_ATOMIC_NONE) pld__fail(PLD_EINVAL, file, line, op, "get has no .atomic");
+    if (kw.atomic != PL_ATOMIC_NONE)
+        pld__fail(PLD_EINVAL, file, line, op, "get has no .atomic");
     struct region r = p2p_region(file, line, op, dst, kw.src, &kw);
     int64_t total = plan_chunks(file, line, op, &r, dst.dtype, &kw, &n, &chunk, &last);
     staged_copy(file, line, op, peer, me, 0, n, chunk, last, kw.pipeline);
     if (!pld__has_data(&kw.src) && !dst.win)
         pld__fail_no_data(file, line, op, "it pulls window data into a host tensor");
+    pld__races_region(me, kw.src, peer, r.src_off, r.shape, 0, 0, op, file, line);
+    pld__races_region(me, dst, me, r.dst_off, r.shape, 1, 0, op, file, line);
     if (pld__has_data(&dst) && pld__has_data(&kw.src))
         pld__copy_region(dst.dtype, r.shape, pld__elem_ptr(dst, me, r.dst_off), dst.shape,
                          pld__elem_ptr(kw.src, peer, r.src_off), kw.src.shape, PL_ATOMIC_NONE);

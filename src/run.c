@@ -38,6 +38,7 @@ void pld_print_common_usage(void *out)
           "                             timeline picture, any other name for the text trace\n"
           "      --seed N               seed for random inputs (default 0)\n"
           "      --network-model NAME   sim: CM02 (default, exact latency+size/bandwidth) or LV08\n"
+          "      --races off|warn|error data-race detector (default error up to 64 ranks)\n"
           "      --summary              after the run: busy/waiting/idle time and bytes per rank,\n"
           "                             bytes and peak utilisation per link, critical path\n"
           "      --no-summary           do not print the run summary line\n"
@@ -53,7 +54,8 @@ int pld_config_set_devices(pld_config *cfg, const char *list)
     const char *p = list;
     static char seen[PLD_MAX_RANKS * 64];
     memset(seen, 0, sizeof seen);
-    if (!list || !*list) return pld__config_error(PLD_EUSAGE, "-d/--device: empty device list");
+    if (!list || !*list)
+        return pld__config_error(PLD_EUSAGE, "-d/--device: empty device list");
     while (*p) {
         char *end;
         errno = 0;
@@ -122,20 +124,26 @@ int pld_parse_args(pld_config *cfg, int *argc, char **argv)
     for (int i = 1; i < *argc && !rc; i++) {
         const char *v = NULL;
         if (flag_value(*argc, argv, &i, "--platform", "-p", &v, &rc)) {
-            if (!rc) cfg->platform = v;
+            if (!rc)
+                cfg->platform = v;
         } else if (flag_value(*argc, argv, &i, "--device", "-d", &v, &rc)) {
-            if (!rc) rc = pld_config_set_devices(cfg, v);
+            if (!rc)
+                rc = pld_config_set_devices(cfg, v);
         } else if (flag_value(*argc, argv, &i, "--backend", NULL, &v, &rc)) {
-            if (!rc) cfg->backend = v;
+            if (!rc)
+                cfg->backend = v;
         } else if (flag_value(*argc, argv, &i, "--topology", NULL, &v, &rc)) {
-            if (!rc) cfg->topology = v;
+            if (!rc)
+                cfg->topology = v;
         } else if (flag_value(*argc, argv, &i, "--trace", NULL, &v, &rc)) {
-            if (!rc) cfg->trace = v;
+            if (!rc)
+                cfg->trace = v;
         } else if (flag_value(*argc, argv, &i, "--network-model", NULL, &v, &rc)) {
             if (!rc && strcmp(v, "CM02") != 0 && strcmp(v, "LV08") != 0)
                 rc =
                     pld__config_error(PLD_EUSAGE, "--network-model '%s': expected CM02 or LV08", v);
-            if (!rc) cfg->network_model = v;
+            if (!rc)
+                cfg->network_model = v;
         } else if (flag_value(*argc, argv, &i, "--seed", NULL, &v, &rc)) {
             char *end;
             errno = 0;
@@ -144,6 +152,15 @@ int pld_parse_args(pld_config *cfg, int *argc, char **argv)
                 rc = pld__config_error(PLD_EUSAGE, "--seed '%s': expected a non-negative integer",
                                        v);
             cfg->seed = s;
+        } else if (flag_value(*argc, argv, &i, "--races", NULL, &v, &rc)) {
+            if (!rc && strcmp(v, "off") == 0)
+                cfg->races = PLD_RACES_OFF;
+            else if (!rc && strcmp(v, "warn") == 0)
+                cfg->races = PLD_RACES_WARN;
+            else if (!rc && strcmp(v, "error") == 0)
+                cfg->races = PLD_RACES_ERROR;
+            else if (!rc)
+                rc = pld__config_error(PLD_EUSAGE, "--races '%s': expected off, warn or error", v);
         } else if (strcmp(argv[i], "--summary") == 0) {
             cfg->detailed_summary = 1;
         } else if (strcmp(argv[i], "--no-data") == 0) {
@@ -156,7 +173,8 @@ int pld_parse_args(pld_config *cfg, int *argc, char **argv)
             argv[out++] = argv[i];
         }
     }
-    if (rc) return rc;
+    if (rc)
+        return rc;
     *argc = out;
     argv[out] = NULL;
     return help;
@@ -165,7 +183,8 @@ int pld_parse_args(pld_config *cfg, int *argc, char **argv)
 static const struct pld_backend *find_backend(const char *name)
 {
     for (int i = 0; pld__backends[i]; i++)
-        if (strcmp(pld__backends[i]->name, name) == 0) return pld__backends[i];
+        if (strcmp(pld__backends[i]->name, name) == 0)
+            return pld__backends[i];
     return NULL;
 }
 
@@ -209,7 +228,8 @@ int pld__run(const pld_config *cfg, pld__host_fn host, const void *args)
     R.be = be;
     R.P = cfg->ndevices;
     R.ranks = calloc((size_t)R.P, sizeof *R.ranks);
-    if (!R.ranks) return pld__config_error(PLD_ENOMEM, "out of memory for %d ranks", R.P);
+    if (!R.ranks)
+        return pld__config_error(PLD_ENOMEM, "out of memory for %d ranks", R.P);
     snprintf(R.platform_desc, sizeof R.platform_desc, "%s", cfg->platform);
     pld__dynamic_reset();
     if ((cfg->trace || cfg->detailed_summary) && (rc = pld__trace_open(&R, cfg->trace))) {
@@ -217,10 +237,18 @@ int pld__run(const pld_config *cfg, pld__host_fn host, const void *args)
         return rc;
     }
     pld__R = &R;
+    pld__races_begin(&R);
     rc = be->run(&R, host, args);
+    int races = pld__races_end(&R);
+    if (races && rc == 0 && R.races_mode == PLD_RACES_ERROR)
+        rc = pld__config_error(PLD_ERACE,
+                               "%d data race%s found (--races=error; --races=warn reports them "
+                               "without failing the run)",
+                               races, races == 1 ? "" : "s");
     if (R.trace) {
         int trc = pld__trace_close(&R);
-        if (!rc) rc = trc;
+        if (!rc)
+            rc = trc;
     }
     last_stats = (pld_run_stats){.time_s = R.end_time, .bytes_moved = R.bytes_moved, .nranks = R.P};
     if (cfg->summary && (rc == 0 || rc == PLD_EDEADLOCK || R.end_time > 0)) {
@@ -230,7 +258,8 @@ int pld__run(const pld_config *cfg, pld__host_fn host, const void *args)
                R.platform_desc, R.P, R.end_time * 1e6, moved, rc ? " (failed)" : "");
         fflush(stdout);
     }
-    for (int r = 0; r < R.P; r++) pld__ub_release_all(&R.ranks[r]);
+    for (int r = 0; r < R.P; r++)
+        pld__ub_release_all(&R.ranks[r]);
     pld__windows_free(&R);
     free(R.ranks);
     pld__R = NULL;

@@ -6,7 +6,8 @@
 int64_t pl_shape_numel(pl_shape s)
 {
     int64_t n = 1;
-    for (int i = 0; i < s.ndim; i++) n *= s.dim[i];
+    for (int i = 0; i < s.ndim; i++)
+        n *= s.dim[i];
     return n;
 }
 
@@ -17,7 +18,8 @@ const char *pld__shape_str(pl_shape s, char *buf, size_t len)
     for (int i = 0; i < s.ndim && used < len; i++)
         used +=
             (size_t)snprintf(buf + used, len - used, i ? ", %lld" : "%lld", (long long)s.dim[i]);
-    if (used < len) snprintf(buf + used, len - used, "]");
+    if (used < len)
+        snprintf(buf + used, len - used, "]");
     return buf;
 }
 
@@ -56,7 +58,8 @@ unsigned char *pld__elem_ptr(pl_tensor t, int rank, pl_shape offsets)
     for (int i = 0; i < t.shape.ndim; i++)
         flat = flat * t.shape.dim[i] + (i < offsets.ndim ? offsets.dim[i] : 0);
     size_t off = (size_t)flat * pl_dtype_size(t.dtype);
-    if (t.win) return t.win->mem + (size_t)rank * (size_t)t.win->slot + (size_t)t.win_offset + off;
+    if (t.win)
+        return t.win->mem + (size_t)rank * (size_t)t.win->slot + (size_t)t.win_offset + off;
     return (unsigned char *)t.data + off;
 }
 
@@ -101,8 +104,10 @@ void pld__copy_region(pl_dtype dt, pl_shape shape, unsigned char *dst, pl_shape 
         else
             memmove(d, s, (size_t)row * es);
         int i = nd - 2;
-        while (i >= 0 && ++idx[i] == shape.dim[i]) idx[i--] = 0;
-        if (i < 0) break;
+        while (i >= 0 && ++idx[i] == shape.dim[i])
+            idx[i--] = 0;
+        if (i < 0)
+            break;
     }
 }
 
@@ -119,13 +124,15 @@ static int ndyn;
 
 void pld__dynamic_reset(void)
 {
-    for (int i = 0; i < ndyn; i++) dyn[i].bound = 0;
+    for (int i = 0; i < ndyn; i++)
+        dyn[i].bound = 0;
 }
 
 int64_t pl_dynamic(const char *name)
 {
     for (int i = 0; i < ndyn; i++)
-        if (strcmp(dyn[i].name, name) == 0) return PLD__DYN_BASE - i;
+        if (strcmp(dyn[i].name, name) == 0)
+            return PLD__DYN_BASE - i;
     if (ndyn == PLD__MAX_DYN)
         pld__fail(PLD_EINVAL, "pl_dynamic", 0, "pl_dynamic", "more than %d dynamic dims",
                   PLD__MAX_DYN);
@@ -143,7 +150,8 @@ static int dyn_index(int64_t d)
 int64_t pl__dim_value(const char *file, int line, const char *name)
 {
     for (int i = 0; i < ndyn; i++)
-        if (strcmp(dyn[i].name, name) == 0 && dyn[i].bound) return dyn[i].value;
+        if (strcmp(dyn[i].name, name) == 0 && dyn[i].bound)
+            return dyn[i].value;
     pld__fail(PLD_EINVAL, file, line, "pl_dim_value",
               "dynamic dim \"%s\" is not bound; bind it with pl_bind_shape first", name);
 }

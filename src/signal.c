@@ -23,7 +23,8 @@ static void check_signal(const char *file, int line, const char *op, const char 
 static int64_t cell_offset(pl_tensor t, pl_shape offsets)
 {
     int64_t flat = 0;
-    for (int i = 0; i < t.shape.ndim; i++) flat = flat * t.shape.dim[i] + offsets.dim[i];
+    for (int i = 0; i < t.shape.ndim; i++)
+        flat = flat * t.shape.dim[i] + offsets.dim[i];
     return flat * 4;
 }
 
@@ -58,6 +59,9 @@ void pld__notify(const char *file, int line, pld_dtensor target, struct pld_noti
     pld__charge_signal();
     pld__move(file, line, op, me, peer, (size_t)pld__R->ranks[me].dev.signal_bytes);
     pld__R->be->signal_update(peer, cell, kw.op, (int32_t)kw.value);
+    int64_t at = target.win_offset + cell_offset(target, kw.offsets);
+    pld__races_access(me, target.win, peer, at, at + 4, 1, 1, op, file, line);
+    pld__races_release(me, cell, kw.op);
     int64_t seq = pld__trace_op(kw.op == PLD_NOTIFY_SET ? "notify_set" : "notify_add", t0, peer,
                                 &target, cell_offset(target, kw.offsets), 4, kw.value, file, line);
     pld__trace_note_cell(cell, seq);
@@ -97,6 +101,9 @@ void pld__wait(const char *file, int line, pld_dtensor signal, struct pld_wait_k
     };
     pld__R->be->signal_wait(cell, kw.cmp, (int32_t)kw.expected);
     rk->wait.active = 0;
+    pld__races_acquire(me, cell);
+    int64_t at = signal.win_offset + cell_offset(signal, kw.offsets);
+    pld__races_access(me, signal.win, me, at, at + 4, 0, 1, op, file, line);
     pld__charge_poll();
     int64_t seq = pld__trace_op(kw.cmp == PLD_WAIT_EQ ? "wait_eq" : "wait_ge", t0, -1, &signal,
                                 cell_offset(signal, kw.offsets), 4, kw.expected, file, line);

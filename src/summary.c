@@ -44,7 +44,8 @@ void pld__print_summary(FILE *out, const struct pld__run *R, const struct pld__t
             wait[r] += e->t1 - e->t0;
         else
             busy[r] += e->t1 - e->t0;
-        if (e->t1 > end) end = e->t1;
+        if (e->t1 > end)
+            end = e->t1;
     }
     fprintf(out, "== run summary: %s, P=%d, %.3f us ==\n", R->platform_desc, P, end * 1e6);
     fprintf(out, "%-6s %12s %12s %12s %12s %12s\n", "rank", "busy (us)", "waiting (us)",
@@ -67,10 +68,12 @@ void pld__print_summary(FILE *out, const struct pld__run *R, const struct pld__t
     for (size_t i = 0; i < t->nx; i++) {
         const struct pld__xfer *x = &t->xf[i];
         size_t k = 0;
-        while (k < nroutes && !(routes[k].from == x->from && routes[k].to == x->to)) k++;
+        while (k < nroutes && !(routes[k].from == x->from && routes[k].to == x->to))
+            k++;
         if (k == nroutes) {
             struct route *nr = realloc(routes, (nroutes + 1) * sizeof *nr);
-            if (!nr) break;
+            if (!nr)
+                break;
             routes = nr;
             routes[nroutes++] = (struct route){x->from, x->to, 0, 0, x->route_bw};
         }
@@ -81,7 +84,8 @@ void pld__print_summary(FILE *out, const struct pld__run *R, const struct pld__t
         size_t ns = 0;
         for (size_t i = 0; i < t->nx; i++) {
             const struct pld__xfer *x = &t->xf[i];
-            if (x->from != routes[k].from || x->to != routes[k].to || x->t1 <= x->t0) continue;
+            if (x->from != routes[k].from || x->to != routes[k].to || x->t1 <= x->t0)
+                continue;
             double rate = x->bytes / (x->t1 - x->t0);
             steps[2 * ns] = x->t0, steps[2 * ns + 1] = rate, ns++;
             steps[2 * ns] = x->t1, steps[2 * ns + 1] = -rate, ns++;
@@ -90,7 +94,8 @@ void pld__print_summary(FILE *out, const struct pld__run *R, const struct pld__t
         double cur = 0;
         for (size_t i = 0; i < ns; i++) {
             cur += steps[2 * i + 1];
-            if (cur > routes[k].peak) routes[k].peak = cur;
+            if (cur > routes[k].peak)
+                routes[k].peak = cur;
         }
     }
     free(steps);
@@ -99,7 +104,8 @@ void pld__print_summary(FILE *out, const struct pld__run *R, const struct pld__t
         for (size_t k = 0; k < nroutes; k++) {
             double bw = routes[k].bw;
             char util[16] = "-";
-            if (bw > 0) snprintf(util, sizeof util, "%.1f %%", 100 * routes[k].peak / bw);
+            if (bw > 0)
+                snprintf(util, sizeof util, "%.1f %%", 100 * routes[k].peak / bw);
             char name[32];
             snprintf(name, sizeof name, "r%d -> r%d", routes[k].from, routes[k].to);
             fprintf(out, "%-12s %14.0f %14.3f %12s\n", name, routes[k].bytes, routes[k].peak / 1e9,
@@ -115,7 +121,8 @@ void pld__print_summary(FILE *out, const struct pld__run *R, const struct pld__t
     if (t->n) {
         size_t cur = 0;
         for (size_t i = 0; i < t->n; i++)
-            if (t->ev[i].t1 >= t->ev[cur].t1) cur = i;
+            if (t->ev[i].t1 >= t->ev[cur].t1)
+                cur = i;
         double by_kind[5] = {0}, start = t->ev[cur].t0;
         int hops = 0, steps_n = 0;
         for (;;) {
@@ -145,7 +152,8 @@ void pld__print_summary(FILE *out, const struct pld__run *R, const struct pld__t
             by_kind[kind_of(e->op)] += e->t1 - from;
             start = e->t0;
             steps_n++;
-            if (prev < 0) break;
+            if (prev < 0)
+                break;
             cur = (size_t)prev;
         }
         fprintf(out, "critical path: %.3f us over %d events, %d hops between ranks (",

@@ -33,7 +33,8 @@ pl_tensor pl__tensor_new(const char *file, int line, pl_shape shape, pl_dtype dt
 
 void pl_tensor_free(pl_tensor *t)
 {
-    if (!t) return;
+    if (!t)
+        return;
     free(t->data);
     free((char *)t->name);
     memset(t, 0, sizeof *t);
@@ -47,7 +48,8 @@ size_t pl_tensor_bytes(pl_tensor t)
 pl_tensor pl__at(const char *file, int line, pl_tensor t, int64_t i)
 {
     char a[64];
-    if (t.dtype == 0) pld__fail(PLD_EINVAL, file, line, "pl_at", "tensor is not initialised");
+    if (t.dtype == 0)
+        pld__fail(PLD_EINVAL, file, line, "pl_at", "tensor is not initialised");
     if (i < 0 || i >= t.shape.dim[0])
         pld__fail(PLD_EINVAL, file, line, "pl_at",
                   "index %lld out of range for '%s' %s (dim 0 is %lld)", (long long)i, t.name,
@@ -59,7 +61,8 @@ pl_tensor pl__at(const char *file, int line, pl_tensor t, int64_t i)
         v.shape = PL_SHAPE(1);
     } else {
         v.shape.ndim = t.shape.ndim - 1;
-        for (int k = 0; k < v.shape.ndim; k++) v.shape.dim[k] = t.shape.dim[k + 1];
+        for (int k = 0; k < v.shape.ndim; k++)
+            v.shape.dim[k] = t.shape.dim[k + 1];
         v.shape.dim[v.shape.ndim] = 0;
     }
     if (t.win)
@@ -98,20 +101,23 @@ void pl_fill_randn(pl_tensor t, uint64_t seed)
         double u2 = (double)(splitmix64(&s) >> 11) / 9007199254740992.0;
         double r = sqrt(-2.0 * log(u1));
         pl_tensor_set(t, i, r * cos(2 * M_PI * u2));
-        if (i + 1 < n) pl_tensor_set(t, i + 1, r * sin(2 * M_PI * u2));
+        if (i + 1 < n)
+            pl_tensor_set(t, i + 1, r * sin(2 * M_PI * u2));
     }
 }
 
 void pl_fill_arange(pl_tensor t, double start, double step)
 {
     int64_t n = pl_shape_numel(t.shape);
-    for (int64_t i = 0; i < n; i++) pl_tensor_set(t, i, start + step * (double)i);
+    for (int64_t i = 0; i < n; i++)
+        pl_tensor_set(t, i, start + step * (double)i);
 }
 
 void pl_fill(pl_tensor t, double v)
 {
     int64_t n = pl_shape_numel(t.shape);
-    for (int64_t i = 0; i < n; i++) pl_tensor_set(t, i, v);
+    for (int64_t i = 0; i < n; i++)
+        pl_tensor_set(t, i, v);
 }
 
 static void index_str(pl_shape s, int64_t flat, char *buf, size_t len)
@@ -131,7 +137,8 @@ static int compare(pl_tensor a, pl_tensor b, double rtol, double atol, int exact
 {
     char sa[64], sb[64];
     int same = a.shape.ndim == b.shape.ndim;
-    for (int i = 0; same && i < a.shape.ndim; i++) same = a.shape.dim[i] == b.shape.dim[i];
+    for (int i = 0; same && i < a.shape.ndim; i++)
+        same = a.shape.dim[i] == b.shape.dim[i];
     if (!same) {
         if (why)
             snprintf(why, whylen, "shape mismatch: '%s' %s vs '%s' %s", a.name,

@@ -15,7 +15,8 @@ static void check_gm(const char *file, int line, const char *op, const char *wha
 static int64_t flat_offset_bytes(pl_tensor t, pl_shape offsets)
 {
     int64_t flat = 0;
-    for (int i = 0; i < t.shape.ndim; i++) flat = flat * t.shape.dim[i] + offsets.dim[i];
+    for (int i = 0; i < t.shape.ndim; i++)
+        flat = flat * t.shape.dim[i] + offsets.dim[i];
     return flat * (int64_t)pl_dtype_size(t.dtype);
 }
 
@@ -31,6 +32,7 @@ pl_tile pl__load(const char *file, int line, pl_tensor t, pl_shape offsets, pl_s
     pl_tile tile = pld__tile_alloc(file, line, "pl_load", t.dtype, shape, !pld__has_data(&t));
     size_t bytes = (size_t)pl_shape_numel(shape) * pl_dtype_size(t.dtype);
     pld__charge_gm(bytes);
+    pld__races_region(me, t, me, offsets, shape, 0, 0, "pl_load", file, line);
     if (!tile.no_data)
         pld__copy_region(t.dtype, shape, tile.data, shape, pld__elem_ptr(t, me, offsets), t.shape,
                          PL_ATOMIC_NONE);
@@ -63,6 +65,8 @@ pl_tensor pl__store(const char *file, int line, pl_tile tile, pl_shape offsets, 
     if (tile.no_data && !t.win)
         pld__fail_no_data(file, line, "pl_store",
                           "the tile holds window data and the destination is a host tensor");
+    pld__races_region(me, t, me, offsets, tile.shape, 1, kw.atomic == PL_ATOMIC_ADD, "pl_store",
+                      file, line);
     if (pld__has_data(&t) && !tile.no_data)
         pld__copy_region(t.dtype, tile.shape, pld__elem_ptr(t, me, offsets), t.shape, tile.data,
                          tile.shape, kw.atomic);
@@ -117,7 +121,8 @@ static pl_tile binop_tt(const char *file, int line, const char *op, enum binop k
         pld__fail(PLD_EINVAL, file, line, op, "dtype mismatch: %s vs %s", pl_dtype_name(a.dtype),
                   pl_dtype_name(b.dtype));
     int same = a.shape.ndim == b.shape.ndim;
-    for (int i = 0; same && i < a.shape.ndim; i++) same = a.shape.dim[i] == b.shape.dim[i];
+    for (int i = 0; same && i < a.shape.ndim; i++)
+        same = a.shape.dim[i] == b.shape.dim[i];
     if (!same)
         pld__fail(PLD_EINVAL, file, line, op, "shape mismatch: %s vs %s",
                   pld__shape_str(a.shape, sa, sizeof sa), pld__shape_str(b.shape, sb, sizeof sb));
@@ -186,7 +191,11 @@ double pl__read(const char *file, int line, pl_tensor t, pl_shape idx)
     check_gm(file, line, "pl_read", "tensor", t);
     check_index(file, line, "pl_read", t, idx);
     pld__charge_gm(pl_dtype_size(t.dtype));
-    if (!pld__has_data(&t)) pld__fail_no_data(file, line, "pl_read", "it reads a window element");
+    if (!pld__has_data(&t))
+        pld__fail_no_data(file, line, "pl_read", "it reads a window element");
+    pld__races_region(pld__self(), t, pld__self(), idx,
+                      (pl_shape){.ndim = t.shape.ndim, .dim = {1, 1, 1, 1}}, 0, 0, "pl_read", file,
+                      line);
     double v = pld__elem_get(t.dtype, pld__elem_ptr(t, pld__self(), idx));
     pld__trace_op("read", t0, -1, &t, flat_offset_bytes(t, idx), (int64_t)pl_dtype_size(t.dtype),
                   (int64_t)v, file, line);
@@ -200,7 +209,11 @@ void pl__write(const char *file, int line, pl_tensor t, pl_shape idx, double v)
     check_gm(file, line, "pl_write", "tensor", t);
     check_index(file, line, "pl_write", t, idx);
     pld__charge_gm(pl_dtype_size(t.dtype));
-    if (pld__has_data(&t)) pld__elem_set(t.dtype, pld__elem_ptr(t, pld__self(), idx), v);
+    pld__races_region(pld__self(), t, pld__self(), idx,
+                      (pl_shape){.ndim = t.shape.ndim, .dim = {1, 1, 1, 1}}, 1, 0, "pl_write",
+                      file, line);
+    if (pld__has_data(&t))
+        pld__elem_set(t.dtype, pld__elem_ptr(t, pld__self(), idx), v);
     pld__trace_op("write", t0, -1, &t, flat_offset_bytes(t, idx), (int64_t)pl_dtype_size(t.dtype),
                   (int64_t)v, file, line);
 }
@@ -225,6 +238,7 @@ double pl__cast(const char *file, int line, double v, pl_dtype dt)
 
 double pl_tile_get(pl_tile t, int64_t flat)
 {
-    if (t.no_data) pld__fail_no_data("pl_tile_get", 0, "pl_tile_get", "the tile holds window data");
+    if (t.no_data)
+        pld__fail_no_data("pl_tile_get", 0, "pl_tile_get", "the tile holds window data");
     return pld__elem_get(t.dtype, (char *)t.data + (size_t)flat * pl_dtype_size(t.dtype));
 }

@@ -30,8 +30,10 @@ static const struct pld__xfer *order_xf; /* for cmp_route (qsort has no context)
 static int cmp_route(const void *pa, const void *pb)
 {
     const struct pld__xfer *a = &order_xf[*(const size_t *)pa], *b = &order_xf[*(const size_t *)pb];
-    if (a->from != b->from) return a->from - b->from;
-    if (a->to != b->to) return a->to - b->to;
+    if (a->from != b->from)
+        return a->from - b->from;
+    if (a->to != b->to)
+        return a->to - b->to;
     return a->t0 < b->t0 ? -1 : a->t0 > b->t0;
 }
 
@@ -45,7 +47,8 @@ static double us(double s)
 
 static void comma(FILE *out, int *first)
 {
-    if (!*first) fputs(",\n", out);
+    if (!*first)
+        fputs(",\n", out);
     *first = 0;
 }
 
@@ -85,7 +88,8 @@ int pld__write_json(FILE *out, const struct pld__run *R, const struct pld__trace
         int eng = pld__op_engine(e->op), pid = e->rank >= 0 ? e->rank : host;
         int tid = eng == 3 ? 0 : eng + 1;
         char peer[16] = "";
-        if (e->peer >= 0) snprintf(peer, sizeof peer, " r%d", e->peer);
+        if (e->peer >= 0)
+            snprintf(peer, sizeof peer, " r%d", e->peer);
         comma(out, &first);
         fprintf(out,
                 "{\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f,\"name\":\"%s%s\"}",
@@ -115,7 +119,8 @@ int pld__write_json(FILE *out, const struct pld__run *R, const struct pld__trace
         fprintf(out,
                 "{\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f,\"name\":\"%s\"}",
                 routes, tid, us(x->t0), us(x->t1) - us(x->t0), x->is_signal ? "signal" : "data");
-        if (x->is_signal) continue;
+        if (x->is_signal)
+            continue;
         flow++;
         comma(out, &first);
         fprintf(out,
@@ -135,15 +140,18 @@ int pld__write_json(FILE *out, const struct pld__run *R, const struct pld__trace
     /* one throughput counter per directed route (GB/s): group the
      * transfers by route, then sweep each route's starts and ends */
     size_t *idx = malloc((t->nx + 1) * sizeof *idx);
-    for (size_t i = 0; idx && i < t->nx; i++) idx[i] = i;
+    for (size_t i = 0; idx && i < t->nx; i++)
+        idx[i] = i;
     order_xf = t->xf;
-    if (idx) qsort(idx, t->nx, sizeof *idx, cmp_route);
+    if (idx)
+        qsort(idx, t->nx, sizeof *idx, cmp_route);
     for (size_t g = 0; steps && idx && g < t->nx;) {
         int a = t->xf[idx[g]].from, b = t->xf[idx[g]].to;
         size_t ns = 0, h = g;
         for (; h < t->nx && t->xf[idx[h]].from == a && t->xf[idx[h]].to == b; h++) {
             const struct pld__xfer *x = &t->xf[idx[h]];
-            if (x->t1 <= x->t0) continue;
+            if (x->t1 <= x->t0)
+                continue;
             double rate = x->bytes / (x->t1 - x->t0) / 1e9;
             steps[ns++] = (struct rate_step){x->t0, rate};
             steps[ns++] = (struct rate_step){x->t1, -rate};
@@ -153,7 +161,8 @@ int pld__write_json(FILE *out, const struct pld__run *R, const struct pld__trace
         double cur = 0;
         for (size_t i = 0; i < ns; i++) {
             cur += steps[i].delta;
-            if (i + 1 < ns && steps[i + 1].t == steps[i].t) continue;
+            if (i + 1 < ns && steps[i + 1].t == steps[i].t)
+                continue;
             comma(out, &first);
             fprintf(out,
                     "{\"ph\":\"C\",\"pid\":%d,\"ts\":%.3f,\"name\":\"r%d->r%d "

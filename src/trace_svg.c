@@ -20,7 +20,8 @@ static const struct {
 
 static int kind_of(const char *op)
 {
-    if (strncmp(op, "wait", 4) == 0) return 4;
+    if (strncmp(op, "wait", 4) == 0)
+        return 4;
     return pld__op_engine(op);
 }
 
@@ -35,8 +36,10 @@ int pld__write_svg(FILE *out, const struct pld__run *R, const struct pld__trace 
 {
     int lanes = R->P + 1; /* lane 0 is the host */
     double tmax = 0;
-    for (size_t i = 0; i < t->n; i++) tmax = fmax(tmax, t->ev[i].t1);
-    if (tmax <= 0) tmax = 1e-6;
+    for (size_t i = 0; i < t->n; i++)
+        tmax = fmax(tmax, t->ev[i].t1);
+    if (tmax <= 0)
+        tmax = 1e-6;
     const double L = 70, W = 1100, lane_h = 28, T = 40;
     const double plot_w = W - L - 20, H = T + lanes * lane_h + 60 + 18 * 5;
 #define X(s)         (L + (s) / tmax * plot_w)
@@ -76,7 +79,8 @@ int pld__write_svg(FILE *out, const struct pld__run *R, const struct pld__trace 
     /* transfers: data leaves `src` at the op's start and lands at its end */
     for (size_t i = 0; i < t->n; i++) {
         const struct pld__event *e = &t->ev[i];
-        if (pld__op_engine(e->op) != 1 || e->peer < 0 || e->peer == e->rank) continue;
+        if (pld__op_engine(e->op) != 1 || e->peer < 0 || e->peer == e->rank)
+            continue;
         int pull = strncmp(e->op, "remote_load", 11) == 0 || strcmp(e->op, "get") == 0;
         int src = pull ? e->peer : e->rank, dst = pull ? e->rank : e->peer;
         fprintf(out,

@@ -19,7 +19,8 @@ void pld__ub_enter(struct pld__rank *rk)
 
 static void free_blocks(struct pld__rank *rk)
 {
-    for (int i = 0; i < rk->ub_nblocks; i++) free(rk->ub_blocks[i].data);
+    for (int i = 0; i < rk->ub_nblocks; i++)
+        free(rk->ub_blocks[i].data);
     rk->ub_nblocks = 0;
     rk->epoch = next_epoch++; /* tiles of the finished kernel are now stale */
 }
@@ -33,7 +34,8 @@ struct event {
 static int cmp_event(const void *pa, const void *pb)
 {
     const struct event *a = pa, *b = pb;
-    if (a->stamp != b->stamp) return a->stamp < b->stamp ? -1 : 1;
+    if (a->stamp != b->stamp)
+        return a->stamp < b->stamp ? -1 : 1;
     return (a->delta < 0) - (b->delta < 0); /* at one stamp, starts before ends */
 }
 
@@ -45,7 +47,8 @@ static size_t peak_live(struct pld__rank *rk, int *at, int *count)
     size_t cur = 0, peak = 0;
     *at = -1;
     *count = 0;
-    if (!ev) return 0;
+    if (!ev)
+        return 0;
     for (int i = 0; i < n; i++) {
         ev[2 * i] = (struct event){rk->ub_blocks[i].first, (int64_t)rk->ub_blocks[i].bytes, i};
         /* a block is live through its last stamp, so it ends just after */
@@ -95,7 +98,8 @@ static int add_block(const char *file, int line, const char *op, struct pld__ran
     if (rk->ub_nblocks == rk->ub_cap) {
         int cap = rk->ub_cap ? 2 * rk->ub_cap : 16;
         struct pld__ub_block *nb = realloc(rk->ub_blocks, (size_t)cap * sizeof *nb);
-        if (!nb) pld__fail(PLD_ENOMEM, file, line, op, "out of memory");
+        if (!nb)
+            pld__fail(PLD_ENOMEM, file, line, op, "out of memory");
         rk->ub_blocks = nb;
         rk->ub_cap = cap;
     }
@@ -120,7 +124,8 @@ pl_tile pld__tile_alloc(const char *file, int line, const char *op, pl_dtype dt,
     pl_tile t = {.dtype = dt, .shape = shape, .epoch = rk->epoch, .no_data = no_data};
     /* a --no-data tile needs no values, only a unique address */
     t.data = calloc(1, bytes && !no_data ? bytes : 1);
-    if (!t.data) pld__fail(PLD_ENOMEM, file, line, op, "out of memory");
+    if (!t.data)
+        pld__fail(PLD_ENOMEM, file, line, op, "out of memory");
     t.index = add_block(file, line, op, rk, t.data, bytes);
     return t;
 }
@@ -133,7 +138,8 @@ void pld__check_tile_rows(const char *file, int line, const char *op, pl_shape s
     /* One row is padded to 32 bytes in UB; several rows cannot be, so each
      * must already be a multiple of 32 bytes.  Builtins are exempt: upstream's
      * compiler lays out their ragged chunks itself. */
-    if (rows <= 1 || row % PLD__ROW_ALIGN == 0 || pld__R->ranks[pld__self()].collective) return;
+    if (rows <= 1 || row % PLD__ROW_ALIGN == 0 || pld__R->ranks[pld__self()].collective)
+        return;
     pld__fail(PLD_EINVAL, file, line, op,
               "tile shape %s %s has %lld rows of %zu bytes; rows of a multi-row UB tile must be "
               "a multiple of %d bytes (use pl_read/pl_write for single elements)",

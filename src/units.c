@@ -15,11 +15,14 @@ struct unit {
 static int parse_with(const char *s, const struct unit *units, int unit_required, double *out)
 {
     char *end;
-    if (!s || !*s) return -1;
+    if (!s || !*s)
+        return -1;
     double v = strtod(s, &end);
-    if (end == s || v < 0 || v != v) return -1;
+    if (end == s || v < 0 || v != v)
+        return -1;
     if (*end == '\0') {
-        if (unit_required) return -1;
+        if (unit_required)
+            return -1;
         *out = v;
         return 0;
     }

@@ -49,7 +49,8 @@ pld_buffer pld__alloc_window_buffer(const char *file, int line, pld__alloc_arg w
     }
 
     struct pld__wbuf *b = calloc(1, sizeof *b);
-    if (!b) pld__fail(PLD_ENOMEM, file, line, op, "out of memory");
+    if (!b)
+        pld__fail(PLD_ENOMEM, file, line, op, "out of memory");
     b->id = R->nwbufs++;
     if (kw.name)
         snprintf(b->name, sizeof b->name, "%s", kw.name);
@@ -61,7 +62,8 @@ pld_buffer pld__alloc_window_buffer(const char *file, int line, pld__alloc_arg w
     b->file = file;
     b->line = line;
     /* zero-filled, like upstream; with --no-data only when a signal needs it */
-    if (!R->cfg->no_data) pld__materialize(file, line, op, b);
+    if (!R->cfg->no_data)
+        pld__materialize(file, line, op, b);
     R->window_size += b->slot;
     if (R->wbufs_tail)
         R->wbufs_tail->next = b;
@@ -75,11 +77,14 @@ pld_dtensor pld__window(const char *file, int line, pld_buffer buf, pl_shape sha
 {
     static const char op[] = "pld_window";
     char a[64];
-    if (pld__self() == PLD__NOBODY) pld__require_level(file, line, op, PLD__LVL_HOST);
-    if (!buf.buf) pld__fail(PLD_EINVAL, file, line, op, "buffer is not allocated");
+    if (pld__self() == PLD__NOBODY)
+        pld__require_level(file, line, op, PLD__LVL_HOST);
+    if (!buf.buf)
+        pld__fail(PLD_EINVAL, file, line, op, "buffer is not allocated");
     if (pl_dtype_size(dtype) == 0)
         pld__fail(PLD_EINVAL, file, line, op, "invalid dtype %d", (int)dtype);
-    if (shape.ndim < 1) pld__fail(PLD_EINVAL, file, line, op, "shape has no dims");
+    if (shape.ndim < 1)
+        pld__fail(PLD_EINVAL, file, line, op, "shape has no dims");
     for (int i = 0; i < shape.ndim; i++)
         if (shape.dim[i] <= 0)
             pld__fail(PLD_EINVAL, file, line, op, "shape %s: dim %d must be > 0",
@@ -96,7 +101,8 @@ pld_dtensor pld__window(const char *file, int line, pld_buffer buf, pl_shape sha
 
 void pld__materialize(const char *file, int line, const char *op, struct pld__wbuf *b)
 {
-    if (b->mem) return;
+    if (b->mem)
+        return;
     b->mem = calloc((size_t)pld__R->P, (size_t)b->slot);
     if (!b->mem)
         pld__fail(PLD_ENOMEM, file, line, op,

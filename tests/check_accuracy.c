@@ -57,7 +57,8 @@ static double barrier(int P)
 static double over_chunks(double n, double (*f)(double c, int P), int P)
 {
     double t = 0;
-    for (double off = 0; off < n; off += CHUNK) t += f(n - off < CHUNK ? n - off : CHUNK, P);
+    for (double off = 0; off < n; off += CHUNK)
+        t += f(n - off < CHUNK ? n - off : CHUNK, P);
     return t;
 }
 
@@ -208,7 +209,8 @@ static void plan(void)
             for (int64_t n = 4096; n <= grid[g].max_bytes; n *= 4) {
                 /* the [P, S] builtins' n is one row: keep P rows within the cap */
                 int64_t bytes = k >= AGATHER ? n / grid[g].P : n;
-                if (bytes < 256) continue;
+                if (bytes < 256)
+                    continue;
                 cases[ncases].k = (enum kind)k;
                 cases[ncases].P = grid[g].P;
                 cases[ncases++].n = bytes;
@@ -304,7 +306,8 @@ int main(void)
     struct pld__model m;
     for (int i = 0; pld__builtin_models[i].name; i++)
         if (strcmp(pld__builtin_models[i].name, "a2a3") == 0)
-            if (pld__model_parse(pld__builtin_models[i].text, "a2a3", &m) != 0) return 1;
+            if (pld__model_parse(pld__builtin_models[i].text, "a2a3", &m) != 0)
+                return 1;
     D = m.dev;
     plan();
     Suite *s = suite_create("accuracy");

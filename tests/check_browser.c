@@ -48,8 +48,10 @@ START_TEST(step10_timeline_renders_in_chromium)
             const unsigned char *p = px + 3 * ((size_t)y * img.width + x);
             unsigned c = (unsigned)p[0] << 16 | (unsigned)p[1] << 8 | p[2];
             int k = 0;
-            while (k < ncol && colours[k] != c) k++;
-            if (k == ncol && ncol < 64) colours[ncol++] = c;
+            while (k < ncol && colours[k] != c)
+                k++;
+            if (k == ncol && ncol < 64)
+                colours[ncol++] = c;
         }
     /* anti-aliasing adds shades; the op kinds alone give five */
     static const unsigned want[] = {0x4c78a8, 0xf58518, 0x54a24b, 0xb279a2, 0xd8d8d8};

@@ -78,7 +78,8 @@ static void fill_input(struct tcase *c)
         else {
             /* approximately normal: sum of uniforms */
             v = 0;
-            for (int k = 0; k < 4; k++) v += (double)(next_u64() >> 11) / 9007199254740992.0 - 0.5;
+            for (int k = 0; k < 4; k++)
+                v += (double)(next_u64() >> 11) / 9007199254740992.0 - 0.5;
         }
         pl_tensor_set(c->in, i, v);
     }
@@ -137,21 +138,25 @@ static void case_kernel(struct tcase *c, pld_dtensor sm, pld_dtensor sr)
      * the next collective, and write into our window, while we still read
      * this one's result.  Reusing one window across calls therefore needs a
      * barrier once the result is read (step 16 uses separate windows). */
-    if (!back_to_back) pld_tensor_barrier(sm);
+    if (!back_to_back)
+        pld_tensor_barrier(sm);
 }
 
 static void read_signals(pld_dtensor sm, pld_dtensor sr)
 {
     int me = pld_rank(pld_get_comm_ctx(sm));
     pl_tensor row = pl_at(sig_after, me);
-    for (int i = 0; i < P; i++) pl_write(row, PL_IDX(i), pl_read(sm, PL_IDX(i, 0)));
+    for (int i = 0; i < P; i++)
+        pl_write(row, PL_IDX(i), pl_read(sm, PL_IDX(i, 0)));
     for (int r = 0; r < 2 * (P - 1); r++)
-        for (int j = 0; j < P; j++) pl_write(row, PL_IDX(P + r * P + j), pl_read(sr, PL_IDX(r, j)));
+        for (int j = 0; j < P; j++)
+            pl_write(row, PL_IDX(P + r * P + j), pl_read(sr, PL_IDX(r, j)));
 }
 
 static void per_device(const struct dev_args *a)
 {
-    for (int i = 0; i < ncases; i++) pl_incore(case_kernel, &cases[i], a->sig_mesh, a->sig_ring);
+    for (int i = 0; i < ncases; i++)
+        pl_incore(case_kernel, &cases[i], a->sig_mesh, a->sig_ring);
     pl_incore(read_signals, a->sig_mesh, a->sig_ring);
 }
 
@@ -173,7 +178,8 @@ static void host(const void *unused)
             pld_dtensor all_a = pld_window(ta, PL_SHAPE(ncases, P, n), c->dt);
             pld_dtensor all_b = pld_window(tb, PL_SHAPE(ncases, P, n), c->dt);
             c->tgt = pl_at(all_a, i);
-            if (c->kind <= BCAST) c->tgt.shape = PL_SHAPE(1, n); /* the first row of the region */
+            if (c->kind <= BCAST)
+                c->tgt.shape = PL_SHAPE(1, n); /* the first row of the region */
             c->aux = pl_at(all_b, i);
         }
     }
@@ -183,11 +189,13 @@ static void host(const void *unused)
             c->tgt = pld_window(a, PL_SHAPE(1, c->n), c->dt);
         else
             c->tgt = pld_window(a, PL_SHAPE(P, c->n), c->dt);
-        if (c->kind == A2A) c->aux = pld_window(b, PL_SHAPE(P, c->n), c->dt);
+        if (c->kind == A2A)
+            c->aux = pld_window(b, PL_SHAPE(P, c->n), c->dt);
     }
     struct dev_args d = {pld_window(sm, PL_SHAPE(P, 1), PL_INT32),
                          pld_window(sr, PL_SHAPE(2 * (P - 1), P), PL_INT32)};
-    for (int r = 0; r < P; r++) pld_dispatch(r, per_device, d);
+    for (int r = 0; r < P; r++)
+        pld_dispatch(r, per_device, d);
 }
 
 static void make_cases(int count, int64_t fixed_n)
@@ -310,7 +318,8 @@ START_TEST(builtins_match_the_serial_reference)
         ck_assert_msg(check_case(&cases[i], why, sizeof why), "case %d: %s", i, why);
         per_kind[cases[i].kind]++;
     }
-    for (int k = 0; k < NKINDS; k++) ck_assert_int_eq(per_kind[k], CASES_PER_KIND);
+    for (int k = 0; k < NKINDS; k++)
+        ck_assert_int_eq(per_kind[k], CASES_PER_KIND);
     /* Reuse: after ~400 calls on the same two signals, every cell is zero. */
     for (int64_t i = 0; i < pl_shape_numel(sig_after.shape); i++)
         ck_assert_msg(pl_tensor_get(sig_after, i) == 0, "signal cell %lld reads %g after the run",

@@ -27,13 +27,16 @@ static void load_runs(void)
         exit(1);
     }
     while (nruns < MAX_RUNS && fgets(line, sizeof line, f)) {
-        if (line[0] == '#' || line[0] == '\n') continue;
+        if (line[0] == '#' || line[0] == '\n')
+            continue;
         line[strcspn(line, "\n")] = '\0';
         char *sp1 = strchr(line, ' ');
-        if (!sp1) continue;
+        if (!sp1)
+            continue;
         *sp1 = '\0';
         char *prog = sp1 + 1, *sp2 = strchr(prog, ' ');
-        if (sp2) *sp2 = '\0';
+        if (sp2)
+            *sp2 = '\0';
         snprintf(runs[nruns].name, sizeof runs[0].name, "%s", line);
         snprintf(runs[nruns].prog, sizeof runs[0].prog, "%s", prog);
         snprintf(runs[nruns++].args, sizeof runs[0].args, "%s", sp2 ? sp2 + 1 : "");

@@ -31,7 +31,8 @@ START_TEST(fp16_rounds_like_ieee_binary16)
                          1e-9, -2.5,    2049.0};
     const double want[] = {1.0, 65504.0, INFINITY, 0.333251953125, 5.960464477539063e-08,
                            0.0, -2.5,    2048.0 /* ties to even */};
-    for (int i = 0; i < 8; i++) pl_tensor_set(t, i, in[i]);
+    for (int i = 0; i < 8; i++)
+        pl_tensor_set(t, i, in[i]);
     for (int i = 0; i < 8; i++)
         ck_assert_msg(pl_tensor_get(t, i) == want[i], "fp16(%g) = %.17g, expected %.17g", in[i],
                       pl_tensor_get(t, i), want[i]);
@@ -207,7 +208,8 @@ struct loop_args {
 static void loop_kernel(const struct loop_args *a)
 {
     pl_tile acc = pl_load(a->x, PL_IDX(0, 0), PL_SHAPE(1, 8192));
-    for (int i = 1; i < 100; i++) acc = pl_add(acc, pl_load(a->x, PL_IDX(0, 0), PL_SHAPE(1, 8192)));
+    for (int i = 1; i < 100; i++)
+        acc = pl_add(acc, pl_load(a->x, PL_IDX(0, 0), PL_SHAPE(1, 8192)));
     pl_store(acc, PL_IDX(0, 0), a->y);
 }
 
@@ -230,7 +232,8 @@ START_TEST(ub_limit_counts_live_tiles_not_all_tiles)
     pld_config_init(&cfg);
     cfg.summary = 0;
     ck_assert_int_eq(pld_run(&cfg, loop_host, &a), 0);
-    for (int k = 0; k < 8192; k += 1000) ck_assert(pl_tensor_get(a.y, k) == 100.0 * k);
+    for (int k = 0; k < 8192; k += 1000)
+        ck_assert(pl_tensor_get(a.y, k) == 100.0 * k);
 }
 END_TEST
 

@@ -47,11 +47,13 @@ static void timed_kernel(const struct rank_args *a)
      * would take UB that a 128 KiB remote_load needs. */
     pl_tile t = {0};
     double l0 = pld_time();
-    if (a->op == STORE) t = pl_load(a->x, PL_IDX(0, 0), PL_SHAPE(1, a->elems));
+    if (a->op == STORE)
+        t = pl_load(a->x, PL_IDX(0, 0), PL_SHAPE(1, a->elems));
     load_time[pld_rank(pld_get_comm_ctx(a->data))] = pld_time() - l0;
     /* When both ranks transfer, a barrier first lines them up (rank 1 is
      * dispatched later), so the two flows really are on the link together. */
-    if (a->both) pld_tensor_barrier(a->bar);
+    if (a->both)
+        pld_tensor_barrier(a->bar);
     double t0 = pld_time();
     if (a->op == STORE)
         pld_tile_remote_store(t, a->data, .peer = a->peer, .offsets = PL_IDX(0, 0));
@@ -224,7 +226,8 @@ START_TEST(topology_specs_route_and_time_as_written)
     topology = topo[_i].spec;
     run_one("a2a3sim", topo[_i].devices, 65536, STORE, topo[_i].both);
     assert_rel(measured[0], topo[_i].want);
-    if (topo[_i].both) assert_rel(measured[1], topo[_i].want);
+    if (topo[_i].both)
+        assert_rel(measured[1], topo[_i].want);
 }
 END_TEST
 

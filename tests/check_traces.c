@@ -33,7 +33,8 @@ static int jerr;
 
 static void ws(void)
 {
-    while (*jp && isspace((unsigned char)*jp)) jp++;
+    while (*jp && isspace((unsigned char)*jp))
+        jp++;
 }
 
 static struct jval *jnew(enum jtype t)
@@ -143,7 +144,8 @@ static struct jval *jvalue(void)
         char *end;
         struct jval *v = jnew(J_NUM);
         v->num = strtod(jp, &end);
-        if (end == jp) jerr = 1;
+        if (end == jp)
+            jerr = 1;
         jp = end;
         return v;
     }
@@ -159,7 +161,8 @@ static struct jval *jvalue(void)
 static struct jval *jget(const struct jval *o, const char *key)
 {
     for (int i = 0; o && o->type == J_OBJ && i < o->n; i++)
-        if (strcmp(o->keys[i], key) == 0) return o->kids[i];
+        if (strcmp(o->keys[i], key) == 0)
+            return o->kids[i];
     return NULL;
 }
 
@@ -173,9 +176,12 @@ struct slice {
 static int cmp_slice(const void *pa, const void *pb)
 {
     const struct slice *a = pa, *b = pb;
-    if (a->pid != b->pid) return a->pid < b->pid ? -1 : 1;
-    if (a->tid != b->tid) return a->tid < b->tid ? -1 : 1;
-    if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
+    if (a->pid != b->pid)
+        return a->pid < b->pid ? -1 : 1;
+    if (a->tid != b->tid)
+        return a->tid < b->tid ? -1 : 1;
+    if (a->ts != b->ts)
+        return a->ts < b->ts ? -1 : 1;
     return a->end > b->end ? -1 : a->end < b->end; /* outer first */
 }
 
@@ -226,8 +232,10 @@ START_TEST(perfetto_json_is_well_formed)
                 ck_assert_msg(bp && strcmp(bp->str, "e") == 0, "flow end without bp:e");
             }
             int k = 0;
-            while (k < nflow && flow_ids[k] != (long)id->num) k++;
-            if (k == nflow) flow_ids[nflow++] = (long)id->num;
+            while (k < nflow && flow_ids[k] != (long)id->num)
+                k++;
+            if (k == nflow)
+                flow_ids[nflow++] = (long)id->num;
             flow_seen[k] |= strcmp(ph->str, "s") == 0 ? 1 : 2;
             if (strcmp(ph->str, "s") == 0)
                 flows_s++;
@@ -237,7 +245,8 @@ START_TEST(perfetto_json_is_well_formed)
             counters++;
         } else if (strcmp(ph->str, "M") == 0) {
             struct jval *args = jget(e, "args"), *name = jget(args, "name");
-            if (name && strncmp(name->str, "dev ", 4) == 0) named++;
+            if (name && strncmp(name->str, "dev ", 4) == 0)
+                named++;
         }
     }
     /* every flow has both ends, once */
@@ -254,12 +263,15 @@ START_TEST(perfetto_json_is_well_formed)
     double stack[256];
     int depth = 0;
     for (int i = 0; i < nsl; i++) {
-        if (i && (sl[i].pid != sl[i - 1].pid || sl[i].tid != sl[i - 1].tid)) depth = 0;
-        while (depth && stack[depth - 1] <= sl[i].ts + 1e-9) depth--;
+        if (i && (sl[i].pid != sl[i - 1].pid || sl[i].tid != sl[i - 1].tid))
+            depth = 0;
+        while (depth && stack[depth - 1] <= sl[i].ts + 1e-9)
+            depth--;
         ck_assert_msg(!depth || sl[i].end <= stack[depth - 1] + 1e-9,
                       "pid %ld tid %ld: slice [%.3f, %.3f] overlaps an open one ending %.3f",
                       sl[i].pid, sl[i].tid, sl[i].ts, sl[i].end, stack[depth - 1]);
-        if (depth < 256) stack[depth++] = sl[i].end;
+        if (depth < 256)
+            stack[depth++] = sl[i].end;
     }
     free(sl);
     free(flow_ids);
@@ -274,7 +286,8 @@ END_TEST
 static int count(const char *s, const char *needle)
 {
     int n = 0;
-    for (const char *p = s; (p = strstr(p, needle)); p++) n++;
+    for (const char *p = s; (p = strstr(p, needle)); p++)
+        n++;
     return n;
 }
 

@@ -76,7 +76,8 @@ static void plan_runs(void)
         for (int m = 0; m < 3 && (m == 0 || ladder[i].modes[m]); m++)
             for (size_t k = 0; k < sizeof ladder_p / sizeof ladder_p[0]; k++) {
                 int p = ladder_p[k];
-                if (ladder[i].divides_64 && 64 % p) continue;
+                if (ladder[i].divides_64 && 64 % p)
+                    continue;
                 runs[nruns].step = ladder[i].step;
                 snprintf(runs[nruns++].args, sizeof runs[0].args, "%s -d 0-%d",
                          ladder[i].modes[m] ? ladder[i].modes[m] : "", p - 1);

@@ -102,7 +102,8 @@ START_TEST(shift_all_to_all_on_a_ring_shares_each_link)
         int h = k < p - k ? k : p - k;
         want += h * 1e-6 + h * (double)S_BYTES / 25e9;
     }
-    for (int r = 0; r < p; r++) assert_rel(took[r], want);
+    for (int r = 0; r < p; r++)
+        assert_rel(took[r], want);
 }
 END_TEST
 
@@ -180,7 +181,8 @@ START_TEST(busbw_never_exceeds_the_link_rate)
         int n = 0;
         char *p = line + 1;
         for (char *f = p; n < 16 && f; f = strchr(f, ',')) {
-            if (*f == ',') f++;
+            if (*f == ',')
+                f++;
             v[n++] = strtod(f, NULL);
         }
         ck_assert_int_eq(n, 16);

@@ -11,15 +11,18 @@
 char *slurp(const char *path)
 {
     FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
+    if (!f)
+        return NULL;
     size_t cap = 4096, n = 0, k;
     char *buf = malloc(cap);
     while (buf && (k = fread(buf + n, 1, cap - n - 1, f)) > 0) {
         n += k;
-        if (n + 1 == cap) buf = realloc(buf, cap *= 2);
+        if (n + 1 == cap)
+            buf = realloc(buf, cap *= 2);
     }
     fclose(f);
-    if (buf) buf[n] = '\0';
+    if (buf)
+        buf[n] = '\0';
     return buf;
 }
 

@@ -35,12 +35,14 @@ int main(int argc, char **argv)
 {
     pld_config cfg;
     pld_config_init(&cfg);
-    if (pld_parse_args(&cfg, &argc, argv) != 0) return 2;
+    if (pld_parse_args(&cfg, &argc, argv) != 0)
+        return 2;
     struct host_args h = {pl_tensor_new(PL_SHAPE(cfg.ndevices, 8), PL_FP32, "x"),
                           pl_tensor_new(PL_SHAPE(cfg.ndevices, 8), PL_FP32, "y")};
     pl_fill_arange(h.x, 0, 1);
     int rc = pld_run(&cfg, host, &h);
-    if (rc) return pld_exit_code(rc);
+    if (rc)
+        return pld_exit_code(rc);
     for (int r = 0; r < cfg.ndevices; r++)
         for (int i = 0; i < 8; i++)
             if (pl_tensor_get(h.y, r * 8 + i) != r * 8 + i + r) {

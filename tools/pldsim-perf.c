@@ -144,8 +144,10 @@ static void one_call(const struct dev_args *a, int k, int phase)
         break;
     }
     double t1 = pld_time();
-    if (t0 < S.t0[k][phase] || S.t0[k][phase] < 0) S.t0[k][phase] = t0;
-    if (t1 > S.t1[k][phase]) S.t1[k][phase] = t1;
+    if (t0 < S.t0[k][phase] || S.t0[k][phase] < 0)
+        S.t0[k][phase] = t0;
+    if (t1 > S.t1[k][phase])
+        S.t1[k][phase] = t1;
 
     if (S.check) {
         long wrong = 0;
@@ -181,7 +183,8 @@ static void one_call(const struct dev_args *a, int k, int phase)
                     want = input_value(row, (int64_t)me * n + j); /* rank row's row `me` */
                     break;
                 }
-                if (check_it && got != want) wrong++;
+                if (check_it && got != want)
+                    wrong++;
             }
         S.wrong[k][phase] += wrong;
     }
@@ -198,7 +201,8 @@ static void one_call(const struct dev_args *a, int k, int phase)
 static void sweep_kernel(const struct dev_args *a)
 {
     for (int k = 0; k < S.nsizes; k++)
-        for (int phase = 0; phase < 2; phase++) one_call(a, k, phase);
+        for (int phase = 0; phase < 2; phase++)
+            one_call(a, k, phase);
 }
 
 static void per_device(const struct dev_args *a)
@@ -211,7 +215,8 @@ static void host(const void *unused)
     (void)unused;
     int64_t max_row = 0;
     for (int k = 0; k < S.nsizes; k++)
-        if (row_elems(S.bytes[k]) > max_row) max_row = row_elems(S.bytes[k]);
+        if (row_elems(S.bytes[k]) > max_row)
+            max_row = row_elems(S.bytes[k]);
     int rows = S.coll >= ALLGATHER ? S.P : 1;
     pld_buffer target = pld_alloc_window_buffer(PL_SHAPE(rows, max_row), S.dt, .name = "target");
     pld_buffer input = pld_alloc_window_buffer(PL_SHAPE(rows, max_row), S.dt, .name = "input");
@@ -251,14 +256,16 @@ static int parse_size(const char *s, int64_t *out)
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    if (end == s || errno || v < 0) return -1;
+    if (end == s || errno || v < 0)
+        return -1;
     if (*end == 'K' || *end == 'k')
         v *= 1024, end++;
     else if (*end == 'M')
         v *= 1048576, end++;
     else if (*end == 'G')
         v *= 1073741824.0, end++;
-    if (*end) return -1;
+    if (*end)
+        return -1;
     *out = (int64_t)v;
     return 0;
 }
@@ -314,7 +321,8 @@ int main(int argc, char **argv)
         usage(stdout);
         return 0;
     }
-    if (rc < 0) return 2;
+    if (rc < 0)
+        return 2;
     S.mode = PLD_ALLREDUCE_MESH;
     S.op = PLD_REDUCE_SUM;
     S.dt = PL_FP32;
@@ -323,9 +331,11 @@ int main(int argc, char **argv)
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 #define TAKES_VALUE(s1, s2) (is_flag(a, s1, s2) && v && ++i)
         if (TAKES_VALUE("-b", "--minbytes")) {
-            if (parse_size(v, &minb)) return fail_usage("bad size '%s' for -b", v);
+            if (parse_size(v, &minb))
+                return fail_usage("bad size '%s' for -b", v);
         } else if (TAKES_VALUE("-e", "--maxbytes")) {
-            if (parse_size(v, &maxb)) return fail_usage("bad size '%s' for -e", v);
+            if (parse_size(v, &maxb))
+                return fail_usage("bad size '%s' for -e", v);
         } else if (TAKES_VALUE("-f", "--stepfactor")) {
             if (parse_size(v, &factor) || factor < 2)
                 return fail_usage("bad factor '%s' for -f; expected an integer >= 2", v);
@@ -345,8 +355,10 @@ int main(int argc, char **argv)
             static const char *const ops[] = {"sum", "max", "min", "prod"};
             S.op = 0;
             for (int k = 0; k < 4; k++)
-                if (strcmp(v, ops[k]) == 0) S.op = (pld_reduce_op)(k + 1);
-            if (!S.op) return fail_usage("bad --op '%s'; expected sum, max, min or prod", v);
+                if (strcmp(v, ops[k]) == 0)
+                    S.op = (pld_reduce_op)(k + 1);
+            if (!S.op)
+                return fail_usage("bad --op '%s'; expected sum, max, min or prod", v);
         } else if (TAKES_VALUE("--dtype", NULL)) {
             if (strcmp(v, "float") == 0)
                 S.dt = PL_FP32;
@@ -373,7 +385,8 @@ int main(int argc, char **argv)
     }
     S.coll = (enum coll) - 1;
     for (int k = 0; k < 5; k++)
-        if (strcmp(coll, coll_names[k]) == 0) S.coll = (enum coll)k;
+        if (strcmp(coll, coll_names[k]) == 0)
+            S.coll = (enum coll)k;
     if ((int)S.coll < 0)
         return fail_usage("unknown collective '%s'; expected allreduce, broadcast, allgather, "
                           "reduce_scatter or all_to_all",
@@ -381,16 +394,21 @@ int main(int argc, char **argv)
     if (!have_d) {
         char list[32];
         snprintf(list, sizeof list, "0-%d", P - 1);
-        if (pld_config_set_devices(&cfg, list)) return 2;
+        if (pld_config_set_devices(&cfg, list))
+            return 2;
     }
     S.P = cfg.ndevices;
-    if (S.root < 0 || S.root >= S.P) return fail_usage("--root %s is outside the ranks", "given");
-    if (minb > maxb) return fail_usage("-b is larger than -e%s", "");
+    if (S.root < 0 || S.root >= S.P)
+        return fail_usage("--root %s is outside the ranks", "given");
+    if (minb > maxb)
+        return fail_usage("-b is larger than -e%s", "");
     int64_t es = (int64_t)pl_dtype_size(S.dt), unit = S.coll >= ALLGATHER ? es * S.P : es;
     for (int64_t b = minb; b <= maxb && S.nsizes < MAX_SIZES; b *= factor) {
         int64_t size = b / unit * unit; /* whole elements (per rank) */
-        if (size < unit) size = unit;
-        if (S.nsizes && S.bytes[S.nsizes - 1] == size) continue;
+        if (size < unit)
+            size = unit;
+        if (S.nsizes && S.bytes[S.nsizes - 1] == size)
+            continue;
         S.bytes[S.nsizes++] = size;
     }
     for (int k = 0; k < S.nsizes; k++)
@@ -415,7 +433,8 @@ int main(int argc, char **argv)
                    : "payloads not kept (--no-data), #wrong N/A");
     fflush(stdout);
     rc = pld_run(&cfg, host, NULL);
-    if (rc) return pld_exit_code(rc);
+    if (rc)
+        return pld_exit_code(rc);
 
     static const char *const type_names[] = {"?", "float", "half"};
     static const char *const op_names[] = {"?", "sum", "max", "min", "prod"};
@@ -463,7 +482,8 @@ int main(int argc, char **argv)
                 has_op ? op_names[S.op] : "none", S.coll == BROADCAST ? S.root : -1, t[0], alg[0],
                 bus[0], wrong[0], t[1], alg[1], bus[1], wrong[1]);
     }
-    if (csv) fclose(csv);
+    if (csv)
+        fclose(csv);
     printf("# Out of bounds values : %ld %s\n", total_wrong, total_wrong ? "FAILED" : "OK");
     printf("# Avg bus bandwidth    : %g\n", S.nsizes ? sum_busbw / S.nsizes : 0.0);
     printf("#\n");

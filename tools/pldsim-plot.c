@@ -42,8 +42,10 @@ static int read_csv(const char *path, struct series *s, int want_busbw)
     while (s->n < MAX_POINTS && fgets(line, sizeof line, f)) {
         char *field[20];
         int nf = 0;
-        for (char *p = strtok(line, ",\n"); p && nf < 20; p = strtok(NULL, ",\n")) field[nf++] = p;
-        if (nf < 16) continue;
+        for (char *p = strtok(line, ",\n"); p && nf < 20; p = strtok(NULL, ",\n"))
+            field[nf++] = p;
+        if (nf < 16)
+            continue;
         if (!s->label[0])
             snprintf(s->label, sizeof s->label, "%s %s P=%s", field[0], field[1], field[2]);
         double x = atof(field[3]), y = atof(field[want_busbw ? 14 : 12]);
@@ -90,7 +92,8 @@ int main(int argc, char **argv)
                 *eq = '\0';
                 snprintf(s[ns].label, sizeof s[ns].label, "%s", eq + 1);
             }
-            if (read_csv(path, &s[ns], busbw) != 0) return 2;
+            if (read_csv(path, &s[ns], busbw) != 0)
+                return 2;
             ns++;
         }
     }
@@ -109,9 +112,11 @@ int main(int argc, char **argv)
         }
     /* whole decades on y, powers of 4 on x */
     double ly0 = floor(log10(y0)), ly1 = ceil(log10(y1));
-    if (ly1 <= ly0) ly1 = ly0 + 1;
+    if (ly1 <= ly0)
+        ly1 = ly0 + 1;
     double lx0 = log2(x0), lx1 = log2(x1);
-    if (lx1 <= lx0) lx1 = lx0 + 1;
+    if (lx1 <= lx0)
+        lx1 = lx0 + 1;
     const double W = 760, H = 460, L = 80, R = 220, T = 50, B = 60;
     double pw = W - L - R, ph = H - T - B;
 #define PX(x) (L + (log2(x) - lx0) / (lx1 - lx0) * pw)
@@ -155,7 +160,8 @@ int main(int argc, char **argv)
     for (int k = 0; k < ns; k++) {
         const char *c = colours[k % 12];
         fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", c);
-        for (int i = 0; i < s[k].n; i++) fprintf(f, "%.1f,%.1f ", PX(s[k].x[i]), PY(s[k].y[i]));
+        for (int i = 0; i < s[k].n; i++)
+            fprintf(f, "%.1f,%.1f ", PX(s[k].x[i]), PY(s[k].y[i]));
         fprintf(f, "\"/>\n");
         for (int i = 0; i < s[k].n; i++)
             fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"/>\n", PX(s[k].x[i]),

@@ -53,7 +53,8 @@ int main(int argc, char **argv)
         if (t.n == t.cap) {
             t.cap = t.cap ? 2 * t.cap : 1024;
             t.ev = realloc(t.ev, t.cap * sizeof *t.ev);
-            if (!t.ev) return 2;
+            if (!t.ev)
+                return 2;
         }
         struct pld__event *e = &t.ev[t.n];
         memset(e, 0, sizeof *e);
@@ -66,11 +67,13 @@ int main(int argc, char **argv)
         e->file = keep(src);
         e->seq = t.n;
         e->cause = -1;
-        if (e->rank > maxrank) maxrank = e->rank;
+        if (e->rank > maxrank)
+            maxrank = e->rank;
         t.n++;
     }
     fclose(in);
-    if (R.P < maxrank + 1) R.P = maxrank + 1;
+    if (R.P < maxrank + 1)
+        R.P = maxrank + 1;
     snprintf(R.platform_desc, sizeof R.platform_desc, "%s", platform);
     FILE *out = fopen(argv[2], "w");
     if (!out || pld__write_svg(out, &R, &t) != 0 || fclose(out) != 0) {

@@ -34,7 +34,8 @@ static void hand_barrier(pl_tensor y, pld_dtensor signal)
      * A [2, 1] INT32 tile would have two 4-byte rows, and the rows of a
      * multi-row UB tile must be 32-byte multiples, so the cells are copied
      * one element at a time. */
-    for (int i = 0; i < N_RANKS; i++) pl_write(y, PL_IDX(i, 0), pl_read(signal, PL_IDX(i, 0)));
+    for (int i = 0; i < N_RANKS; i++)
+        pl_write(y, PL_IDX(i, 0), pl_read(signal, PL_IDX(i, 0)));
 }
 
 static void builtin_barrier(pl_tensor x, pl_tensor y, pld_dtensor data, pld_dtensor signal)
@@ -73,7 +74,8 @@ static void host(const struct host_args *h)
 {
     pld_buffer sig_buf = pld_alloc_window_buffer(PL_SHAPE(N_RANKS, 1), PL_INT32, .name = "signal");
     pld_buffer data_buf = {0};
-    if (h->builtin) data_buf = pld_alloc_window_buffer(PL_SHAPE(1, SIZE), PL_FP32, .name = "data");
+    if (h->builtin)
+        data_buf = pld_alloc_window_buffer(PL_SHAPE(1, SIZE), PL_FP32, .name = "data");
     for (int r = 0; r < pld_world_size(); r++) {
         struct rank_args a = {
             .y = pl_at(h->y, r),
@@ -108,7 +110,8 @@ int main(int argc, char **argv)
         rc = pld_run(&t.cfg, host, &h);
         pl_tensor want = pl_tensor_new(PL_SHAPE(t.P, N_RANKS, 1), PL_INT32, "golden");
         for (int r = 0; r < t.P; r++)
-            for (int i = 0; i < N_RANKS; i++) pl_tensor_set(want, r * N_RANKS + i, i == r ? 0 : 1);
+            for (int i = 0; i < N_RANKS; i++)
+                pl_tensor_set(want, r * N_RANKS + i, i == r ? 0 : 1);
         ok = pl_equal(h.y, want, why, sizeof why);
         pl_tensor_free(&want);
     } else {

@@ -33,7 +33,8 @@ static void hand(pl_tensor x, pl_tensor y, pld_dtensor data, pld_dtensor signal,
 {
     pld_comm_ctx ctx = pld_get_comm_ctx(data);
     int me = pld_rank(ctx), nr = pld_nranks(ctx);
-    if (me == root) pl_store(pl_load(x, PL_IDX(0, 0), PL_SHAPE(1, SIZE)), PL_IDX(0, 0), data);
+    if (me == root)
+        pl_store(pl_load(x, PL_IDX(0, 0), PL_SHAPE(1, SIZE)), PL_IDX(0, 0), data);
     barrier(signal, me, nr); /* the root's data is in place */
     pl_tile t = pld_tile_remote_load(data, .peer = root, .offsets = PL_IDX(0, 0),
                                      .shape = PL_SHAPE(1, SIZE));
@@ -99,12 +100,14 @@ int main(int argc, char **argv)
     struct host_args h = {pl_tensor_new(PL_SHAPE(t.P, 1, SIZE), PL_FP32, "x"),
                           pl_tensor_new(PL_SHAPE(t.P, 1, SIZE), PL_FP32, "y"),
                           strcmp(t.mode, "builtin") == 0};
-    for (int r = 0; r < t.P; r++) pl_fill_arange(pl_at(h.x, r), 100.0 * r, 1);
+    for (int r = 0; r < t.P; r++)
+        pl_fill_arange(pl_at(h.x, r), 100.0 * r, 1);
     int rc = pld_run(&t.cfg, host, &h);
 
     char why[256] = "";
     pl_tensor want = pl_tensor_new(PL_SHAPE(t.P, 1, SIZE), PL_FP32, "golden");
-    for (int r = 0; r < t.P; r++) pl_fill_arange(pl_at(want, r), 0, 1);
+    for (int r = 0; r < t.P; r++)
+        pl_fill_arange(pl_at(want, r), 0, 1);
     int ok = pl_allclose(h.y, want, 1e-5, 1e-5, why, sizeof why);
     for (int r = 1; ok && r < t.P; r++)
         if (pl_equal(pl_at(h.y, r), pl_at(h.x, r), NULL, 0)) {

@@ -98,14 +98,16 @@ int main(int argc, char **argv)
     struct host_args h = {pl_tensor_new(PL_SHAPE(t.P, 1, t.P * SIZE), PL_FP32, "x"),
                           pl_tensor_new(PL_SHAPE(t.P, 1, SIZE), PL_FP32, "y"),
                           strcmp(t.mode, "builtin") == 0};
-    for (int r = 0; r < t.P; r++) pl_fill_arange(pl_at(h.x, r), 100.0 * r, 1);
+    for (int r = 0; r < t.P; r++)
+        pl_fill_arange(pl_at(h.x, r), 100.0 * r, 1);
     int rc = pld_run(&t.cfg, host, &h);
 
     pl_tensor want = pl_tensor_new(PL_SHAPE(t.P, 1, SIZE), PL_FP32, "golden");
     for (int r = 0; r < t.P; r++)
         for (int j = 0; j < SIZE; j++) {
             double sum = 0;
-            for (int k = 0; k < t.P; k++) sum += 100.0 * k + r * SIZE + j;
+            for (int k = 0; k < t.P; k++)
+                sum += 100.0 * k + r * SIZE + j;
             pl_tensor_set(want, (int64_t)r * SIZE + j, sum);
         }
     char why[256];

@@ -92,7 +92,8 @@ int main(int argc, char **argv)
                           pl_tensor_new(PL_SHAPE(1, SIZE), PL_FP32, "weights"),
                           pl_tensor_new(PL_SHAPE(t.P, 1, SIZE), PL_FP32, "allred"),
                           pl_tensor_new(PL_SHAPE(t.P, 1, t.P * SIZE), PL_FP32, "gathered")};
-    for (int r = 0; r < t.P; r++) pl_fill_arange(pl_at(h.x, r), 100.0 * r, 1);
+    for (int r = 0; r < t.P; r++)
+        pl_fill_arange(pl_at(h.x, r), 100.0 * r, 1);
     pl_fill_arange(h.weights, 1, 1);
     int rc = pld_run(&t.cfg, host, &h);
 

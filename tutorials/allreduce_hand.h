@@ -80,8 +80,10 @@ static inline int ar_check(pl_tensor x, pl_tensor y, int P, char *why, size_t le
     pl_tensor want = pl_tensor_new(PL_SHAPE(P, 1, AR_SIZE), PL_FP32, "golden");
     for (int j = 0; j < AR_SIZE; j++) {
         double sum = 0;
-        for (int k = 0; k < P; k++) sum += pl_tensor_get(x, k * AR_SIZE + j);
-        for (int r = 0; r < P; r++) pl_tensor_set(want, r * AR_SIZE + j, sum);
+        for (int k = 0; k < P; k++)
+            sum += pl_tensor_get(x, k * AR_SIZE + j);
+        for (int r = 0; r < P; r++)
+            pl_tensor_set(want, r * AR_SIZE + j, sum);
     }
     int ok = pl_allclose(y, want, 1e-5, 1e-5, why, len);
     pl_tensor_free(&want);

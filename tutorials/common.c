@@ -12,7 +12,8 @@ static void usage(const struct tut_spec *s, FILE *out)
             s->use_builtin_flag ? " [--use-builtin]" : "", s->summary);
     if (s->modes) {
         fputs("Step options:\n  --mode MODE                one of:", out);
-        for (int i = 0; s->modes[i]; i++) fprintf(out, " %s", s->modes[i]);
+        for (int i = 0; s->modes[i]; i++)
+            fprintf(out, " %s", s->modes[i]);
         fprintf(out, " (default %s)\n", s->default_mode);
     }
     if (s->use_builtin_flag)
@@ -58,7 +59,8 @@ void tut_init(struct tut *t, const struct tut_spec *s, int argc, char **argv)
         usage(s, stdout);
         exit(0);
     }
-    if (rc < 0) exit(2);
+    if (rc < 0)
+        exit(2);
     t->mode = s->default_mode;
     for (int i = 1; i < argc; i++) {
         if (s->modes && strcmp(argv[i], "--mode") == 0 && i + 1 < argc) {
@@ -77,10 +79,12 @@ void tut_init(struct tut *t, const struct tut_spec *s, int argc, char **argv)
     }
     if (s->modes) {
         int ok = 0;
-        for (int i = 0; s->modes[i]; i++) ok |= strcmp(s->modes[i], t->mode) == 0;
+        for (int i = 0; s->modes[i]; i++)
+            ok |= strcmp(s->modes[i], t->mode) == 0;
         if (!ok) {
             fprintf(stderr, "%s: --mode '%s' is not one of:", s->name, t->mode);
-            for (int i = 0; s->modes[i]; i++) fprintf(stderr, " %s", s->modes[i]);
+            for (int i = 0; s->modes[i]; i++)
+                fprintf(stderr, " %s", s->modes[i]);
             fputc('\n', stderr);
             exit(2);
         }

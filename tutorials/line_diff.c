@@ -14,7 +14,8 @@ static char **split(const char *text, int *n)
     for (const char *p = text; p && *p;) {
         const char *nl = strchr(p, '\n');
         size_t len = nl ? (size_t)(nl - p) : strlen(p);
-        if (*n == cap) v = realloc(v, (size_t)(cap *= 2) * sizeof *v);
+        if (*n == cap)
+            v = realloc(v, (size_t)(cap *= 2) * sizeof *v);
         v[(*n)++] = strndup(p, len);
         p = nl ? nl + 1 : p + len;
     }
@@ -49,8 +50,10 @@ int print_unified_diff(FILE *out, const char *a_label, const char *a, const char
         }
     }
 #undef LCS
-    for (int k = 0; k < na; k++) free(la[k]);
-    for (int k = 0; k < nb; k++) free(lb[k]);
+    for (int k = 0; k < na; k++)
+        free(la[k]);
+    for (int k = 0; k < nb; k++)
+        free(lb[k]);
     free(la);
     free(lb);
     free(lcs);

@@ -21,7 +21,8 @@ extern "C" {
     XX(EDEADLOCK, -6, "deadlock: every live rank is blocked")                                      \
     XX(ENOTSUP, -7, "not supported by this backend")                                               \
     XX(ENOMEM, -8, "out of memory")                                                                \
-    XX(EIO, -9, "input/output error")
+    XX(EIO, -9, "input/output error")                                                              \
+    XX(ERACE, -10, "data race detected")
 
 typedef enum pld_errno {
     PLD_OK = 0,
@@ -37,8 +38,17 @@ const char *pld_err_name(int code);
 
 /* The process exit status for a pld_run() result: 0 for success, 2 for usage
  * and configuration errors (flags, platform, device list), 3 for API misuse
- * at run time, 4 for a deadlock.  (Tutorials use 1 for a golden mismatch.) */
+ * at run time, 4 for a deadlock, 5 for a data race (--races=error).
+ * (Tutorials use 1 for a golden mismatch.) */
 int pld_exit_code(int rc);
+
+/* What the race detector does (--races). */
+enum pld_races {
+    PLD_RACES_DEFAULT = 0, /* error up to 64 ranks, off above */
+    PLD_RACES_OFF,
+    PLD_RACES_WARN, /* report, do not fail */
+    PLD_RACES_ERROR /* report, and the run fails with PLD_ERACE */
+};
 
 /* The most ranks one run may have. */
 #define PLD_MAX_RANKS 1024
@@ -57,6 +67,7 @@ typedef struct pld_config {
     const char *topology;          /* sim: a --topology spec, or NULL */
     int no_data;                   /* timing only: window payloads are not kept */
     int detailed_summary;          /* --summary: per rank, per link, critical path */
+    int races;                     /* enum pld_races */
 } pld_config;
 
 /* Defaults: platform a2a3sim, devices 0,1 (P = 2), backend from PLD_BACKEND

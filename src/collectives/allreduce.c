@@ -23,10 +23,12 @@ pld_dtensor pld__tensor_allreduce(const char *file, int line, pld_dtensor target
                       "per round, one cell per rank); got '%s' %s %s",
                       2 * (c.nr - 1), c.nr, signal.name ? signal.name : "?",
                       pld__shape_str(signal.shape, a, sizeof a), pl_dtype_name(signal.dtype));
-        if (c.nr > 1) pld__allreduce_ring(&c, pld__flat(target), signal, op);
+        if (c.nr > 1)
+            pld__allreduce_ring(&c, pld__flat(target), signal, op);
     } else {
         pld__coll_mesh_signal(&c, signal);
-        if (c.nr > 1) pld__allreduce_mesh(&c, pld__flat(target), op);
+        if (c.nr > 1)
+            pld__allreduce_mesh(&c, pld__flat(target), op);
     }
     pld__coll_end(&c);
     return target;

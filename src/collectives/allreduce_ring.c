@@ -26,7 +26,8 @@
 static int64_t bound(int64_t i, int64_t n, int nr, pl_dtype dt)
 {
     int64_t b = i * n / nr;
-    if (dt == PL_FP16 && i < nr) b -= b % (PLD__ROW_ALIGN / 2);
+    if (dt == PL_FP16 && i < nr)
+        b -= b % (PLD__ROW_ALIGN / 2);
     return b;
 }
 

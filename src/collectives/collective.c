@@ -46,9 +46,11 @@ void pld__coll_barrier(struct pld__coll *c)
 {
     c->k++;
     for (int p = 0; p < c->nr; p++)
-        if (p != c->me) COLL_NOTIFY(c, c->sig, p, cell(c, c->me), 1);
+        if (p != c->me)
+            COLL_NOTIFY(c, c->sig, p, cell(c, c->me), 1);
     for (int s = 0; s < c->nr; s++)
-        if (s != c->me) COLL_WAIT(c, c->sig, cell(c, s), c->k);
+        if (s != c->me)
+            COLL_WAIT(c, c->sig, cell(c, s), c->k);
 }
 
 void pld__coll_epilogue(struct pld__coll *c)
@@ -56,7 +58,8 @@ void pld__coll_epilogue(struct pld__coll *c)
     /* A peer already in its next call may have added a credit for that call;
      * adds commute, so it survives this subtraction. */
     for (int s = 0; s < c->nr; s++)
-        if (s != c->me) COLL_NOTIFY(c, c->sig, c->me, cell(c, s), -c->k);
+        if (s != c->me)
+            COLL_NOTIFY(c, c->sig, c->me, cell(c, s), -c->k);
 }
 
 void pld__coll_check_target(struct pld__coll *c, const char *what, pl_tensor t, int any_dtype)
@@ -92,7 +95,8 @@ pl_tensor pld__row(pl_tensor t, int64_t r)
 
 pld_reduce_op pld__coll_reduce_op(struct pld__coll *c, pld_reduce_op op)
 {
-    if (op == 0) return PLD_REDUCE_SUM;
+    if (op == 0)
+        return PLD_REDUCE_SUM;
     if (op < PLD_REDUCE_SUM || op > PLD_REDUCE_PROD)
         pld__fail(PLD_EINVAL, c->file, c->line, c->name,
                   ".op is %d; expected PLD_REDUCE_SUM, _MAX, _MIN or _PROD", (int)op);
@@ -120,7 +124,8 @@ int64_t pld__chunk_elems(pl_dtype dt)
 
 int pld__aliases(pl_tensor a, pl_tensor b)
 {
-    if (!a.win || a.win != b.win) return 0;
+    if (!a.win || a.win != b.win)
+        return 0;
     int64_t a0 = a.win_offset, a1 = a0 + (int64_t)pl_tensor_bytes(a);
     int64_t b0 = b.win_offset, b1 = b0 + (int64_t)pl_tensor_bytes(b);
     return a0 < b1 && b0 < a1;
