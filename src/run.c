@@ -39,6 +39,7 @@ void pld_print_common_usage(void *out)
           "      --seed N               seed for random inputs (default 0)\n"
           "      --network-model NAME   sim: CM02 (default, exact latency+size/bandwidth) or LV08\n"
           "      --races off|warn|error data-race detector (default error up to 64 ranks)\n"
+          "      --no-cacheline-check   do not warn about window buffers sharing a 64-byte line\n"
           "      --summary              after the run: busy/waiting/idle time and bytes per rank,\n"
           "                             bytes and peak utilisation per link, critical path\n"
           "      --no-summary           do not print the run summary line\n"
@@ -161,6 +162,8 @@ int pld_parse_args(pld_config *cfg, int *argc, char **argv)
                 cfg->races = PLD_RACES_ERROR;
             else if (!rc)
                 rc = pld__config_error(PLD_EUSAGE, "--races '%s': expected off, warn or error", v);
+        } else if (strcmp(argv[i], "--no-cacheline-check") == 0) {
+            cfg->no_cacheline_check = 1;
         } else if (strcmp(argv[i], "--summary") == 0) {
             cfg->detailed_summary = 1;
         } else if (strcmp(argv[i], "--no-data") == 0) {

@@ -210,8 +210,8 @@ void pl__write(const char *file, int line, pl_tensor t, pl_shape idx, double v)
     check_index(file, line, "pl_write", t, idx);
     pld__charge_gm(pl_dtype_size(t.dtype));
     pld__races_region(pld__self(), t, pld__self(), idx,
-                      (pl_shape){.ndim = t.shape.ndim, .dim = {1, 1, 1, 1}}, 1, 0, "pl_write",
-                      file, line);
+                      (pl_shape){.ndim = t.shape.ndim, .dim = {1, 1, 1, 1}}, 1, 0, "pl_write", file,
+                      line);
     if (pld__has_data(&t))
         pld__elem_set(t.dtype, pld__elem_ptr(t, pld__self(), idx), v);
     pld__trace_op("write", t0, -1, &t, flat_offset_bytes(t, idx), (int64_t)pl_dtype_size(t.dtype),

@@ -64,6 +64,21 @@ pld_buffer pld__alloc_window_buffer(const char *file, int line, pld__alloc_arg w
     /* zero-filled, like upstream; with --no-data only when a signal needs it */
     if (!R->cfg->no_data)
         pld__materialize(file, line, op, b);
+    /* Slots are 32-byte aligned, as upstream's are, so two buffers can
+     * share a 64-byte cache line; TWAIT/TNOTIFY invalidate whole lines, and
+     * upstream hardware corrupts such layouts (pypto#2800, simpler#2273). */
+    if (R->wbufs_tail && b->win_offset % 64 != 0 && !R->cfg->no_cacheline_check) {
+        const struct pld__wbuf *a = R->wbufs_tail;
+        fflush(stdout);
+        fprintf(stderr,
+                "%s:%d: host: %s: warning: buffers '%s' (window bytes %lld..%lld) and '%s' "
+                "(%lld..%lld) share the 64-byte cache line at window offset %lld, which upstream "
+                "hardware corrupts (pypto#2800); make '%s' a multiple of 64 bytes\n",
+                file, line, op, a->name, (long long)a->win_offset,
+                (long long)(a->win_offset + a->slot - 1), b->name, (long long)b->win_offset,
+                (long long)(b->win_offset + b->slot - 1), (long long)(b->win_offset / 64 * 64),
+                a->name);
+    }
     R->window_size += b->slot;
     if (R->wbufs_tail)
         R->wbufs_tail->next = b;

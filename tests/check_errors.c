@@ -183,7 +183,7 @@ static void expect_message(char *err, const char *op, const char *who, const cha
     snprintf(head, sizeof head, "%s:%d: %s: %s: ", __FILE__, bad_line, who, op);
     ck_assert_contains(err, head);
     ck_assert_contains(err, what);
-    ck_assert_msg(count_lines_with(err, "") == 1, "expected one line, got:\n%s", err);
+    ck_assert_msg(count_error_lines(err) == 1, "expected one line, got:\n%s", err);
 }
 
 static const struct {
@@ -244,7 +244,7 @@ START_TEST(deadlock_is_reported_per_rank)
                  __FILE__, bad_line, r);
         ck_assert_contains(err, line);
     }
-    ck_assert_int_eq(count_lines_with(err, ""), 3);
+    ck_assert_int_eq(count_error_lines(err), 3);
     free(err);
     exit(code);
 }
@@ -278,7 +278,7 @@ START_TEST(ub_peak_of_live_tiles_is_checked_when_the_kernel_returns)
              "bytes are live at once (from %s:%d), and the limit is 188416 bytes usable of 196608",
              __FILE__, incore_line, __FILE__, bad_line);
     ck_assert_contains(err, want);
-    ck_assert_int_eq(count_lines_with(err, ""), 1);
+    ck_assert_int_eq(count_error_lines(err), 1);
     free(err);
     exit(code);
 }
@@ -320,7 +320,7 @@ static void expect_cli(const char *args, int status, const char *text)
     ck_assert_msg(r.status == status, "'%s' exited %d, expected %d\nstderr:\n%s", args, r.status,
                   status, r.err);
     ck_assert_contains(r.err, text);
-    ck_assert_msg(count_lines_with(r.err, "") == 1, "expected one line, got:\n%s", r.err);
+    ck_assert_msg(count_error_lines(r.err) == 1, "expected one line, got:\n%s", r.err);
     ck_assert_msg(!strstr(r.out, "\nOK") && strncmp(r.out, "OK", 2), "printed OK:\n%s", r.out);
     cmd_result_free(&r);
 }
@@ -432,7 +432,7 @@ START_TEST(no_data_refuses_to_read_window_data)
     ck_assert_contains(r.err, "05_remote_load_store.c:");
     ck_assert_contains(r.err, "pl_store: the tile holds window data and the destination is a host "
                               "tensor: this run is --no-data, which keeps no window payloads");
-    ck_assert_int_eq(count_lines_with(r.err, ""), 1);
+    ck_assert_int_eq(count_error_lines(r.err), 1);
     cmd_result_free(&r);
     /* a run that only signals is fine */
     snprintf(cmd, sizeof cmd, "%s --no-data", tutorial("04_barrier"));

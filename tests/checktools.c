@@ -122,6 +122,11 @@ int count_lines_with(const char *s, const char *needle)
     return n;
 }
 
+int count_error_lines(const char *s)
+{
+    return count_lines_with(s, "") - count_lines_with(s, ": warning: ");
+}
+
 int run_suite(Suite *s)
 {
     SRunner *sr = srunner_create(s);

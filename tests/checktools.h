@@ -36,6 +36,10 @@ char *slurp(const char *path);
 /* Counts the lines of `s` that contain `needle`. */
 int count_lines_with(const char *s, const char *needle);
 
+/* Counts the lines of `s` that are not warnings (": warning: "), such as
+ * the cache-line warnings some layouts get. */
+int count_error_lines(const char *s);
+
 /* Asserts that `hay` contains `needle`, printing both on failure. */
 #define ck_assert_contains(hay, needle)                                                            \
     ck_assert_msg((hay) != NULL && strstr((hay), (needle)) != NULL,                                \

@@ -68,6 +68,7 @@ typedef struct pld_config {
     int no_data;                   /* timing only: window payloads are not kept */
     int detailed_summary;          /* --summary: per rank, per link, critical path */
     int races;                     /* enum pld_races */
+    int no_cacheline_check;        /* do not warn about buffers sharing a 64-byte line */
 } pld_config;
 
 /* Defaults: platform a2a3sim, devices 0,1 (P = 2), backend from PLD_BACKEND

@@ -1,0 +1,230 @@
+/* check_races.c: the race detector catches the seeded bugs that upstream's
+ * sequentially consistent simulator lets pass, and stays quiet on correct
+ * code (every shipped step runs with --races=error in check_tutorials).
+ *  1. step 04 builtin with the barrier removed: the remote_load races with
+ *     the neighbour's store;
+ *  2. step 05 store mode with the barrier moved after the read: the local
+ *     load races with the neighbour's remote_store;
+ *  3. a later hand-rolled barrier reusing the same cells with a stale
+ *     threshold (Ge 2 when they already hold 2) passes at once, so the load
+ *     after it races with the neighbour's new store;
+ *  4. the correct versions of all three: no report. */
+#include "checktools.h"
+
+#include <pld/pld.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { SIZE = 64 };
+enum scenario { NO_BARRIER, BARRIER_AFTER_READ, STALE_SIGNAL, CORRECT };
+
+static enum scenario S;
+static int line_a, line_b; /* the two racing lines */
+
+static void hand_barrier(pld_dtensor sig, int me, int nr, int expected)
+{
+    for (int p = 0; p < nr; p++)
+        if (p != me)
+            pld_system_notify(sig, .peer = p, .offsets = PL_IDX(me, 0), .value = 1,
+                              .op = PLD_NOTIFY_ATOMIC_ADD);
+    for (int s = 0; s < nr; s++)
+        if (s != me)
+            pld_system_wait(sig, .offsets = PL_IDX(s, 0), .expected = expected, .cmp = PLD_WAIT_GE);
+}
+
+static void kernel(pl_tensor x, pl_tensor y, pld_dtensor data, pld_dtensor sig)
+{
+    pld_comm_ctx ctx = pld_get_comm_ctx(data);
+    int me = pld_rank(ctx), nr = pld_nranks(ctx), right = (me + 1) % nr;
+    pl_tile t = pl_load(x, PL_IDX(0, 0), PL_SHAPE(1, SIZE));
+    // clang-format off
+    switch (S) {
+    case NO_BARRIER: /* step 04 builtin without pld_tensor_barrier */
+        line_a = __LINE__; pl_store(t, PL_IDX(0, 0), data);
+        line_b = __LINE__; t = pld_tile_remote_load(data, .peer = right, .offsets = PL_IDX(0, 0), .shape = PL_SHAPE(1, SIZE));
+        break;
+    case BARRIER_AFTER_READ: /* step 05 store mode, barrier after the read */
+        line_a = __LINE__; pld_tile_remote_store(t, data, .peer = right, .offsets = PL_IDX(0, 0));
+        line_b = __LINE__; t = pl_load(data, PL_IDX(0, 0), PL_SHAPE(1, SIZE));
+        pld_tensor_barrier(sig);
+        break;
+    case STALE_SIGNAL: /* a barrier on the same cells with a stale threshold */
+        pl_store(t, PL_IDX(0, 0), data);
+        hand_barrier(sig, me, nr, 1);
+        t = pld_tile_remote_load(data, .peer = right, .offsets = PL_IDX(0, 0), .shape = PL_SHAPE(1, SIZE));
+        hand_barrier(sig, me, nr, 2); /* everyone has read */
+        for (int k = 0; k < 10 * me; k++) /* higher ranks are slower to write */
+            (void)pl_load(x, PL_IDX(0, 0), PL_SHAPE(1, SIZE));
+        line_a = __LINE__; pl_store(pl_add(t, 1.0), PL_IDX(0, 0), data);
+        hand_barrier(sig, me, nr, 2); /* stale: the cells already hold 2, so it passes at once */
+        line_b = __LINE__; t = pld_tile_remote_load(data, .peer = right, .offsets = PL_IDX(0, 0), .shape = PL_SHAPE(1, SIZE));
+        break;
+    case CORRECT: /* the same three patterns, ordered */
+        pl_store(t, PL_IDX(0, 0), data);
+        hand_barrier(sig, me, nr, 1);
+        t = pld_tile_remote_load(data, .peer = right, .offsets = PL_IDX(0, 0), .shape = PL_SHAPE(1, SIZE));
+        hand_barrier(sig, me, nr, 2); /* everyone has read: a higher threshold */
+        pl_store(pl_add(t, 1.0), PL_IDX(0, 0), data);
+        hand_barrier(sig, me, nr, 3);
+        t = pld_tile_remote_load(data, .peer = right, .offsets = PL_IDX(0, 0), .shape = PL_SHAPE(1, SIZE));
+        break;
+    }
+    // clang-format on
+    pl_store(t, PL_IDX(0, 0), y);
+}
+
+struct args {
+    pl_tensor x, y;
+    pld_dtensor data, sig;
+};
+
+static void per_device(const struct args *a)
+{
+    pl_incore(kernel, a->x, a->y, a->data, a->sig);
+}
+
+struct host_args {
+    pl_tensor x, y;
+};
+
+static void host(const struct host_args *h)
+{
+    int nr = (int)pld_world_size();
+    pld_buffer d = pld_alloc_window_buffer(PL_SHAPE(1, SIZE), PL_FP32, .name = "data");
+    pld_buffer s = pld_alloc_window_buffer(PL_SHAPE(nr, 1), PL_INT32, .name = "signal");
+    for (int r = 0; r < nr; r++) {
+        struct args a = {pl_at(h->x, r), pl_at(h->y, r), pld_window(d, PL_SHAPE(1, SIZE), PL_FP32),
+                         pld_window(s, PL_SHAPE(nr, 1), PL_INT32)};
+        pld_dispatch(r, per_device, a);
+    }
+}
+
+static char *run(enum scenario sc, int P, int *code)
+{
+    S = sc;
+    pld_config cfg;
+    pld_config_init(&cfg);
+    cfg.summary = 0;
+    char list[16];
+    snprintf(list, sizeof list, "0-%d", P - 1);
+    ck_assert_int_eq(pld_config_set_devices(&cfg, list), 0);
+    struct host_args h = {pl_tensor_new(PL_SHAPE(P, 1, SIZE), PL_FP32, "x"),
+                          pl_tensor_new(PL_SHAPE(P, 1, SIZE), PL_FP32, "y")};
+    capture_stderr_begin();
+    int rc = pld_run(&cfg, host, &h);
+    char *err = capture_stderr_end();
+    *code = pld_exit_code(rc);
+    return err;
+}
+
+static const enum scenario seeded[] = {NO_BARRIER, BARRIER_AFTER_READ, STALE_SIGNAL};
+static const char *const seeded_ops[][2] = {
+    {"pl_store", "pld_tile_remote_load"},
+    {"pld_tile_remote_store", "pl_load"},
+    {"pl_store", "pld_tile_remote_load"},
+};
+
+START_TEST(seeded_race_is_reported)
+{
+    int code;
+    char *err = run(seeded[_i], 2, &code);
+    char want[256];
+    /* the report names the later access's line and op, the window, and the
+     * other access's op and line */
+    ck_assert_contains(err, ": race: ");
+    ck_assert_contains(err, "window 'data' bytes [0, 256)");
+    snprintf(want, sizeof want, "%s:%d", __FILE__, line_a);
+    ck_assert_contains(err, want);
+    snprintf(want, sizeof want, "%s:%d", __FILE__, line_b);
+    ck_assert_contains(err, want);
+    ck_assert_contains(err, seeded_ops[_i][0]);
+    ck_assert_contains(err, seeded_ops[_i][1]);
+    ck_assert_contains(err, "no notify->wait orders them");
+    ck_assert_contains(err, "data race");
+    ck_assert_contains(err, "found (--races=error");
+    /* reported once per pair of lines, not once per rank or per byte */
+    ck_assert_int_le(count_lines_with(err, ": race: "), 2);
+    free(err);
+    exit(code);
+}
+END_TEST
+
+START_TEST(correct_code_is_not_reported)
+{
+    int code;
+    char *err = run(CORRECT, 2 + _i, &code);
+    ck_assert_msg(strstr(err, "race") == NULL, "false report:\n%s", err);
+    free(err);
+    ck_assert_int_eq(code, 0);
+}
+END_TEST
+
+START_TEST(warn_reports_without_failing)
+{
+    S = NO_BARRIER;
+    pld_config cfg;
+    pld_config_init(&cfg);
+    cfg.summary = 0;
+    cfg.races = PLD_RACES_WARN;
+    struct host_args h = {pl_tensor_new(PL_SHAPE(2, 1, SIZE), PL_FP32, "x"),
+                          pl_tensor_new(PL_SHAPE(2, 1, SIZE), PL_FP32, "y")};
+    capture_stderr_begin();
+    int rc = pld_run(&cfg, host, &h);
+    char *err = capture_stderr_end();
+    ck_assert_int_eq(rc, 0);
+    ck_assert_contains(err, ": race: ");
+    free(err);
+}
+END_TEST
+
+START_TEST(off_reports_nothing)
+{
+    S = NO_BARRIER;
+    pld_config cfg;
+    pld_config_init(&cfg);
+    cfg.summary = 0;
+    cfg.races = PLD_RACES_OFF;
+    struct host_args h = {pl_tensor_new(PL_SHAPE(2, 1, SIZE), PL_FP32, "x"),
+                          pl_tensor_new(PL_SHAPE(2, 1, SIZE), PL_FP32, "y")};
+    capture_stderr_begin();
+    int rc = pld_run(&cfg, host, &h);
+    char *err = capture_stderr_end();
+    ck_assert_int_eq(rc, 0);
+    ck_assert_str_eq(err, "");
+    free(err);
+}
+END_TEST
+
+/* Buffers that share a 64-byte line get one warning naming both. */
+START_TEST(cache_line_sharing_is_warned)
+{
+    struct cmd_result r = run_cmd("%s --use-builtin", tutorial("04_barrier"));
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_int_eq(count_lines_with(r.err, ": warning: "), 1);
+    ck_assert_contains(r.err, "04_barrier.c:");
+    ck_assert_contains(r.err, "buffers 'signal' (window bytes 0..31) and 'data' (32..287) share "
+                              "the 64-byte cache line at window offset 0");
+    cmd_result_free(&r);
+    r = run_cmd("%s --use-builtin --no-cacheline-check", tutorial("04_barrier"));
+    ck_assert_str_eq(r.err, "");
+    cmd_result_free(&r);
+    /* 256 bytes of data first: the signal starts on a fresh line */
+    r = run_cmd("%s", tutorial("05_remote_load_store"));
+    ck_assert_str_eq(r.err, "");
+    cmd_result_free(&r);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("races");
+    TCase *tc = tcase_create("races");
+    tcase_add_loop_exit_test(tc, seeded_race_is_reported, 5, 0, 3);
+    tcase_add_loop_test(tc, correct_code_is_not_reported, 0, 4); /* P = 2..5 */
+    tcase_add_test(tc, warn_reports_without_failing);
+    tcase_add_test(tc, off_reports_nothing);
+    tcase_add_test(tc, cache_line_sharing_is_warned);
+    suite_add_tcase(s, tc);
+    return run_suite(s);
+}
