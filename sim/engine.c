@@ -41,6 +41,8 @@ static void leave_if_aborted(void)
         sg_actor_exit();
 }
 
+static _Noreturn void sim_abort_run(void);
+
 static int sim_self(void)
 {
     if (!S.R)
@@ -116,10 +118,26 @@ static int satisfied(const int32_t *cell, pld_wait_cmp cmp, int32_t expected)
 static void sim_signal_wait(const int32_t *cell, pld_wait_cmp cmp, int32_t expected)
 {
     struct sim_rank *rk = &S.rk[sim_self()];
+    double timeout = S.R->cfg->wait_timeout, deadline = simgrid_get_clock() + timeout;
     sg_mutex_lock(rk->mtx);
-    while (!satisfied(cell, cmp, expected))
-        sg_cond_wait(rk->cond, rk->mtx);
+    while (!satisfied(cell, cmp, expected) && !S.aborted) {
+        if (timeout <= 0) {
+            sg_cond_wait(rk->cond, rk->mtx);
+            continue;
+        }
+        double left = deadline - simgrid_get_clock();
+        if (left <= 0) {
+            /* like hardware's spin limit: this wait will not complete */
+            sg_mutex_unlock(rk->mtx);
+            pld__report_deadlock(S.R);
+            if (!S.R->error)
+                S.R->error = PLD_EDEADLOCK;
+            sim_abort_run();
+        }
+        sg_cond_wait_for(rk->cond, rk->mtx, left);
+    }
     sg_mutex_unlock(rk->mtx);
+    leave_if_aborted();
 }
 
 /* Ends the run after an error.  Killing the other actors could catch one in
@@ -146,7 +164,7 @@ static void device_main(int argc, char **argv)
     struct pld__rank *fr = &S.R->ranks[r];
     for (;;) {
         sg_mutex_lock(rk->mtx);
-        while (!rk->head && !S.host_done)
+        while (!rk->head && !S.host_done && !S.aborted)
             sg_cond_wait(rk->cond, rk->mtx);
         struct pld__task *t = rk->head;
         if (t) {
@@ -155,7 +173,7 @@ static void device_main(int argc, char **argv)
                 rk->tail = NULL;
         }
         sg_mutex_unlock(rk->mtx);
-        if (!t)
+        if (!t || S.aborted)
             break;
         fr->in_task = 1;
         t->fn(t->args);

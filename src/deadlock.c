@@ -1,33 +1,150 @@
-/* deadlock.c: the report printed when every live rank is blocked in a wait. */
+/* deadlock.c: the report printed when every live rank is blocked in a wait
+ * (or, with --wait-timeout, when one wait has blocked too long): one line
+ * per blocked rank with its cell, and the wait-for graph that says whether
+ * the ranks wait on each other in a cycle or on a rank that has finished. */
 #include "internal.h"
+
+#include <stdlib.h>
+
+/* cell -> the last rank that notified it, for the wait-for graph */
+static const void **note_key;
+static int *note_rank;
+static size_t note_cap, note_n;
+
+static size_t note_slot(const void *key)
+{
+    size_t h = ((uintptr_t)key >> 2) * 0x9e3779b97f4a7c15ull, i = h & (note_cap - 1);
+    while (note_key[i] && note_key[i] != key)
+        i = (i + 1) & (note_cap - 1);
+    return i;
+}
+
+void pld__deadlock_note(const void *cell, int rank)
+{
+    if (2 * (note_n + 1) > note_cap) {
+        size_t cap = note_cap ? 2 * note_cap : 256, ocap = note_cap;
+        const void **ok = note_key;
+        int *orank = note_rank;
+        note_key = calloc(cap, sizeof *note_key);
+        note_rank = calloc(cap, sizeof *note_rank);
+        if (!note_key || !note_rank) {
+            free(note_key);
+            free(note_rank);
+            note_key = ok;
+            note_rank = orank;
+            return;
+        }
+        note_cap = cap;
+        note_n = 0;
+        for (size_t i = 0; i < ocap; i++)
+            if (ok[i]) {
+                size_t j = note_slot(ok[i]);
+                note_key[j] = ok[i];
+                note_rank[j] = orank[i];
+                note_n++;
+            }
+        free(ok);
+        free(orank);
+    }
+    size_t i = note_slot(cell);
+    if (!note_key[i])
+        note_n++;
+    note_key[i] = cell;
+    note_rank[i] = rank;
+}
+
+/* The rank that last notified `cell`, or -1. */
+static int last_notifier(const void *cell)
+{
+    if (!note_cap)
+        return -1;
+    size_t i = note_slot(cell);
+    return note_key[i] ? note_rank[i] : -1;
+}
+
+void pld__deadlock_reset(void)
+{
+    free(note_key);
+    free(note_rank);
+    note_key = NULL;
+    note_rank = NULL;
+    note_cap = note_n = 0;
+}
 
 void pld__report_deadlock(struct pld__run *R)
 {
-    int blocked = 0, finished = 0;
+    int blocked = 0, P = R->P;
     char off[64];
     if (R->deadlocked)
         return;
     R->deadlocked = 1;
-    for (int r = 0; r < R->P; r++)
+    for (int r = 0; r < P; r++)
         blocked += R->ranks[r].wait.active;
     fflush(stdout);
-    fprintf(stderr,
-            "pldsim: deadlock at t=%.3f us: %d rank%s blocked in pld_system_wait with no "
-            "notify that could release %s\n",
-            pld__now() * 1e6, blocked, blocked == 1 ? "" : "s", blocked == 1 ? "it" : "them");
-    for (int r = 0; r < R->P; r++) {
+    if (R->cfg->wait_timeout > 0 && blocked)
+        fprintf(stderr,
+                "pldsim: wait timeout at t=%.3f us: a wait blocked longer than --wait-timeout "
+                "%.3f us; %d rank%s blocked in pld_system_wait\n",
+                pld__now() * 1e6, R->cfg->wait_timeout * 1e6, blocked, blocked == 1 ? "" : "s");
+    else
+        fprintf(stderr,
+                "pldsim: deadlock at t=%.3f us: %d rank%s blocked in pld_system_wait with no "
+                "notify that could release %s\n",
+                pld__now() * 1e6, blocked, blocked == 1 ? "" : "s", blocked == 1 ? "it" : "them");
+    int *next = malloc((size_t)P * sizeof *next);
+    for (int r = 0; r < P; r++) {
         const struct pld__wait_info *w = &R->ranks[r].wait;
-        if (!w->active) {
-            finished++;
+        if (next)
+            next[r] = -1;
+        if (!w->active)
             continue;
-        }
+        int n = last_notifier(w->cellp);
         fprintf(stderr, "%s:%d: rank %d: waits for %s%s %s %lld; the cell holds %d", w->file,
                 w->line, r, w->buf->name, pld__shape_str(w->offsets, off, sizeof off),
                 w->cmp == PLD_WAIT_EQ ? "==" : ">=", (long long)w->expected, *w->cellp);
         if (w->collective)
             fprintf(stderr, " (inside %s)", w->collective);
+        if (n < 0)
+            fprintf(stderr, "; no rank has notified it yet");
+        else
+            fprintf(stderr, "; last notified by rank %d, which %s", n,
+                    R->ranks[n].wait.active ? "is blocked too" : "has finished or is idle");
         fputc('\n', stderr);
+        if (next)
+            next[r] = n;
     }
+    /* the wait-for graph: follow each blocked rank's edge to the rank that
+     * last notified its cell, and name what the chain ends in */
+    for (int r = 0; next && r < P; r++) {
+        if (!R->ranks[r].wait.active || R->ranks[r].wait.active == 2 || next[r] < 0)
+            continue; /* not blocked, already in a reported cycle, or no known notifier */
+        int slow = r, steps = 0;
+        char chain[512];
+        int len = snprintf(chain, sizeof chain, "rank %d", r);
+        while (steps < P && next[slow] >= 0 && R->ranks[next[slow]].wait.active) {
+            slow = next[slow];
+            steps++;
+            if (len < (int)sizeof chain - 32)
+                len += snprintf(chain + len, sizeof chain - (size_t)len, " -> rank %d", slow);
+            if (slow == r)
+                break;
+        }
+        if (slow == r && steps > 0) {
+            fprintf(stderr, "pldsim: wait-for cycle: %s (each waits on the next)\n", chain);
+            /* report each cycle once: mark its members */
+            for (int k = next[r]; k >= 0 && k != r; k = next[k])
+                R->ranks[k].wait.active = 2;
+            R->ranks[r].wait.active = 2;
+        } else if (next[slow] >= 0 && !R->ranks[next[slow]].wait.active && steps < P) {
+            fprintf(stderr, "pldsim: %s waits on rank %d, which has already finished\n", chain,
+                    next[slow]);
+        }
+    }
+    for (int r = 0; r < P; r++)
+        if (R->ranks[r].wait.active == 2)
+            R->ranks[r].wait.active = 1;
+    free(next);
+    int finished = P - blocked;
     if (finished)
         fprintf(stderr, "pldsim: %d other rank%s finished or idle\n", finished,
                 finished == 1 ? " has" : "s have");

@@ -250,8 +250,11 @@ void pld__races_access(int me, const struct pld__wbuf *b, int copy, int64_t lo, 
 void pld__races_region(int me, pl_tensor t, int copy, pl_shape offsets, pl_shape shape, int write,
                        int atomic, const char *op, const char *file, int line);
 
-/* Deadlock report (deadlock.c): a header and one line per blocked rank. */
+/* Deadlock report (deadlock.c): a header, one line per blocked rank, and
+ * the wait-for graph.  pld__deadlock_note records who notified a cell. */
 void pld__report_deadlock(struct pld__run *R);
+void pld__deadlock_note(const void *cell, int rank);
+void pld__deadlock_reset(void);
 
 /* Dynamic dims (shape.c). */
 void pld__dynamic_reset(void);

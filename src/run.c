@@ -39,6 +39,8 @@ void pld_print_common_usage(void *out)
           "      --seed N               seed for random inputs (default 0)\n"
           "      --network-model NAME   sim: CM02 (default, exact latency+size/bandwidth) or LV08\n"
           "      --races off|warn|error data-race detector (default error up to 64 ranks)\n"
+          "      --wait-timeout TIME    a wait that blocks longer (simulated) is reported as a\n"
+          "                             deadlock, like hardware's spin limit (e.g. 1ms)\n"
           "      --no-cacheline-check   do not warn about window buffers sharing a 64-byte line\n"
           "      --summary              after the run: busy/waiting/idle time and bytes per rank,\n"
           "                             bytes and peak utilisation per link, critical path\n"
@@ -162,6 +164,12 @@ int pld_parse_args(pld_config *cfg, int *argc, char **argv)
                 cfg->races = PLD_RACES_ERROR;
             else if (!rc)
                 rc = pld__config_error(PLD_EUSAGE, "--races '%s': expected off, warn or error", v);
+        } else if (flag_value(*argc, argv, &i, "--wait-timeout", NULL, &v, &rc)) {
+            if (!rc && (pld__parse_time(v, &cfg->wait_timeout) || cfg->wait_timeout <= 0))
+                rc = pld__config_error(PLD_EUSAGE,
+                                       "--wait-timeout '%s': expected a simulated time such as "
+                                       "100us or 2ms",
+                                       v);
         } else if (strcmp(argv[i], "--no-cacheline-check") == 0) {
             cfg->no_cacheline_check = 1;
         } else if (strcmp(argv[i], "--summary") == 0) {
@@ -243,6 +251,7 @@ int pld__run(const pld_config *cfg, pld__host_fn host, const void *args)
     pld__races_begin(&R);
     rc = be->run(&R, host, args);
     int races = pld__races_end(&R);
+    pld__deadlock_reset();
     if (races && rc == 0 && R.races_mode == PLD_RACES_ERROR)
         rc = pld__config_error(PLD_ERACE,
                                "%d data race%s found (--races=error; --races=warn reports them "

@@ -62,6 +62,7 @@ void pld__notify(const char *file, int line, pld_dtensor target, struct pld_noti
     int64_t at = target.win_offset + cell_offset(target, kw.offsets);
     pld__races_access(me, target.win, peer, at, at + 4, 1, 1, op, file, line);
     pld__races_release(me, cell, kw.op);
+    pld__deadlock_note(cell, me);
     int64_t seq = pld__trace_op(kw.op == PLD_NOTIFY_SET ? "notify_set" : "notify_add", t0, peer,
                                 &target, cell_offset(target, kw.offsets), 4, kw.value, file, line);
     pld__trace_note_cell(cell, seq);

@@ -32,6 +32,9 @@ enum misuse {
     ALLGATHER_ALIAS,
     BROADCAST_NO_ROOT,
     SKIP_COLLECTIVE,
+    WAIT_CYCLE,
+    WAIT_ON_FINISHED,
+    WAIT_TIMEOUT,
 };
 
 static int bad_line; /* the line of the offending call, set right before it */
@@ -120,6 +123,25 @@ static void kernel(const struct rank_args *a)
             bad_line = __LINE__; pld_tensor_allreduce(a->data, a->sig, .op = PLD_REDUCE_SUM);
         }
         break;
+    case WAIT_CYCLE: /* each sends one credit but waits for two */
+        pld_system_notify(a->sig, .peer = 1 - me, .offsets = PL_IDX(me, 0), .value = 1, .op = PLD_NOTIFY_ATOMIC_ADD);
+        bad_line = __LINE__; pld_system_wait(a->sig, .offsets = PL_IDX(1 - me, 0), .expected = 2, .cmp = PLD_WAIT_GE);
+        break;
+    case WAIT_ON_FINISHED: /* rank 0 sends one credit and leaves */
+        if (me == 0)
+            pld_system_notify(a->sig, .peer = 1, .offsets = PL_IDX(0, 0), .value = 1, .op = PLD_NOTIFY_ATOMIC_ADD);
+        else {
+            bad_line = __LINE__; pld_system_wait(a->sig, .offsets = PL_IDX(0, 0), .expected = 2, .cmp = PLD_WAIT_GE);
+        }
+        break;
+    case WAIT_TIMEOUT: /* rank 1 waits for nothing while rank 0 works on */
+        if (me == 0)
+            for (int k = 0; k < 2000; k++)
+                (void)pl_load(a->data, PL_IDX(0, 0), PL_SHAPE(1, 64));
+        else {
+            bad_line = __LINE__; pld_system_wait(a->sig, .offsets = PL_IDX(0, 0), .expected = 1, .cmp = PLD_WAIT_GE);
+        }
+        break;
     case RANK_ON_HOST:
         break;
     }
@@ -163,11 +185,14 @@ static void host(const struct host_args *h)
 }
 
 /* Runs the misuse on two devices; returns stderr, exit code in *code. */
+static double wait_timeout; /* --wait-timeout for the next run_misuse */
+
 static char *run_misuse(enum misuse what, int *code)
 {
     pld_config cfg;
     pld_config_init(&cfg);
     cfg.summary = 0;
+    cfg.wait_timeout = wait_timeout;
     struct host_args h = {pl_tensor_new(PL_SHAPE(1, 50000), PL_FP32, "x"), what};
     capture_stderr_begin();
     int rc = pld_run(&cfg, host, &h);
@@ -263,6 +288,54 @@ START_TEST(a_rank_that_skips_a_collective_is_a_deadlock_naming_it)
              __FILE__, bad_line);
     ck_assert_contains(err, line);
     ck_assert_contains(err, "pldsim: 1 other rank has finished or idle");
+    free(err);
+    exit(code);
+}
+END_TEST
+
+START_TEST(deadlock_cycle_is_named)
+{
+    int code;
+    char *err = run_misuse(WAIT_CYCLE, &code);
+    char line[256];
+    snprintf(line, sizeof line,
+             "%s:%d: rank 0: waits for sig[1, 0] >= 2; the cell holds 1; last notified by rank 1, "
+             "which is blocked too",
+             __FILE__, bad_line);
+    ck_assert_contains(err, line);
+    ck_assert_contains(err, "pldsim: wait-for cycle: rank 0 -> rank 1 -> rank 0 (each waits on "
+                            "the next)");
+    ck_assert_int_eq(count_lines_with(err, "wait-for cycle"), 1);
+    free(err);
+    exit(code);
+}
+END_TEST
+
+START_TEST(deadlock_on_a_finished_rank_is_named)
+{
+    int code;
+    char *err = run_misuse(WAIT_ON_FINISHED, &code);
+    ck_assert_contains(err, "pldsim: deadlock at t=");
+    ck_assert_contains(err, "rank 1: waits for sig[0, 0] >= 2; the cell holds 1; last notified by "
+                            "rank 0, which has finished or is idle");
+    ck_assert_contains(err, "pldsim: rank 1 waits on rank 0, which has already finished");
+    free(err);
+    exit(code);
+}
+END_TEST
+
+START_TEST(wait_timeout_reports_while_others_run)
+{
+    int code;
+    wait_timeout = 100e-6;
+    char *err = run_misuse(WAIT_TIMEOUT, &code);
+    char line[256];
+    ck_assert_contains(err, "pldsim: wait timeout at t=");
+    ck_assert_contains(err, "a wait blocked longer than --wait-timeout 100.000 us; 1 rank blocked");
+    snprintf(line, sizeof line, "%s:%d: rank 1: waits for sig[0, 0] >= 1; the cell holds 0",
+             __FILE__, bad_line);
+    ck_assert_contains(err, line);
+    ck_assert_contains(err, "1 other rank has finished or idle");
     free(err);
     exit(code);
 }
@@ -459,6 +532,9 @@ int main(void)
                              (int)(sizeof cases / sizeof cases[0]));
     tcase_add_exit_test(api, deadlock_is_reported_per_rank, 4);
     tcase_add_exit_test(api, a_rank_that_skips_a_collective_is_a_deadlock_naming_it, 4);
+    tcase_add_exit_test(api, deadlock_cycle_is_named, 4);
+    tcase_add_exit_test(api, deadlock_on_a_finished_rank_is_named, 4);
+    tcase_add_exit_test(api, wait_timeout_reports_while_others_run, 4);
     tcase_add_exit_test(api, ub_peak_of_live_tiles_is_checked_when_the_kernel_returns, 3);
     suite_add_tcase(s, api);
 

@@ -69,6 +69,7 @@ typedef struct pld_config {
     int detailed_summary;          /* --summary: per rank, per link, critical path */
     int races;                     /* enum pld_races */
     int no_cacheline_check;        /* do not warn about buffers sharing a 64-byte line */
+    double wait_timeout;           /* s of simulated time a wait may block; 0 = forever */
 } pld_config;
 
 /* Defaults: platform a2a3sim, devices 0,1 (P = 2), backend from PLD_BACKEND
