@@ -58,9 +58,13 @@ int pld__self(void)
     return pld__R->be->self();
 }
 
+int pld__config_error_silent;
+
 int pld__config_error(int code, const char *fmt, ...)
 {
     va_list ap;
+    if (pld__config_error_silent)
+        return code;
     fflush(stdout);
     fputs("pldsim: ", stderr);
     va_start(ap, fmt);

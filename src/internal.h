@@ -124,6 +124,9 @@ int pld__self(void);
 _Noreturn void pld__fail(int code, const char *file, int line, const char *op, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
+/* Set by the fuzz targets: configuration errors are returned, not printed. */
+extern int pld__config_error_silent;
+
 /* Prints a configuration-time error ("pldsim: ...") and returns `code`. */
 int pld__config_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

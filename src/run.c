@@ -150,7 +150,9 @@ int pld_parse_args(pld_config *cfg, int *argc, char **argv)
         } else if (flag_value(*argc, argv, &i, "--seed", NULL, &v, &rc)) {
             char *end;
             errno = 0;
-            unsigned long long s = strtoull(v, &end, 0);
+            /* v is unset when the flag came last without a value (rc says so);
+             * found by tests/fuzz/fuzz_flags */
+            unsigned long long s = rc ? 0 : strtoull(v, &end, 0);
             if (!rc && (end == v || *end || errno || *v == '-'))
                 rc = pld__config_error(PLD_EUSAGE, "--seed '%s': expected a non-negative integer",
                                        v);

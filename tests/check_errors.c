@@ -515,6 +515,21 @@ START_TEST(no_data_refuses_to_read_window_data)
 }
 END_TEST
 
+/* Found by the flag fuzzer: a flag that needs a value, given last. */
+START_TEST(flag_without_its_value)
+{
+    static const char *const flags[] = {"--seed",         "--platform",     "-d",
+                                        "--topology",     "--trace",        "--races",
+                                        "--wait-timeout", "--network-model"};
+    for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++) {
+        char cmd[4096], msg[64];
+        snprintf(cmd, sizeof cmd, "%s %s", tutorial("07_dynamic_rank_count"), flags[k]);
+        snprintf(msg, sizeof msg, "pldsim: %s needs a value (see --help)", flags[k]);
+        expect_cli(cmd, 2, msg);
+    }
+}
+END_TEST
+
 START_TEST(unknown_backend)
 {
     char cmd[4096];
@@ -549,6 +564,7 @@ int main(void)
     tcase_add_test(cli, more_ranks_than_the_platform_holds);
     tcase_add_test(cli, malformed_model_file);
     tcase_add_test(cli, unknown_backend);
+    tcase_add_test(cli, flag_without_its_value);
     tcase_add_test(cli, no_data_refuses_to_read_window_data);
     tcase_add_loop_test(cli, bad_topology_specs, 0, (int)(sizeof bad_specs / sizeof bad_specs[0]));
     suite_add_tcase(s, cli);
