@@ -195,6 +195,9 @@ START_TEST(local_ops_compute_what_they_say)
     ck_assert(pl_tensor_get(a.cells, 0) == 2998);
     ck_assert(pl_tensor_get(a.cells, 1) == 3);
     ck_assert(pl_tensor_get(a.cells, 2) == -3);
+    pl_tensor *all[] = {&a.x16, &a.y16, &a.xi, &a.yi, &a.yf, &a.cells};
+    for (int k = 0; k < 6; k++)
+        pl_tensor_free(all[k]);
 }
 END_TEST
 
@@ -234,6 +237,8 @@ START_TEST(ub_limit_counts_live_tiles_not_all_tiles)
     ck_assert_int_eq(pld_run(&cfg, loop_host, &a), 0);
     for (int k = 0; k < 8192; k += 1000)
         ck_assert(pl_tensor_get(a.y, k) == 100.0 * k);
+    pl_tensor_free(&a.x);
+    pl_tensor_free(&a.y);
 }
 END_TEST
 

@@ -114,6 +114,8 @@ static char *run(enum scenario sc, int P, int *code)
     capture_stderr_begin();
     int rc = pld_run(&cfg, host, &h);
     char *err = capture_stderr_end();
+    pl_tensor_free(&h.x);
+    pl_tensor_free(&h.y);
     *code = pld_exit_code(rc);
     return err;
 }
@@ -172,6 +174,8 @@ START_TEST(warn_reports_without_failing)
     capture_stderr_begin();
     int rc = pld_run(&cfg, host, &h);
     char *err = capture_stderr_end();
+    pl_tensor_free(&h.x);
+    pl_tensor_free(&h.y);
     ck_assert_int_eq(rc, 0);
     ck_assert_contains(err, ": race: ");
     free(err);
@@ -190,6 +194,8 @@ START_TEST(off_reports_nothing)
     capture_stderr_begin();
     int rc = pld_run(&cfg, host, &h);
     char *err = capture_stderr_end();
+    pl_tensor_free(&h.x);
+    pl_tensor_free(&h.y);
     ck_assert_int_eq(rc, 0);
     ck_assert_str_eq(err, "");
     free(err);

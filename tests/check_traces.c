@@ -158,6 +158,20 @@ static struct jval *jvalue(void)
     return jnew(J_LIT);
 }
 
+static void jfree(struct jval *v)
+{
+    if (!v)
+        return;
+    for (int i = 0; i < v->n; i++) {
+        free(v->keys[i]);
+        jfree(v->kids[i]);
+    }
+    free(v->keys);
+    free(v->kids);
+    free(v->str);
+    free(v);
+}
+
 static struct jval *jget(const struct jval *o, const char *key)
 {
     for (int i = 0; o && o->type == J_OBJ && i < o->n; i++)
@@ -276,6 +290,7 @@ START_TEST(perfetto_json_is_well_formed)
     free(sl);
     free(flow_ids);
     free(flow_seen);
+    jfree(root);
     free(text);
     unlink(path);
     free(path);

@@ -76,9 +76,16 @@ int main(int argc, char **argv)
         R.P = maxrank + 1;
     snprintf(R.platform_desc, sizeof R.platform_desc, "%s", platform);
     FILE *out = fopen(argv[2], "w");
+    int rc = 0;
     if (!out || pld__write_svg(out, &R, &t) != 0 || fclose(out) != 0) {
         fprintf(stderr, "pldsim-timeline: cannot write %s\n", argv[2]);
-        return 2;
+        rc = 2;
     }
-    return 0;
+    for (size_t i = 0; i < t.n; i++) {
+        free((char *)t.ev[i].op);
+        free((char *)t.ev[i].where);
+        free((char *)t.ev[i].file);
+    }
+    free(t.ev);
+    return rc;
 }
