@@ -25,6 +25,7 @@ enum misuse {
     SIGNAL_NOT_INT32,
     PUT_PARTIAL_REGION,
     LOAD_HOST_TENSOR_AS_WINDOW,
+    VIEW_LARGER_THAN_BUFFER,
     TILE_ROW_MISALIGNED,
     DEADLOCK,
     UB_PEAK,
@@ -143,6 +144,7 @@ static void kernel(const struct rank_args *a)
         }
         break;
     case RANK_ON_HOST:
+    case VIEW_LARGER_THAN_BUFFER:
         break;
     }
     // clang-format on
@@ -169,8 +171,14 @@ static void host(const struct host_args *h)
     pld_dtensor sig = pld_window(s, PL_SHAPE(2, 1), PL_INT32);
     pld_buffer rows = pld_alloc_window_buffer(PL_SHAPE(2, 64), PL_FP32, .name = "rows");
     // clang-format off
+    // clang-format off
+    if (h->what == VIEW_LARGER_THAN_BUFFER) {
+        bad_line = __LINE__; (void)pld_window(d, PL_SHAPE(2, 64), PL_FP32);
+    }
+    // clang-format on
     if (h->what == RANK_ON_HOST) {
-        bad_line = __LINE__; (void)pld_rank(pld_get_comm_ctx(sig));
+        bad_line = __LINE__;
+        (void)pld_rank(pld_get_comm_ctx(sig));
     }
     // clang-format on
     for (int r = 0; r < pld_world_size(); r++) {
@@ -231,6 +239,8 @@ static const struct {
     {MISSING_EXPECTED, "pld_system_wait", "rank 0", "missing required keyword .expected"},
     {WORLD_SIZE_IN_KERNEL, "pld_world_size", "rank 0", "not allowed in a kernel; it is host-only"},
     {RANK_ON_HOST, "pld_rank", "host", "not allowed in the host orchestrator; it is kernel-only"},
+    {VIEW_LARGER_THAN_BUFFER, "pld_window", "host",
+     "a [2, 64] FP32 view needs 512 bytes but buffer 'data' has 256"},
     {SIGNAL_NOT_INT32, "pld_system_notify", "rank 0",
      "target 'data' is FP32; signal cells must be INT32"},
     {PUT_PARTIAL_REGION, "pld_tensor_put", "rank 0",
@@ -530,6 +540,28 @@ START_TEST(flag_without_its_value)
 }
 END_TEST
 
+/* Malformed values of the flags the fuzzer exercises. */
+START_TEST(malformed_flag_values)
+{
+    static const struct {
+        const char *flag, *msg;
+    } bad[] = {
+        {"--races=sometimes", "--races 'sometimes': expected off, warn or error"},
+        {"--wait-timeout=soon", "--wait-timeout 'soon': expected a simulated time such as 100us"},
+        {"--wait-timeout=0", "--wait-timeout '0': expected a simulated time"},
+        {"--network-model=NS3", "--network-model 'NS3': expected CM02 or LV08"},
+        {"--seed=-4", "--seed '-4': expected a non-negative integer"},
+        {"--seed=12abc", "--seed '12abc': expected a non-negative integer"},
+        {"-d 3-1", "-d/--device '3-1': a range is FIRST-LAST with FIRST <= LAST"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        char cmd[4096];
+        snprintf(cmd, sizeof cmd, "%s %s", tutorial("07_dynamic_rank_count"), bad[k].flag);
+        expect_cli(cmd, 2, bad[k].msg);
+    }
+}
+END_TEST
+
 START_TEST(unknown_backend)
 {
     char cmd[4096];
@@ -565,6 +597,7 @@ int main(void)
     tcase_add_test(cli, malformed_model_file);
     tcase_add_test(cli, unknown_backend);
     tcase_add_test(cli, flag_without_its_value);
+    tcase_add_test(cli, malformed_flag_values);
     tcase_add_test(cli, no_data_refuses_to_read_window_data);
     tcase_add_loop_test(cli, bad_topology_specs, 0, (int)(sizeof bad_specs / sizeof bad_specs[0]));
     suite_add_tcase(s, cli);
