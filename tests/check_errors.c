@@ -171,14 +171,11 @@ static void host(const struct host_args *h)
     pld_dtensor sig = pld_window(s, PL_SHAPE(2, 1), PL_INT32);
     pld_buffer rows = pld_alloc_window_buffer(PL_SHAPE(2, 64), PL_FP32, .name = "rows");
     // clang-format off
-    // clang-format off
     if (h->what == VIEW_LARGER_THAN_BUFFER) {
         bad_line = __LINE__; (void)pld_window(d, PL_SHAPE(2, 64), PL_FP32);
     }
-    // clang-format on
     if (h->what == RANK_ON_HOST) {
-        bad_line = __LINE__;
-        (void)pld_rank(pld_get_comm_ctx(sig));
+        bad_line = __LINE__; (void)pld_rank(pld_get_comm_ctx(sig));
     }
     // clang-format on
     for (int r = 0; r < pld_world_size(); r++) {
