@@ -36,6 +36,28 @@ enum misuse {
     WAIT_CYCLE,
     WAIT_ON_FINISHED,
     WAIT_TIMEOUT,
+    /* the rest of the matrix (docs/errors.md) */
+    STORE_DTYPE_MISMATCH,
+    NOTIFY_VALUE_RANGE,
+    NOTIFY_PEER_RANGE,
+    WAIT_CMP_INVALID,
+    PUT_SHAPE_MISMATCH,
+    GET_WITH_ATOMIC,
+    PUT_PIPELINE_NO_CHUNKS,
+    TILE_AFTER_KERNEL,
+    NESTED_INCORE,
+    CAST_OVERFLOW,
+    ALLREDUCE_BAD_DTYPE,
+    REDUCE_OP_INVALID,
+    BARRIER_BAD_SHAPE,
+    ALL_TO_ALL_SHAPES,
+    BROADCAST_ROOT_RANGE,
+    LOAD_OFFSETS_RANK,
+    DISPATCH_BAD_RANK,
+    AT_OUT_OF_RANGE,
+    BIND_SHAPE_MISMATCH,
+    ALLOC_SHAPE_NO_DTYPE,
+    ALLOC_BYTES_NONPOSITIVE,
 };
 
 static int bad_line; /* the line of the offending call, set right before it */
@@ -45,6 +67,15 @@ struct rank_args {
     pld_dtensor data, sig, rows, rows_first;
     enum misuse what;
 };
+
+static pl_tile stash; /* a tile kept past its kernel (TILE_AFTER_KERNEL) */
+
+static void stash_kernel(const struct rank_args *a)
+{
+    stash = pl_load(a->data, PL_IDX(0, 0), PL_SHAPE(1, 64));
+}
+
+static void inner_kernel(void) {}
 
 static void kernel(const struct rank_args *a)
 {
@@ -143,8 +174,55 @@ static void kernel(const struct rank_args *a)
             bad_line = __LINE__; pld_system_wait(a->sig, .offsets = PL_IDX(0, 0), .expected = 1, .cmp = PLD_WAIT_GE);
         }
         break;
-    case RANK_ON_HOST:
-    case VIEW_LARGER_THAN_BUFFER:
+    case STORE_DTYPE_MISMATCH:
+        bad_line = __LINE__; pl_store(t, PL_IDX(0, 0), a->sig);
+        break;
+    case NOTIFY_VALUE_RANGE:
+        bad_line = __LINE__; pld_system_notify(a->sig, .peer = 1 - me, .offsets = PL_IDX(0, 0), .value = 1LL << 40, .op = PLD_NOTIFY_SET);
+        break;
+    case NOTIFY_PEER_RANGE:
+        bad_line = __LINE__; pld_system_notify(a->sig, .peer = -1, .offsets = PL_IDX(0, 0), .value = 1, .op = PLD_NOTIFY_SET);
+        break;
+    case WAIT_CMP_INVALID:
+        bad_line = __LINE__; pld_system_wait(a->sig, .offsets = PL_IDX(0, 0), .expected = 1, .cmp = (pld_wait_cmp)7);
+        break;
+    case PUT_SHAPE_MISMATCH:
+        bad_line = __LINE__; pld_tensor_put(a->data, .peer = 1 - me, .src = a->rows);
+        break;
+    case GET_WITH_ATOMIC:
+        bad_line = __LINE__; pld_tensor_get(a->data, .peer = 1 - me, .src = a->data, .atomic = PL_ATOMIC_ADD);
+        break;
+    case PUT_PIPELINE_NO_CHUNKS:
+        bad_line = __LINE__; pld_tensor_put(a->data, .peer = 1 - me, .src = a->data, .pipeline = 1);
+        break;
+    case TILE_AFTER_KERNEL:
+        bad_line = __LINE__; pld_tile_remote_store(stash, a->data, .peer = 1 - me, .offsets = PL_IDX(0, 0));
+        break;
+    case NESTED_INCORE:
+        bad_line = __LINE__; pl_incore(inner_kernel);
+        break;
+    case CAST_OVERFLOW:
+        bad_line = __LINE__; (void)pl_cast(1e12, PL_INT32);
+        break;
+    case ALLREDUCE_BAD_DTYPE:
+        bad_line = __LINE__; pld_tensor_allreduce(a->sig, a->sig);
+        break;
+    case REDUCE_OP_INVALID:
+        bad_line = __LINE__; pld_tensor_allreduce(a->data, a->sig, .op = (pld_reduce_op)9);
+        break;
+    case BARRIER_BAD_SHAPE:
+        bad_line = __LINE__; pld_tensor_barrier(a->data);
+        break;
+    case ALL_TO_ALL_SHAPES:
+        bad_line = __LINE__; pld_tensor_all_to_all(a->rows, a->data, a->sig);
+        break;
+    case BROADCAST_ROOT_RANGE:
+        bad_line = __LINE__; pld_tensor_broadcast(a->data, a->sig, .root = 7);
+        break;
+    case LOAD_OFFSETS_RANK:
+        bad_line = __LINE__; (void)pl_load(a->data, PL_IDX(0), PL_SHAPE(1, 64));
+        break;
+    default: /* the host-side cases */
         break;
     }
     // clang-format on
@@ -154,6 +232,8 @@ static int incore_line;
 
 static void per_device(const struct rank_args *a)
 {
+    if (a->what == TILE_AFTER_KERNEL)
+        pl_incore(stash_kernel, a);
     // clang-format off
     incore_line = __LINE__; pl_incore(kernel, a);
     // clang-format on
@@ -176,6 +256,22 @@ static void host(const struct host_args *h)
     }
     if (h->what == RANK_ON_HOST) {
         bad_line = __LINE__; (void)pld_rank(pld_get_comm_ctx(sig));
+    }
+    if (h->what == AT_OUT_OF_RANGE) {
+        bad_line = __LINE__; (void)pl_at(h->x, 3);
+    }
+    if (h->what == BIND_SHAPE_MISMATCH) {
+        bad_line = __LINE__; pl_bind_shape(h->x, PL_SHAPE(2, 3));
+    }
+    if (h->what == ALLOC_SHAPE_NO_DTYPE) {
+        bad_line = __LINE__; (void)pld_alloc_window_buffer(PL_SHAPE(1, 8));
+    }
+    if (h->what == ALLOC_BYTES_NONPOSITIVE) {
+        bad_line = __LINE__; (void)pld_alloc_window_buffer(0);
+    }
+    if (h->what == DISPATCH_BAD_RANK) {
+        struct rank_args a = {h->x, pld_window(d, PL_SHAPE(1, 64), PL_FP32), sig, sig, sig, h->what};
+        bad_line = __LINE__; pld_dispatch(5, per_device, a);
     }
     // clang-format on
     for (int r = 0; r < pld_world_size(); r++) {
@@ -236,6 +332,42 @@ static const struct {
     {MISSING_EXPECTED, "pld_system_wait", "rank 0", "missing required keyword .expected"},
     {WORLD_SIZE_IN_KERNEL, "pld_world_size", "rank 0", "not allowed in a kernel; it is host-only"},
     {RANK_ON_HOST, "pld_rank", "host", "not allowed in the host orchestrator; it is kernel-only"},
+    {STORE_DTYPE_MISMATCH, "pl_store", "rank 0",
+     "dtype mismatch: tile is FP32 but destination 'sig' is INT32"},
+    {NOTIFY_VALUE_RANGE, "pld_system_notify", "rank 0",
+     "value 1099511627776 does not fit in INT32"},
+    {NOTIFY_PEER_RANGE, "pld_system_notify", "rank 0", "peer -1 out of range [0, 2)"},
+    {WAIT_CMP_INVALID, "pld_system_wait", "rank 0",
+     ".cmp is 7; expected PLD_WAIT_EQ or PLD_WAIT_GE"},
+    {PUT_SHAPE_MISMATCH, "pld_tensor_put", "rank 0",
+     "without a region dst and src must have the same shape: dst 'data' [1, 64], src 'rows' "
+     "[2, 64]"},
+    {GET_WITH_ATOMIC, "pld_tensor_get", "rank 0", "get has no .atomic"},
+    {PUT_PIPELINE_NO_CHUNKS, "pld_tensor_put", "rank 0",
+     ".pipeline needs both .chunk_rows and .chunk_cols > 0"},
+    {TILE_AFTER_KERNEL, "pld_tile_remote_store", "rank 0",
+     "source tile belongs to a kernel that has returned"},
+    {NESTED_INCORE, "pl_incore", "rank 0",
+     "kernel inner_kernel called from inside kernel kernel: kernels do not nest"},
+    {CAST_OVERFLOW, "pl_cast", "rank 0", "1000000000000 does not fit in INT32"},
+    {ALLREDUCE_BAD_DTYPE, "pld_tensor_allreduce", "rank 0",
+     "target 'sig' is INT32; expected FP32 or FP16"},
+    {REDUCE_OP_INVALID, "pld_tensor_allreduce", "rank 0",
+     ".op is 9; expected PLD_REDUCE_SUM, _MAX, _MIN or _PROD"},
+    {BARRIER_BAD_SHAPE, "pld_tensor_barrier", "rank 0",
+     "signal 'data' is [1, 64] FP32; expected an INT32 window view of shape [2] or [2, 1]"},
+    {ALL_TO_ALL_SHAPES, "pld_tensor_all_to_all", "rank 0",
+     "input 'rows' is [2, 64] FP32 and target 'data' is [1, 64] FP32; expected both [2, S]"},
+    {BROADCAST_ROOT_RANGE, "pld_tensor_broadcast", "rank 0", "root 7 out of range [0, 2)"},
+    {LOAD_OFFSETS_RANK, "pl_load", "rank 0",
+     "offsets [0] of source have 1 dims but source 'data' has shape [1, 64] (2 dims)"},
+    {DISPATCH_BAD_RANK, "pld_dispatch", "host", "device 5 out of range [0, 2)"},
+    {AT_OUT_OF_RANGE, "pl_at", "host", "index 3 out of range for 'x' [1, 50000] (dim 0 is 1)"},
+    {BIND_SHAPE_MISMATCH, "pl_bind_shape", "host",
+     "tensor 'x' has shape [1, 50000], expected dim 0 to be 2"},
+    {ALLOC_SHAPE_NO_DTYPE, "pld_alloc_window_buffer", "host",
+     "the shape form needs a dtype: pld_alloc_window_buffer([1, 8], PL_FP32)"},
+    {ALLOC_BYTES_NONPOSITIVE, "pld_alloc_window_buffer", "host", "size is 0 bytes, expected > 0"},
     {VIEW_LARGER_THAN_BUFFER, "pld_window", "host",
      "a [2, 64] FP32 view needs 512 bytes but buffer 'data' has 256"},
     {SIGNAL_NOT_INT32, "pld_system_notify", "rank 0",
