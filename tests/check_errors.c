@@ -58,6 +58,9 @@ enum misuse {
     BIND_SHAPE_MISMATCH,
     ALLOC_SHAPE_NO_DTYPE,
     ALLOC_BYTES_NONPOSITIVE,
+    ADD_SHAPE_MISMATCH,
+    READ_OUT_OF_BOUNDS,
+    COMM_CTX_OF_HOST_TENSOR,
 };
 
 static int bad_line; /* the line of the offending call, set right before it */
@@ -222,6 +225,15 @@ static void kernel(const struct rank_args *a)
     case LOAD_OFFSETS_RANK:
         bad_line = __LINE__; (void)pl_load(a->data, PL_IDX(0), PL_SHAPE(1, 64));
         break;
+    case ADD_SHAPE_MISMATCH:
+        bad_line = __LINE__; (void)pl_add(t, pl_load(a->rows, PL_IDX(0, 0), PL_SHAPE(2, 64)));
+        break;
+    case READ_OUT_OF_BOUNDS:
+        bad_line = __LINE__; (void)pl_read(a->sig, PL_IDX(2, 0));
+        break;
+    case COMM_CTX_OF_HOST_TENSOR:
+        bad_line = __LINE__; (void)pld_get_comm_ctx(a->x);
+        break;
     default: /* the host-side cases */
         break;
     }
@@ -368,6 +380,11 @@ static const struct {
     {ALLOC_SHAPE_NO_DTYPE, "pld_alloc_window_buffer", "host",
      "the shape form needs a dtype: pld_alloc_window_buffer([1, 8], PL_FP32)"},
     {ALLOC_BYTES_NONPOSITIVE, "pld_alloc_window_buffer", "host", "size is 0 bytes, expected > 0"},
+    {ADD_SHAPE_MISMATCH, "pl_add", "rank 0", "shape mismatch: [1, 64] vs [2, 64]"},
+    {READ_OUT_OF_BOUNDS, "pl_read", "rank 0",
+     "out of bounds of tensor 'sig' [2, 1] (dim 0: 2 + 1 > 2)"},
+    {COMM_CTX_OF_HOST_TENSOR, "pld_get_comm_ctx", "rank 0",
+     "'x' is a host tensor; a comm context comes from a window view (pld_window)"},
     {VIEW_LARGER_THAN_BUFFER, "pld_window", "host",
      "a [2, 64] FP32 view needs 512 bytes but buffer 'data' has 256"},
     {SIGNAL_NOT_INT32, "pld_system_notify", "rank 0",
