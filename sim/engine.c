@@ -129,6 +129,7 @@ static void sim_signal_wait(const int32_t *cell, pld_wait_cmp cmp, int32_t expec
         if (left <= 0) {
             /* like hardware's spin limit: this wait will not complete */
             sg_mutex_unlock(rk->mtx);
+            S.R->timed_out = 1;
             pld__report_deadlock(S.R);
             if (!S.R->error)
                 S.R->error = PLD_EDEADLOCK;

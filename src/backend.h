@@ -70,5 +70,6 @@ struct pld_backend {
 /* Compiled-in backends, NULL-terminated. */
 extern const struct pld_backend *const pld__backends[];
 extern const struct pld_backend pld_backend_sim;
+extern const struct pld_backend pld_backend_threads;
 
 #endif /* PLD_BACKEND_H */

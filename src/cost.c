@@ -60,7 +60,8 @@ void pld__move(const char *file, int line, const char *op, int from, int to, siz
                   "platform %s has no route from dev%d (rank %d) to dev%d (rank %d)",
                   R->platform_desc, R->ranks[from].device_id, from, R->ranks[to].device_id, to);
     pld__trace_xfer(t0, from, to, (double)bytes, strcmp(op, "pld_system_notify") == 0);
-    R->bytes_moved += bytes;
-    R->ranks[from].bytes_sent += bytes;
-    R->ranks[to].bytes_received += bytes;
+    /* ranks may be threads (threads backend): count atomically */
+    __atomic_fetch_add(&R->bytes_moved, (uint64_t)bytes, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&R->ranks[from].bytes_sent, (uint64_t)bytes, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&R->ranks[to].bytes_received, (uint64_t)bytes, __ATOMIC_RELAXED);
 }

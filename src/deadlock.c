@@ -4,6 +4,7 @@
  * the ranks wait on each other in a cycle or on a rank that has finished. */
 #include "internal.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 
 /* cell -> the last rank that notified it, for the wait-for graph */
@@ -19,7 +20,18 @@ static size_t note_slot(const void *key)
     return i;
 }
 
+static pthread_mutex_t note_lock = PTHREAD_MUTEX_INITIALIZER; /* ranks may be threads */
+
+static void note_locked(const void *cell, int rank);
+
 void pld__deadlock_note(const void *cell, int rank)
+{
+    pthread_mutex_lock(&note_lock);
+    note_locked(cell, rank);
+    pthread_mutex_unlock(&note_lock);
+}
+
+static void note_locked(const void *cell, int rank)
 {
     if (2 * (note_n + 1) > note_cap) {
         size_t cap = note_cap ? 2 * note_cap : 256, ocap = note_cap;
@@ -81,11 +93,12 @@ void pld__report_deadlock(struct pld__run *R)
     for (int r = 0; r < P; r++)
         blocked += R->ranks[r].wait.active;
     fflush(stdout);
-    if (R->cfg->wait_timeout > 0 && blocked)
+    if (R->timed_out)
         fprintf(stderr,
                 "pldsim: wait timeout at t=%.3f us: a wait blocked longer than --wait-timeout "
                 "%.3f us; %d rank%s blocked in pld_system_wait\n",
-                pld__now() * 1e6, R->cfg->wait_timeout * 1e6, blocked, blocked == 1 ? "" : "s");
+                pld__now() * 1e6, (R->cfg->wait_timeout > 0 ? R->cfg->wait_timeout : 60.0) * 1e6,
+                blocked, blocked == 1 ? "" : "s");
     else
         fprintf(stderr,
                 "pldsim: deadlock at t=%.3f us: %d rank%s blocked in pld_system_wait with no "

@@ -88,8 +88,11 @@ _Noreturn void pld__fail(int code, const char *file, int line, const char *op, c
         snprintf(who, sizeof who, "setup");
 
     /* Only the first error is reported: the others are usually its echo
-     * (a peer that fails because this rank stopped). */
-    if (!pld__R || !pld__R->error) {
+     * (a peer that fails because this rank stopped).  Ranks may be threads,
+     * so the first one is decided atomically. */
+    int zero = 0;
+    if (self == PLD__NOBODY || __atomic_compare_exchange_n(&pld__R->error, &zero, code, 0,
+                                                           __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
         fflush(stdout);
         fprintf(stderr, "%s:%d: %s: %s: ", file, line, who, op);
         va_start(ap, fmt);
@@ -100,8 +103,6 @@ _Noreturn void pld__fail(int code, const char *file, int line, const char *op, c
     }
     if (self == PLD__NOBODY)
         exit(pld_exit_code(code));
-    if (!pld__R->error)
-        pld__R->error = code;
     pld__R->be->abort_run();
     __builtin_unreachable();
 }

@@ -6,8 +6,12 @@
 #include "trace.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Ranks may be threads (threads backend); the log is shared. */
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 
 double pld__now(void)
 {
@@ -52,23 +56,32 @@ int pld__trace_open(struct pld__run *R, const char *path)
     return 0;
 }
 
+static int64_t trace_add_locked(const struct pld__event *e);
+
 void pld__trace_add(const struct pld__event *e)
+{
+    pthread_mutex_lock(&log_lock);
+    trace_add_locked(e);
+    pthread_mutex_unlock(&log_lock);
+}
+
+static int64_t trace_add_locked(const struct pld__event *e)
 {
     struct pld__trace *t = pld__R ? pld__R->trace : NULL;
     if (!t)
-        return;
+        return -1;
     if (t->n == t->cap) {
         size_t cap = t->cap ? 2 * t->cap : 1024;
         struct pld__event *ne = realloc(t->ev, cap * sizeof *ne);
         if (!ne)
-            return; /* a trace is best effort; the run itself goes on */
+            return -1; /* a trace is best effort; the run itself goes on */
         t->ev = ne;
         t->cap = cap;
     }
     t->ev[t->n] = *e;
     t->ev[t->n].seq = t->n;
     t->ev[t->n].cause = -1;
-    t->n++;
+    return (int64_t)t->n++;
 }
 
 int64_t pld__trace_op(const char *op, double t0, int peer, const pl_tensor *t, int64_t elem_off,
@@ -103,8 +116,10 @@ int64_t pld__trace_op(const char *op, double t0, int peer, const pl_tensor *t, i
         pld__record_op(&pld__R->ranks[self], &e, t, elem_off);
     if (!pld__R->trace)
         return -1;
-    pld__trace_add(&e);
-    return (int64_t)pld__R->trace->n - 1;
+    pthread_mutex_lock(&log_lock);
+    int64_t seq = trace_add_locked(&e);
+    pthread_mutex_unlock(&log_lock);
+    return seq;
 }
 
 void pld__trace_xfer(double t0, int from, int to, double bytes, int is_signal)
@@ -112,17 +127,21 @@ void pld__trace_xfer(double t0, int from, int to, double bytes, int is_signal)
     struct pld__trace *t = pld__R ? pld__R->trace : NULL;
     if (!t)
         return;
+    double bw = pld__R->be->route_bw ? pld__R->be->route_bw(from, to) : 0;
+    pthread_mutex_lock(&log_lock);
     if (t->nx == t->capx) {
         size_t cap = t->capx ? 2 * t->capx : 1024;
         struct pld__xfer *nx = realloc(t->xf, cap * sizeof *nx);
-        if (!nx)
+        if (!nx) {
+            pthread_mutex_unlock(&log_lock);
             return;
+        }
         t->xf = nx;
         t->capx = cap;
     }
-    double bw = pld__R->be->route_bw ? pld__R->be->route_bw(from, to) : 0;
     t->xf[t->nx++] =
         (struct pld__xfer){t0, pld__now(), from, to, pld__self(), bytes, is_signal, bw};
+    pthread_mutex_unlock(&log_lock);
 }
 
 /* The cell map: open addressing on the cell's address. */
@@ -135,7 +154,16 @@ static size_t slot_of(const struct pld__trace *t, const void *key)
     return i;
 }
 
+static void note_cell_locked(const void *cell, int64_t seq);
+
 void pld__trace_note_cell(const void *cell, int64_t seq)
+{
+    pthread_mutex_lock(&log_lock);
+    note_cell_locked(cell, seq);
+    pthread_mutex_unlock(&log_lock);
+}
+
+static void note_cell_locked(const void *cell, int64_t seq)
 {
     struct pld__trace *t = pld__R ? pld__R->trace : NULL;
     if (!t || seq < 0)
@@ -172,11 +200,15 @@ void pld__trace_note_cell(const void *cell, int64_t seq)
 void pld__trace_set_cause(int64_t seq, const void *cell)
 {
     struct pld__trace *t = pld__R ? pld__R->trace : NULL;
-    if (!t || seq < 0 || !t->cell_cap)
+    if (!t || seq < 0)
         return;
-    size_t i = slot_of(t, cell);
-    if (t->cell_key[i])
-        t->ev[seq].cause = (int64_t)t->cell_seq[i];
+    pthread_mutex_lock(&log_lock);
+    if (t->cell_cap) {
+        size_t i = slot_of(t, cell);
+        if (t->cell_key[i])
+            t->ev[seq].cause = (int64_t)t->cell_seq[i];
+    }
+    pthread_mutex_unlock(&log_lock);
 }
 
 /* Sort by start time, then rank (host first), then the order of recording,

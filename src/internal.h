@@ -106,6 +106,7 @@ struct pld__run {
     struct pld__trace *trace;
     char platform_desc[128]; /* for the summary line */
     int races_mode;          /* enum pld_races, resolved */
+    int timed_out;           /* a wait passed --wait-timeout (not a full deadlock) */
 };
 
 /* The run in progress, or NULL outside pld_run(). */
@@ -252,6 +253,10 @@ void pld__races_access(int me, const struct pld__wbuf *b, int copy, int64_t lo, 
  * are ignored. */
 void pld__races_region(int me, pl_tensor t, int copy, pl_shape offsets, pl_shape shape, int write,
                        int atomic, const char *op, const char *file, int line);
+
+/* The a2a3 model's device numbers (sim/model.c): the defaults for hosts
+ * without <prop>s, and the device of backends that have no platform. */
+void pld__model_default_device(struct pld__device *d);
 
 /* Deadlock report (deadlock.c): a header, one line per blocked rank, and
  * the wait-for graph.  pld__deadlock_note records who notified a cell. */

@@ -71,6 +71,10 @@ void pld__races_begin(struct pld__run *R)
     int mode = R->cfg->races;
     if (mode == PLD_RACES_DEFAULT)
         mode = R->P <= 64 ? PLD_RACES_ERROR : PLD_RACES_OFF;
+    /* the detector follows the simulator's one-actor-at-a-time execution;
+     * on real backends ThreadSanitizer is the tool (--enable-tsan) */
+    if (!(R->be->caps & PLD_CAP_TIMED))
+        mode = PLD_RACES_OFF;
     R->races_mode = mode;
     if (mode == PLD_RACES_OFF)
         return;

@@ -9,7 +9,7 @@
 struct pld__run *pld__R;
 static pld_run_stats last_stats;
 
-const struct pld_backend *const pld__backends[] = {&pld_backend_sim, NULL};
+const struct pld_backend *const pld__backends[] = {&pld_backend_sim, &pld_backend_threads, NULL};
 
 void pld_config_init(pld_config *cfg)
 {
@@ -33,7 +33,8 @@ void pld_print_common_usage(void *out)
           "      --topology SPEC        generate the interconnect: mesh:8,bw=56GBps,lat=1.5us,\n"
           "                             ring:16, torus2d:4x4, torus3d:2x2x4, star:8,\n"
           "                             fattree:nodes=4,per_node=8,nic=25GBps (docs/models.md)\n"
-          "      --backend NAME         sim (default; also from PLD_BACKEND)\n"
+          "      --backend NAME         sim (default) or threads (one OS thread per device,\n"
+          "                             wall-clock time); also from PLD_BACKEND\n"
           "      --trace FILE           write a trace: FILE.json for Perfetto, FILE.svg for a\n"
           "                             timeline picture, any other name for the text trace\n"
           "      --seed N               seed for random inputs (default 0)\n"
@@ -268,8 +269,15 @@ int pld__run(const pld_config *cfg, pld__host_fn host, const void *args)
     if (cfg->summary && (rc == 0 || rc == PLD_EDEADLOCK || R.end_time > 0)) {
         char moved[32];
         human_bytes(R.bytes_moved, moved, sizeof moved);
-        printf("[pldsim] backend=%s platform=%s P=%d time=%.3f us moved=%s%s\n", be->name,
-               R.platform_desc, R.P, R.end_time * 1e6, moved, rc ? " (failed)" : "");
+        if (be->caps & PLD_CAP_TIMED)
+            printf("[pldsim] backend=%s platform=%s P=%d time=%.3f us moved=%s%s\n", be->name,
+                   R.platform_desc, R.P, R.end_time * 1e6, moved, rc ? " (failed)" : "");
+        else {
+            char per[32];
+            human_bytes(R.bytes_moved / (uint64_t)R.P, per, sizeof per);
+            printf("[pldsim] backend=%s P=%d wall=%.3f us moved=%s (%s per rank)%s\n", be->name,
+                   R.P, R.end_time * 1e6, moved, per, rc ? " (failed)" : "");
+        }
         fflush(stdout);
     }
     for (int r = 0; r < R.P; r++)

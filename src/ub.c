@@ -12,7 +12,7 @@ static uint64_t next_epoch = 1;
 
 void pld__ub_enter(struct pld__rank *rk)
 {
-    rk->epoch = next_epoch++;
+    rk->epoch = __atomic_fetch_add(&next_epoch, 1, __ATOMIC_RELAXED);
     rk->ub_nblocks = 0;
     rk->ub_clock = 0;
 }
@@ -22,7 +22,8 @@ static void free_blocks(struct pld__rank *rk)
     for (int i = 0; i < rk->ub_nblocks; i++)
         free(rk->ub_blocks[i].data);
     rk->ub_nblocks = 0;
-    rk->epoch = next_epoch++; /* tiles of the finished kernel are now stale */
+    /* tiles of the finished kernel are now stale */
+    rk->epoch = __atomic_fetch_add(&next_epoch, 1, __ATOMIC_RELAXED);
 }
 
 struct event {

@@ -63,7 +63,8 @@ enum misuse {
     COMM_CTX_OF_HOST_TENSOR,
 };
 
-static int bad_line; /* the line of the offending call, set right before it */
+static int bad_line;        /* the line of the offending call, set right before it */
+static const char *backend; /* --backend for the next run_misuse, or NULL (sim) */
 
 struct rank_args {
     pl_tensor x;
@@ -171,7 +172,7 @@ static void kernel(const struct rank_args *a)
         break;
     case WAIT_TIMEOUT: /* rank 1 waits for nothing while rank 0 works on */
         if (me == 0)
-            for (int k = 0; k < 2000; k++)
+            for (int k = 0; k < (backend ? 3000000 : 2000); k++) /* threads: about a second */
                 (void)pl_load(a->data, PL_IDX(0, 0), PL_SHAPE(1, 64));
         else {
             bad_line = __LINE__; pld_system_wait(a->sig, .offsets = PL_IDX(0, 0), .expected = 1, .cmp = PLD_WAIT_GE);
@@ -306,6 +307,8 @@ static char *run_misuse(enum misuse what, int *code)
     pld_config_init(&cfg);
     cfg.summary = 0;
     cfg.wait_timeout = wait_timeout;
+    if (backend)
+        cfg.backend = backend;
     struct host_args h = {pl_tensor_new(PL_SHAPE(1, 50000), PL_FP32, "x"), what};
     capture_stderr_begin();
     int rc = pld_run(&cfg, host, &h);
@@ -492,6 +495,41 @@ START_TEST(wait_timeout_reports_while_others_run)
              __FILE__, bad_line);
     ck_assert_contains(err, line);
     ck_assert_contains(err, "1 other rank has finished or idle");
+    free(err);
+    exit(code);
+}
+END_TEST
+
+/* The threads backend gives the same reports. */
+START_TEST(threads_deadlock_is_reported_per_rank)
+{
+    int code;
+    backend = "threads";
+    char *err = run_misuse(DEADLOCK, &code);
+    char line[256];
+    ck_assert_contains(err, "2 ranks blocked in pld_system_wait");
+    for (int r = 0; r < 2; r++) {
+        snprintf(line, sizeof line, "%s:%d: rank %d: waits for sig[0, 0] >= 1; the cell holds 0",
+                 __FILE__, bad_line, r);
+        ck_assert_contains(err, line);
+    }
+    free(err);
+    exit(code);
+}
+END_TEST
+
+START_TEST(threads_wait_timeout_reports_while_others_run)
+{
+    int code;
+    backend = "threads";
+    wait_timeout = 0.05;
+    char *err = run_misuse(WAIT_TIMEOUT, &code);
+    char line[256];
+    ck_assert_contains(err, "pldsim: wait timeout at t=");
+    ck_assert_contains(err, "longer than --wait-timeout 50000.000 us; 1 rank blocked");
+    snprintf(line, sizeof line, "%s:%d: rank 1: waits for sig[0, 0] >= 1; the cell holds 0",
+             __FILE__, bad_line);
+    ck_assert_contains(err, line);
     free(err);
     exit(code);
 }
@@ -728,6 +766,8 @@ int main(void)
     tcase_add_exit_test(api, deadlock_cycle_is_named, 4);
     tcase_add_exit_test(api, deadlock_on_a_finished_rank_is_named, 4);
     tcase_add_exit_test(api, wait_timeout_reports_while_others_run, 4);
+    tcase_add_exit_test(api, threads_deadlock_is_reported_per_rank, 4);
+    tcase_add_exit_test(api, threads_wait_timeout_reports_while_others_run, 4);
     tcase_add_exit_test(api, ub_peak_of_live_tiles_is_checked_when_the_kernel_returns, 3);
     suite_add_tcase(s, api);
 

@@ -66,6 +66,43 @@ static struct {
 } runs[MAX_RUNS];
 static int nruns;
 
+/* The whole ladder on the threads backend at P = 2, 3, 4, 8. */
+static void plan_thread_runs(void)
+{
+    static const struct {
+        const char *step, *modes[3];
+        int two_only, divides_64;
+    } all[] = {
+        {"01_hello_rank", {""}, 1, 0},
+        {"02_programming_model", {""}, 1, 0},
+        {"03_window_buffer", {""}, 1, 0},
+        {"04_barrier", {"", "--use-builtin"}, 1, 0},
+        {"05_remote_load_store", {"--mode load", "--mode store"}, 1, 0},
+        {"06_put_get", {"--mode put", "--mode get"}, 1, 0},
+        {"07_dynamic_rank_count", {"--mode put", "--mode get"}, 0, 0},
+        {"08_allreduce_mesh", {""}, 0, 0},
+        {"09_allreduce_two_phase", {""}, 0, 1},
+        {"10_allreduce_ring", {""}, 0, 1},
+        {"11_allreduce_reveal", {"--mode mesh", "--mode ring"}, 0, 0},
+        {"12_broadcast", {"--mode hand", "--mode builtin"}, 0, 0},
+        {"13_allgather", {"--mode hand", "--mode builtin"}, 0, 0},
+        {"14_reduce_scatter", {"--mode hand", "--mode builtin"}, 0, 0},
+        {"15_all_to_all", {"--mode hand", "--mode builtin"}, 0, 0},
+        {"16_putting_it_together", {""}, 0, 0},
+    };
+    static const int ps[] = {2, 3, 4, 8};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        for (int m = 0; m < 3 && (m == 0 || all[i].modes[m]); m++)
+            for (int k = 0; k < 4; k++) {
+                int p = ps[k];
+                if ((all[i].two_only && p != 2) || (all[i].divides_64 && 64 % p))
+                    continue;
+                runs[nruns].step = all[i].step;
+                snprintf(runs[nruns++].args, sizeof runs[0].args, "%s -d 0-%d --backend threads",
+                         all[i].modes[m] ? all[i].modes[m] : "", p - 1);
+            }
+}
+
 static void plan_runs(void)
 {
     for (size_t i = 0; i < sizeof fixed_runs / sizeof fixed_runs[0]; i++) {
@@ -91,7 +128,8 @@ START_TEST(step_passes_its_golden)
                   runs[_i].args, r.status, r.out, r.err);
     ck_assert_msg(count_lines_with(r.out, "OK") == 1 && strstr(r.out, "\nOK\n"),
                   "%s %s: no OK line in:\n%s", runs[_i].step, runs[_i].args, r.out);
-    ck_assert_contains(r.out, "[pldsim] backend=sim");
+    ck_assert_contains(r.out, strstr(runs[_i].args, "threads") ? "[pldsim] backend=threads"
+                                                               : "[pldsim] backend=sim");
     ck_assert_msg(count_error_lines(r.err) == 0, "stderr:\n%s", r.err);
     cmd_result_free(&r);
 }
@@ -226,6 +264,7 @@ int main(void)
     TCase *tc = tcase_create("steps");
     tcase_set_timeout(tc, 60);
     plan_runs();
+    plan_thread_runs();
     tcase_add_loop_test(tc, step_passes_its_golden, 0, nruns);
     tcase_add_test(tc, steps_09_and_10_refuse_p_not_dividing_64);
     tcase_add_test(tc, reveal_shows_what_the_builtin_adds);

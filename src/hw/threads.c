@@ -1,0 +1,339 @@
+/* threads.c: the threads backend.  One OS thread per device, the windows in
+ * this process's memory (the front end's allocation, shared by all), and
+ * signals as atomic operations on the cells: a notify is a release (add or
+ * store), a wait an acquire load.  A wait blocks on its rank's condition
+ * variable, never spins.  Time is the wall clock.
+ *
+ * A deadlock is seen as it is in the simulator: once the host has finished
+ * dispatching and every device thread is either done or blocked in a wait,
+ * nothing can notify any more.  --wait-timeout (default 60 s here) turns a
+ * wait that blocks longer into the same report, even while others run. */
+#include "../backend.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct th_rank {
+    pthread_t thread;
+    pthread_mutex_t mtx;
+    pthread_cond_t cond; /* its tasks and its signal cells */
+    struct pld__task *head, *tail;
+    int done;
+    int blocked; /* in a wait */
+};
+
+static struct {
+    struct pld__run *R;
+    struct th_rank *rk;
+    struct timespec t0;
+    pthread_mutex_t state; /* host_done, the done and blocked counts */
+    int host_done, ndone, nblocked;
+    int aborted;
+    int deadlocked;
+    jmp_buf host_abort;
+} T;
+
+static _Thread_local int self_rank = PLD__NOBODY;
+
+static int th_self(void)
+{
+    return self_rank;
+}
+
+static double th_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - T.t0.tv_sec) + (double)(t.tv_nsec - T.t0.tv_nsec) * 1e-9;
+}
+
+static void th_elapse(double seconds)
+{
+    (void)seconds; /* real work takes real time */
+}
+
+static int th_transfer(int from, int to, double bytes)
+{
+    (void)from, (void)to, (void)bytes; /* shared memory: the copy is the transfer */
+    return 0;
+}
+
+static void wake(int r)
+{
+    pthread_mutex_lock(&T.rk[r].mtx);
+    pthread_cond_broadcast(&T.rk[r].cond);
+    pthread_mutex_unlock(&T.rk[r].mtx);
+}
+
+static void th_dispatch(int rank, struct pld__task *t)
+{
+    struct th_rank *rk = &T.rk[rank];
+    pthread_mutex_lock(&rk->mtx);
+    if (rk->tail)
+        rk->tail->next = t;
+    else
+        rk->head = t;
+    rk->tail = t;
+    pthread_cond_broadcast(&rk->cond);
+    pthread_mutex_unlock(&rk->mtx);
+}
+
+static void th_signal_update(int owner, int32_t *cell, pld_notify_op op, int32_t value)
+{
+    /* release: everything this thread wrote before is visible to a thread
+     * whose acquire load sees this update */
+    if (op == PLD_NOTIFY_SET)
+        __atomic_store_n(cell, value, __ATOMIC_RELEASE);
+    else
+        __atomic_fetch_add(cell, value, __ATOMIC_RELEASE);
+    wake(owner);
+}
+
+static int satisfied(const int32_t *cell, pld_wait_cmp cmp, int32_t expected)
+{
+    int32_t v = __atomic_load_n(cell, __ATOMIC_ACQUIRE);
+    return cmp == PLD_WAIT_EQ ? v == expected : v >= expected;
+}
+
+static _Noreturn void th_abort_run(void);
+
+/* Called with T.state held: is every live device blocked, with no more
+ * tasks to come?  Then nobody can ever notify. */
+static int all_blocked(void)
+{
+    if (!T.host_done || T.nblocked == 0 || T.nblocked + T.ndone < T.R->P)
+        return 0;
+    for (int r = 0; r < T.R->P; r++) {
+        if (T.rk[r].head)
+            return 0;
+        /* a rank still counted as blocked may have been notified and not
+         * yet woken: then it will run again */
+        const struct pld__wait_info *w = &T.R->ranks[r].wait;
+        if (T.rk[r].blocked && satisfied(w->cellp, w->cmp, (int32_t)w->expected))
+            return 0;
+    }
+    return 1;
+}
+
+static _Noreturn void report_and_abort(void)
+{
+    pthread_mutex_lock(&T.state);
+    int first = !T.deadlocked;
+    T.deadlocked = 1;
+    pthread_mutex_unlock(&T.state);
+    if (first) {
+        int zero = 0;
+        __atomic_compare_exchange_n(&T.R->error, &zero, PLD_EDEADLOCK, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE);
+        pld__report_deadlock(T.R);
+    }
+    th_abort_run();
+}
+
+static void th_signal_wait(const int32_t *cell, pld_wait_cmp cmp, int32_t expected)
+{
+    int me = self_rank;
+    struct th_rank *rk = &T.rk[me];
+    double timeout = T.R->cfg->wait_timeout > 0 ? T.R->cfg->wait_timeout : 60.0;
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += (time_t)timeout;
+    deadline.tv_nsec += (long)((timeout - (double)(time_t)timeout) * 1e9);
+    if (deadline.tv_nsec >= 1000000000L) {
+        deadline.tv_sec++;
+        deadline.tv_nsec -= 1000000000L;
+    }
+    if (satisfied(cell, cmp, expected))
+        return;
+    pthread_mutex_lock(&T.state);
+    rk->blocked = 1;
+    T.nblocked++;
+    int dead = all_blocked();
+    pthread_mutex_unlock(&T.state);
+    if (dead)
+        report_and_abort();
+    int timed_out = 0;
+    pthread_mutex_lock(&rk->mtx);
+    while (!satisfied(cell, cmp, expected) && !__atomic_load_n(&T.aborted, __ATOMIC_ACQUIRE)) {
+        if (pthread_cond_timedwait(&rk->cond, &rk->mtx, &deadline) == ETIMEDOUT &&
+            !satisfied(cell, cmp, expected)) {
+            timed_out = 1;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&rk->mtx);
+    if (timed_out) {
+        T.R->timed_out = 1;
+        report_and_abort(); /* stays counted as blocked, as the report says */
+    }
+    pthread_mutex_lock(&T.state);
+    rk->blocked = 0;
+    T.nblocked--;
+    pthread_mutex_unlock(&T.state);
+    if (__atomic_load_n(&T.aborted, __ATOMIC_ACQUIRE))
+        th_abort_run();
+}
+
+static _Noreturn void th_abort_run(void)
+{
+    __atomic_store_n(&T.aborted, 1, __ATOMIC_RELEASE);
+    for (int r = 0; r < T.R->P; r++)
+        wake(r);
+    if (self_rank == PLD__HOST)
+        longjmp(T.host_abort, 1);
+    pthread_exit(NULL);
+}
+
+/* A device finished: it may leave the others all blocked. */
+static void device_done(struct th_rank *rk)
+{
+    pthread_mutex_lock(&T.state);
+    rk->done = 1;
+    T.ndone++;
+    int dead = all_blocked();
+    pthread_mutex_unlock(&T.state);
+    if (dead) {
+        /* wake a blocked rank so that it reports (reporting needs its wait) */
+        for (int r = 0; r < T.R->P; r++)
+            if (T.rk[r].blocked)
+                wake(r);
+        pthread_mutex_lock(&T.state);
+        int first = !T.deadlocked;
+        T.deadlocked = 1;
+        pthread_mutex_unlock(&T.state);
+        if (first) {
+            int zero = 0;
+            __atomic_compare_exchange_n(&T.R->error, &zero, PLD_EDEADLOCK, 0, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_ACQUIRE);
+            pld__report_deadlock(T.R);
+            __atomic_store_n(&T.aborted, 1, __ATOMIC_RELEASE);
+            for (int r = 0; r < T.R->P; r++)
+                wake(r);
+        }
+    }
+}
+
+static void *device_main(void *arg)
+{
+    int r = (int)(intptr_t)arg;
+    struct th_rank *rk = &T.rk[r];
+    struct pld__rank *fr = &T.R->ranks[r];
+    self_rank = r;
+    for (;;) {
+        pthread_mutex_lock(&rk->mtx);
+        while (!rk->head && !__atomic_load_n(&T.host_done, __ATOMIC_ACQUIRE) &&
+               !__atomic_load_n(&T.aborted, __ATOMIC_ACQUIRE))
+            pthread_cond_wait(&rk->cond, &rk->mtx);
+        struct pld__task *t = rk->head;
+        if (t) {
+            rk->head = t->next;
+            if (!rk->head)
+                rk->tail = NULL;
+        }
+        pthread_mutex_unlock(&rk->mtx);
+        if (!t || __atomic_load_n(&T.aborted, __ATOMIC_ACQUIRE)) {
+            if (t) { /* not run: freed with the queue */
+                pthread_mutex_lock(&rk->mtx);
+                t->next = rk->head;
+                rk->head = t;
+                pthread_mutex_unlock(&rk->mtx);
+            }
+            break;
+        }
+        fr->in_task = 1;
+        t->fn(t->args);
+        fr->in_task = 0;
+        free(t->args);
+        free(t);
+    }
+    device_done(rk);
+    return NULL;
+}
+
+static int th_run(struct pld__run *R, pld__host_fn host, const void *args)
+{
+    int rc = 0;
+    memset(&T, 0, sizeof T);
+    T.R = R;
+    pthread_mutex_init(&T.state, NULL);
+    T.rk = calloc((size_t)R->P, sizeof *T.rk);
+    if (!T.rk)
+        return pld__config_error(PLD_ENOMEM, "out of memory for %d ranks", R->P);
+    /* no platform here: the device numbers (the UB size) are a2a3's */
+    pld__model_default_device(&R->host_dev);
+    snprintf(R->platform_desc, sizeof R->platform_desc, "threads");
+    clock_gettime(CLOCK_MONOTONIC, &T.t0);
+    int started = 0;
+    for (int r = 0; r < R->P; r++) {
+        R->ranks[r].dev = R->host_dev;
+        R->ranks[r].device_id = R->cfg->device_ids[r];
+        pthread_mutex_init(&T.rk[r].mtx, NULL);
+        pthread_cond_init(&T.rk[r].cond, NULL);
+    }
+    for (int r = 0; r < R->P; r++, started++)
+        if (pthread_create(&T.rk[r].thread, NULL, device_main, (void *)(intptr_t)r) != 0) {
+            rc = pld__config_error(PLD_ENOMEM, "cannot start a thread for rank %d of %d", r, R->P);
+            __atomic_store_n(&T.aborted, 1, __ATOMIC_RELEASE);
+            break;
+        }
+    if (!rc) {
+        self_rank = PLD__HOST;
+        if (setjmp(T.host_abort) == 0)
+            host(args);
+        self_rank = PLD__NOBODY;
+    }
+    pthread_mutex_lock(&T.state);
+    __atomic_store_n(&T.host_done, 1, __ATOMIC_RELEASE);
+    int dead = all_blocked();
+    pthread_mutex_unlock(&T.state);
+    for (int r = 0; r < started; r++)
+        wake(r);
+    if (dead && !T.deadlocked) {
+        T.deadlocked = 1;
+        int zero = 0;
+        __atomic_compare_exchange_n(&R->error, &zero, PLD_EDEADLOCK, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE);
+        pld__report_deadlock(R);
+        __atomic_store_n(&T.aborted, 1, __ATOMIC_RELEASE);
+        for (int r = 0; r < started; r++)
+            wake(r);
+    }
+    for (int r = 0; r < started; r++)
+        pthread_join(T.rk[r].thread, NULL);
+    R->end_time = th_now();
+    if (!rc && (__atomic_load_n(&T.aborted, __ATOMIC_ACQUIRE) || R->error))
+        rc = R->error ? R->error : PLD_EINVAL;
+    for (int r = 0; r < R->P; r++) {
+        for (struct pld__task *t = T.rk[r].head, *n; t; t = n) {
+            n = t->next;
+            free(t->args);
+            free(t);
+        }
+        pthread_mutex_destroy(&T.rk[r].mtx);
+        pthread_cond_destroy(&T.rk[r].cond);
+    }
+    pthread_mutex_destroy(&T.state);
+    free(T.rk);
+    T.rk = NULL;
+    return rc;
+}
+
+const struct pld_backend pld_backend_threads = {
+    .name = "threads",
+    .size = sizeof(struct pld_backend),
+    .caps = 0,
+    .run = th_run,
+    .self = th_self,
+    .now = th_now,
+    .dispatch = th_dispatch,
+    .elapse = th_elapse,
+    .transfer = th_transfer,
+    .signal_update = th_signal_update,
+    .signal_wait = th_signal_wait,
+    .route_bw = NULL,
+    .abort_run = th_abort_run,
+};
