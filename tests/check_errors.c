@@ -63,8 +63,8 @@ enum misuse {
     COMM_CTX_OF_HOST_TENSOR,
 };
 
-static int bad_line;        /* the line of the offending call, set right before it */
-static const char *backend; /* --backend for the next run_misuse, or NULL (sim) */
+static _Atomic int bad_line; /* the offending call's line (atomic: ranks may be threads) */
+static const char *backend;  /* --backend for the next run_misuse, or NULL (sim) */
 
 struct rank_args {
     pl_tensor x;
@@ -172,7 +172,8 @@ static void kernel(const struct rank_args *a)
         break;
     case WAIT_TIMEOUT: /* rank 1 waits for nothing while rank 0 works on */
         if (me == 0)
-            for (int k = 0; k < (backend ? 3000000 : 2000); k++) /* threads: about a second */
+            /* sim: 2000 GM loads; threads: half a second of wall time */
+            for (int k = 0; backend ? pld_time() < 0.5 : k < 2000; k++)
                 (void)pl_load(a->data, PL_IDX(0, 0), PL_SHAPE(1, 64));
         else {
             bad_line = __LINE__; pld_system_wait(a->sig, .offsets = PL_IDX(0, 0), .expected = 1, .cmp = PLD_WAIT_GE);
@@ -241,7 +242,7 @@ static void kernel(const struct rank_args *a)
     // clang-format on
 }
 
-static int incore_line;
+static _Atomic int incore_line;
 
 static void per_device(const struct rank_args *a)
 {
