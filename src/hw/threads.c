@@ -254,6 +254,16 @@ static void *device_main(void *arg)
     return NULL;
 }
 
+/* Runs the host function; an error on the host longjmps back here.  Kept
+ * apart from th_run so that no local of th_run lives across setjmp. */
+static void run_host(pld__host_fn host, const void *args)
+{
+    self_rank = PLD__HOST;
+    if (setjmp(T.host_abort) == 0)
+        host(args);
+    self_rank = PLD__NOBODY;
+}
+
 static int th_run(struct pld__run *R, pld__host_fn host, const void *args)
 {
     int rc = 0;
@@ -280,12 +290,8 @@ static int th_run(struct pld__run *R, pld__host_fn host, const void *args)
             __atomic_store_n(&T.aborted, 1, __ATOMIC_RELEASE);
             break;
         }
-    if (!rc) {
-        self_rank = PLD__HOST;
-        if (setjmp(T.host_abort) == 0)
-            host(args);
-        self_rank = PLD__NOBODY;
-    }
+    if (!rc)
+        run_host(host, args);
     pthread_mutex_lock(&T.state);
     __atomic_store_n(&T.host_done, 1, __ATOMIC_RELEASE);
     int dead = all_blocked();
