@@ -22,6 +22,7 @@ struct th_rank {
     pthread_mutex_t mtx;
     pthread_cond_t cond; /* its tasks and its signal cells */
     struct pld__task *head, *tail;
+    struct pld__task *current; /* running; freed by th_run if the thread exits inside it */
     int done;
     int blocked; /* in a wait */
 };
@@ -245,7 +246,9 @@ static void *device_main(void *arg)
             break;
         }
         fr->in_task = 1;
+        rk->current = t;
         t->fn(t->args);
+        rk->current = NULL;
         fr->in_task = 0;
         free(t->args);
         free(t);
@@ -314,6 +317,10 @@ static int th_run(struct pld__run *R, pld__host_fn host, const void *args)
     if (!rc && (__atomic_load_n(&T.aborted, __ATOMIC_ACQUIRE) || R->error))
         rc = R->error ? R->error : PLD_EINVAL;
     for (int r = 0; r < R->P; r++) {
+        if (T.rk[r].current) { /* its thread left it through an abort */
+            free(T.rk[r].current->args);
+            free(T.rk[r].current);
+        }
         for (struct pld__task *t = T.rk[r].head, *n; t; t = n) {
             n = t->next;
             free(t->args);
