@@ -117,7 +117,7 @@ void pld__report_deadlock(struct pld__run *R)
                 w->cmp == PLD_WAIT_EQ ? "==" : ">=", (long long)w->expected, *w->cellp);
         if (w->collective)
             fprintf(stderr, " (inside %s)", w->collective);
-        if (n < 0)
+        if (n < 0 && !R->notifiers_unknown)
             fprintf(stderr, "; no rank has notified it yet");
         else
             fprintf(stderr, "; last notified by rank %d, which %s", n,

@@ -59,6 +59,7 @@ int pld__self(void)
 }
 
 int pld__config_error_silent;
+int pld__mute_host;
 
 int pld__config_error(int code, const char *fmt, ...)
 {
@@ -91,8 +92,10 @@ _Noreturn void pld__fail(int code, const char *file, int line, const char *op, c
      * (a peer that fails because this rank stopped).  Ranks may be threads,
      * so the first one is decided atomically. */
     int zero = 0;
-    if (self == PLD__NOBODY || __atomic_compare_exchange_n(&pld__R->error, &zero, code, 0,
-                                                           __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    int first =
+        self == PLD__NOBODY || __atomic_compare_exchange_n(&pld__R->error, &zero, code, 0,
+                                                           __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+    if (first && !(self == PLD__HOST && pld__mute_host)) {
         fflush(stdout);
         fprintf(stderr, "%s:%d: %s: %s: ", file, line, who, op);
         va_start(ap, fmt);

@@ -23,6 +23,7 @@ struct pld__wbuf {
     unsigned char *mem; /* P copies back to back, `slot` bytes each */
     const char *file;   /* allocation site */
     int line;
+    void *be_data; /* the backend's handle (a distributed backend's window) */
     struct pld__wbuf *next;
 };
 
@@ -107,6 +108,7 @@ struct pld__run {
     char platform_desc[128]; /* for the summary line */
     int races_mode;          /* enum pld_races, resolved */
     int timed_out;           /* a wait passed --wait-timeout (not a full deadlock) */
+    int notifiers_unknown;   /* the deadlock report cannot say who notified a cell */
 };
 
 /* The run in progress, or NULL outside pld_run(). */
@@ -233,6 +235,31 @@ int64_t pld__trace_op(const char *op, double t0, int peer, const pl_tensor *t, i
 
 /* Windows (window.c). */
 void pld__windows_free(struct pld__run *R);
+/* The first byte of `rank`'s slot of `b` in this process. */
+unsigned char *pld__slot(const struct pld__wbuf *b, int rank);
+/* Set in every process but the first of a distributed run: the host runs
+ * everywhere, so its messages are printed once, by process 0. */
+extern int pld__mute_host;
+
+/* Host tensors written by ranks (host_writes.c).  A distributed backend
+ * runs each rank in its own process, so what rank r stores into host
+ * tensors exists only in process r until the run ends and the writes are
+ * exchanged.  Host tensors are known by their allocation order, which is
+ * the same in every process running the same program. */
+void pld__host_tensor_note(const pl_tensor *t);
+void pld__host_tensor_forget(const void *data);
+/* Records that the executing rank wrote region offsets+shape of host tensor
+ * `t` (window views are ignored). */
+void pld__host_written(pl_tensor t, pl_shape offsets, pl_shape shape);
+/* Serialises the recorded writes with their bytes (malloc'd; *len bytes),
+ * and applies a serialisation made by another process.  Return 0 or
+ * PLD_ENOMEM / PLD_EINVAL. */
+int pld__host_writes_pack(unsigned char **out, size_t *len);
+int pld__host_writes_apply(const unsigned char *in, size_t len);
+void pld__host_writes_reset(void);
+/* Writes every live host tensor (name, dtype, shape, values) to `path`:
+ * --dump-outputs, to compare runs on different backends. */
+int pld__host_tensors_dump(const char *path);
 /* Does `t` hold values?  Host tensors do; a window view does unless the run
  * is --no-data and no signal op has touched its buffer. */
 int pld__has_data(const pl_tensor *t);

@@ -1,7 +1,7 @@
 /* rma.c: one-sided data movement between ranks: tile remote_load/store and
  * tensor put/get.  Each completes before the caller continues and carries no
  * signal; the bytes land when the transfer completes. */
-#include "internal.h"
+#include "backend.h"
 
 static void check_window(const char *file, int line, const char *op, const char *what, pl_tensor t)
 {
@@ -60,7 +60,9 @@ pl_tile pld__remote_load(const char *file, int line, pld_dtensor target,
     size_t bytes = (size_t)pl_shape_numel(kw.shape) * pl_dtype_size(target.dtype);
     pld__move(file, line, op, peer, me, bytes);
     pld__races_region(me, target, peer, kw.offsets, kw.shape, 0, 0, op, file, line);
-    if (!tile.no_data)
+    if (!tile.no_data && pld__is_remote(peer))
+        pld__remote_read(target, peer, kw.offsets, kw.shape, tile.data);
+    else if (!tile.no_data)
         pld__copy_region(target.dtype, kw.shape, tile.data, kw.shape,
                          pld__elem_ptr(target, peer, kw.offsets), target.shape, PL_ATOMIC_NONE);
     pld__trace_op("remote_load", t0, peer, &target, offset_bytes(target, kw.offsets),
@@ -89,7 +91,9 @@ void pld__remote_store(const char *file, int line, pl_tile tile, pld_dtensor tar
     pld__move(file, line, op, me, peer, bytes);
     pld__races_region(me, target, peer, kw.offsets, tile.shape, 1, kw.atomic == PL_ATOMIC_ADD, op,
                       file, line);
-    if (pld__has_data(&target) && !tile.no_data)
+    if (pld__has_data(&target) && !tile.no_data && pld__is_remote(peer))
+        pld__remote_write(target, peer, kw.offsets, tile.shape, tile.data, kw.atomic);
+    else if (pld__has_data(&target) && !tile.no_data)
         pld__copy_region(target.dtype, tile.shape, pld__elem_ptr(target, peer, kw.offsets),
                          target.shape, tile.data, tile.shape, kw.atomic);
     pld__trace_op(kw.atomic == PL_ATOMIC_ADD ? "remote_store_add" : "remote_store", t0, peer,
@@ -211,7 +215,10 @@ void pld__put(const char *file, int line, pld_dtensor dst, struct pld_p2p_kw kw)
     pld__races_region(me, kw.src, me, r.src_off, r.shape, 0, 0, op, file, line);
     pld__races_region(me, dst, peer, r.dst_off, r.shape, 1, kw.atomic == PL_ATOMIC_ADD, op, file,
                       line);
-    if (pld__has_data(&dst) && pld__has_data(&kw.src))
+    if (pld__has_data(&dst) && pld__has_data(&kw.src) && pld__is_remote(peer))
+        pld__remote_put(file, line, op, dst, peer, r.dst_off, kw.src, r.src_off, r.shape,
+                        kw.atomic);
+    else if (pld__has_data(&dst) && pld__has_data(&kw.src))
         pld__copy_region(dst.dtype, r.shape, pld__elem_ptr(dst, peer, r.dst_off), dst.shape,
                          pld__elem_ptr(kw.src, me, r.src_off), kw.src.shape, kw.atomic);
     pld__trace_op(kw.atomic == PL_ATOMIC_ADD ? "put_add" : "put", t0, peer, &dst,
@@ -240,9 +247,12 @@ void pld__get(const char *file, int line, pl_tensor dst, struct pld_p2p_kw kw)
         pld__fail_no_data(file, line, op, "it pulls window data into a host tensor");
     pld__races_region(me, kw.src, peer, r.src_off, r.shape, 0, 0, op, file, line);
     pld__races_region(me, dst, me, r.dst_off, r.shape, 1, 0, op, file, line);
-    if (pld__has_data(&dst) && pld__has_data(&kw.src))
+    if (pld__has_data(&dst) && pld__has_data(&kw.src) && pld__is_remote(peer))
+        pld__remote_get(file, line, op, dst, r.dst_off, kw.src, peer, r.src_off, r.shape);
+    else if (pld__has_data(&dst) && pld__has_data(&kw.src))
         pld__copy_region(dst.dtype, r.shape, pld__elem_ptr(dst, me, r.dst_off), dst.shape,
                          pld__elem_ptr(kw.src, peer, r.src_off), kw.src.shape, PL_ATOMIC_NONE);
+    pld__host_written(dst, r.dst_off, r.shape);
     pld__trace_op("get", t0, peer, &kw.src, offset_bytes(kw.src, r.src_off), total, PLD__MISSING,
                   file, line);
 }

@@ -9,7 +9,11 @@
 struct pld__run *pld__R;
 static pld_run_stats last_stats;
 
-const struct pld_backend *const pld__backends[] = {&pld_backend_sim, &pld_backend_threads, NULL};
+const struct pld_backend *const pld__backends[] = {&pld_backend_sim, &pld_backend_threads,
+#ifdef PLD_HAVE_MPI
+                                                   &pld_backend_mpi,
+#endif
+                                                   NULL};
 
 void pld_config_init(pld_config *cfg)
 {
@@ -33,8 +37,9 @@ void pld_print_common_usage(void *out)
           "      --topology SPEC        generate the interconnect: mesh:8,bw=56GBps,lat=1.5us,\n"
           "                             ring:16, torus2d:4x4, torus3d:2x2x4, star:8,\n"
           "                             fattree:nodes=4,per_node=8,nic=25GBps (docs/models.md)\n"
-          "      --backend NAME         sim (default) or threads (one OS thread per device,\n"
-          "                             wall-clock time); also from PLD_BACKEND\n"
+          "      --backend NAME         sim (default); threads (one OS thread per device,\n"
+          "                             wall-clock time); mpi (one process per device:\n"
+          "                             mpirun -np P PROG --backend mpi); also PLD_BACKEND\n"
           "      --trace FILE           write a trace: FILE.json for Perfetto, FILE.svg for a\n"
           "                             timeline picture, any other name for the text trace\n"
           "      --seed N               seed for random inputs (default 0)\n"
@@ -48,6 +53,8 @@ void pld_print_common_usage(void *out)
           "      --no-summary           do not print the run summary line\n"
           "      --no-data              timing only: window payloads are neither kept nor\n"
           "                             copied (signals are); reading them back is an error\n"
+          "      --dump-outputs FILE    after the run, write every host tensor (name, dtype,\n"
+          "                             shape, exact values) to FILE, to compare backends\n"
           "  -h, --help                 this help\n",
           (FILE *)out);
 }
@@ -136,6 +143,9 @@ int pld_parse_args(pld_config *cfg, int *argc, char **argv)
         } else if (flag_value(*argc, argv, &i, "--backend", NULL, &v, &rc)) {
             if (!rc)
                 cfg->backend = v;
+        } else if (flag_value(*argc, argv, &i, "--dump-outputs", NULL, &v, &rc)) {
+            if (!rc)
+                cfg->dump_outputs = v;
         } else if (flag_value(*argc, argv, &i, "--topology", NULL, &v, &rc)) {
             if (!rc)
                 cfg->topology = v;
@@ -221,6 +231,12 @@ int pld__run(const pld_config *cfg, pld__host_fn host, const void *args)
     if (!cfg || !host)
         return pld__config_error(PLD_EINVAL, "pld_run: config and host function are required");
     const struct pld_backend *be = find_backend(cfg->backend ? cfg->backend : "sim");
+    if (!be && cfg->backend && strcmp(cfg->backend, "mpi") == 0)
+        return pld__config_error(PLD_EUSAGE,
+                                 "this build has no mpi backend: configure did not find MPI.  "
+                                 "Install it (apt-get install libopenmpi-dev openmpi-bin), rerun "
+                                 "./configure --with-mpi and make, then start the program with "
+                                 "mpirun -np P PROG --backend mpi");
     if (!be) {
         char names[256] = "";
         for (int i = 0; pld__backends[i]; i++)
@@ -237,6 +253,12 @@ int pld__run(const pld_config *cfg, pld__host_fn host, const void *args)
                                  "pld_run: the sim backend runs once per process (SimGrid "
                                  "cannot be restarted)");
 
+    if ((be->caps & PLD_CAP_DISTRIBUTED) && (cfg->trace || cfg->detailed_summary))
+        return pld__config_error(PLD_ENOTSUP,
+                                 "--trace and --summary are not available on the %s backend: "
+                                 "each process sees only its own rank's events (run on sim or "
+                                 "threads for a trace)",
+                                 be->name);
     memset(&R, 0, sizeof R);
     R.cfg = cfg;
     R.be = be;
@@ -265,8 +287,14 @@ int pld__run(const pld_config *cfg, pld__host_fn host, const void *args)
         if (!rc)
             rc = trc;
     }
+    if (cfg->dump_outputs && !pld__mute_host) {
+        int drc = pld__host_tensors_dump(cfg->dump_outputs);
+        if (!rc)
+            rc = drc;
+    }
+    pld__host_writes_reset();
     last_stats = (pld_run_stats){.time_s = R.end_time, .bytes_moved = R.bytes_moved, .nranks = R.P};
-    if (cfg->summary && (rc == 0 || rc == PLD_EDEADLOCK || R.end_time > 0)) {
+    if (cfg->summary && !pld__mute_host && (rc == 0 || rc == PLD_EDEADLOCK || R.end_time > 0)) {
         char moved[32];
         human_bytes(R.bytes_moved, moved, sizeof moved);
         if (be->caps & PLD_CAP_TIMED)

@@ -59,7 +59,7 @@ unsigned char *pld__elem_ptr(pl_tensor t, int rank, pl_shape offsets)
         flat = flat * t.shape.dim[i] + (i < offsets.ndim ? offsets.dim[i] : 0);
     size_t off = (size_t)flat * pl_dtype_size(t.dtype);
     if (t.win)
-        return t.win->mem + (size_t)rank * (size_t)t.win->slot + (size_t)t.win_offset + off;
+        return pld__slot(t.win, rank) + (size_t)t.win_offset + off;
     return (unsigned char *)t.data + off;
 }
 

@@ -55,17 +55,24 @@ void pld__notify(const char *file, int line, pld_dtensor target, struct pld_noti
     check_signal(file, line, op, "target", target, kw.offsets);
 
     int peer = (int)kw.peer;
-    int32_t *cell = (int32_t *)pld__elem_ptr(target, peer, kw.offsets);
+    int64_t at = target.win_offset + cell_offset(target, kw.offsets);
+    int32_t *cell = NULL; /* its address, when the owner's window is in this process */
     pld__charge_signal();
     pld__move(file, line, op, me, peer, (size_t)pld__R->ranks[me].dev.signal_bytes);
-    pld__R->be->signal_update(peer, cell, kw.op, (int32_t)kw.value);
-    int64_t at = target.win_offset + cell_offset(target, kw.offsets);
-    pld__races_access(me, target.win, peer, at, at + 4, 1, 1, op, file, line);
-    pld__races_release(me, cell, kw.op);
-    pld__deadlock_note(cell, me);
+    if (pld__R->be->caps & PLD_CAP_DISTRIBUTED) {
+        /* even a rank's own cell: remote notifies update it atomically */
+        pld__R->be->notify_at(peer, target.win, at, kw.op, (int32_t)kw.value);
+    } else {
+        cell = (int32_t *)pld__elem_ptr(target, peer, kw.offsets);
+        pld__R->be->signal_update(peer, cell, kw.op, (int32_t)kw.value);
+        pld__races_access(me, target.win, peer, at, at + 4, 1, 1, op, file, line);
+        pld__races_release(me, cell, kw.op);
+        pld__deadlock_note(cell, me);
+    }
     int64_t seq = pld__trace_op(kw.op == PLD_NOTIFY_SET ? "notify_set" : "notify_add", t0, peer,
                                 &target, cell_offset(target, kw.offsets), 4, kw.value, file, line);
-    pld__trace_note_cell(cell, seq);
+    if (cell)
+        pld__trace_note_cell(cell, seq);
 }
 
 void pld__wait(const char *file, int line, pld_dtensor signal, struct pld_wait_kw kw)

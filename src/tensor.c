@@ -28,6 +28,7 @@ pl_tensor pl__tensor_new(const char *file, int line, pl_shape shape, pl_dtype dt
     if (!t.data || !t.name)
         pld__fail(PLD_ENOMEM, file, line, "pl_tensor_new", "out of memory for %s %s tensor",
                   pld__shape_str(shape, a, sizeof a), pl_dtype_name(dtype));
+    pld__host_tensor_note(&t);
     return t;
 }
 
@@ -35,6 +36,7 @@ void pl_tensor_free(pl_tensor *t)
 {
     if (!t)
         return;
+    pld__host_tensor_forget(t->data);
     free(t->data);
     free((char *)t->name);
     memset(t, 0, sizeof *t);

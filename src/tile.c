@@ -70,6 +70,7 @@ pl_tensor pl__store(const char *file, int line, pl_tile tile, pl_shape offsets, 
     if (pld__has_data(&t) && !tile.no_data)
         pld__copy_region(t.dtype, tile.shape, pld__elem_ptr(t, me, offsets), t.shape, tile.data,
                          tile.shape, kw.atomic);
+    pld__host_written(t, offsets, tile.shape);
     pld__trace_op(kw.atomic == PL_ATOMIC_ADD ? "store_add" : "store", t0, -1, &t,
                   flat_offset_bytes(t, offsets), (int64_t)bytes, PLD__MISSING, file, line);
     return t;
@@ -214,6 +215,7 @@ void pl__write(const char *file, int line, pl_tensor t, pl_shape idx, double v)
                       line);
     if (pld__has_data(&t))
         pld__elem_set(t.dtype, pld__elem_ptr(t, pld__self(), idx), v);
+    pld__host_written(t, idx, (pl_shape){.ndim = t.shape.ndim, .dim = {1, 1, 1, 1}});
     pld__trace_op("write", t0, -1, &t, flat_offset_bytes(t, idx), (int64_t)pl_dtype_size(t.dtype),
                   (int64_t)v, file, line);
 }

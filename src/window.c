@@ -1,5 +1,5 @@
 /* window.c: symmetric window buffers and their typed per-rank views. */
-#include "internal.h"
+#include "backend.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -61,13 +61,24 @@ pld_buffer pld__alloc_window_buffer(const char *file, int line, pld__alloc_arg w
     b->win_offset = R->window_size;
     b->file = file;
     b->line = line;
-    /* zero-filled, like upstream; with --no-data only when a signal needs it */
-    if (!R->cfg->no_data)
+    /* zero-filled, like upstream; with --no-data only when a signal needs it.
+     * A distributed backend allocates now: allocation is collective there,
+     * and only the host runs in step in every process. */
+    if (R->be->window_alloc) {
+        int rc = R->be->window_alloc(b);
+        if (rc) {
+            free(b);
+            pld__fail(rc, file, line, op, "cannot allocate %lld bytes of window in every process",
+                      (long long)bytes);
+        }
+    } else if (!R->cfg->no_data) {
         pld__materialize(file, line, op, b);
+    }
     /* Slots are 32-byte aligned, as upstream's are, so two buffers can
      * share a 64-byte cache line; TWAIT/TNOTIFY invalidate whole lines, and
      * upstream hardware corrupts such layouts (pypto#2800, simpler#2273). */
-    if (R->wbufs_tail && b->win_offset % 64 != 0 && !R->cfg->no_cacheline_check) {
+    if (R->wbufs_tail && b->win_offset % 64 != 0 && !R->cfg->no_cacheline_check &&
+        !pld__mute_host) {
         const struct pld__wbuf *a = R->wbufs_tail;
         fflush(stdout);
         fprintf(stderr,
@@ -144,8 +155,25 @@ void pld__windows_free(struct pld__run *R)
     struct pld__wbuf *b = R->wbufs, *n;
     for (; b; b = n) {
         n = b->next;
-        free(b->mem);
+        if (R->be->window_free)
+            R->be->window_free(b);
+        else
+            free(b->mem);
         free(b);
     }
     R->wbufs = R->wbufs_tail = NULL;
+}
+
+unsigned char *pld__slot(const struct pld__wbuf *b, int rank)
+{
+    if (!(pld__R->be->caps & PLD_CAP_DISTRIBUTED))
+        return b->mem + (size_t)rank * (size_t)b->slot;
+    /* only this process's rank has a slot here; the front end reaches the
+     * others through pld__remote_*, so anything else is a bug in libpld */
+    if (rank != pld__self()) {
+        fprintf(stderr, "pldsim: internal error: rank %d's slot of window '%s' addressed from %d\n",
+                rank, b->name, pld__self());
+        abort();
+    }
+    return b->mem;
 }

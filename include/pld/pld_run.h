@@ -70,6 +70,7 @@ typedef struct pld_config {
     int races;                     /* enum pld_races */
     int no_cacheline_check;        /* do not warn about buffers sharing a 64-byte line */
     double wait_timeout;           /* s of simulated time a wait may block; 0 = forever */
+    const char *dump_outputs;      /* after the run, write every host tensor here, or NULL */
 } pld_config;
 
 /* Defaults: platform a2a3sim, devices 0,1 (P = 2), backend from PLD_BACKEND
@@ -81,7 +82,7 @@ void pld_config_init(pld_config *cfg);
  *   -p, --platform NAME|FILE.xml   -d, --device LIST (e.g. 0,1,2,3 or 0-7)
  *   --backend NAME   --trace FILE   --seed N   --network-model CM02|LV08
  *   --topology SPEC (e.g. ring:16,bw=56GBps,lat=2us)   --no-data   --summary
- *   --no-summary
+ *   --no-summary   --dump-outputs FILE
  * `--help` prints the common part of the usage and returns 1 so the caller
  * can add its own and exit 0.  A bad value prints one message and returns
  * PLD_EUSAGE.  Otherwise returns 0. */

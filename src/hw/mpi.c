@@ -1,0 +1,568 @@
+/* mpi.c: the mpi backend.  One process per device, started by
+ * `mpirun -np P PROG --backend mpi`; MPI rank r is device rank r.
+ *
+ * Every process runs the host orchestrator, so window allocation happens in
+ * the same order everywhere and is collective: each buffer is one
+ * MPI_Win_allocate'd window with a passive-target epoch open for the whole
+ * run (MPI_Win_lock_all).  pld_dispatch(r, ...) keeps a task only in
+ * process r, which runs its tasks once the host has finished.  remote_load
+ * and get are MPI_Get + flush, remote_store and put MPI_Put (or, for atomic
+ * Add, MPI_Accumulate) + flush.  A notify is an MPI_Accumulate, SUM for
+ * AtomicAdd and REPLACE for Set: MPI makes accumulates atomic only against
+ * other accumulates, so a Set written with MPI_Put could tear against a
+ * concurrent Add.  A wait polls its own cell after MPI_Win_sync, backing off
+ * from a tight loop to short sleeps so that oversubscribed runs still move.
+ *
+ * An error in one process does not kill the job: the process writes its
+ * error code into every process's abort cell (a small window of its own),
+ * every wait sees it and unwinds, and all processes meet at the end of the
+ * run, agree on the first failing rank's code and return it.  A wait that
+ * passes --wait-timeout does the same, and process 0 prints one deadlock
+ * report built from every process's wait.
+ *
+ * After the run, what each rank stored into host tensors is exchanged, so
+ * every process holds every rank's results and checks the same golden.
+ * Then stdout of processes other than 0 is closed (PLD_MPI_ALL_STDOUT=1
+ * keeps it), so a program prints what it prints on the other backends. */
+#include "../backend.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <mpi.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static struct {
+    struct pld__run *R;
+    int me, np;
+    double t0;
+    struct pld__task *head, *tail; /* this process's rank's tasks */
+    MPI_Win ctl;                   /* one INT32 per process: an error code, 0 while running */
+    int32_t *abort_cell;
+    jmp_buf unwind; /* back to the runner of the host or of a task */
+} M;
+
+static int self_state = PLD__NOBODY;
+
+static int mpi_self(void)
+{
+    return self_state;
+}
+
+static double mpi_now(void)
+{
+    return MPI_Wtime() - M.t0;
+}
+
+static void mpi_elapse(double seconds)
+{
+    (void)seconds; /* real work takes real time */
+}
+
+static int mpi_transfer(int from, int to, double bytes)
+{
+    (void)from, (void)to, (void)bytes; /* the MPI call that follows is the transfer */
+    return 0;
+}
+
+static void mpi_dispatch(int rank, struct pld__task *t)
+{
+    if (rank != M.me) { /* runs in its own process */
+        free(t->args);
+        free(t);
+        return;
+    }
+    if (M.tail)
+        M.tail->next = t;
+    else
+        M.head = t;
+    M.tail = t;
+}
+
+static MPI_Win win_of(const struct pld__wbuf *b)
+{
+    return *(const MPI_Win *)b->be_data;
+}
+
+/* Local stores to a window become visible to other processes' RMA, and
+ * their RMA to local loads, at a window synchronisation. */
+static void sync_all_windows(void)
+{
+    for (const struct pld__wbuf *b = M.R->wbufs; b; b = b->next)
+        MPI_Win_sync(win_of(b));
+}
+
+static int mpi_window_alloc(struct pld__wbuf *b)
+{
+    MPI_Win *w = malloc(sizeof *w);
+    void *base = NULL;
+    if (!w)
+        return PLD_ENOMEM;
+    if (MPI_Win_allocate((MPI_Aint)b->slot, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, w) !=
+        MPI_SUCCESS) {
+        free(w);
+        return PLD_ENOMEM;
+    }
+    memset(base, 0, (size_t)b->slot);
+    MPI_Win_lock_all(MPI_MODE_NOCHECK, *w);
+    MPI_Win_sync(*w);
+    b->mem = base;
+    b->be_data = w;
+    return 0;
+}
+
+static void mpi_window_free(struct pld__wbuf *b)
+{
+    MPI_Win *w = b->be_data;
+    if (!w)
+        return;
+    MPI_Win_unlock_all(*w);
+    MPI_Win_free(w);
+    free(w);
+    b->be_data = NULL;
+    b->mem = NULL;
+}
+
+static MPI_Datatype basic_type(pl_dtype dt)
+{
+    switch (dt) {
+    case PL_FP32:
+        return MPI_FLOAT;
+    case PL_INT32:
+        return MPI_INT32_T;
+    case PL_INT16:
+        return MPI_INT16_T;
+    case PL_INT8:
+        return MPI_INT8_T;
+    case PL_INT64:
+        return MPI_INT64_T;
+    default:
+        return MPI_DATATYPE_NULL; /* FP16, BF16: no MPI type to add with */
+    }
+}
+
+_Noreturn static void internal_error(const char *what)
+{
+    fflush(stdout);
+    fprintf(stderr, "pldsim: mpi backend: rank %d: %s\n", M.me, what);
+    M.R->error = PLD_EINVAL;
+    M.R->be->abort_run();
+}
+
+/* The target side of a region: a subarray of `elem` over the view. */
+static MPI_Datatype region_type(const struct pld__region *rg, MPI_Datatype elem)
+{
+    int nd = rg->full.ndim, sizes[PL_MAX_DIMS], sub[PL_MAX_DIMS], starts[PL_MAX_DIMS];
+    for (int i = 0; i < nd; i++) {
+        if (rg->full.dim[i] > INT_MAX)
+            internal_error("a window view has a dimension beyond INT_MAX elements");
+        sizes[i] = (int)rg->full.dim[i];
+        sub[i] = (int)rg->shape.dim[i];
+        starts[i] = (int)rg->offsets.dim[i];
+    }
+    MPI_Datatype t;
+    MPI_Type_create_subarray(nd, sizes, sub, starts, MPI_ORDER_C, elem, &t);
+    MPI_Type_commit(&t);
+    return t;
+}
+
+/* `dt`'s elements as raw bytes, for copies that need no arithmetic. */
+static MPI_Datatype bytes_type(pl_dtype dt)
+{
+    MPI_Datatype t;
+    MPI_Type_contiguous((int)pl_dtype_size(dt), MPI_BYTE, &t);
+    MPI_Type_commit(&t);
+    return t;
+}
+
+static int region_count(const struct pld__region *rg)
+{
+    int64_t n = pl_shape_numel(rg->shape);
+    if (n > INT_MAX)
+        internal_error("one transfer of more than INT_MAX elements");
+    return (int)n;
+}
+
+static void mpi_rma_read(int peer, const struct pld__wbuf *b, const struct pld__region *rg,
+                         void *packed)
+{
+    MPI_Datatype e = bytes_type(rg->dtype), t = region_type(rg, e);
+    MPI_Get(packed, region_count(rg), e, peer, (MPI_Aint)rg->base, 1, t, win_of(b));
+    MPI_Win_flush(peer, win_of(b));
+    MPI_Type_free(&t);
+    MPI_Type_free(&e);
+}
+
+/* Atomic Add of 16-bit floats, which MPI cannot add: a compare-and-swap
+ * loop on the aligned 32-bit word that holds each element. */
+static void add_half(int peer, MPI_Win w, const struct pld__region *rg, const uint16_t *src)
+{
+    int nd = rg->full.ndim;
+    int64_t n = pl_shape_numel(rg->shape), idx[PL_MAX_DIMS] = {0};
+    for (int64_t k = 0; k < n; k++) {
+        int64_t flat = 0;
+        for (int d = 0; d < nd; d++)
+            flat = flat * rg->full.dim[d] + rg->offsets.dim[d] + idx[d];
+        MPI_Aint at = (MPI_Aint)(rg->base + flat * 2), word = at & ~(MPI_Aint)3;
+        int shift = (int)(at - word) * 8; /* little-endian: the low half comes first */
+        uint32_t old, seen;
+        MPI_Fetch_and_op(NULL, &old, MPI_UINT32_T, peer, word, MPI_NO_OP, w);
+        MPI_Win_flush(peer, w);
+        for (;;) {
+            uint16_t h = (uint16_t)(old >> shift);
+            double sum = (double)pld__elem_get(rg->dtype, &h) + pld__elem_get(rg->dtype, &src[k]);
+            pld__elem_set(rg->dtype, &h, (float)sum);
+            uint32_t want = (old & ~(0xffffu << shift)) | ((uint32_t)h << shift);
+            MPI_Compare_and_swap(&want, &old, &seen, MPI_UINT32_T, peer, word, w);
+            MPI_Win_flush(peer, w);
+            if (seen == old)
+                break;
+            old = seen;
+        }
+        for (int d = nd - 1; d >= 0; d--) { /* next element of the region, row-major */
+            if (++idx[d] < rg->shape.dim[d])
+                break;
+            idx[d] = 0;
+        }
+    }
+}
+
+static void mpi_rma_write(int peer, const struct pld__wbuf *b, const struct pld__region *rg,
+                          const void *packed, pl_atomic op)
+{
+    MPI_Win w = win_of(b);
+    if (op == PL_ATOMIC_ADD && basic_type(rg->dtype) == MPI_DATATYPE_NULL) {
+        add_half(peer, w, rg, packed);
+        return;
+    }
+    MPI_Datatype e = op == PL_ATOMIC_ADD ? basic_type(rg->dtype) : bytes_type(rg->dtype);
+    MPI_Datatype t = region_type(rg, e);
+    if (op == PL_ATOMIC_ADD)
+        MPI_Accumulate(packed, region_count(rg), e, peer, (MPI_Aint)rg->base, 1, t, MPI_SUM, w);
+    else
+        MPI_Put(packed, region_count(rg), e, peer, (MPI_Aint)rg->base, 1, t, w);
+    MPI_Win_flush(peer, w);
+    MPI_Type_free(&t);
+    if (op != PL_ATOMIC_ADD)
+        MPI_Type_free(&e);
+}
+
+static void mpi_notify_at(int owner, const struct pld__wbuf *b, int64_t off, pld_notify_op op,
+                          int32_t value)
+{
+    /* the notify releases what this rank wrote before it, its own window's
+     * local stores included */
+    sync_all_windows();
+    MPI_Accumulate(&value, 1, MPI_INT32_T, owner, (MPI_Aint)off, 1, MPI_INT32_T,
+                   op == PLD_NOTIFY_SET ? MPI_REPLACE : MPI_SUM, win_of(b));
+    MPI_Win_flush(owner, win_of(b));
+}
+
+static void mpi_signal_update(int owner, int32_t *cell, pld_notify_op op, int32_t value)
+{
+    (void)owner, (void)cell, (void)op, (void)value; /* notify_at does it: cells are windows */
+}
+
+/* Tells every process that this run failed with `code`. */
+static void raise_abort(int code)
+{
+    int32_t c = code;
+    for (int p = 0; p < M.np; p++) {
+        MPI_Accumulate(&c, 1, MPI_INT32_T, p, 0, 1, MPI_INT32_T, MPI_REPLACE, M.ctl);
+        MPI_Win_flush(p, M.ctl);
+    }
+}
+
+static int abort_seen(void)
+{
+    MPI_Win_sync(M.ctl);
+    return __atomic_load_n(M.abort_cell, __ATOMIC_ACQUIRE) != 0;
+}
+
+_Noreturn static void mpi_abort_run(void)
+{
+    int code = M.R->error ? M.R->error : PLD_EINVAL;
+    if (!abort_seen())
+        raise_abort(code);
+    longjmp(M.unwind, 1);
+}
+
+static int satisfied(const int32_t *cell, pld_wait_cmp cmp, int32_t expected)
+{
+    int32_t v = __atomic_load_n(cell, __ATOMIC_ACQUIRE);
+    return cmp == PLD_WAIT_EQ ? v == expected : v >= expected;
+}
+
+static void mpi_signal_wait(const int32_t *cell, pld_wait_cmp cmp, int32_t expected)
+{
+    MPI_Win w = win_of(M.R->ranks[M.me].wait.buf);
+    double timeout = M.R->cfg->wait_timeout > 0 ? M.R->cfg->wait_timeout : 60.0;
+    double deadline = MPI_Wtime() + timeout;
+    long nap = 0; /* ns; 0 while polling tightly */
+    for (unsigned polls = 0;; polls++) {
+        MPI_Win_sync(w);
+        if (satisfied(cell, cmp, expected))
+            break;
+        if (abort_seen()) /* another rank failed: stop here, still counted as waiting */
+            longjmp(M.unwind, 1);
+        if (MPI_Wtime() > deadline) {
+            M.R->timed_out = 1;
+            int zero = 0;
+            __atomic_compare_exchange_n(&M.R->error, &zero, PLD_EDEADLOCK, 0, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_ACQUIRE);
+            raise_abort(PLD_EDEADLOCK);
+            longjmp(M.unwind, 1);
+        }
+        if (polls >= 64) {
+            /* the notifier may share our core (mpirun --oversubscribe) */
+            nap = nap ? (nap < 50000 ? nap * 2 : nap) : 1000;
+            struct timespec ts = {0, nap};
+            nanosleep(&ts, NULL);
+        }
+        int flag; /* lets MPI progress one-sided traffic aimed at us */
+        MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+    }
+    sync_all_windows(); /* what the notifier put before its notify is now visible */
+}
+
+static void finalize_at_exit(void)
+{
+    int done;
+    MPI_Finalized(&done);
+    if (!done)
+        MPI_Finalize();
+}
+
+/* A rank's wait as process 0 needs it for the deadlock report. */
+struct wait_msg {
+    int active, line, cmp, buf_id;
+    int32_t value;
+    int64_t expected;
+    pl_shape offsets;
+    char file[160], collective[48];
+};
+
+static void report_deadlock(void)
+{
+    struct pld__run *R = M.R;
+    const struct pld__wait_info *w = &R->ranks[M.me].wait;
+    struct wait_msg mine = {.active = w->active}, *all = NULL;
+    if (w->active) {
+        mine.line = w->line;
+        mine.cmp = w->cmp;
+        mine.buf_id = w->buf->id;
+        mine.value = *w->cellp;
+        mine.expected = w->expected;
+        mine.offsets = w->offsets;
+        snprintf(mine.file, sizeof mine.file, "%s", w->file);
+        snprintf(mine.collective, sizeof mine.collective, "%s", w->collective ? w->collective : "");
+    }
+    if (M.me == 0 && !(all = calloc((size_t)M.np, sizeof *all)))
+        return;
+    MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, 0,
+               MPI_COMM_WORLD);
+    if (M.me != 0)
+        return;
+    for (int r = 0; r < M.np; r++) {
+        struct pld__wait_info *wi = &R->ranks[r].wait;
+        const struct pld__wbuf *b = R->wbufs;
+        while (b && b->id != all[r].buf_id)
+            b = b->next;
+        *wi = (struct pld__wait_info){.active = all[r].active && b};
+        if (!wi->active)
+            continue;
+        wi->buf = b;
+        wi->offsets = all[r].offsets;
+        wi->expected = all[r].expected;
+        wi->cmp = all[r].cmp;
+        wi->cellp = &all[r].value;
+        wi->file = all[r].file;
+        wi->line = all[r].line;
+        wi->collective = all[r].collective[0] ? all[r].collective : NULL;
+    }
+    R->notifiers_unknown = 1;
+    pld__report_deadlock(R);
+    free(all);
+}
+
+/* Every process gets every rank's stores into host tensors. */
+static int exchange_host_writes(void)
+{
+    unsigned char *mine;
+    size_t len;
+    int rc = pld__host_writes_pack(&mine, &len), bad = 0;
+    if (rc) /* the others wait in the broadcasts below: nothing sane is left */
+        MPI_Abort(MPI_COMM_WORLD, pld_exit_code(rc));
+    for (int root = 0; root < M.np; root++) {
+        uint64_t n = len;
+        MPI_Bcast(&n, 1, MPI_UINT64_T, root, MPI_COMM_WORLD);
+        unsigned char *buf = root == M.me ? mine : malloc(n ? n : 1);
+        if (!buf) {
+            fprintf(stderr,
+                    "pldsim: mpi backend: rank %d: out of memory for %llu bytes of "
+                    "results\n",
+                    M.me, (unsigned long long)n);
+            MPI_Abort(MPI_COMM_WORLD, pld_exit_code(PLD_ENOMEM));
+        }
+        for (uint64_t at = 0; at < n; at += INT_MAX)
+            MPI_Bcast(buf + at, (int)(n - at < INT_MAX ? n - at : INT_MAX), MPI_BYTE, root,
+                      MPI_COMM_WORLD);
+        if (root != M.me) {
+            if (pld__host_writes_apply(buf, n))
+                bad = PLD_EINVAL;
+            free(buf);
+        }
+    }
+    free(mine);
+    return bad;
+}
+
+static void run_host(pld__host_fn host, const void *args)
+{
+    self_state = PLD__HOST;
+    if (setjmp(M.unwind) == 0)
+        host(args);
+    self_state = PLD__NOBODY;
+}
+
+static void run_tasks(void)
+{
+    struct pld__rank *fr = &M.R->ranks[M.me];
+    self_state = M.me;
+    if (setjmp(M.unwind) == 0)
+        while (M.head) {
+            struct pld__task *t = M.head;
+            fr->in_task = 1;
+            t->fn(t->args);
+            fr->in_task = 0;
+            M.head = t->next;
+            free(t->args);
+            free(t);
+        }
+    self_state = PLD__NOBODY;
+    for (struct pld__task *t = M.head, *n; t; t = n) { /* left by an error */
+        n = t->next;
+        free(t->args);
+        free(t);
+    }
+    M.head = M.tail = NULL;
+}
+
+static int check_launch(struct pld__run *R)
+{
+    const char *why = NULL;
+    char buf[256];
+    if (M.np != R->P) {
+        snprintf(buf, sizeof buf,
+                 "the mpi backend runs one process per device: the device list has %d but "
+                 "mpirun started %d; run mpirun -np %d PROG --backend mpi",
+                 R->P, M.np, R->P);
+        why = buf;
+    } else if (R->cfg->no_data) {
+        why = "--no-data is a timing-study option of the sim backend; the mpi backend keeps "
+              "all data";
+    }
+    if (!why)
+        return 0;
+    if (M.me == 0) /* every process finds the same: say it once */
+        pld__config_error(R->P == M.np ? PLD_EUSAGE : PLD_EDEVICES, "%s", why);
+    return R->P == M.np ? PLD_EUSAGE : PLD_EDEVICES;
+}
+
+static int mpi_run(struct pld__run *R, pld__host_fn host, const void *args)
+{
+    int inited, provided;
+    MPI_Initialized(&inited);
+    if (!inited) {
+        MPI_Init_thread(NULL, NULL, MPI_THREAD_SINGLE, &provided);
+        atexit(finalize_at_exit);
+    }
+    memset(&M, 0, sizeof M);
+    M.R = R;
+    MPI_Comm_rank(MPI_COMM_WORLD, &M.me);
+    MPI_Comm_size(MPI_COMM_WORLD, &M.np);
+    int rc = check_launch(R);
+    if (rc)
+        return rc;
+    pld__mute_host = M.me != 0;
+    pld__model_default_device(&R->host_dev); /* no platform: the UB size is a2a3's */
+    snprintf(R->platform_desc, sizeof R->platform_desc, "mpi");
+    for (int r = 0; r < R->P; r++) {
+        R->ranks[r].dev = R->host_dev;
+        R->ranks[r].device_id = R->cfg->device_ids[r];
+    }
+    MPI_Win_allocate(sizeof(int32_t), sizeof(int32_t), MPI_INFO_NULL, MPI_COMM_WORLD, &M.abort_cell,
+                     &M.ctl);
+    *M.abort_cell = 0;
+    MPI_Win_lock_all(MPI_MODE_NOCHECK, M.ctl);
+    MPI_Barrier(MPI_COMM_WORLD);
+    M.t0 = MPI_Wtime();
+
+    run_host(host, args);
+    /* every window is allocated and zeroed in every process before any
+     * rank reaches into another's */
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (!R->error)
+        run_tasks();
+    /* a rank that is done keeps its windows open for the others */
+    MPI_Barrier(MPI_COMM_WORLD);
+
+    /* the run's code: the first failing rank's own error */
+    int *codes = malloc((size_t)M.np * sizeof *codes), own = R->error;
+    if (!codes)
+        return pld__config_error(PLD_ENOMEM, "out of memory for %d ranks", M.np);
+    MPI_Allgather(&own, 1, MPI_INT, codes, 1, MPI_INT, MPI_COMM_WORLD);
+    rc = 0;
+    for (int p = 0; p < M.np && !rc; p++)
+        rc = codes[p];
+    free(codes);
+    if (rc == PLD_EDEADLOCK)
+        report_deadlock();
+    if (!rc)
+        rc = exchange_host_writes();
+    R->error = rc;
+
+    unsigned long long moved = R->bytes_moved, total = 0;
+    MPI_Allreduce(&moved, &total, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    R->bytes_moved = total;
+    double mine = mpi_now();
+    MPI_Allreduce(&mine, &R->end_time, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Win_unlock_all(M.ctl);
+    MPI_Win_free(&M.ctl);
+
+    const char *all = getenv("PLD_MPI_ALL_STDOUT");
+    if (M.me != 0 && !(all && strcmp(all, "1") == 0)) {
+        /* the others print what process 0 prints, from the same data */
+        fflush(stdout);
+        int fd = open("/dev/null", O_WRONLY);
+        if (fd >= 0) {
+            dup2(fd, STDOUT_FILENO);
+            close(fd);
+        }
+    }
+    return rc;
+}
+
+const struct pld_backend pld_backend_mpi = {
+    .name = "mpi",
+    .size = sizeof(struct pld_backend),
+    .caps = PLD_CAP_DISTRIBUTED,
+    .run = mpi_run,
+    .self = mpi_self,
+    .now = mpi_now,
+    .dispatch = mpi_dispatch,
+    .elapse = mpi_elapse,
+    .transfer = mpi_transfer,
+    .signal_update = mpi_signal_update,
+    .signal_wait = mpi_signal_wait,
+    .route_bw = NULL,
+    .abort_run = mpi_abort_run,
+    .window_alloc = mpi_window_alloc,
+    .window_free = mpi_window_free,
+    .rma_read = mpi_rma_read,
+    .rma_write = mpi_rma_write,
+    .notify_at = mpi_notify_at,
+};
