@@ -1,0 +1,254 @@
+/* backend_cases.c: small pld programs that tests/check_backends.c runs on
+ * every backend (mpi through mpirun), for what the tutorials do not reach:
+ * atomic Add into a peer's window in every dtype that has it, strided put/get
+ * regions, and the failures a distributed run must report once.
+ *
+ *   backend_cases CASE [common flags]
+ *     atomics   every rank adds its vectors into rank 0's window (FP32, FP16,
+ *               INT32, and a put with .atomic into a 2-D region); rank 0
+ *               copies the sums out.  Checks them, prints OK.
+ *     strided   every rank puts a 2-D block into its right neighbour's window
+ *               and gets a block of its left neighbour's; checks, prints OK.
+ *     deadlock  rank r waits on a cell nobody notifies (use --wait-timeout).
+ *     bad_peer  the last rank calls remote_load with peer = P; rank 0 waits
+ *               for it and must unwind quietly.
+ * Exit: 0 and "OK", 1 on a wrong result, or the library's exit code. */
+#include <pld/pld.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { N = 64, ROWS = 8 };
+
+struct io {
+    pl_tensor xf, xh, xi, y_f, y_h, y_i, y_2d; /* atomics */
+    pl_tensor src, out_w, out_g;               /* strided */
+};
+
+struct win {
+    pld_dtensor acc_f, acc_h, acc_i, acc_2d, sig, w2d;
+};
+
+struct rank_args {
+    const struct io *io;
+    struct win w;
+    int rank, P;
+};
+
+/* ---------------------------------------------------------------- atomics */
+
+static void atomics_kernel(const struct io *io, struct win w, int r, int P)
+{
+    pl_tile f = pl_load(pl_at(io->xf, r), PL_IDX(0, 0), PL_SHAPE(1, N));
+    pld_tile_remote_store(f, w.acc_f, .peer = 0, .offsets = PL_IDX(0, 0), .atomic = PL_ATOMIC_ADD);
+    pl_tile h = pl_load(pl_at(io->xh, r), PL_IDX(0, 0), PL_SHAPE(1, N));
+    pld_tile_remote_store(h, w.acc_h, .peer = 0, .offsets = PL_IDX(0, 0), .atomic = PL_ATOMIC_ADD);
+    pl_tile i = pl_load(pl_at(io->xi, r), PL_IDX(0, 0), PL_SHAPE(1, N));
+    pld_tile_remote_store(i, w.acc_i, .peer = 0, .offsets = PL_IDX(0, 0), .atomic = PL_ATOMIC_ADD);
+    /* a put-add of rows 1..2, columns 8..39 of x (viewed as [2, 32]) */
+    pld_tensor_put(w.acc_2d, .peer = 0, .src = pl_at(io->xf, r), .dst_offsets = PL_IDX(1, 8),
+                   .src_offsets = PL_IDX(0, 0), .shape = PL_SHAPE(1, 32), .atomic = PL_ATOMIC_ADD);
+    pld_tensor_barrier(w.sig);
+    if (r == 0) {
+        pl_store(pl_load(w.acc_f, PL_IDX(0, 0), PL_SHAPE(1, N)), PL_IDX(0, 0), io->y_f);
+        pl_store(pl_load(w.acc_h, PL_IDX(0, 0), PL_SHAPE(1, N)), PL_IDX(0, 0), io->y_h);
+        pl_store(pl_load(w.acc_i, PL_IDX(0, 0), PL_SHAPE(1, N)), PL_IDX(0, 0), io->y_i);
+        pl_store(pl_load(w.acc_2d, PL_IDX(0, 0), PL_SHAPE(4, N)), PL_IDX(0, 0), io->y_2d);
+    }
+    (void)P;
+}
+
+static void atomics_device(const struct rank_args *a)
+{
+    pl_incore(atomics_kernel, a->io, a->w, a->rank, a->P);
+}
+
+static int check_atomics(const struct io *io, int P)
+{
+    for (int k = 0; k < N; k++) {
+        double sf = 0, sh = 0;
+        long long si = 0;
+        for (int r = 0; r < P; r++) {
+            sf += pl_tensor_get(io->xf, (int64_t)r * N + k);
+            sh += pl_tensor_get(io->xh, (int64_t)r * N + k);
+            si += (long long)pl_tensor_get(io->xi, (int64_t)r * N + k);
+        }
+        double f = pl_tensor_get(io->y_f, k), h = pl_tensor_get(io->y_h, k);
+        if (fabs(f - sf) > 1e-5 * (1 + fabs(sf)) || fabs(h - sh) > 1e-2 * (1 + fabs(sh)) ||
+            (long long)pl_tensor_get(io->y_i, k) != si) {
+            printf("FAIL: element %d: FP32 %g (want %g), FP16 %g (want %g), INT32 %lld (want "
+                   "%lld)\n",
+                   k, f, sf, h, sh, (long long)pl_tensor_get(io->y_i, k), si);
+            return 1;
+        }
+    }
+    for (int row = 0; row < 4; row++)
+        for (int c = 0; c < N; c++) {
+            double want = 0;
+            for (int r = 0; row == 1 && c >= 8 && c < 40 && r < P; r++)
+                want += pl_tensor_get(io->xf, (int64_t)r * N + (c - 8));
+            double got = pl_tensor_get(io->y_2d, row * N + c);
+            if (fabs(got - want) > 1e-5 * (1 + fabs(want))) {
+                printf("FAIL: put-add [%d, %d] is %g, want %g\n", row, c, got, want);
+                return 1;
+            }
+        }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- strided */
+
+static void strided_kernel(const struct io *io, struct win w, int r, int P)
+{
+    int right = (r + 1) % P, left = (r + P - 1) % P;
+    /* rows 2..3, columns 16..47 of my source into the right neighbour's
+     * window at rows 4..5, columns 32..63 */
+    pld_tensor_put(w.w2d, .peer = right, .src = pl_at(io->src, r), .dst_offsets = PL_IDX(4, 32),
+                   .src_offsets = PL_IDX(2, 16), .shape = PL_SHAPE(2, 32));
+    pld_tensor_barrier(w.sig);
+    pl_store(pl_load(w.w2d, PL_IDX(0, 0), PL_SHAPE(ROWS, N)), PL_IDX(0, 0), pl_at(io->out_w, r));
+    /* rows 4..6, columns 40..55 of the left neighbour's window into my
+     * output at rows 1..3, columns 0..15 */
+    pld_tensor_get(pl_at(io->out_g, r), .peer = left, .src = w.w2d, .dst_offsets = PL_IDX(1, 0),
+                   .src_offsets = PL_IDX(4, 40), .shape = PL_SHAPE(3, 16));
+    pld_tensor_barrier(w.sig); /* nobody leaves while a peer still reads its window */
+}
+
+static void strided_device(const struct rank_args *a)
+{
+    pl_incore(strided_kernel, a->io, a->w, a->rank, a->P);
+}
+
+/* What rank `who`'s window holds: the left neighbour's block, zeros around. */
+static double window_elem(const struct io *io, int who, int P, int row, int c)
+{
+    int from = (who + P - 1) % P;
+    if (row >= 4 && row < 6 && c >= 32)
+        return pl_tensor_get(io->src, ((int64_t)from * ROWS + (row - 2)) * N + (c - 16));
+    return 0;
+}
+
+static int check_strided(const struct io *io, int P)
+{
+    for (int r = 0; r < P; r++)
+        for (int row = 0; row < ROWS; row++)
+            for (int c = 0; c < N; c++) {
+                double w = pl_tensor_get(io->out_w, ((int64_t)r * ROWS + row) * N + c);
+                double g = pl_tensor_get(io->out_g, ((int64_t)r * ROWS + row) * N + c);
+                double want_g = row >= 1 && row < 4 && c < 16
+                                    ? window_elem(io, (r + P - 1) % P, P, row + 3, c + 40)
+                                    : 0;
+                if (w != window_elem(io, r, P, row, c) || g != want_g) {
+                    printf("FAIL: rank %d [%d, %d]: window %g (want %g), got %g (want %g)\n", r,
+                           row, c, w, window_elem(io, r, P, row, c), g, want_g);
+                    return 1;
+                }
+            }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- failures */
+
+static void deadlock_kernel(struct win w, int r, int P)
+{
+    pld_system_wait(w.sig, .offsets = PL_IDX((r + 1) % P, 0), .expected = 1, .cmp = PLD_WAIT_GE);
+}
+
+static void deadlock_device(const struct rank_args *a)
+{
+    pl_incore(deadlock_kernel, a->w, a->rank, a->P);
+}
+
+static void bad_peer_kernel(struct win w, int r, int P)
+{
+    if (r == P - 1) {
+        pl_tile t = pld_tile_remote_load(w.acc_f, .peer = P, .offsets = PL_IDX(0, 0),
+                                         .shape = PL_SHAPE(1, N));
+        (void)t;
+    }
+    pld_tensor_barrier(w.sig); /* the others wait here for the failed rank */
+}
+
+static void bad_peer_device(const struct rank_args *a)
+{
+    pl_incore(bad_peer_kernel, a->w, a->rank, a->P);
+}
+
+/* ---------------------------------------------------------------- driver */
+
+static const char *which;
+static struct io io;
+
+static void host(const struct io *h)
+{
+    int P = (int)pld_world_size();
+    struct win w = {0};
+    w.sig = pld_window(pld_alloc_window_buffer(PL_SHAPE(P, 1), PL_INT32, .name = "sig"),
+                       PL_SHAPE(P, 1), PL_INT32);
+    w.acc_f = pld_window(pld_alloc_window_buffer(PL_SHAPE(1, N), PL_FP32, .name = "acc_f"),
+                         PL_SHAPE(1, N), PL_FP32);
+    w.acc_h = pld_window(pld_alloc_window_buffer(PL_SHAPE(1, N), PL_FP16, .name = "acc_h"),
+                         PL_SHAPE(1, N), PL_FP16);
+    w.acc_i = pld_window(pld_alloc_window_buffer(PL_SHAPE(1, N), PL_INT32, .name = "acc_i"),
+                         PL_SHAPE(1, N), PL_INT32);
+    w.acc_2d = pld_window(pld_alloc_window_buffer(PL_SHAPE(4, N), PL_FP32, .name = "acc_2d"),
+                          PL_SHAPE(4, N), PL_FP32);
+    w.w2d = pld_window(pld_alloc_window_buffer(PL_SHAPE(ROWS, N), PL_FP32, .name = "w2d"),
+                       PL_SHAPE(ROWS, N), PL_FP32);
+    for (int r = 0; r < P; r++) {
+        struct rank_args a = {h, w, r, P};
+        if (strcmp(which, "atomics") == 0)
+            pld_dispatch(r, atomics_device, a);
+        else if (strcmp(which, "strided") == 0)
+            pld_dispatch(r, strided_device, a);
+        else if (strcmp(which, "deadlock") == 0)
+            pld_dispatch(r, deadlock_device, a);
+        else
+            pld_dispatch(r, bad_peer_device, a);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    pld_config cfg;
+    pld_config_init(&cfg);
+    cfg.no_cacheline_check = 1; /* small buffers back to back; hardware layout is not the point */
+    int rc = pld_parse_args(&cfg, &argc, argv);
+    if (rc != 0 || argc != 2 ||
+        (strcmp(argv[1], "atomics") && strcmp(argv[1], "strided") && strcmp(argv[1], "deadlock") &&
+         strcmp(argv[1], "bad_peer"))) {
+        fprintf(stderr, "usage: backend_cases atomics|strided|deadlock|bad_peer [flags]\n");
+        return 2;
+    }
+    which = argv[1];
+    int P = cfg.ndevices;
+    io.xf = pl_tensor_new(PL_SHAPE(P, 1, N), PL_FP32, "xf");
+    io.xh = pl_tensor_new(PL_SHAPE(P, 1, N), PL_FP16, "xh");
+    io.xi = pl_tensor_new(PL_SHAPE(P, 1, N), PL_INT32, "xi");
+    io.y_f = pl_tensor_new(PL_SHAPE(1, N), PL_FP32, "y_f");
+    io.y_h = pl_tensor_new(PL_SHAPE(1, N), PL_FP16, "y_h");
+    io.y_i = pl_tensor_new(PL_SHAPE(1, N), PL_INT32, "y_i");
+    io.y_2d = pl_tensor_new(PL_SHAPE(4, N), PL_FP32, "y_2d");
+    io.src = pl_tensor_new(PL_SHAPE(P, ROWS, N), PL_FP32, "src");
+    io.out_w = pl_tensor_new(PL_SHAPE(P, ROWS, N), PL_FP32, "out_w");
+    io.out_g = pl_tensor_new(PL_SHAPE(P, ROWS, N), PL_FP32, "out_g");
+    pl_fill_randn(io.xf, cfg.seed);
+    pl_fill_randn(io.xh, cfg.seed + 1);
+    pl_fill_arange(io.xi, -1000, 37);
+    pl_fill_arange(io.src, 0, 1);
+    rc = pld_run(&cfg, host, &io);
+    if (rc)
+        return pld_exit_code(rc);
+    int bad = strcmp(which, "atomics") == 0   ? check_atomics(&io, P)
+              : strcmp(which, "strided") == 0 ? check_strided(&io, P)
+                                              : 0;
+    if (!bad)
+        printf("OK\n");
+    pl_tensor *all[] = {&io.xf,  &io.xh,   &io.xi,  &io.y_f,   &io.y_h,
+                        &io.y_i, &io.y_2d, &io.src, &io.out_w, &io.out_g};
+    for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
+        pl_tensor_free(all[k]);
+    return bad;
+}

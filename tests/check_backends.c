@@ -1,0 +1,316 @@
+/* check_backends.c: one source, every backend.  Each tutorial step (every
+ * mode, at P = 2 and 4) and the extra cases in backend_cases.c run on sim,
+ * threads and, when the build has it, mpi (through mpirun).  Every run must
+ * pass its golden, and its outputs (--dump-outputs: every host tensor, exact
+ * values) must equal the sim run's: bit for bit where the arithmetic cannot
+ * depend on timing, within a tolerance where it can (atomic Adds land in
+ * arrival order).  The mpi backend's failures must be reported once, with
+ * the status the other backends give. */
+#include "checktools.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifdef MPIRUN
+static const char *const backends[] = {"sim", "threads", "mpi"};
+#else
+static const char *const backends[] = {"sim", "threads"};
+#endif
+enum { NBACKENDS = sizeof backends / sizeof backends[0] };
+
+/* Runs `prog args` on P devices of `backend`, dumping its outputs. */
+static struct cmd_result run_on(const char *backend, int P, const char *prog, const char *args,
+                                const char *dump)
+{
+#ifdef MPIRUN
+    if (strcmp(backend, "mpi") == 0)
+        return run_cmd("%s --oversubscribe --allow-run-as-root -np %d %s %s -d 0-%d --backend mpi "
+                       "--dump-outputs %s </dev/null",
+                       MPIRUN, P, prog, args, P - 1, dump);
+#endif
+    return run_cmd("%s %s -d 0-%d --backend %s --dump-outputs %s", prog, args, P - 1, backend,
+                   dump);
+}
+
+/* The relative tolerance for values of `dtype` when arrival order may
+ * change a sum; integers are always exact. */
+static double tolerance(const char *dtype)
+{
+    if (strcmp(dtype, "FP16") == 0 || strcmp(dtype, "BF16") == 0)
+        return 1e-2;
+    if (strcmp(dtype, "FP32") == 0)
+        return 1e-5;
+    return 0;
+}
+
+/* Compares two dumps; returns NULL when they agree, else a description of
+ * the first difference (static).  `exact`: the texts must be identical
+ * (%.17g of the exact values: equal text is equal bits). */
+static const char *compare_dumps(const char *want, const char *got, int exact)
+{
+    static char why[512];
+    if (!want || !got)
+        return "a dump is missing";
+    if (exact) {
+        if (strcmp(want, got) == 0)
+            return NULL;
+        size_t i = 0, line = 1;
+        for (; want[i] && want[i] == got[i]; i++)
+            line += want[i] == '\n';
+        snprintf(why, sizeof why, "not bit-identical: first difference on dump line %zu", line);
+        return why;
+    }
+    char *a = strdup(want), *b = strdup(got), *sa, *sb;
+    char dtype[16] = "";
+    const char *res = NULL;
+    char *la = strtok_r(a, "\n", &sa), *lb = strtok_r(b, "\n", &sb);
+    for (int line = 1; la || lb;
+         line++, la = strtok_r(NULL, "\n", &sa), lb = strtok_r(NULL, "\n", &sb)) {
+        if (!la || !lb) {
+            res = "the dumps have different lengths";
+            break;
+        }
+        if (strncmp(la, "tensor ", 7) == 0) {
+            if (strcmp(la, lb) != 0) {
+                snprintf(why, sizeof why, "line %d: '%s' against '%s'", line, la, lb);
+                res = why;
+                break;
+            }
+            sscanf(la, "tensor %*s %15s", dtype);
+            continue;
+        }
+        char *pa = la, *pb = lb, *ea, *eb;
+        for (;;) {
+            double x = strtod(pa, &ea), y = strtod(pb, &eb);
+            if (ea == pa || eb == pb)
+                break;
+            double tol = tolerance(dtype);
+            if (tol == 0 ? x != y : fabs(x - y) > tol * (1 + fabs(x))) {
+                snprintf(why, sizeof why, "line %d (%s): %.9g against %.9g", line, dtype, x, y);
+                res = why;
+                break;
+            }
+            pa = ea;
+            pb = eb;
+        }
+        if (res)
+            break;
+    }
+    free(a);
+    free(b);
+    return res;
+}
+
+/* Runs one program on every backend and checks it against sim's run. */
+static void same_on_every_backend(const char *prog, const char *args, int P, int exact)
+{
+    char dump[NBACKENDS][64], *text[NBACKENDS];
+    for (int b = 0; b < NBACKENDS; b++) {
+        snprintf(dump[b], sizeof dump[b], "/tmp/pld-backends-%d-%s.txt", (int)getpid(),
+                 backends[b]);
+        struct cmd_result r = run_on(backends[b], P, prog, args, dump[b]);
+        ck_assert_msg(r.status == 0, "%s %s at P=%d on %s exited %d\nstdout:\n%s\nstderr:\n%s",
+                      prog, args, P, backends[b], r.status, r.out, r.err);
+        ck_assert_msg(count_lines_with(r.out, "OK") == 1 && strstr(r.out, "OK\n"),
+                      "%s %s at P=%d on %s: not one OK line in:\n%s", prog, args, P, backends[b],
+                      r.out);
+        ck_assert_msg(count_error_lines(r.err) == 0, "%s %s on %s: stderr:\n%s", prog, args,
+                      backends[b], r.err);
+        text[b] = slurp(dump[b]);
+        unlink(dump[b]);
+        cmd_result_free(&r);
+    }
+    ck_assert_msg(text[0] && strstr(text[0], "tensor "), "sim wrote no outputs for %s %s", prog,
+                  args);
+    for (int b = 1; b < NBACKENDS; b++) {
+        const char *why = compare_dumps(text[0], text[b], exact);
+        ck_assert_msg(!why, "%s %s at P=%d: %s's outputs differ from sim's: %s", prog, args, P,
+                      backends[b], why);
+    }
+    for (int b = 0; b < NBACKENDS; b++)
+        free(text[b]);
+}
+
+/* Every step and mode; P = 2 for the two-device steps, else 2 and 4. */
+static const struct {
+    const char *step, *args;
+    int p;
+} ladder[] = {
+    {"01_hello_rank", "", 2},
+    {"02_programming_model", "", 2},
+    {"03_window_buffer", "", 2},
+    {"04_barrier", "", 2},
+    {"04_barrier", "--use-builtin", 2},
+    {"05_remote_load_store", "--mode load", 2},
+    {"05_remote_load_store", "--mode store", 2},
+    {"06_put_get", "--mode put", 2},
+    {"06_put_get", "--mode get", 2},
+#define BOTH_P(step, args)                                                                         \
+    {step, args, 2},                                                                               \
+    {                                                                                              \
+        step, args, 4                                                                              \
+    }
+    BOTH_P("07_dynamic_rank_count", "--mode put"),
+    BOTH_P("07_dynamic_rank_count", "--mode get"),
+    BOTH_P("08_allreduce_mesh", ""),
+    BOTH_P("09_allreduce_two_phase", ""),
+    BOTH_P("10_allreduce_ring", ""),
+    BOTH_P("11_allreduce_reveal", "--mode mesh"),
+    BOTH_P("11_allreduce_reveal", "--mode ring"),
+    BOTH_P("12_broadcast", "--mode hand"),
+    BOTH_P("12_broadcast", "--mode builtin"),
+    BOTH_P("13_allgather", "--mode hand"),
+    BOTH_P("13_allgather", "--mode builtin"),
+    BOTH_P("14_reduce_scatter", "--mode hand"),
+    BOTH_P("14_reduce_scatter", "--mode builtin"),
+    BOTH_P("15_all_to_all", "--mode hand"),
+    BOTH_P("15_all_to_all", "--mode builtin"),
+    BOTH_P("16_putting_it_together", ""),
+#undef BOTH_P
+};
+
+/* Every reduction in the ladder adds in an order fixed by the program (the
+ * mesh in rank order, the ring in its schedule), never in arrival order, so
+ * every backend must produce the same bits. */
+START_TEST(step_gives_the_same_bits_on_every_backend)
+{
+    same_on_every_backend(tutorial(ladder[_i].step), ladder[_i].args, ladder[_i].p, 1);
+}
+END_TEST
+
+static const char *cases_prog(void)
+{
+    static char path[4096];
+    snprintf(path, sizeof path, "%s/tests/backend_cases", PLD_BUILDDIR);
+    return path;
+}
+
+/* Strided regions move the same bytes everywhere; atomic Adds of floats
+ * sum in arrival order, so only their integers must match exactly. */
+START_TEST(strided_put_get_is_exact_on_every_backend)
+{
+    same_on_every_backend(cases_prog(), "strided", 2 + _i, 1);
+}
+END_TEST
+
+START_TEST(atomic_adds_agree_on_every_backend)
+{
+    same_on_every_backend(cases_prog(), "atomics", 2 + _i, 0);
+}
+END_TEST
+
+/* The comparison itself: it must see a one-ulp change, and tolerate an
+ * FP32 rounding difference only where asked. */
+START_TEST(dump_comparison_catches_differences)
+{
+    const char *a = "tensor y FP32 [1, 2]\n1.5 0.10000000149011612\n";
+    const char *b = "tensor y FP32 [1, 2]\n1.5 0.10000000149011613\n";
+    const char *c = "tensor y FP32 [1, 2]\n1.5 0.2\n";
+    const char *d = "tensor y INT32 [1, 2]\n1 2\n";
+    const char *e = "tensor y INT32 [1, 2]\n1 3\n";
+    ck_assert_ptr_null(compare_dumps(a, a, 1));
+    ck_assert_ptr_nonnull(compare_dumps(a, b, 1));
+    ck_assert_ptr_null(compare_dumps(a, b, 0));
+    ck_assert_ptr_nonnull(compare_dumps(a, c, 0));
+    ck_assert_ptr_nonnull(compare_dumps(d, e, 0));
+    ck_assert_ptr_nonnull(compare_dumps(a, d, 0));
+}
+END_TEST
+
+#ifdef MPIRUN
+static struct cmd_result mpi_run(int np, const char *prog, const char *args)
+{
+    return run_cmd("%s --oversubscribe --allow-run-as-root -np %d %s %s --backend mpi </dev/null",
+                   MPIRUN, np, prog, args);
+}
+
+START_TEST(mpi_deadlock_is_reported_once_with_every_wait)
+{
+    struct cmd_result r = mpi_run(2, cases_prog(), "deadlock -d 0,1 --wait-timeout 1s");
+    ck_assert_msg(r.status == 4, "exit %d\nstderr:\n%s", r.status, r.err);
+    ck_assert_int_eq(count_lines_with(r.err, "pldsim: wait timeout"), 1);
+    ck_assert_contains(r.err, "rank 0: waits for sig[1, 0] >= 1; the cell holds 0");
+    ck_assert_contains(r.err, "rank 1: waits for sig[0, 0] >= 1; the cell holds 0");
+    ck_assert_contains(r.err, "tests/backend_cases.c:");
+    cmd_result_free(&r);
+}
+END_TEST
+
+START_TEST(mpi_rank_error_is_reported_once_and_others_unwind)
+{
+    struct cmd_result r = mpi_run(3, cases_prog(), "bad_peer -d 0-2 --wait-timeout 20s");
+    ck_assert_msg(r.status == 3, "exit %d\nstderr:\n%s", r.status, r.err);
+    ck_assert_int_eq(count_lines_with(r.err, "rank 2: pld_tile_remote_load: peer 3 out of range "
+                                             "[0, 3)"),
+                     1);
+    ck_assert_int_eq(count_lines_with(r.err, "pldsim: "), 0); /* no echo, no deadlock report */
+    cmd_result_free(&r);
+}
+END_TEST
+
+START_TEST(mpi_process_count_must_match_the_devices)
+{
+    struct cmd_result r = mpi_run(2, tutorial("08_allreduce_mesh"), "-d 0-3");
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_int_eq(count_lines_with(r.err, "the device list has 4 but mpirun started 2; run "
+                                             "mpirun -np 4"),
+                     1);
+    cmd_result_free(&r);
+    r = run_cmd("%s -d 0,1 --backend mpi", tutorial("08_allreduce_mesh"));
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_contains(r.err, "mpirun started 1; run mpirun -np 2 PROG --backend mpi");
+    cmd_result_free(&r);
+}
+END_TEST
+
+START_TEST(mpi_refuses_what_it_cannot_do)
+{
+    static const char *const flags[] = {"--trace x.txt", "--summary", "--no-data"};
+    for (int k = 0; k < 3; k++) {
+        char args[64];
+        snprintf(args, sizeof args, "-d 0,1 %s", flags[k]);
+        struct cmd_result r = mpi_run(2, tutorial("08_allreduce_mesh"), args);
+        ck_assert_msg(r.status == 2, "%s: exit %d", flags[k], r.status);
+        ck_assert_contains(r.err, k < 2 ? "not available on the mpi backend" : "--no-data is a");
+        cmd_result_free(&r);
+    }
+}
+END_TEST
+#else
+START_TEST(mpi_backend_says_how_to_get_it)
+{
+    struct cmd_result r = run_cmd("%s -d 0,1 --backend mpi", tutorial("08_allreduce_mesh"));
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_contains(r.err, "apt-get install libopenmpi-dev openmpi-bin");
+    cmd_result_free(&r);
+}
+END_TEST
+#endif
+
+int main(void)
+{
+    Suite *s = suite_create("backends");
+    TCase *tc = tcase_create("same outputs");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, dump_comparison_catches_differences);
+    tcase_add_loop_test(tc, step_gives_the_same_bits_on_every_backend, 0,
+                        (int)(sizeof ladder / sizeof ladder[0]));
+    tcase_add_loop_test(tc, strided_put_get_is_exact_on_every_backend, 0, 3);
+    tcase_add_loop_test(tc, atomic_adds_agree_on_every_backend, 0, 3);
+    suite_add_tcase(s, tc);
+    TCase *mpi = tcase_create("mpi");
+    tcase_set_timeout(mpi, 120);
+#ifdef MPIRUN
+    tcase_add_test(mpi, mpi_deadlock_is_reported_once_with_every_wait);
+    tcase_add_test(mpi, mpi_rank_error_is_reported_once_and_others_unwind);
+    tcase_add_test(mpi, mpi_process_count_must_match_the_devices);
+    tcase_add_test(mpi, mpi_refuses_what_it_cannot_do);
+#else
+    tcase_add_test(mpi, mpi_backend_says_how_to_get_it);
+#endif
+    suite_add_tcase(s, mpi);
+    return run_suite(s);
+}
