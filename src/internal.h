@@ -180,6 +180,9 @@ void pld__ub_release_all(struct pld__rank *rk);
 /* Checks the UB layout rule for a tile of `shape`: a single row is padded
  * to 32 bytes, but each row of a multi-row tile must be a multiple of 32. */
 void pld__check_tile_rows(const char *file, int line, const char *op, pl_shape shape, pl_dtype dt);
+/* Frees the values of a tile whose last use has passed (a builtin's
+ * pieces), keeping its place in the UB accounting; using it again fails. */
+void pld__tile_release(pl_tile t);
 /* Accounts a buffer that lives only during the current op (a staging tile). */
 void pld__ub_transient(const char *file, int line, const char *op, size_t bytes);
 /* Fails unless the tile belongs to the kernel now running on this rank. */

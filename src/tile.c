@@ -111,6 +111,30 @@ static double apply(enum binop k, double x, double y, int is_int)
     return 0;
 }
 
+/* The same arithmetic as apply() for FP32 tiles, without the round trips
+ * through double: the real backends spend their time here. */
+static void apply_fp32(enum binop k, float *restrict r, const float *a, const float *b, int64_t n)
+{
+    switch (k) {
+    case ADD:
+        for (int64_t i = 0; i < n; i++)
+            r[i] = a[i] + b[i];
+        break;
+    case MUL:
+        for (int64_t i = 0; i < n; i++)
+            r[i] = a[i] * b[i];
+        break;
+    case MAX:
+        for (int64_t i = 0; i < n; i++)
+            r[i] = a[i] > b[i] ? a[i] : b[i];
+        break;
+    case MIN:
+        for (int64_t i = 0; i < n; i++)
+            r[i] = a[i] < b[i] ? a[i] : b[i];
+        break;
+    }
+}
+
 static pl_tile binop_tt(const char *file, int line, const char *op, enum binop k, pl_tile a,
                         pl_tile b)
 {
@@ -134,7 +158,9 @@ static pl_tile binop_tt(const char *file, int line, const char *op, enum binop k
     int64_t n = pl_shape_numel(a.shape);
     size_t es = pl_dtype_size(a.dtype);
     int is_int = a.dtype >= PL_INT8;
-    for (int64_t i = 0; i < n && !r.no_data; i++) {
+    if (a.dtype == PL_FP32 && !r.no_data)
+        apply_fp32(k, r.data, a.data, b.data, n);
+    for (int64_t i = 0; i < n && !r.no_data && a.dtype != PL_FP32; i++) {
         double x = pld__elem_get(a.dtype, (char *)a.data + i * es);
         double y = pld__elem_get(a.dtype, (char *)b.data + i * es);
         pld__elem_set(a.dtype, (char *)r.data + i * es, apply(k, x, y, is_int));

@@ -148,6 +148,18 @@ void pld__check_tile_rows(const char *file, int line, const char *op, pl_shape s
               PLD__ROW_ALIGN);
 }
 
+void pld__tile_release(pl_tile t)
+{
+    struct pld__rank *rk = &pld__R->ranks[pld__self()];
+    /* a long builtin makes thousands of pieces in one kernel: holding them
+     * all until the kernel returns would cost their bytes many times over */
+    if (t.epoch == rk->epoch && t.index >= 0 && t.index < rk->ub_nblocks &&
+        rk->ub_blocks[t.index].data == t.data && t.data) {
+        free(t.data);
+        rk->ub_blocks[t.index].data = NULL;
+    }
+}
+
 void pld__ub_transient(const char *file, int line, const char *op, size_t bytes)
 {
     struct pld__rank *rk = pld__kernel_rank(file, line, op);

@@ -22,6 +22,7 @@ void pld__allreduce_mesh(struct pld__coll *c, pl_tensor flat, pld_reduce_op op)
         }
         pld__coll_barrier(c); /* read-done: nobody reads this chunk any more */
         COLL_STORE(c, acc, flat, off);
+        pld__tile_release(acc);
     }
     pld__coll_epilogue(c);
 }

@@ -54,6 +54,7 @@ void pld__allreduce_ring(struct pld__coll *c, pl_tensor flat, pld_dtensor sig, p
             if (rs)
                 got = pld__combine(c->file, c->line, op, COLL_LOAD(c, flat, off, len), got);
             COLL_STORE(c, got, flat, off);
+            pld__tile_release(got);
         }
         COLL_NOTIFY(c, sig, left, PL_IDX(r, me), 1); /* read-complete */
     }

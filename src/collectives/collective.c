@@ -105,16 +105,23 @@ pld_reduce_op pld__coll_reduce_op(struct pld__coll *c, pld_reduce_op op)
 
 pl_tile pld__combine(const char *file, int line, pld_reduce_op op, pl_tile a, pl_tile b)
 {
+    pl_tile r;
     switch (op) {
     case PLD_REDUCE_MAX:
-        return pl__max_tt(file, line, a, b);
+        r = pl__max_tt(file, line, a, b);
+        break;
     case PLD_REDUCE_MIN:
-        return pl__min_tt(file, line, a, b);
+        r = pl__min_tt(file, line, a, b);
+        break;
     case PLD_REDUCE_PROD:
-        return pl__mul_tt(file, line, a, b);
+        r = pl__mul_tt(file, line, a, b);
+        break;
     default:
-        return pl__add_tt(file, line, a, b);
+        r = pl__add_tt(file, line, a, b);
     }
+    pld__tile_release(a);
+    pld__tile_release(b);
+    return r;
 }
 
 int64_t pld__chunk_elems(pl_dtype dt)

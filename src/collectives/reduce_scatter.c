@@ -31,6 +31,7 @@ pld_dtensor pld__tensor_reduce_scatter(const char *file, int line, pld_dtensor t
                 acc = pld__combine(file, line, op, acc, COLL_REMOTE_LOAD(&c, row, p, off, len));
         pld__coll_barrier(&c); /* write-after-read: peers are done with our row */
         COLL_STORE(&c, acc, row, off);
+        pld__tile_release(acc);
     }
     pld__coll_epilogue(&c);
     pld__coll_end(&c);
