@@ -119,7 +119,7 @@ void pld__report_deadlock(struct pld__run *R)
             fprintf(stderr, " (inside %s)", w->collective);
         if (n < 0 && !R->notifiers_unknown)
             fprintf(stderr, "; no rank has notified it yet");
-        else
+        else if (n >= 0)
             fprintf(stderr, "; last notified by rank %d, which %s", n,
                     R->ranks[n].wait.active ? "is blocked too" : "has finished or is idle");
         fputc('\n', stderr);

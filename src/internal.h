@@ -62,6 +62,7 @@ struct pld__wait_info {
 struct pld__ub_block {
     void *data;
     size_t bytes;
+    size_t alloc; /* bytes behind data (1 for a --no-data tile) */
     uint64_t first, last;
     const char *file;
     int line;
@@ -78,7 +79,13 @@ struct pld__rank {
     struct pld__ub_block *ub_blocks; /* tiles of the running kernel, freed at its exit */
     int ub_nblocks, ub_cap;
     uint64_t ub_clock; /* stamps each tile use, in program order */
-    uint64_t epoch;    /* bumps at every kernel entry and exit */
+    /* freed tile buffers kept for reuse: a builtin frees and makes pieces of
+     * one size thousands of times, and malloc would return the pages to the
+     * kernel and fault them back in each time */
+    void *spare[8];
+    size_t spare_bytes[8];
+    int nspare;
+    uint64_t epoch; /* bumps at every kernel entry and exit */
     struct pld__wait_info wait;
     const char *collective; /* name of the builtin being executed, or NULL */
     uint64_t bytes_sent, bytes_received;

@@ -7,6 +7,7 @@
 #include "internal.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static uint64_t next_epoch = 1;
 
@@ -17,10 +18,38 @@ void pld__ub_enter(struct pld__rank *rk)
     rk->ub_clock = 0;
 }
 
+/* Frees a tile buffer, or keeps it for the next tile of its size. */
+static void drop_buffer(struct pld__rank *rk, void *p, size_t bytes)
+{
+    if (!p)
+        return;
+    if (rk->nspare == (int)(sizeof rk->spare / sizeof rk->spare[0])) {
+        free(rk->spare[0]); /* the oldest goes */
+        memmove(rk->spare, rk->spare + 1, (size_t)(rk->nspare - 1) * sizeof rk->spare[0]);
+        memmove(rk->spare_bytes, rk->spare_bytes + 1,
+                (size_t)(rk->nspare - 1) * sizeof rk->spare_bytes[0]);
+        rk->nspare--;
+    }
+    rk->spare[rk->nspare] = p;
+    rk->spare_bytes[rk->nspare++] = bytes;
+}
+
+static void *take_buffer(struct pld__rank *rk, size_t bytes)
+{
+    for (int i = rk->nspare - 1; i >= 0; i--)
+        if (rk->spare_bytes[i] == bytes) {
+            void *p = rk->spare[i];
+            rk->spare[i] = rk->spare[--rk->nspare];
+            rk->spare_bytes[i] = rk->spare_bytes[rk->nspare];
+            return p;
+        }
+    return malloc(bytes);
+}
+
 static void free_blocks(struct pld__rank *rk)
 {
     for (int i = 0; i < rk->ub_nblocks; i++)
-        free(rk->ub_blocks[i].data);
+        drop_buffer(rk, rk->ub_blocks[i].data, rk->ub_blocks[i].alloc);
     rk->ub_nblocks = 0;
     /* tiles of the finished kernel are now stale */
     rk->epoch = __atomic_fetch_add(&next_epoch, 1, __ATOMIC_RELAXED);
@@ -88,6 +117,8 @@ void pld__ub_exit(struct pld__rank *rk)
 void pld__ub_release_all(struct pld__rank *rk)
 {
     free_blocks(rk);
+    while (rk->nspare > 0)
+        free(rk->spare[--rk->nspare]);
     free(rk->ub_blocks);
     rk->ub_blocks = NULL;
     rk->ub_cap = 0;
@@ -105,7 +136,13 @@ static int add_block(const char *file, int line, const char *op, struct pld__ran
         rk->ub_cap = cap;
     }
     uint64_t now = ++rk->ub_clock;
-    rk->ub_blocks[rk->ub_nblocks] = (struct pld__ub_block){data, bytes, now, now, file, line};
+    rk->ub_blocks[rk->ub_nblocks] = (struct pld__ub_block){.data = data,
+                                                           .bytes = bytes,
+                                                           .alloc = bytes,
+                                                           .first = now,
+                                                           .last = now,
+                                                           .file = file,
+                                                           .line = line};
     return rk->ub_nblocks++;
 }
 
@@ -123,11 +160,14 @@ pl_tile pld__tile_alloc(const char *file, int line, const char *op, pl_dtype dt,
                   rk->kernel, pld__shape_str(shape, a, sizeof a), pl_dtype_name(dt), bytes,
                   rk->dev.ub_usable_bytes, rk->dev.ub_bytes);
     pl_tile t = {.dtype = dt, .shape = shape, .epoch = rk->epoch, .no_data = no_data};
-    /* a --no-data tile needs no values, only a unique address */
-    t.data = calloc(1, bytes && !no_data ? bytes : 1);
+    /* a --no-data tile needs no values, only a unique address; every op
+     * that makes a tile with values writes all of them */
+    size_t alloc = bytes && !no_data ? bytes : 1;
+    t.data = take_buffer(rk, alloc);
     if (!t.data)
         pld__fail(PLD_ENOMEM, file, line, op, "out of memory");
     t.index = add_block(file, line, op, rk, t.data, bytes);
+    rk->ub_blocks[t.index].alloc = alloc;
     return t;
 }
 
@@ -155,7 +195,7 @@ void pld__tile_release(pl_tile t)
      * all until the kernel returns would cost their bytes many times over */
     if (t.epoch == rk->epoch && t.index >= 0 && t.index < rk->ub_nblocks &&
         rk->ub_blocks[t.index].data == t.data && t.data) {
-        free(t.data);
+        drop_buffer(rk, t.data, rk->ub_blocks[t.index].alloc);
         rk->ub_blocks[t.index].data = NULL;
     }
 }

@@ -14,6 +14,19 @@
 #include <string.h>
 #include <unistd.h>
 
+/* How mpirun is started.  Open MPI frees little at exit and unloads its
+ * components first, so LeakSanitizer (--enable-sanitizers) would report
+ * leaks in libraries it cannot even name: leak checking is left to the sim
+ * and threads runs of the same code, the rest of ASan stays on. */
+#define MPI_LAUNCH "ASAN_OPTIONS=detect_leaks=0 %s --oversubscribe --allow-run-as-root -np %d "
+
+/* The last `n` bytes of `s`: Check cannot carry a long failure message. */
+static const char *tail(const char *s, size_t n)
+{
+    size_t len = s ? strlen(s) : 0;
+    return len > n ? s + len - n : s ? s : "";
+}
+
 #ifdef MPIRUN
 static const char *const backends[] = {"sim", "threads", "mpi"};
 #else
@@ -27,8 +40,7 @@ static struct cmd_result run_on(const char *backend, int P, const char *prog, co
 {
 #ifdef MPIRUN
     if (strcmp(backend, "mpi") == 0)
-        return run_cmd("%s --oversubscribe --allow-run-as-root -np %d %s %s -d 0-%d --backend mpi "
-                       "--dump-outputs %s </dev/null",
+        return run_cmd(MPI_LAUNCH "%s %s -d 0-%d --backend mpi --dump-outputs %s </dev/null",
                        MPIRUN, P, prog, args, P - 1, dump);
 #endif
     return run_cmd("%s %s -d 0-%d --backend %s --dump-outputs %s", prog, args, P - 1, backend,
@@ -113,12 +125,12 @@ static void same_on_every_backend(const char *prog, const char *args, int P, int
                  backends[b]);
         struct cmd_result r = run_on(backends[b], P, prog, args, dump[b]);
         ck_assert_msg(r.status == 0, "%s %s at P=%d on %s exited %d\nstdout:\n%s\nstderr:\n%s",
-                      prog, args, P, backends[b], r.status, r.out, r.err);
+                      prog, args, P, backends[b], r.status, tail(r.out, 1000), tail(r.err, 2000));
         ck_assert_msg(count_lines_with(r.out, "OK") == 1 && strstr(r.out, "OK\n"),
                       "%s %s at P=%d on %s: not one OK line in:\n%s", prog, args, P, backends[b],
-                      r.out);
+                      tail(r.out, 2000));
         ck_assert_msg(count_error_lines(r.err) == 0, "%s %s on %s: stderr:\n%s", prog, args,
-                      backends[b], r.err);
+                      backends[b], tail(r.err, 2000));
         text[b] = slurp(dump[b]);
         unlink(dump[b]);
         cmd_result_free(&r);
@@ -223,17 +235,16 @@ END_TEST
 #ifdef MPIRUN
 static struct cmd_result mpi_run(int np, const char *prog, const char *args)
 {
-    return run_cmd("%s --oversubscribe --allow-run-as-root -np %d %s %s --backend mpi </dev/null",
-                   MPIRUN, np, prog, args);
+    return run_cmd(MPI_LAUNCH "%s %s --backend mpi </dev/null", MPIRUN, np, prog, args);
 }
 
 START_TEST(mpi_deadlock_is_reported_once_with_every_wait)
 {
     struct cmd_result r = mpi_run(2, cases_prog(), "deadlock -d 0,1 --wait-timeout 1s");
-    ck_assert_msg(r.status == 4, "exit %d\nstderr:\n%s", r.status, r.err);
+    ck_assert_msg(r.status == 4, "exit %d\nstderr:\n%s", r.status, tail(r.err, 2000));
     ck_assert_int_eq(count_lines_with(r.err, "pldsim: wait timeout"), 1);
-    ck_assert_contains(r.err, "rank 0: waits for sig[1, 0] >= 1; the cell holds 0");
-    ck_assert_contains(r.err, "rank 1: waits for sig[0, 0] >= 1; the cell holds 0");
+    ck_assert_contains(r.err, "rank 0: waits for sig[1, 0] >= 1; the cell holds 0\n");
+    ck_assert_contains(r.err, "rank 1: waits for sig[0, 0] >= 1; the cell holds 0\n");
     ck_assert_contains(r.err, "tests/backend_cases.c:");
     cmd_result_free(&r);
 }
@@ -242,7 +253,7 @@ END_TEST
 START_TEST(mpi_rank_error_is_reported_once_and_others_unwind)
 {
     struct cmd_result r = mpi_run(3, cases_prog(), "bad_peer -d 0-2 --wait-timeout 20s");
-    ck_assert_msg(r.status == 3, "exit %d\nstderr:\n%s", r.status, r.err);
+    ck_assert_msg(r.status == 3, "exit %d\nstderr:\n%s", r.status, tail(r.err, 2000));
     ck_assert_int_eq(count_lines_with(r.err, "rank 2: pld_tile_remote_load: peer 3 out of range "
                                              "[0, 3)"),
                      1);

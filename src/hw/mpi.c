@@ -384,6 +384,7 @@ static void report_deadlock(void)
         wi->collective = all[r].collective[0] ? all[r].collective : NULL;
     }
     R->notifiers_unknown = 1;
+    R->timed_out = 1; /* here the only way to find one: process 0's wait may not have timed out */
     pld__report_deadlock(R);
     free(all);
 }
