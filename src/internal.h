@@ -102,6 +102,7 @@ struct pld__run {
     int error; /* first error code, 0 if none */
     int deadlocked;
     uint64_t bytes_moved;
+    uint64_t transfers; /* inter-rank transfers, signals included */
     double end_time;
     struct pld__trace *trace;
     char platform_desc[128]; /* for the summary line */

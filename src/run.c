@@ -265,7 +265,10 @@ int pld__run(const pld_config *cfg, pld__host_fn host, const void *args)
         if (!rc)
             rc = trc;
     }
-    last_stats = (pld_run_stats){.time_s = R.end_time, .bytes_moved = R.bytes_moved, .nranks = R.P};
+    last_stats = (pld_run_stats){.time_s = R.end_time,
+                                 .bytes_moved = R.bytes_moved,
+                                 .nranks = R.P,
+                                 .transfers = R.transfers};
     if (cfg->summary && (rc == 0 || rc == PLD_EDEADLOCK || R.end_time > 0)) {
         char moved[32];
         human_bytes(R.bytes_moved, moved, sizeof moved);
