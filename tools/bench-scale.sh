@@ -8,7 +8,8 @@
 #   TOPOS='ring crossbar' ring:P and mesh:P (a link per pair), bw and lat below
 #   BW=100GBps LAT=1us    every link
 #   BYTES=1048576         per rank
-#   NODATA_P='4096'       extra ring allreduce runs with --no-data at these P
+#   NODATA_P='1024'       extra ring allreduce runs with --no-data at these P
+#                         (4096 needs PLD_MAX_RANKS > 1024: see docs/performance.md)
 #   SKIP='mesh/*/1024 */crossbar/1024'  coll/topo/P patterns not run (why: below)
 #   SMPI=yes              also run bench/ring_allreduce_mpi.c under smpirun
 #   TIMEOUT=900           seconds per run; a run over it shows "timeout"
@@ -29,7 +30,7 @@ TOPOS='ring crossbar'
 BW=100GBps
 LAT=1us
 BYTES=1048576
-NODATA_P='4096'
+NODATA_P='1024'
 SKIP='mesh/*/1024 */crossbar/1024'
 SMPI=yes
 TIMEOUT=900
