@@ -7,6 +7,7 @@
 #include "sim.h"
 
 #include <simgrid/engine.h>
+#include <simgrid/semaphore.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xbt/config.h>
@@ -14,8 +15,16 @@
 
 struct sim_rank {
     sg_mutex_t mtx;
-    sg_cond_t cond; /* signals this rank's waiters and its task queue */
+    sg_cond_t cond; /* signals this rank's task queue */
     struct pld__task *head, *tail;
+    /* A blocked signal wait: what it waits for, and where it sleeps.  Only
+     * an update that satisfies it wakes it, with one simcall; a wait that
+     * is already satisfied makes none (actors never preempt each other, so
+     * plain reads and writes of the cells need no lock). */
+    sg_sem_t wake;
+    const int32_t *wait_cell;
+    pld_wait_cmp wait_cmp;
+    int32_t wait_expected;
     int done;
     int tag; /* actor data: the rank number */
 };
@@ -26,6 +35,7 @@ static struct {
     sg_host_t cpu;
     struct sim_rank *rk;
     unsigned char *route_ok; /* P*P bits: pair checked and routable */
+    int wake; /* 1 + the rank whose wait the running actor's last notify may satisfy */
     int host_tag;
     int host_done;
     int aborted;
@@ -34,9 +44,13 @@ static struct {
     const void *host_args;
 } S;
 
-/* Called at every entry into the backend: leave if the run was aborted. */
+static void flush_wakes(void);
+
+/* Called at every entry into the backend: wake the waiters that the
+ * caller's last notifies satisfied, and leave if the run was aborted. */
 static void leave_if_aborted(void)
 {
+    flush_wakes();
     if (S.aborted)
         sg_actor_exit();
 }
@@ -97,47 +111,66 @@ static void sim_dispatch(int rank, struct pld__task *t)
     sg_mutex_unlock(rk->mtx);
 }
 
+static int satisfied(const int32_t *cell, pld_wait_cmp cmp, int32_t expected)
+{
+    return cmp == PLD_WAIT_EQ ? *cell == expected : *cell >= expected;
+}
+
+/* Wakes `rk`'s blocked wait (if any) when `force` or when its cell now
+ * satisfies it. */
+static void wake_waiter(struct sim_rank *rk, int force)
+{
+    if (rk->wait_cell && (force || satisfied(rk->wait_cell, rk->wait_cmp, rk->wait_expected))) {
+        rk->wait_cell = NULL;
+        sg_sem_release(rk->wake);
+    }
+}
+
+/* The waiter runs only once the notifier yields, as it did when a mutex
+ * handed it over: by then the notify's release is recorded (races.c). */
+static void flush_wakes(void)
+{
+    if (S.wake) {
+        wake_waiter(&S.rk[S.wake - 1], 0);
+        S.wake = 0;
+    }
+}
+
 static void sim_signal_update(int owner, int32_t *cell, pld_notify_op op, int32_t value)
 {
-    struct sim_rank *rk = &S.rk[owner];
     leave_if_aborted();
-    sg_mutex_lock(rk->mtx);
     if (op == PLD_NOTIFY_SET)
         *cell = value;
     else
         *cell = (int32_t)((uint32_t)*cell + (uint32_t)value); /* wraps like the hardware */
-    sg_cond_notify_all(rk->cond);
-    sg_mutex_unlock(rk->mtx);
-}
-
-static int satisfied(const int32_t *cell, pld_wait_cmp cmp, int32_t expected)
-{
-    return cmp == PLD_WAIT_EQ ? *cell == expected : *cell >= expected;
+    if (S.rk[owner].wait_cell == cell)
+        S.wake = owner + 1; /* the entry above flushed any earlier one */
 }
 
 static void sim_signal_wait(const int32_t *cell, pld_wait_cmp cmp, int32_t expected)
 {
     struct sim_rank *rk = &S.rk[sim_self()];
     double timeout = S.R->cfg->wait_timeout, deadline = simgrid_get_clock() + timeout;
-    sg_mutex_lock(rk->mtx);
+    flush_wakes(); /* before this actor can block */
     while (!satisfied(cell, cmp, expected) && !S.aborted) {
+        rk->wait_cell = cell;
+        rk->wait_cmp = cmp;
+        rk->wait_expected = expected;
         if (timeout <= 0) {
-            sg_cond_wait(rk->cond, rk->mtx);
+            sg_sem_acquire(rk->wake);
             continue;
         }
         double left = deadline - simgrid_get_clock();
-        if (left <= 0) {
+        if (left <= 0 || sg_sem_acquire_timeout(rk->wake, left)) {
             /* like hardware's spin limit: this wait will not complete */
-            sg_mutex_unlock(rk->mtx);
+            rk->wait_cell = NULL;
             S.R->timed_out = 1;
             pld__report_deadlock(S.R);
             if (!S.R->error)
                 S.R->error = PLD_EDEADLOCK;
             sim_abort_run();
         }
-        sg_cond_wait_for(rk->cond, rk->mtx, left);
     }
-    sg_mutex_unlock(rk->mtx);
     leave_if_aborted();
 }
 
@@ -149,6 +182,7 @@ static _Noreturn void sim_abort_run(void)
 {
     S.aborted = 1;
     for (int r = 0; r < S.R->P; r++) {
+        wake_waiter(&S.rk[r], 1);
         sg_mutex_lock(S.rk[r].mtx);
         sg_cond_notify_all(S.rk[r].cond);
         sg_mutex_unlock(S.rk[r].mtx);
@@ -179,6 +213,7 @@ static void device_main(int argc, char **argv)
         fr->in_task = 1;
         t->fn(t->args);
         fr->in_task = 0;
+        flush_wakes();
         free(t->args);
         free(t);
     }
@@ -217,6 +252,8 @@ static void sim_release(void)
         }
         if (S.rk[r].cond)
             sg_cond_destroy(S.rk[r].cond);
+        if (S.rk[r].wake)
+            sg_sem_destroy(S.rk[r].wake);
         if (S.rk[r].mtx)
             sg_mutex_destroy(S.rk[r].mtx);
     }
@@ -265,6 +302,7 @@ static int sim_run(struct pld__run *R, pld__host_fn host, const void *args)
         char name[32];
         S.rk[r].mtx = sg_mutex_init();
         S.rk[r].cond = sg_cond_init();
+        S.rk[r].wake = sg_sem_init(0);
         S.rk[r].tag = r;
         snprintf(name, sizeof name, "rank%d", r);
         sg_actor_t a = sg_actor_init(name, S.hosts[r]);

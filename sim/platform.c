@@ -47,6 +47,17 @@ static char *read_file(const char *path)
     return buf;
 }
 
+/* Writes the platform to `out` (NULL: it could not be opened) and closes
+ * it.  Returns 0, or -1 on any failure. */
+static int write_platform(FILE *out, const struct pld__model *m, int ndev, const int dims[3],
+                          int nd)
+{
+    int werr = !out || pld__platform_write(out, m, ndev, dims, nd) != 0;
+    if (out && fclose(out) != 0)
+        werr = 1;
+    return werr ? -1 : 0;
+}
+
 /* Generates the platform of `m` for the devices the run asks for, and loads
  * it into SimGrid (through a temporary file, removed at once). */
 static int load_model(struct pld__run *R, const struct pld__model *m)
@@ -70,13 +81,14 @@ static int load_model(struct pld__run *R, const struct pld__model *m)
     if (fd < 0)
         return pld__config_error(PLD_EIO, "cannot create a temporary platform file in %s: %s",
                                  tmpdir && *tmpdir ? tmpdir : "/tmp", strerror(errno));
-    FILE *out = fdopen(fd, "w");
-    int werr = !out || pld__platform_write(out, m, ndev, dims, nd) != 0;
-    if (out && fclose(out) != 0)
-        werr = 1;
-    if (werr) {
+    /* PLDSIM_SAVE_PLATFORM: the scale benchmark hands SMPI the very file
+     * pldsim simulated on. */
+    const char *keep = getenv("PLDSIM_SAVE_PLATFORM");
+    if (write_platform(fdopen(fd, "w"), m, ndev, dims, nd) ||
+        (keep && *keep && write_platform(fopen(keep, "w"), m, ndev, dims, nd))) {
         unlink(path);
-        return pld__config_error(PLD_EIO, "cannot write the generated platform %s", path);
+        return pld__config_error(PLD_EIO, "cannot write the generated platform %s",
+                                 keep && *keep ? keep : path);
     }
     char err[512];
     int rc = pld__sgx_load_platform(path, err, sizeof err);

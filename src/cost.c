@@ -62,6 +62,7 @@ void pld__move(const char *file, int line, const char *op, int from, int to, siz
     pld__trace_xfer(t0, from, to, (double)bytes, strcmp(op, "pld_system_notify") == 0);
     /* ranks may be threads (threads backend): count atomically */
     __atomic_fetch_add(&R->bytes_moved, (uint64_t)bytes, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&R->transfers, 1, __ATOMIC_RELAXED);
     __atomic_fetch_add(&R->ranks[from].bytes_sent, (uint64_t)bytes, __ATOMIC_RELAXED);
     __atomic_fetch_add(&R->ranks[to].bytes_received, (uint64_t)bytes, __ATOMIC_RELAXED);
 }

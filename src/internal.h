@@ -66,6 +66,7 @@ struct pld__ub_block {
     uint64_t first, last;
     const char *file;
     int line;
+    int tiles; /* 1, or how many folded tiles were live at the group's peak */
 };
 
 /* Front-end state of one rank. */
@@ -110,6 +111,7 @@ struct pld__run {
     int error; /* first error code, 0 if none */
     int deadlocked;
     uint64_t bytes_moved;
+    uint64_t transfers; /* inter-rank transfers, signals included */
     double end_time;
     struct pld__trace *trace;
     char platform_desc[128]; /* for the summary line */
@@ -187,9 +189,14 @@ void pld__ub_release_all(struct pld__rank *rk);
 /* Checks the UB layout rule for a tile of `shape`: a single row is padded
  * to 32 bytes, but each row of a multi-row tile must be a multiple of 32. */
 void pld__check_tile_rows(const char *file, int line, const char *op, pl_shape shape, pl_dtype dt);
-/* Frees the values of a tile whose last use has passed (a builtin's
- * pieces), keeping its place in the UB accounting; using it again fails. */
-void pld__tile_release(pl_tile t);
+/* The mark of the tiles a builtin is about to create (for pld__ub_fold). */
+int pld__ub_mark(void);
+/* Frees the tiles created since `mark` (none may be used again) and keeps
+ * one record in their place that spans their live ranges with their peak
+ * of live bytes.  The UB check stays exact as long as no older tile was
+ * used in between, which holds for a builtin's pieces; without it a long
+ * collective would keep every piece it moved until the kernel returns. */
+void pld__ub_fold(int mark);
 /* Accounts a buffer that lives only during the current op (a staging tile). */
 void pld__ub_transient(const char *file, int line, const char *op, size_t bytes);
 /* Fails unless the tile belongs to the kernel now running on this rank. */

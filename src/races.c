@@ -36,6 +36,7 @@ struct access {
 struct shadow {
     struct access *a;
     int n, cap;
+    int plain; /* how many of a[] are not atomic */
 };
 
 #define MAX_RECORDS 512 /* per copy of a buffer; the oldest go first */
@@ -262,18 +263,27 @@ void pld__races_access(int me, const struct pld__wbuf *b, int copy, int64_t lo, 
     struct access now = {lo, hi,   me,   clock_of(me)[me], (unsigned)write, (unsigned)atomic,
                          op, file, line, pld__now()};
     int keep = 0;
-    for (int i = 0; i < s->n; i++) {
+    /* An atomic access conflicts only with plain ones and supersedes none,
+     * so on a buffer of signal cells there is nothing to scan. */
+    if (atomic && s->plain == 0)
+        keep = s->n;
+    for (int i = keep; i < s->n; i++) {
         struct access *a = &s->a[i];
         int overlap = a->lo < hi && lo < a->hi;
         if (overlap && (a->write || write) && !(a->atomic && atomic) && !happens_before(a, me))
             report(a, &now, b, copy);
         /* a write that covers an access ordered before it supersedes it */
-        if (write && !atomic && a->lo >= lo && a->hi <= hi && happens_before(a, me))
+        if (write && !atomic && a->lo >= lo && a->hi <= hi && happens_before(a, me)) {
+            s->plain -= !a->atomic;
             continue;
-        s->a[keep++] = *a;
+        }
+        if (keep != i) /* most accesses drop nothing: spare the copy */
+            s->a[keep] = *a;
+        keep++;
     }
     s->n = keep;
     if (s->n == MAX_RECORDS) {
+        s->plain -= !s->a[0].atomic;
         memmove(s->a, s->a + 1, (size_t)(s->n - 1) * sizeof *s->a);
         s->n--;
     }
@@ -286,6 +296,7 @@ void pld__races_access(int me, const struct pld__wbuf *b, int copy, int64_t lo, 
         s->cap = cap;
     }
     s->a[s->n++] = now;
+    s->plain += !atomic;
 }
 
 void pld__races_region(int me, pl_tensor t, int copy, pl_shape offsets, pl_shape shape, int write,

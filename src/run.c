@@ -293,7 +293,10 @@ int pld__run(const pld_config *cfg, pld__host_fn host, const void *args)
             rc = drc;
     }
     pld__host_writes_reset();
-    last_stats = (pld_run_stats){.time_s = R.end_time, .bytes_moved = R.bytes_moved, .nranks = R.P};
+    last_stats = (pld_run_stats){.time_s = R.end_time,
+                                 .bytes_moved = R.bytes_moved,
+                                 .nranks = R.P,
+                                 .transfers = R.transfers};
     if (cfg->summary && !pld__mute_host && (rc == 0 || rc == PLD_EDEADLOCK || R.end_time > 0)) {
         char moved[32];
         human_bytes(R.bytes_moved, moved, sizeof moved);

@@ -69,10 +69,11 @@ static int cmp_event(const void *pa, const void *pb)
     return (a->delta < 0) - (b->delta < 0); /* at one stamp, starts before ends */
 }
 
-/* Peak of live bytes over the kernel; *at is the block whose start set it. */
-static size_t peak_live(struct pld__rank *rk, int *at, int *count)
+/* Peak of live bytes over blocks [from, to) of the kernel; *at is the block
+ * whose start set it and *count the tiles then live. */
+static size_t peak_live(struct pld__rank *rk, int from, int to, int *at, int *count)
 {
-    int n = rk->ub_nblocks, live = 0;
+    int n = to - from, live = 0;
     struct event *ev = malloc((size_t)(2 * n + 1) * sizeof *ev);
     size_t cur = 0, peak = 0;
     *at = -1;
@@ -80,16 +81,17 @@ static size_t peak_live(struct pld__rank *rk, int *at, int *count)
     if (!ev)
         return 0;
     for (int i = 0; i < n; i++) {
-        ev[2 * i] = (struct event){rk->ub_blocks[i].first, (int64_t)rk->ub_blocks[i].bytes, i};
+        const struct pld__ub_block *b = &rk->ub_blocks[from + i];
+        ev[2 * i] = (struct event){b->first, (int64_t)b->bytes, from + i};
         /* a block is live through its last stamp, so it ends just after */
-        ev[2 * i + 1] =
-            (struct event){rk->ub_blocks[i].last + 1, -(int64_t)rk->ub_blocks[i].bytes, i};
+        ev[2 * i + 1] = (struct event){b->last + 1, -(int64_t)b->bytes, from + i};
     }
     qsort(ev, (size_t)(2 * n), sizeof *ev, cmp_event);
     for (int i = 0; i < 2 * n; i++) {
+        int tiles = rk->ub_blocks[ev[i].block].tiles;
         cur += (size_t)ev[i].delta;
-        live += ev[i].delta > 0 ? 1 : -1;
-        if (cur > peak) {
+        live += ev[i].delta > 0 ? tiles : -tiles;
+        if (cur > peak || *at < 0) {
             peak = cur;
             *at = ev[i].block;
             *count = live;
@@ -99,10 +101,36 @@ static size_t peak_live(struct pld__rank *rk, int *at, int *count)
     return peak;
 }
 
+int pld__ub_mark(void)
+{
+    return pld__R->ranks[pld__self()].ub_nblocks;
+}
+
+void pld__ub_fold(int mark)
+{
+    struct pld__rank *rk = &pld__R->ranks[pld__self()];
+    if (rk->ub_nblocks - mark < 2 && (rk->ub_nblocks == mark || !rk->ub_blocks[mark].data))
+        return; /* nothing to free, nothing to merge */
+    int at, count;
+    size_t peak = peak_live(rk, mark, rk->ub_nblocks, &at, &count);
+    struct pld__ub_block fold = rk->ub_blocks[at];
+    fold.data = NULL;
+    fold.bytes = peak;
+    fold.tiles = count;
+    for (int i = mark; i < rk->ub_nblocks; i++) {
+        const struct pld__ub_block *b = &rk->ub_blocks[i];
+        fold.first = b->first < fold.first ? b->first : fold.first;
+        fold.last = b->last > fold.last ? b->last : fold.last;
+        drop_buffer(rk, b->data, b->alloc);
+    }
+    rk->ub_blocks[mark] = fold;
+    rk->ub_nblocks = mark + 1;
+}
+
 void pld__ub_exit(struct pld__rank *rk)
 {
     int at, count;
-    size_t peak = peak_live(rk, &at, &count);
+    size_t peak = peak_live(rk, 0, rk->ub_nblocks, &at, &count);
     if ((double)peak > rk->dev.ub_usable_bytes) {
         const struct pld__ub_block *b = &rk->ub_blocks[at];
         pld__fail(PLD_EUBOVERFLOW, rk->kernel_file, rk->kernel_line, "pl_incore",
@@ -142,7 +170,8 @@ static int add_block(const char *file, int line, const char *op, struct pld__ran
                                                            .first = now,
                                                            .last = now,
                                                            .file = file,
-                                                           .line = line};
+                                                           .line = line,
+                                                           .tiles = 1};
     return rk->ub_nblocks++;
 }
 
@@ -186,18 +215,6 @@ void pld__check_tile_rows(const char *file, int line, const char *op, pl_shape s
               "a multiple of %d bytes (use pl_read/pl_write for single elements)",
               pld__shape_str(shape, a, sizeof a), pl_dtype_name(dt), (long long)rows, row,
               PLD__ROW_ALIGN);
-}
-
-void pld__tile_release(pl_tile t)
-{
-    struct pld__rank *rk = &pld__R->ranks[pld__self()];
-    /* a long builtin makes thousands of pieces in one kernel: holding them
-     * all until the kernel returns would cost their bytes many times over */
-    if (t.epoch == rk->epoch && t.index >= 0 && t.index < rk->ub_nblocks &&
-        rk->ub_blocks[t.index].data == t.data && t.data) {
-        drop_buffer(rk, t.data, rk->ub_blocks[t.index].alloc);
-        rk->ub_blocks[t.index].data = NULL;
-    }
 }
 
 void pld__ub_transient(const char *file, int line, const char *op, size_t bytes)

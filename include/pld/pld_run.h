@@ -126,6 +126,7 @@ typedef struct pld_run_stats {
     double time_s;        /* simulated (sim) or wall (hardware) seconds */
     uint64_t bytes_moved; /* bytes carried between ranks by RMA and signals */
     int nranks;
+    uint64_t transfers; /* inter-rank transfers (RMA and signals): the network's work */
 } pld_run_stats;
 void pld_last_run_stats(pld_run_stats *out);
 

@@ -29,6 +29,7 @@ pld_dtensor pld__tensor_all_to_all(const char *file, int line, pl_tensor input, 
                   input.name, target.name);
     pld__coll_mesh_signal(&c, signal);
     int64_t s = target.shape.dim[1];
+    int mark = pld__ub_mark();
     for (int d = 0; d < c.nr; d++)
         pld__put(file, line, target,
                  (struct pld_p2p_kw){.peer = d,
@@ -37,6 +38,7 @@ pld_dtensor pld__tensor_all_to_all(const char *file, int line, pl_tensor input, 
                                      .src_offsets = PL_IDX(d, 0),
                                      .shape = PL_SHAPE(1, s),
                                      .chunk_cols = pld__chunk_elems(target.dtype)});
+    pld__ub_fold(mark); /* one record for the staging tiles of all the puts */
     pld__coll_barrier(&c);
     pld__coll_epilogue(&c);
     pld__coll_end(&c);

@@ -26,6 +26,7 @@ pld_dtensor pld__tensor_allgather(const char *file, int line, pl_tensor local, p
                   "it is sent; use a separate buffer",
                   local.name, target.name);
     pld__coll_mesh_signal(&c, signal);
+    int mark = pld__ub_mark();
     for (int p = 0; p < c.nr; p++)
         pld__put(file, line, target,
                  (struct pld_p2p_kw){.peer = p,
@@ -34,6 +35,7 @@ pld_dtensor pld__tensor_allgather(const char *file, int line, pl_tensor local, p
                                      .src_offsets = PL_IDX(0, 0),
                                      .shape = PL_SHAPE(1, s),
                                      .chunk_cols = pld__chunk_elems(target.dtype)});
+    pld__ub_fold(mark); /* one record for the staging tiles of all the puts */
     pld__coll_barrier(&c);
     pld__coll_epilogue(&c);
     pld__coll_end(&c);

@@ -15,6 +15,7 @@ void pld__allreduce_mesh(struct pld__coll *c, pl_tensor flat, pld_reduce_op op)
     for (int64_t off = 0; off < n; off += chunk) {
         int64_t len = n - off < chunk ? n - off : chunk;
         pl_tile acc = {0};
+        int mark = pld__ub_mark();
         for (int p = 0; p < c->nr; p++) {
             pl_tile t =
                 p == c->me ? COLL_LOAD(c, flat, off, len) : COLL_REMOTE_LOAD(c, flat, p, off, len);
@@ -22,7 +23,7 @@ void pld__allreduce_mesh(struct pld__coll *c, pl_tensor flat, pld_reduce_op op)
         }
         pld__coll_barrier(c); /* read-done: nobody reads this chunk any more */
         COLL_STORE(c, acc, flat, off);
-        pld__tile_release(acc);
+        pld__ub_fold(mark); /* the chunk's tiles are dead */
     }
     pld__coll_epilogue(c);
 }

@@ -50,11 +50,12 @@ void pld__allreduce_ring(struct pld__coll *c, pl_tensor flat, pld_dtensor sig, p
         /* the chunk goes through UB in pieces of at most 16 KiB */
         for (int64_t off = lo; off < hi; off += piece) {
             int64_t len = hi - off < piece ? hi - off : piece;
+            int mark = pld__ub_mark();
             pl_tile got = COLL_REMOTE_LOAD(c, flat, left, off, len);
             if (rs)
                 got = pld__combine(c->file, c->line, op, COLL_LOAD(c, flat, off, len), got);
             COLL_STORE(c, got, flat, off);
-            pld__tile_release(got);
+            pld__ub_fold(mark); /* the piece's tiles are dead */
         }
         COLL_NOTIFY(c, sig, left, PL_IDX(r, me), 1); /* read-complete */
     }

@@ -105,23 +105,16 @@ pld_reduce_op pld__coll_reduce_op(struct pld__coll *c, pld_reduce_op op)
 
 pl_tile pld__combine(const char *file, int line, pld_reduce_op op, pl_tile a, pl_tile b)
 {
-    pl_tile r;
     switch (op) {
     case PLD_REDUCE_MAX:
-        r = pl__max_tt(file, line, a, b);
-        break;
+        return pl__max_tt(file, line, a, b);
     case PLD_REDUCE_MIN:
-        r = pl__min_tt(file, line, a, b);
-        break;
+        return pl__min_tt(file, line, a, b);
     case PLD_REDUCE_PROD:
-        r = pl__mul_tt(file, line, a, b);
-        break;
+        return pl__mul_tt(file, line, a, b);
     default:
-        r = pl__add_tt(file, line, a, b);
+        return pl__add_tt(file, line, a, b);
     }
-    pld__tile_release(a);
-    pld__tile_release(b);
-    return r;
 }
 
 int64_t pld__chunk_elems(pl_dtype dt)

@@ -25,13 +25,14 @@ pld_dtensor pld__tensor_reduce_scatter(const char *file, int line, pld_dtensor t
     pld__coll_barrier(&c); /* ready: every rank has stored its rows */
     for (int64_t off = 0; off < s; off += chunk) {
         int64_t len = s - off < chunk ? s - off : chunk;
+        int mark = pld__ub_mark();
         pl_tile acc = COLL_LOAD(&c, row, off, len);
         for (int p = 0; p < c.nr; p++)
             if (p != c.me)
                 acc = pld__combine(file, line, op, acc, COLL_REMOTE_LOAD(&c, row, p, off, len));
         pld__coll_barrier(&c); /* write-after-read: peers are done with our row */
         COLL_STORE(&c, acc, row, off);
-        pld__tile_release(acc);
+        pld__ub_fold(mark); /* the chunk's tiles are dead */
     }
     pld__coll_epilogue(&c);
     pld__coll_end(&c);
