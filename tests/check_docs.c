@@ -168,6 +168,7 @@ static int check_command(const char *scratch, const char *page, int line, const 
                          const char *expected, struct buf *report)
 {
     struct cmd_result res = run_cmd("cd '%s' && { %s\n} 2>&1", scratch, cmd);
+    drop_sanitizer_noise(res.out);
     int ne, na;
     char **e = split_lines(expected, &ne), **a = split_lines(res.out, &na);
     for (int i = 0; i < ne; i++)
