@@ -51,7 +51,7 @@ char *write_temp(const char *suffix, const char *text)
  * switches an actor's stack in a way it cannot follow (google/sanitizers
  * issue 189).  The warning is about ASan itself, not about our code, so the
  * captured output drops it before any test looks at it. */
-static void drop_sanitizer_noise(char *s)
+void drop_sanitizer_noise(char *s)
 {
     static const char *const noise[] = {"==WARNING: ASan is ignoring requested "
                                         "__asan_handle_no_return",

@@ -18,6 +18,10 @@ struct cmd_result {
 struct cmd_result run_cmd(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cmd_result_free(struct cmd_result *r);
 
+/* Drops, in place, the lines ASan prints when SimGrid switches stacks
+ * (run_cmd does it for stderr; a caller that merges 2>&1 needs it too). */
+void drop_sanitizer_noise(char *s);
+
 /* Absolute path of a built tutorial ("01_hello_rank"). */
 const char *tutorial(const char *name);
 
