@@ -15,7 +15,10 @@
  * (tutorials/ and tools/ from the build tree; docs/, models/ and traces/
  * from the source tree), so that the files they write (traces, pictures)
  * land neither in the source tree nor in the build tree, which distcheck
- * wants to find clean. */
+ * wants to find clean.
+ *
+ * A block marked `console mpi` needs the mpi backend and mpirun: it runs
+ * when the build has them, and is skipped otherwise. */
 #include "checktools.h"
 
 #include <dirent.h>
@@ -25,6 +28,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#ifdef MPIRUN
+static const int have_mpirun = 1;
+#else
+static const int have_mpirun = 0;
+#endif
 
 /* A growable string. */
 struct buf {
@@ -243,7 +252,8 @@ static int check_page(const char *path, const char *page, int *failed, struct bu
             if (is_fence && i < n) {
                 if (in_other)
                     in_other = 0;
-                else if (strcmp(fence + 3, "console") == 0)
+                else if (strcmp(fence + 3, "console") == 0 ||
+                         (have_mpirun && strcmp(fence + 3, "console mpi") == 0))
                     in_console = 1, indent = (int)(fence - l);
                 else
                     in_other = 1;

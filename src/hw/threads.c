@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,9 @@ static struct {
 } T;
 
 static _Thread_local int self_rank = PLD__NOBODY;
+
+/* Polls of a wait's cell before it sleeps, each after a sched_yield. */
+enum { SPIN_POLLS = 100 };
 
 static int th_self(void)
 {
@@ -147,6 +151,14 @@ static void th_signal_wait(const int32_t *cell, pld_wait_cmp cmp, int32_t expect
     if (deadline.tv_nsec >= 1000000000L) {
         deadline.tv_sec++;
         deadline.tv_nsec -= 1000000000L;
+    }
+    /* A short bounded poll first: a notify is often a few microseconds
+     * away, and sleeping on the condition variable costs a futex wake-up
+     * (tens of microseconds) on both sides.  Then block: no open-ended spin. */
+    for (int i = 0; i < SPIN_POLLS; i++) {
+        if (satisfied(cell, cmp, expected))
+            return;
+        sched_yield(); /* with more ranks than cores, the notifier may need this core */
     }
     if (satisfied(cell, cmp, expected))
         return;
