@@ -16,6 +16,8 @@
  * in GB/s (nccl-tests' definitions: busbw = algbw * 2(P-1)/P). */
 #include <pld/pld.h>
 
+#include "size_arg.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,23 +124,6 @@ static int bench_memcpy(void)
     return 0;
 }
 
-static int parse_size(const char *s, int64_t *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || errno || v <= 0)
-        return -1;
-    if (*end == 'K' || *end == 'k')
-        v *= 1024, end++;
-    else if (*end == 'M')
-        v *= 1048576, end++;
-    if (*end)
-        return -1;
-    *out = (int64_t)v;
-    return 0;
-}
-
 static void usage(FILE *out)
 {
     fputs("usage: pldsim-bench-backends [--mode ring|mesh] [-b SIZE] [-e SIZE] [--iters N]\n"
@@ -175,9 +160,9 @@ int main(int argc, char **argv)
                    (strcmp(v, "ring") == 0 || strcmp(v, "mesh") == 0)) {
             B.ring = strcmp(v, "ring") == 0;
             i++;
-        } else if (strcmp(argv[i], "-b") == 0 && v && parse_size(v, &minb) == 0) {
+        } else if (strcmp(argv[i], "-b") == 0 && v && parse_size_arg(v, &minb) == 0) {
             i++;
-        } else if (strcmp(argv[i], "-e") == 0 && v && parse_size(v, &maxb) == 0) {
+        } else if (strcmp(argv[i], "-e") == 0 && v && parse_size_arg(v, &maxb) == 0) {
             i++;
         } else if (strcmp(argv[i], "--iters") == 0 && v && (B.iters = atoi(v)) > 0) {
             i++;

@@ -16,6 +16,8 @@
  * verifies every result, filling the #wrong column. */
 #include <pld/pld.h>
 
+#include "size_arg.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -251,25 +253,6 @@ static double busbw_factor(void)
     }
 }
 
-static int parse_size(const char *s, int64_t *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || errno || v < 0)
-        return -1;
-    if (*end == 'K' || *end == 'k')
-        v *= 1024, end++;
-    else if (*end == 'M')
-        v *= 1048576, end++;
-    else if (*end == 'G')
-        v *= 1073741824.0, end++;
-    if (*end)
-        return -1;
-    *out = (int64_t)v;
-    return 0;
-}
-
 /* Is `a` the flag s1, or its other spelling s2 (may be NULL)? */
 static int is_flag(const char *a, const char *s1, const char *s2)
 {
@@ -331,13 +314,13 @@ int main(int argc, char **argv)
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 #define TAKES_VALUE(s1, s2) (is_flag(a, s1, s2) && v && ++i)
         if (TAKES_VALUE("-b", "--minbytes")) {
-            if (parse_size(v, &minb))
+            if (parse_size_arg(v, &minb))
                 return fail_usage("bad size '%s' for -b", v);
         } else if (TAKES_VALUE("-e", "--maxbytes")) {
-            if (parse_size(v, &maxb))
+            if (parse_size_arg(v, &maxb))
                 return fail_usage("bad size '%s' for -e", v);
         } else if (TAKES_VALUE("-f", "--stepfactor")) {
-            if (parse_size(v, &factor) || factor < 2)
+            if (parse_size_arg(v, &factor) || factor < 2)
                 return fail_usage("bad factor '%s' for -f; expected an integer >= 2", v);
         } else if (TAKES_VALUE("-P", NULL)) {
             char *end;
