@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define S_BYTES 65536
 static int P;
@@ -198,6 +199,49 @@ START_TEST(busbw_never_exceeds_the_link_rate)
 }
 END_TEST
 
+/* pldsim-plot draws what it is given: one polyline per input with one
+ * point per value, the legend's labels and the axis labels, as an SVG that
+ * xmllint accepts; from a pldsim-perf CSV, and from "x y" pairs (--xy). */
+START_TEST(pldsim_plot_draws_its_inputs)
+{
+    char *csv = write_temp(".csv", "");
+    struct cmd_result r =
+        run_cmd("%s/tools/pldsim-perf allreduce --mode ring -P 4 -b 1K -e 64K -f 4 "
+                "--csv %s",
+                PLD_BUILDDIR, csv);
+    ck_assert_int_eq(r.status, 0);
+    cmd_result_free(&r);
+    char *xy = write_temp(".txt", "# P wall_s\n8 0.07\n16 0.10\n32 0.25\n64 0.40\n");
+    char *svg = write_temp(".svg", "");
+    r = run_cmd(
+        "%s/tools/pldsim-plot -o %s %s=ring-P4 && %s/tools/pldsim-plot --xy --xlabel "
+        "'devices P' --ylabel 'wall s' -o %s.xy.svg %s=pldsim && xmllint --noout %s %s.xy.svg",
+        PLD_BUILDDIR, svg, csv, PLD_BUILDDIR, svg, xy, svg, svg);
+    ck_assert_msg(r.status == 0, "%s%s", r.out, r.err);
+    char *a = slurp(svg), xyname[4200];
+    snprintf(xyname, sizeof xyname, "%s.xy.svg", svg);
+    char *b = slurp(xyname);
+    ck_assert_int_eq(count_lines_with(a, "<circle "), 4); /* 1K, 4K, 16K, 64K */
+    ck_assert_contains(a, ">ring-P4</text>");
+    ck_assert_contains(a, ">size (bytes, log scale)</text>");
+    ck_assert_int_eq(count_lines_with(b, "<circle "), 4);
+    ck_assert_contains(b, ">pldsim</text>");
+    ck_assert_contains(b, ">devices P</text>");
+    ck_assert_contains(b, ">wall s</text>");
+    unlink(xyname);
+    free(a);
+    free(b);
+    free(csv);
+    free(xy);
+    free(svg);
+    cmd_result_free(&r);
+    r = run_cmd("%s/tools/pldsim-plot --xy -o /dev/null /nonexistent.txt=x", PLD_BUILDDIR);
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_contains(r.err, "cannot read /nonexistent.txt");
+    cmd_result_free(&r);
+}
+END_TEST
+
 /* The table: nccl-tests' columns, a verified #wrong with --check, the
  * closing lines; and the header says the times are simulated. */
 START_TEST(pldsim_perf_prints_the_nccl_tests_table)
@@ -263,6 +307,7 @@ int main(void)
                         (int)(sizeof perf / sizeof perf[0]));
     tcase_add_loop_test(tc, pldsim_perf_prints_the_nccl_tests_table, 0, 6);
     tcase_add_test(tc, pldsim_perf_refuses_bad_arguments);
+    tcase_add_test(tc, pldsim_plot_draws_its_inputs);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

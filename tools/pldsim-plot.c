@@ -1,11 +1,14 @@
 /* pldsim-plot: draws pldsim-perf CSV files as one SVG line chart.
  *
  *   pldsim-plot [-y time|busbw] [-t TITLE] -o OUT.svg A.csv[=LABEL] B.csv[=LABEL] ...
+ *   pldsim-plot --xy --xlabel X --ylabel Y [-t TITLE] -o OUT.svg A.txt=LABEL ...
  *
  * x is the size in bytes and y the in-place time in microseconds (or busbw
  * in GB/s), both on log scales; one line per file, labelled LABEL or by
- * the file's collective, mode and P.  The SVG is self-contained (no fonts
- * or scripts to fetch), so it renders anywhere, including in docs. */
+ * the file's collective, mode and P.  With --xy each file holds "x y" pairs,
+ * one per line ('#' starts a comment), such as wall seconds against device
+ * count from bench-scale.  The SVG is self-contained (no fonts or scripts to
+ * fetch), so it renders anywhere, including in docs. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,6 +61,28 @@ static int read_csv(const char *path, struct series *s, int want_busbw)
     return s->n ? 0 : -1;
 }
 
+/* Reads "x y" pairs (--xy); lines starting with '#' are comments. */
+static int read_xy(const char *path, struct series *s)
+{
+    FILE *f = fopen(path, "r");
+    char line[1024];
+    if (!f) {
+        fprintf(stderr, "pldsim-plot: cannot read %s\n", path);
+        return -1;
+    }
+    while (s->n < MAX_POINTS && fgets(line, sizeof line, f)) {
+        double x, y;
+        if (line[0] != '#' && sscanf(line, "%lf %lf", &x, &y) == 2 && x > 0 && y > 0) {
+            s->x[s->n] = x;
+            s->y[s->n++] = y;
+        }
+    }
+    fclose(f);
+    if (!s->n)
+        fprintf(stderr, "pldsim-plot: %s has no \"x y\" lines with positive values\n", path);
+    return s->n ? 0 : -1;
+}
+
 static void human_bytes(double b, char *buf, size_t len)
 {
     if (b >= 1048576)
@@ -71,8 +96,8 @@ static void human_bytes(double b, char *buf, size_t len)
 int main(int argc, char **argv)
 {
     struct series s[MAX_SERIES];
-    int ns = 0, busbw = 0;
-    const char *out = NULL, *title = "pldsim-perf";
+    int ns = 0, busbw = 0, xy = 0;
+    const char *out = NULL, *title = "pldsim-perf", *xlabel = NULL, *ylabel = NULL;
     memset(s, 0, sizeof s);
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) {
@@ -81,8 +106,16 @@ int main(int argc, char **argv)
             title = argv[++i];
         } else if (strcmp(argv[i], "-y") == 0 && i + 1 < argc) {
             busbw = strcmp(argv[++i], "busbw") == 0;
+        } else if (strcmp(argv[i], "--xy") == 0) {
+            xy = 1;
+        } else if (strcmp(argv[i], "--xlabel") == 0 && i + 1 < argc) {
+            xlabel = argv[++i];
+        } else if (strcmp(argv[i], "--ylabel") == 0 && i + 1 < argc) {
+            ylabel = argv[++i];
         } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            puts("usage: pldsim-plot [-y time|busbw] [-t TITLE] -o OUT.svg A.csv[=LABEL] ...");
+            puts("usage: pldsim-plot [-y time|busbw] [-t TITLE] -o OUT.svg A.csv[=LABEL] ...\n"
+                 "       pldsim-plot --xy --xlabel X --ylabel Y [-t TITLE] -o OUT.svg "
+                 "A.txt=LABEL ...");
             return 0;
         } else if (ns < MAX_SERIES) {
             char path[4096];
@@ -92,7 +125,7 @@ int main(int argc, char **argv)
                 *eq = '\0';
                 snprintf(s[ns].label, sizeof s[ns].label, "%s", eq + 1);
             }
-            if (read_csv(path, &s[ns], busbw) != 0)
+            if ((xy ? read_xy(path, &s[ns]) : read_csv(path, &s[ns], busbw)) != 0)
                 return 2;
             ns++;
         }
@@ -141,10 +174,13 @@ int main(int argc, char **argv)
                 "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n",
                 L, y, L + pw, y, L - 6, y + 4, pow(10, d));
     }
-    for (double e = ceil(lx0); e <= lx1 + 1e-9; e += 2) {
+    for (double e = ceil(lx0); e <= lx1 + 1e-9; e += xy ? 1 : 2) {
         double x = PX(pow(2, e));
         char lab[32];
-        human_bytes(pow(2, e), lab, sizeof lab);
+        if (xy)
+            snprintf(lab, sizeof lab, "%g", pow(2, e));
+        else
+            human_bytes(pow(2, e), lab, sizeof lab);
         fprintf(f,
                 "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#eee\"/>\n"
                 "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
@@ -153,10 +189,13 @@ int main(int argc, char **argv)
     fprintf(f,
             "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" "
             "stroke=\"black\"/>\n"
-            "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">size (bytes, log scale)</text>\n"
+            "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">%s</text>\n"
             "<text transform=\"translate(20,%.0f) rotate(-90)\" text-anchor=\"middle\">%s</text>\n",
-            L, T, pw, ph, L + pw / 2, H - 15, T + ph / 2,
-            busbw ? "busbw (GB/s, log scale)" : "simulated time (us, log scale)");
+            L, T, pw, ph, L + pw / 2, H - 15, xy && xlabel ? xlabel : "size (bytes, log scale)",
+            T + ph / 2,
+            xy && ylabel ? ylabel
+            : busbw      ? "busbw (GB/s, log scale)"
+                         : "simulated time (us, log scale)");
     for (int k = 0; k < ns; k++) {
         const char *c = colours[k % 12];
         fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", c);
