@@ -124,7 +124,9 @@ static int all_blocked(void)
     return 1;
 }
 
-static _Noreturn void report_and_abort(void)
+/* Whoever finds the deadlock first (a waiter, the last device to finish,
+ * or the host) records it and prints the one report; returns 1 for them. */
+static int declare_deadlock(void)
 {
     pthread_mutex_lock(&T.state);
     int first = !T.deadlocked;
@@ -136,6 +138,20 @@ static _Noreturn void report_and_abort(void)
                                     __ATOMIC_ACQUIRE);
         pld__report_deadlock(T.R);
     }
+    return first;
+}
+
+/* Tells every rank to stop and wakes them all. */
+static void stop_all(void)
+{
+    __atomic_store_n(&T.aborted, 1, __ATOMIC_RELEASE);
+    for (int r = 0; r < T.R->P; r++)
+        wake(r);
+}
+
+static _Noreturn void report_and_abort(void)
+{
+    declare_deadlock();
     th_abort_run();
 }
 
@@ -193,9 +209,7 @@ static void th_signal_wait(const int32_t *cell, pld_wait_cmp cmp, int32_t expect
 
 static _Noreturn void th_abort_run(void)
 {
-    __atomic_store_n(&T.aborted, 1, __ATOMIC_RELEASE);
-    for (int r = 0; r < T.R->P; r++)
-        wake(r);
+    stop_all();
     if (self_rank == PLD__HOST)
         longjmp(T.host_abort, 1);
     pthread_exit(NULL);
@@ -214,19 +228,8 @@ static void device_done(struct th_rank *rk)
         for (int r = 0; r < T.R->P; r++)
             if (T.rk[r].blocked)
                 wake(r);
-        pthread_mutex_lock(&T.state);
-        int first = !T.deadlocked;
-        T.deadlocked = 1;
-        pthread_mutex_unlock(&T.state);
-        if (first) {
-            int zero = 0;
-            __atomic_compare_exchange_n(&T.R->error, &zero, PLD_EDEADLOCK, 0, __ATOMIC_ACQ_REL,
-                                        __ATOMIC_ACQUIRE);
-            pld__report_deadlock(T.R);
-            __atomic_store_n(&T.aborted, 1, __ATOMIC_RELEASE);
-            for (int r = 0; r < T.R->P; r++)
-                wake(r);
-        }
+        if (declare_deadlock())
+            stop_all();
     }
 }
 
@@ -313,16 +316,8 @@ static int th_run(struct pld__run *R, pld__host_fn host, const void *args)
     pthread_mutex_unlock(&T.state);
     for (int r = 0; r < started; r++)
         wake(r);
-    if (dead && !T.deadlocked) {
-        T.deadlocked = 1;
-        int zero = 0;
-        __atomic_compare_exchange_n(&R->error, &zero, PLD_EDEADLOCK, 0, __ATOMIC_ACQ_REL,
-                                    __ATOMIC_ACQUIRE);
-        pld__report_deadlock(R);
-        __atomic_store_n(&T.aborted, 1, __ATOMIC_RELEASE);
-        for (int r = 0; r < started; r++)
-            wake(r);
-    }
+    if (dead && declare_deadlock())
+        stop_all();
     for (int r = 0; r < started; r++)
         pthread_join(T.rk[r].thread, NULL);
     R->end_time = th_now();
