@@ -21,6 +21,8 @@ struct pld__wbuf {
     int64_t slot;       /* rounded up to PLD__SLOT_ALIGN */
     int64_t win_offset; /* where the slot starts in each rank's window */
     unsigned char *mem; /* P copies back to back, `slot` bytes each */
+    pl_dtype dtype;     /* as allocated; 0 for the byte form */
+    int sparse;         /* mem is a sparse.c range, reached through pld__cell */
     const char *file;   /* allocation site */
     int line;
     void *be_data; /* the backend's handle (a distributed backend's window) */
@@ -166,6 +168,34 @@ unsigned char *pld__elem_ptr(pl_tensor t, int rank, pl_shape offsets);
  * already offset to the region's first element.  op ADD accumulates. */
 void pld__copy_region(pl_dtype dt, pl_shape shape, unsigned char *dst, pl_shape dst_full,
                       const unsigned char *src, pl_shape src_full, pl_atomic op);
+
+/* One row of a region copy: `bytes` bytes from src to dst (op ADD adds
+ * element by element, atomically).  Either side may be in a sparse window. */
+void pld__row_apply(pl_dtype dt, unsigned char *dst, const unsigned char *src, size_t bytes,
+                    pl_atomic op);
+
+/* ---- sparse windows (sparse.c) ---- */
+
+/* Whether buffer `b` is to be stored in lines made on first touch: INT32
+ * buffers of 64 KiB or more per copy on the simulator, or as
+ * PLD_SPARSE_WINDOWS (auto, all, off) says. */
+int pld__sparse_wanted(const struct pld__wbuf *b);
+/* Reserves an address range of `bytes` for a sparse buffer (no memory is
+ * committed).  Returns its base, or NULL if the address space is short. */
+unsigned char *pld__sparse_reserve(size_t bytes);
+/* Frees a range made by pld__sparse_reserve and all its lines. */
+void pld__sparse_release(unsigned char *base);
+/* How many lines of the range at `base` have been written (for tests). */
+size_t pld__sparse_lines(const unsigned char *base);
+/* The real address of the element at p: p itself, or its place in the
+ * line of a sparse window (the line is made if needed; stable after). */
+void *pld__cell(void *p);
+/* Copies one row when either side is in a sparse window; returns 0 (and
+ * does nothing) when neither is. */
+int pld__sparse_row(pl_dtype dt, unsigned char *dst, const unsigned char *src, size_t bytes,
+                    pl_atomic op);
+/* Whether any sparse window exists (the copy fast path's one test). */
+int pld__sparse_active(void);
 
 /* Element get/set as double (integers converted exactly up to 2^53). */
 double pld__elem_get(pl_dtype dt, const void *p);

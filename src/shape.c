@@ -125,6 +125,15 @@ static void add_elems(pl_dtype dt, unsigned char *dst, const unsigned char *src,
         add_elem(dt, dst, src);
 }
 
+void pld__row_apply(pl_dtype dt, unsigned char *dst, const unsigned char *src, size_t bytes,
+                    pl_atomic op)
+{
+    if (op == PL_ATOMIC_ADD)
+        add_elems(dt, dst, src, (int64_t)(bytes / pl_dtype_size(dt)));
+    else
+        memmove(dst, src, bytes);
+}
+
 /* Walks the region row by row (the innermost dim is contiguous on both sides). */
 void pld__copy_region(pl_dtype dt, pl_shape shape, unsigned char *dst, pl_shape dst_full,
                       const unsigned char *src, pl_shape src_full, pl_atomic op)
@@ -148,10 +157,8 @@ void pld__copy_region(pl_dtype dt, pl_shape shape, unsigned char *dst, pl_shape 
         }
         unsigned char *d = dst + (size_t)doff * es;
         const unsigned char *s = src + (size_t)soff * es;
-        if (op == PL_ATOMIC_ADD)
-            add_elems(dt, d, s, row);
-        else
-            memmove(d, s, (size_t)row * es);
+        if (!pld__sparse_active() || !pld__sparse_row(dt, d, s, (size_t)row * es, op))
+            pld__row_apply(dt, d, s, (size_t)row * es, op);
         int i = nd - 2;
         while (i >= 0 && ++idx[i] == shape.dim[i])
             idx[i--] = 0;

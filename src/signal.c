@@ -63,7 +63,7 @@ void pld__notify(const char *file, int line, pld_dtensor target, struct pld_noti
         /* even a rank's own cell: remote notifies update it atomically */
         pld__R->be->notify_at(peer, target.win, at, kw.op, (int32_t)kw.value);
     } else {
-        cell = (int32_t *)pld__elem_ptr(target, peer, kw.offsets);
+        cell = pld__cell(pld__elem_ptr(target, peer, kw.offsets));
         pld__R->be->signal_update(peer, cell, kw.op, (int32_t)kw.value);
         pld__races_access(me, target.win, peer, at, at + 4, 1, 1, op, file, line);
         pld__races_release(me, cell, kw.op);
@@ -95,7 +95,7 @@ void pld__wait(const char *file, int line, pld_dtensor signal, struct pld_wait_k
                   (long long)kw.expected);
     check_signal(file, line, op, "signal", signal, kw.offsets);
 
-    const int32_t *cell = (const int32_t *)pld__elem_ptr(signal, me, kw.offsets);
+    const int32_t *cell = pld__cell(pld__elem_ptr(signal, me, kw.offsets));
     rk->wait = (struct pld__wait_info){
         .active = 1,
         .buf = signal.win,

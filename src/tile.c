@@ -223,7 +223,7 @@ double pl__read(const char *file, int line, pl_tensor t, pl_shape idx)
     pld__races_region(pld__self(), t, pld__self(), idx,
                       (pl_shape){.ndim = t.shape.ndim, .dim = {1, 1, 1, 1}}, 0, 0, "pl_read", file,
                       line);
-    double v = pld__elem_get(t.dtype, pld__elem_ptr(t, pld__self(), idx));
+    double v = pld__elem_get(t.dtype, pld__cell(pld__elem_ptr(t, pld__self(), idx)));
     pld__trace_op("read", t0, -1, &t, flat_offset_bytes(t, idx), (int64_t)pl_dtype_size(t.dtype),
                   (int64_t)v, file, line);
     return v;
@@ -240,7 +240,7 @@ void pl__write(const char *file, int line, pl_tensor t, pl_shape idx, double v)
                       (pl_shape){.ndim = t.shape.ndim, .dim = {1, 1, 1, 1}}, 1, 0, "pl_write", file,
                       line);
     if (pld__has_data(&t))
-        pld__elem_set(t.dtype, pld__elem_ptr(t, pld__self(), idx), v);
+        pld__elem_set(t.dtype, pld__cell(pld__elem_ptr(t, pld__self(), idx)), v);
     pld__host_written(t, idx, (pl_shape){.ndim = t.shape.ndim, .dim = {1, 1, 1, 1}});
     pld__trace_op("write", t0, -1, &t, flat_offset_bytes(t, idx), (int64_t)pl_dtype_size(t.dtype),
                   (int64_t)v, file, line);

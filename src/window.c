@@ -57,6 +57,7 @@ pld_buffer pld__alloc_window_buffer(const char *file, int line, pld__alloc_arg w
     else
         snprintf(b->name, sizeof b->name, "buf%d", b->id);
     b->bytes = bytes;
+    b->dtype = what.is_shape ? kw.dtype : 0;
     b->slot = (bytes + PLD__SLOT_ALIGN - 1) / PLD__SLOT_ALIGN * PLD__SLOT_ALIGN;
     b->win_offset = R->window_size;
     b->file = file;
@@ -129,7 +130,12 @@ void pld__materialize(const char *file, int line, const char *op, struct pld__wb
 {
     if (b->mem)
         return;
-    b->mem = calloc((size_t)pld__R->P, (size_t)b->slot);
+    if (pld__sparse_wanted(b)) {
+        b->mem = pld__sparse_reserve((size_t)pld__R->P * (size_t)b->slot);
+        b->sparse = b->mem != NULL;
+    }
+    if (!b->mem)
+        b->mem = calloc((size_t)pld__R->P, (size_t)b->slot);
     if (!b->mem)
         pld__fail(PLD_ENOMEM, file, line, op,
                   "out of memory for %d copies of %lld bytes of window '%s'%s", pld__R->P,
@@ -157,6 +163,8 @@ void pld__windows_free(struct pld__run *R)
         n = b->next;
         if (R->be->window_free)
             R->be->window_free(b);
+        else if (b->sparse)
+            pld__sparse_release(b->mem);
         else
             free(b->mem);
         free(b);

@@ -12,6 +12,14 @@
  *     deadlock  rank r waits on a cell nobody notifies (use --wait-timeout).
  *     bad_peer  the last rank calls remote_load with peer = P; rank 0 waits
  *               for it and must unwind quietly.
+ *     sparse    every access path into a large INT32 window (which the
+ *               simulator keeps sparse, src/sparse.c): element writes, tile
+ *               stores, remote stores, atomic Adds, strided put and get,
+ *               remote loads, and notify/wait on its cells; every rank then
+ *               copies its whole window out.  Checks, prints OK.
+ *     huge      every rank notifies one cell in each of 256 rows of a
+ *               [4096, 65536] INT32 window (1 GiB per copy) and waits for
+ *               its own; only a sparse window fits in a small memory limit.
  * Exit: 0 and "OK", 1 on a wrong result, or the library's exit code. */
 #include <pld/pld.h>
 
@@ -21,14 +29,20 @@
 #include <string.h>
 
 enum { N = 64, ROWS = 8 };
+/* the sparse case's window: 256 KiB per copy, above the simulator's
+ * threshold for sparse storage */
+enum { SR = 64, SC = 1024 };
+/* the huge case's window: 1 GiB per copy */
+enum { HR = 4096, HC = 65536, HROWS = 256 };
 
 struct io {
-    pl_tensor xf, xh, xi, y_f, y_h, y_i, y_2d; /* atomics */
-    pl_tensor src, out_w, out_g;               /* strided */
+    pl_tensor xf, xh, xi, y_f, y_h, y_i, y_2d;   /* atomics */
+    pl_tensor src, out_w, out_g;                 /* strided */
+    pl_tensor ival, blk, out_big, got_rl, got_g; /* sparse */
 };
 
 struct win {
-    pld_dtensor acc_f, acc_h, acc_i, acc_2d, sig, w2d;
+    pld_dtensor acc_f, acc_h, acc_i, acc_2d, sig, w2d, big, huge;
 };
 
 struct rank_args {
@@ -149,6 +163,106 @@ static int check_strided(const struct io *io, int P)
     return 0;
 }
 
+/* ---------------------------------------------------------------- sparse */
+
+static void sparse_kernel(const struct io *io, struct win w, int r, int P)
+{
+    int right = (r + 1) % P, left = (r + P - 1) % P;
+    pl_write(w.big, PL_IDX(5, 7 + r), 1000 + r);
+    pl_tile v = pl_load(pl_at(io->ival, r), PL_IDX(0, 0), PL_SHAPE(1, N));
+    pl_store(v, PL_IDX(10, 100), w.big); /* starts mid-line, spans nine lines */
+    pld_tile_remote_store(v, w.big, .peer = right, .offsets = PL_IDX(20, 3));
+    pld_tile_remote_store(v, w.big, .peer = 0, .offsets = PL_IDX(30, 0), .atomic = PL_ATOMIC_ADD);
+    pld_tensor_put(w.big, .peer = right, .src = pl_at(io->blk, r), .dst_offsets = PL_IDX(40, 500),
+                   .src_offsets = PL_IDX(1, 5), .shape = PL_SHAPE(3, 31));
+    pld_system_notify(w.big, .peer = right, .offsets = PL_IDX(SR - 1, r), .value = r + 1,
+                      .op = PLD_NOTIFY_SET);
+    pld_system_wait(w.big, .offsets = PL_IDX(SR - 1, left), .expected = left + 1,
+                    .cmp = PLD_WAIT_EQ);
+    pld_tensor_barrier(w.sig); /* every write above has landed */
+    pl_tile got = pld_tile_remote_load(w.big, .peer = left, .offsets = PL_IDX(20, 0),
+                                       .shape = PL_SHAPE(1, N));
+    pl_store(got, PL_IDX(0, 0), pl_at(io->got_rl, r));
+    pld_tensor_get(pl_at(io->got_g, r), .peer = left, .src = w.big, .dst_offsets = PL_IDX(0, 0),
+                   .src_offsets = PL_IDX(40, 490), .shape = PL_SHAPE(3, 48));
+    pld_tensor_barrier(w.sig); /* nobody changes a window a peer still reads */
+    for (int row = 0; row < SR; row += 8)
+        pl_store(pl_load(w.big, PL_IDX(row, 0), PL_SHAPE(8, SC)), PL_IDX(row, 0),
+                 pl_at(io->out_big, r));
+}
+
+static void sparse_device(const struct rank_args *a)
+{
+    pl_incore(sparse_kernel, a->io, a->w, a->rank, a->P);
+}
+
+/* What rank r's window must hold, from the inputs alone. */
+static long long big_elem(const struct io *io, int r, int P, int row, int c)
+{
+    int left = (r + P - 1) % P;
+    long long v = 0;
+    if (row == 5 && c == 7 + r)
+        v = 1000 + r;
+    if (row == 10 && c >= 100 && c < 100 + N)
+        v = (long long)pl_tensor_get(io->ival, (int64_t)r * N + (c - 100));
+    if (row == 20 && c >= 3 && c < 3 + N)
+        v = (long long)pl_tensor_get(io->ival, (int64_t)left * N + (c - 3));
+    for (int k = 0; r == 0 && row == 30 && c < N && k < P; k++)
+        v += (long long)pl_tensor_get(io->ival, (int64_t)k * N + c);
+    if (row >= 40 && row < 43 && c >= 500 && c < 531)
+        v = (long long)pl_tensor_get(io->blk, ((int64_t)left * 4 + (row - 39)) * 40 + (c - 495));
+    if (row == SR - 1 && c == left)
+        v = left + 1;
+    return v;
+}
+
+static int check_sparse(const struct io *io, int P)
+{
+    for (int r = 0; r < P; r++) {
+        int left = (r + P - 1) % P;
+        for (int row = 0; row < SR; row++)
+            for (int c = 0; c < SC; c++) {
+                long long got =
+                    (long long)pl_tensor_get(io->out_big, ((int64_t)r * SR + row) * SC + c);
+                if (got != big_elem(io, r, P, row, c)) {
+                    printf("FAIL: rank %d window [%d, %d] is %lld, want %lld\n", r, row, c, got,
+                           big_elem(io, r, P, row, c));
+                    return 1;
+                }
+            }
+        for (int c = 0; c < N; c++)
+            if ((long long)pl_tensor_get(io->got_rl, (int64_t)r * N + c) !=
+                big_elem(io, left, P, 20, c)) {
+                printf("FAIL: rank %d remote_load [0, %d]\n", r, c);
+                return 1;
+            }
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 48; j++)
+                if ((long long)pl_tensor_get(io->got_g, ((int64_t)r * 3 + i) * 48 + j) !=
+                    big_elem(io, left, P, 40 + i, 490 + j)) {
+                    printf("FAIL: rank %d get [%d, %d]\n", r, i, j);
+                    return 1;
+                }
+    }
+    return 0;
+}
+
+static void huge_kernel(struct win w, int r, int P)
+{
+    int right = (r + 1) % P, left = (r + P - 1) % P;
+    for (int k = 0; k < HROWS; k++) {
+        pld_system_notify(w.huge, .peer = right, .offsets = PL_IDX(k * (HR / HROWS), r),
+                          .value = k + 1, .op = PLD_NOTIFY_SET);
+        pld_system_wait(w.huge, .offsets = PL_IDX(k * (HR / HROWS), left), .expected = k + 1,
+                        .cmp = PLD_WAIT_EQ);
+    }
+}
+
+static void huge_device(const struct rank_args *a)
+{
+    pl_incore(huge_kernel, a->w, a->rank, a->P);
+}
+
 /* ---------------------------------------------------------------- failures */
 
 static void deadlock_kernel(struct win w, int r, int P)
@@ -197,6 +311,12 @@ static void host(const struct io *h)
                           PL_SHAPE(4, N), PL_FP32);
     w.w2d = pld_window(pld_alloc_window_buffer(PL_SHAPE(ROWS, N), PL_FP32, .name = "w2d"),
                        PL_SHAPE(ROWS, N), PL_FP32);
+    if (strcmp(which, "sparse") == 0)
+        w.big = pld_window(pld_alloc_window_buffer(PL_SHAPE(SR, SC), PL_INT32, .name = "big"),
+                           PL_SHAPE(SR, SC), PL_INT32);
+    if (strcmp(which, "huge") == 0)
+        w.huge = pld_window(pld_alloc_window_buffer(PL_SHAPE(HR, HC), PL_INT32, .name = "huge"),
+                            PL_SHAPE(HR, HC), PL_INT32);
     for (int r = 0; r < P; r++) {
         struct rank_args a = {h, w, r, P};
         if (strcmp(which, "atomics") == 0)
@@ -205,6 +325,10 @@ static void host(const struct io *h)
             pld_dispatch(r, strided_device, a);
         else if (strcmp(which, "deadlock") == 0)
             pld_dispatch(r, deadlock_device, a);
+        else if (strcmp(which, "sparse") == 0)
+            pld_dispatch(r, sparse_device, a);
+        else if (strcmp(which, "huge") == 0)
+            pld_dispatch(r, huge_device, a);
         else
             pld_dispatch(r, bad_peer_device, a);
     }
@@ -218,8 +342,9 @@ int main(int argc, char **argv)
     int rc = pld_parse_args(&cfg, &argc, argv);
     if (rc != 0 || argc != 2 ||
         (strcmp(argv[1], "atomics") && strcmp(argv[1], "strided") && strcmp(argv[1], "deadlock") &&
-         strcmp(argv[1], "bad_peer"))) {
-        fprintf(stderr, "usage: backend_cases atomics|strided|deadlock|bad_peer [flags]\n");
+         strcmp(argv[1], "bad_peer") && strcmp(argv[1], "sparse") && strcmp(argv[1], "huge"))) {
+        fprintf(stderr,
+                "usage: backend_cases atomics|strided|deadlock|bad_peer|sparse|huge [flags]\n");
         return 2;
     }
     which = argv[1];
@@ -234,20 +359,31 @@ int main(int argc, char **argv)
     io.src = pl_tensor_new(PL_SHAPE(P, ROWS, N), PL_FP32, "src");
     io.out_w = pl_tensor_new(PL_SHAPE(P, ROWS, N), PL_FP32, "out_w");
     io.out_g = pl_tensor_new(PL_SHAPE(P, ROWS, N), PL_FP32, "out_g");
+    int sparse = strcmp(which, "sparse") == 0; /* only it needs the big ones */
+    io.ival = pl_tensor_new(PL_SHAPE(P, 1, N), PL_INT32, "ival");
+    io.blk = pl_tensor_new(PL_SHAPE(P, 4, 40), PL_INT32, "blk");
+    io.out_big =
+        pl_tensor_new(sparse ? PL_SHAPE(P, SR, SC) : PL_SHAPE(1, 1, 1), PL_INT32, "out_big");
+    io.got_rl = pl_tensor_new(PL_SHAPE(P, 1, N), PL_INT32, "got_rl");
+    io.got_g = pl_tensor_new(PL_SHAPE(P, 3, 48), PL_INT32, "got_g");
     pl_fill_randn(io.xf, cfg.seed);
     pl_fill_randn(io.xh, cfg.seed + 1);
     pl_fill_arange(io.xi, -1000, 37);
     pl_fill_arange(io.src, 0, 1);
+    pl_fill_arange(io.ival, -1000, 37);
+    pl_fill_arange(io.blk, 1, 3);
     rc = pld_run(&cfg, host, &io);
     if (rc)
         return pld_exit_code(rc);
     int bad = strcmp(which, "atomics") == 0   ? check_atomics(&io, P)
               : strcmp(which, "strided") == 0 ? check_strided(&io, P)
+              : sparse                        ? check_sparse(&io, P)
                                               : 0;
     if (!bad)
         printf("OK\n");
-    pl_tensor *all[] = {&io.xf,  &io.xh,   &io.xi,  &io.y_f,   &io.y_h,
-                        &io.y_i, &io.y_2d, &io.src, &io.out_w, &io.out_g};
+    pl_tensor *all[] = {&io.xf,   &io.xh,   &io.xi,      &io.y_f,    &io.y_h,
+                        &io.y_i,  &io.y_2d, &io.src,     &io.out_w,  &io.out_g,
+                        &io.ival, &io.blk,  &io.out_big, &io.got_rl, &io.got_g};
     for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
         pl_tensor_free(all[k]);
     return bad;

@@ -5,7 +5,9 @@
  * values) must equal the sim run's: bit for bit where the arithmetic cannot
  * depend on timing, within a tolerance where it can (atomic Adds land in
  * arrival order).  The mpi backend's failures must be reported once, with
- * the status the other backends give. */
+ * the status the other backends give.  "sim-sparse" is the simulator with
+ * every INT32 window kept sparse (PLD_SPARSE_WINDOWS=all, src/sparse.c), so
+ * the whole ladder also checks that path against dense storage. */
 #include "checktools.h"
 
 #include <math.h>
@@ -28,9 +30,9 @@ static const char *tail(const char *s, size_t n)
 }
 
 #ifdef MPIRUN
-static const char *const backends[] = {"sim", "threads", "mpi"};
+static const char *const backends[] = {"sim", "sim-sparse", "threads", "mpi"};
 #else
-static const char *const backends[] = {"sim", "threads"};
+static const char *const backends[] = {"sim", "sim-sparse", "threads"};
 #endif
 enum { NBACKENDS = sizeof backends / sizeof backends[0] };
 
@@ -43,6 +45,9 @@ static struct cmd_result run_on(const char *backend, int P, const char *prog, co
         return run_cmd(MPI_LAUNCH "%s %s -d 0-%d --backend mpi --dump-outputs %s </dev/null",
                        MPIRUN, P, prog, args, P - 1, dump);
 #endif
+    if (strcmp(backend, "sim-sparse") == 0)
+        return run_cmd("PLD_SPARSE_WINDOWS=all %s %s -d 0-%d --dump-outputs %s", prog, args, P - 1,
+                       dump);
     return run_cmd("%s %s -d 0-%d --backend %s --dump-outputs %s", prog, args, P - 1, backend,
                    dump);
 }
@@ -208,6 +213,39 @@ START_TEST(strided_put_get_is_exact_on_every_backend)
 }
 END_TEST
 
+/* A large INT32 window is sparse on the simulator by default and dense
+ * elsewhere: every way into it must give the same bits. */
+START_TEST(sparse_window_paths_are_exact_on_every_backend)
+{
+    same_on_every_backend(cases_prog(), "sparse", 2 + _i, 1);
+}
+END_TEST
+
+/* A [4096, 65536] INT32 signal window is 1 GiB per copy; two ranks touch
+ * 256 of its cells each.  Kept sparse, the run fits in a 1 GiB data limit
+ * (ulimit -d); kept dense it cannot even be allocated, and says so. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+/* A sanitizer's shadow memory counts against the data limit: no limit. */
+#define DATA_LIMIT ""
+#else
+#define DATA_LIMIT "ulimit -d 1048576 && "
+#endif
+START_TEST(huge_sparse_signal_window_fits_in_little_memory)
+{
+    struct cmd_result r = run_cmd(DATA_LIMIT "%s huge -d 0-1", cases_prog());
+    ck_assert_msg(r.status == 0 && strstr(r.out, "OK\n"), "exit %d\nstdout:\n%s\nstderr:\n%s",
+                  r.status, tail(r.out, 1000), tail(r.err, 2000));
+    cmd_result_free(&r);
+    if (!*DATA_LIMIT)
+        return;
+    r = run_cmd(DATA_LIMIT "PLD_SPARSE_WINDOWS=off %s huge -d 0-1", cases_prog());
+    ck_assert_int_ne(r.status, 0);
+    ck_assert_contains(r.err, "out of memory for 2 copies of 1073741824 bytes of window 'huge'");
+    ck_assert_int_eq(count_error_lines(r.err), 1);
+    cmd_result_free(&r);
+}
+END_TEST
+
 START_TEST(atomic_adds_agree_on_every_backend)
 {
     same_on_every_backend(cases_prog(), "atomics", 2 + _i, 0);
@@ -313,6 +351,8 @@ int main(void)
                         (int)(sizeof ladder / sizeof ladder[0]));
     tcase_add_loop_test(tc, strided_put_get_is_exact_on_every_backend, 0, 3);
     tcase_add_loop_test(tc, atomic_adds_agree_on_every_backend, 0, 3);
+    tcase_add_loop_test(tc, sparse_window_paths_are_exact_on_every_backend, 0, 3);
+    tcase_add_test(tc, huge_sparse_signal_window_fits_in_little_memory);
     suite_add_tcase(s, tc);
     TCase *mpi = tcase_create("mpi");
     tcase_set_timeout(mpi, 120);

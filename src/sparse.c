@@ -1,0 +1,225 @@
+/* sparse.c: window buffers whose copies are kept in 32-byte lines, made on
+ * first touch.
+ *
+ * Why: the ring collectives take upstream's signal window, [2(P-1), P] INT32
+ * per rank, and every round writes one cell of a different row.  Stored
+ * densely, each round touches a fresh 4 KiB page of every rank's copy: 8 GiB
+ * at P=1024 for 2 MiB of live cells, and 512 GiB at P=4096.  Lines of 32
+ * bytes (a multiple of every element size, and of the slot alignment) cost
+ * 64 bytes each with their hash slot.
+ *
+ * How: the buffer gets an address range of its own (PROT_NONE, reserving no
+ * memory), so every address computation stays as it is and any access that
+ * forgets to go through here faults instead of corrupting.  Element access
+ * goes through pld__cell and region copies through pld__row_copy; both map
+ * an address in the range to its line.  Lines never move, so a cell's
+ * address (which waits, the race detector and traces keep) is stable.
+ * Unwritten lines read as zeros, like the dense calloc'd copies.
+ *
+ * Only the simulator uses this: its actors run one at a time, so the table
+ * needs no lock. */
+#include "backend.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#define LINE        32
+#define ARENA_LINES 32768 /* 1 MiB per arena */
+
+struct slot {
+    uint64_t key; /* line number + 1; 0 = empty */
+    unsigned char *line;
+};
+
+struct sparse {
+    uintptr_t lo, hi; /* the reserved range */
+    struct slot *tab;
+    size_t cap, n;
+    unsigned char **arenas;
+    size_t narenas, used; /* lines used in the last arena */
+    struct sparse *next;
+};
+
+static struct sparse *all; /* few: one per large INT32 buffer */
+
+int pld__sparse_wanted(const struct pld__wbuf *b)
+{
+    static int mode = -1; /* 0 off, 1 auto, 2 all */
+    if (mode < 0) {
+        const char *e = getenv("PLD_SPARSE_WINDOWS");
+        mode = !e || !*e || !strcmp(e, "auto") ? 1 : !strcmp(e, "all") ? 2 : 0;
+        if (e && *e && strcmp(e, "auto") && strcmp(e, "all") && strcmp(e, "off"))
+            fprintf(stderr, "pldsim: PLD_SPARSE_WINDOWS=%s: expected auto, all or off; using off\n",
+                    e);
+    }
+    const struct pld_backend *be = pld__R->be;
+    if (mode == 0 || b->dtype != PL_INT32 || !(be->caps & PLD_CAP_TIMED) ||
+        (be->caps & PLD_CAP_DISTRIBUTED))
+        return 0;
+    /* below 16 pages a copy costs little densely, and stays faster */
+    return mode == 2 || b->slot >= 16 * 4096;
+}
+
+static struct sparse *find(uintptr_t p)
+{
+    for (struct sparse *s = all; s; s = s->next)
+        if (p >= s->lo && p < s->hi)
+            return s;
+    return NULL;
+}
+
+unsigned char *pld__sparse_reserve(size_t bytes)
+{
+    struct sparse *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    /* PROT_NONE and MAP_NORESERVE: address space only, never counted
+     * against memory, so even 512 GiB is fine */
+    void *base = mmap(NULL, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (base == MAP_FAILED) {
+        free(s);
+        return NULL;
+    }
+    s->lo = (uintptr_t)base;
+    s->hi = s->lo + bytes;
+    s->next = all;
+    all = s;
+    return base;
+}
+
+void pld__sparse_release(unsigned char *base)
+{
+    for (struct sparse **pp = &all; *pp; pp = &(*pp)->next) {
+        struct sparse *s = *pp;
+        if (s->lo != (uintptr_t)base)
+            continue;
+        *pp = s->next;
+        munmap(base, s->hi - s->lo);
+        for (size_t i = 0; i < s->narenas; i++)
+            free(s->arenas[i]);
+        free(s->arenas);
+        free(s->tab);
+        free(s);
+        return;
+    }
+}
+
+size_t pld__sparse_lines(const unsigned char *base)
+{
+    struct sparse *s = find((uintptr_t)base);
+    return s ? s->n : 0;
+}
+
+static size_t slot_of(const struct sparse *s, uint64_t key)
+{
+    size_t i = (size_t)(key * 0x9e3779b97f4a7c15ull >> 20) & (s->cap - 1);
+    while (s->tab[i].key && s->tab[i].key != key)
+        i = (i + 1) & (s->cap - 1);
+    return i;
+}
+
+static _Noreturn void out_of_memory(void)
+{
+    pld__fail(PLD_ENOMEM, "pldsim", 0, "window", "out of memory for sparse window lines");
+}
+
+static void grow(struct sparse *s)
+{
+    size_t cap = s->cap ? 2 * s->cap : 1024;
+    struct slot *old = s->tab, *tab = calloc(cap, sizeof *tab);
+    if (!tab)
+        out_of_memory();
+    size_t ocap = s->cap;
+    s->tab = tab;
+    s->cap = cap;
+    for (size_t i = 0; i < ocap; i++)
+        if (old[i].key)
+            s->tab[slot_of(s, old[i].key)] = old[i];
+    free(old);
+}
+
+/* The line holding address p; NULL if it was never written and !create. */
+static unsigned char *line_of(struct sparse *s, uintptr_t p, int create)
+{
+    uint64_t key = (p - s->lo) / LINE + 1;
+    if (s->cap) {
+        size_t i = slot_of(s, key);
+        if (s->tab[i].key)
+            return s->tab[i].line;
+    }
+    if (!create)
+        return NULL;
+    if (2 * (s->n + 1) > s->cap)
+        grow(s);
+    if (s->narenas == 0 || s->used == ARENA_LINES) {
+        unsigned char **a = realloc(s->arenas, (s->narenas + 1) * sizeof *a);
+        if (!a)
+            out_of_memory();
+        s->arenas = a;
+        if (!(a[s->narenas] = calloc(ARENA_LINES, LINE)))
+            out_of_memory();
+        s->narenas++;
+        s->used = 0;
+    }
+    unsigned char *line = s->arenas[s->narenas - 1] + s->used++ * LINE;
+    size_t i = slot_of(s, key);
+    s->tab[i].key = key;
+    s->tab[i].line = line;
+    s->n++;
+    return line;
+}
+
+void *pld__cell(void *p)
+{
+    struct sparse *s = all ? find((uintptr_t)p) : NULL;
+    if (!s)
+        return p;
+    return line_of(s, (uintptr_t)p, 1) + ((uintptr_t)p - s->lo) % LINE;
+}
+
+/* Bytes from p to the end of its line, at most n. */
+static size_t piece(const struct sparse *s, uintptr_t p, size_t n)
+{
+    size_t left = LINE - (p - s->lo) % LINE;
+    return left < n ? left : n;
+}
+
+int pld__sparse_row(pl_dtype dt, unsigned char *dst, const unsigned char *src, size_t bytes,
+                    pl_atomic op)
+{
+    struct sparse *sd = find((uintptr_t)dst), *ss = find((uintptr_t)src);
+    if (!sd && !ss)
+        return 0;
+    /* gather the source row first, as source and destination may overlap;
+     * unwritten lines read as zeros */
+    unsigned char small[256], *buf = bytes <= sizeof small ? small : malloc(bytes);
+    if (!buf)
+        out_of_memory();
+    for (size_t k = 0, n; k < bytes; k += n) {
+        uintptr_t p = (uintptr_t)src + k;
+        n = ss ? piece(ss, p, bytes - k) : bytes - k;
+        const unsigned char *line = ss ? line_of(ss, p, 0) : NULL;
+        if (!ss)
+            memcpy(buf + k, src + k, n);
+        else if (line)
+            memcpy(buf + k, line + (p - ss->lo) % LINE, n);
+        else
+            memset(buf + k, 0, n);
+    }
+    /* pieces hold whole elements: lines and slots are multiples of 8 */
+    for (size_t k = 0, n; k < bytes; k += n) {
+        uintptr_t p = (uintptr_t)dst + k;
+        n = sd ? piece(sd, p, bytes - k) : bytes - k;
+        unsigned char *d = sd ? line_of(sd, p, 1) + (p - sd->lo) % LINE : dst + k;
+        pld__row_apply(dt, d, buf + k, n, op);
+    }
+    if (buf != small)
+        free(buf);
+    return 1;
+}
+
+int pld__sparse_active(void)
+{
+    return all != NULL;
+}
