@@ -107,7 +107,10 @@ extern const struct pld_backend *const pld__backends[];
 extern const struct pld_backend pld_backend_sim;
 extern const struct pld_backend pld_backend_threads;
 #ifdef PLD_HAVE_MPI
-extern const struct pld_backend pld_backend_mpi;
+/* The mpi backend, from the module pld_mpi.so, loaded on first use
+ * (mpi_loader.c).  Returns NULL with the reason in `why` if it cannot be
+ * found or loaded. */
+const struct pld_backend *pld__mpi_backend(char *why, size_t len);
 #endif
 
 /* Does `rank`'s window live in another process than the caller's? */

@@ -9,11 +9,8 @@
 struct pld__run *pld__R;
 static pld_run_stats last_stats;
 
-const struct pld_backend *const pld__backends[] = {&pld_backend_sim, &pld_backend_threads,
-#ifdef PLD_HAVE_MPI
-                                                   &pld_backend_mpi,
-#endif
-                                                   NULL};
+/* mpi is not here: it is a module, loaded only when asked for */
+const struct pld_backend *const pld__backends[] = {&pld_backend_sim, &pld_backend_threads, NULL};
 
 void pld_config_init(pld_config *cfg)
 {
@@ -231,6 +228,17 @@ int pld__run(const pld_config *cfg, pld__host_fn host, const void *args)
     if (!cfg || !host)
         return pld__config_error(PLD_EINVAL, "pld_run: config and host function are required");
     const struct pld_backend *be = find_backend(cfg->backend ? cfg->backend : "sim");
+#ifdef PLD_HAVE_MPI
+    if (!be && cfg->backend && strcmp(cfg->backend, "mpi") == 0) {
+        char why[512];
+        be = pld__mpi_backend(why, sizeof why);
+        if (!be)
+            return pld__config_error(PLD_EUSAGE,
+                                     "cannot load the mpi backend: %s (set PLD_MPI_MODULE to "
+                                     "the path of pld_mpi.so, or reinstall pldsim)",
+                                     why);
+    }
+#endif
     if (!be && cfg->backend && strcmp(cfg->backend, "mpi") == 0)
         return pld__config_error(PLD_EUSAGE,
                                  "this build has no mpi backend: configure did not find MPI.  "
@@ -242,6 +250,9 @@ int pld__run(const pld_config *cfg, pld__host_fn host, const void *args)
         for (int i = 0; pld__backends[i]; i++)
             snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "",
                      pld__backends[i]->name);
+#ifdef PLD_HAVE_MPI
+        snprintf(names + strlen(names), sizeof names - strlen(names), ", mpi");
+#endif
         return pld__config_error(PLD_EUSAGE, "unknown backend '%s'; this build has: %s",
                                  cfg->backend, names);
     }

@@ -330,6 +330,35 @@ START_TEST(mpi_refuses_what_it_cannot_do)
     }
 }
 END_TEST
+
+/* The mpi backend is a module: a simulator run must not load MPI (it
+ * costs every run start-up time), and an mpi run must. */
+START_TEST(mpi_module_is_loaded_only_when_asked_for)
+{
+    struct cmd_result r = run_cmd("LD_DEBUG=files %s", tutorial("01_hello_rank"));
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_msg(!strstr(r.err, "file=libmpi"), "a sim run loaded MPI:\n%s", tail(r.err, 2000));
+    cmd_result_free(&r);
+    r = run_cmd(MPI_LAUNCH "env LD_DEBUG=files %s --backend mpi </dev/null", MPIRUN, 2,
+                tutorial("01_hello_rank"));
+    ck_assert_msg(r.status == 0 && strstr(r.err, "pld_mpi.so") && strstr(r.err, "file=libmpi"),
+                  "exit %d; the mpi run did not load the module and MPI:\n%s", r.status,
+                  tail(r.err, 2000));
+    cmd_result_free(&r);
+}
+END_TEST
+
+START_TEST(mpi_module_missing_is_one_clear_message)
+{
+    struct cmd_result r = run_cmd("PLD_MPI_MODULE=/nonexistent/pld_mpi.so %s --backend mpi",
+                                  tutorial("08_allreduce_mesh"));
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_contains(r.err, "cannot load the mpi backend: /nonexistent/pld_mpi.so");
+    ck_assert_contains(r.err, "set PLD_MPI_MODULE");
+    ck_assert_int_eq(count_error_lines(r.err), 1);
+    cmd_result_free(&r);
+}
+END_TEST
 #else
 START_TEST(mpi_backend_says_how_to_get_it)
 {
@@ -361,6 +390,8 @@ int main(void)
     tcase_add_test(mpi, mpi_rank_error_is_reported_once_and_others_unwind);
     tcase_add_test(mpi, mpi_process_count_must_match_the_devices);
     tcase_add_test(mpi, mpi_refuses_what_it_cannot_do);
+    tcase_add_test(mpi, mpi_module_is_loaded_only_when_asked_for);
+    tcase_add_test(mpi, mpi_module_missing_is_one_clear_message);
 #else
     tcase_add_test(mpi, mpi_backend_says_how_to_get_it);
 #endif

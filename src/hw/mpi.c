@@ -23,12 +23,16 @@
  * After the run, what each rank stored into host tensors is exchanged, so
  * every process holds every rank's results and checks the same golden.
  * Then stdout of processes other than 0 is closed (PLD_MPI_ALL_STDOUT=1
- * keeps it), so a program prints what it prints on the other backends. */
+ * keeps it), so a program prints what it prints on the other backends.
+ *
+ * This file is the module pld_mpi.so, which libpld loads only when a run
+ * asks for --backend mpi (mpi_loader.c); MPI calls go through mpi_calls.h. */
 #include "../backend.h"
+#include "mpi_calls.h"
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <mpi.h>
 #include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -545,6 +549,30 @@ static int mpi_run(struct pld__run *R, pld__host_fn host, const void *args)
         }
     }
     return rc;
+}
+
+struct pld_mpi_calls pld_mpi_fn;
+
+/* Looks up every MPI call in `self` (this module's handle) and its
+ * dependencies.  Returns 0, or -1 with the reason in `why`. */
+int pld_mpi_bind(void *self, char *why, size_t len)
+{
+#define PLD_MPI_LOOKUP(name)                                                                       \
+    if (!(*(void **)&pld_mpi_fn.name = dlsym(self, "MPI_" #name))) {                               \
+        snprintf(why, len, "MPI_" #name " not found: %s", dlerror());                              \
+        return -1;                                                                                 \
+    }
+    PLD_MPI_CALLS(PLD_MPI_LOOKUP)
+#undef PLD_MPI_LOOKUP
+    /* the whole point: not SMPI's copy inside libsimgrid */
+    Dl_info info;
+    if (dladdr(*(void **)&pld_mpi_fn.Init_thread, &info) && info.dli_fname &&
+        strstr(info.dli_fname, "simgrid")) {
+        snprintf(why, len, "MPI_Init_thread resolved to %s (SimGrid's SMPI), not to MPI",
+                 info.dli_fname);
+        return -1;
+    }
+    return 0;
 }
 
 const struct pld_backend pld_backend_mpi = {
