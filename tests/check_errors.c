@@ -653,8 +653,8 @@ START_TEST(more_ranks_than_the_platform_holds)
     expect_platform_error(".xml", valid_one_device_xml, "01_hello_rank",
                           "has no host 'dev1' for rank 1: it holds 1 devices (dev0..dev0)");
     char cmd[4096];
-    snprintf(cmd, sizeof cmd, "%s -d 0,1,2000", tutorial("07_dynamic_rank_count"));
-    expect_cli(cmd, 2, "model a2a3 holds at most 1024 devices (ids 0..1023); device id 2000");
+    snprintf(cmd, sizeof cmd, "%s -d 0,1,5000", tutorial("07_dynamic_rank_count"));
+    expect_cli(cmd, 2, "model a2a3 holds at most 4096 devices (ids 0..4095); device id 5000");
 }
 END_TEST
 

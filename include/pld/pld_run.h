@@ -51,7 +51,7 @@ enum pld_races {
 };
 
 /* The most ranks one run may have. */
-#define PLD_MAX_RANKS 1024
+#define PLD_MAX_RANKS 4096
 
 /* Everything a run needs to know, filled by pld_config_init() and then by
  * pld_parse_args() or by hand. */
