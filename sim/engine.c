@@ -90,6 +90,7 @@ static int sim_transfer(int from, int to, double bytes)
         S.route_ok[bit / 8] |= (unsigned char)(1u << (bit % 8));
     }
     sg_host_sendto(S.hosts[from], S.hosts[to], bytes);
+    pld__progress_tick(S.R, simgrid_get_clock());
     return 0;
 }
 
@@ -314,6 +315,7 @@ static int sim_run(struct pld__run *R, pld__host_fn host, const void *args)
     sg_actor_set_data(h, &S.host_tag);
     sg_actor_start_(h, host_main, 0, NULL);
 
+    pld__progress_start();
     simgrid_run();
     R->end_time = simgrid_get_clock();
 

@@ -78,6 +78,11 @@ int pld__platform_write(FILE *out, const struct pld__model *m, int ndev, const i
  * R->ranks[].dev and R->host_dev.  Returns 0 or a PLD_E* code (printed). */
 int pld__sim_load_platform(struct pld__run *R, sg_host_t *rank_hosts, sg_host_t *cpu);
 
+/* progress.c: starts the clock of the progress lines (PLD_PROGRESS). */
+void pld__progress_start(void);
+/* Counts one transfer; every interval, prints how far the run has got. */
+void pld__progress_tick(const struct pld__run *R, double sim_now);
+
 /* C++ shim (shim.cpp). */
 /* simgrid_load_platform, with SimGrid's exceptions turned into a message in
  * `err`; returns 0 or -1. */

@@ -274,6 +274,31 @@ START_TEST(pldsim_perf_prints_the_nccl_tests_table)
 }
 END_TEST
 
+/* A long simulation reports progress on stderr when asked (PLD_PROGRESS; by
+ * default only on a terminal), and nothing else changes: stdout, exit. */
+START_TEST(long_runs_report_progress_when_asked)
+{
+    struct cmd_result quiet = run_cmd("%s -d 0-63 --mode ring", tutorial("11_allreduce_reveal"));
+    struct cmd_result loud =
+        run_cmd("PLD_PROGRESS=0.000001 %s -d 0-63 --mode ring", tutorial("11_allreduce_reveal"));
+    ck_assert_int_eq(quiet.status, 0);
+    ck_assert_int_eq(loud.status, 0);
+    ck_assert_msg(!strstr(quiet.err, " s wall: simulated "), "progress off a terminal:\n%s",
+                  quiet.err);
+    /* thousands of transfers: a line every 1024 once the interval passed */
+    ck_assert_msg(strstr(loud.err, "[pldsim] ") && strstr(loud.err, " s wall: simulated ") &&
+                      strstr(loud.err, " transfers ("),
+                  "no progress line:\n%s", loud.err);
+    ck_assert_str_eq(quiet.out, loud.out);
+    cmd_result_free(&quiet);
+    cmd_result_free(&loud);
+    struct cmd_result bad = run_cmd("PLD_PROGRESS=soon %s", tutorial("01_hello_rank"));
+    ck_assert_int_eq(bad.status, 0);
+    ck_assert_contains(bad.err, "PLD_PROGRESS=soon: expected seconds (0 = off); ignored");
+    cmd_result_free(&bad);
+}
+END_TEST
+
 START_TEST(pldsim_perf_refuses_bad_arguments)
 {
     static const struct {
@@ -307,6 +332,7 @@ int main(void)
                         (int)(sizeof perf / sizeof perf[0]));
     tcase_add_loop_test(tc, pldsim_perf_prints_the_nccl_tests_table, 0, 6);
     tcase_add_test(tc, pldsim_perf_refuses_bad_arguments);
+    tcase_add_test(tc, long_runs_report_progress_when_asked);
     tcase_add_test(tc, pldsim_plot_draws_its_inputs);
     suite_add_tcase(s, tc);
     return run_suite(s);

@@ -9,7 +9,7 @@
 #   BW=100GBps LAT=1us    every link
 #   BYTES=1048576         per rank
 #   NODATA_P='1024'       extra ring allreduce runs with --no-data at these P
-#                         (4096 needs PLD_MAX_RANKS > 1024: see docs/performance.md)
+#                         (up to PLD_MAX_RANKS, 4096; see docs/performance.md)
 #   SKIP='mesh/*/1024 */crossbar/1024'  coll/topo/P patterns not run (why: below)
 #   SMPI=yes              also run bench/ring_allreduce_mpi.c under smpirun
 #   TIMEOUT=900           seconds per run; a run over it shows "timeout"
