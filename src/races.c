@@ -23,31 +23,49 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* An access is split in two: the scan reads only the first half, two to a
+ * cache line, and a report reads the second. */
 struct access {
     int64_t lo, hi; /* byte range in the copy */
     int rank;
     uint32_t epoch;
     unsigned write : 1, atomic : 1;
+};
+
+struct site {
     const char *op, *file;
     int line;
     double t;
 };
 
+/* A ring, so that dropping the oldest record at MAX_RECORDS costs nothing
+ * (a signal buffer hits the cap on every notify once it is full); record i,
+ * oldest first, is a[j] and w[j], j = (head + i) & (cap - 1), cap a power
+ * of two. */
 struct shadow {
     struct access *a;
-    int n, cap;
+    struct site *w;
+    int head, n, cap;
     int plain; /* how many of a[] are not atomic */
 };
 
-#define MAX_RECORDS 512 /* per copy of a buffer; the oldest go first */
+#define MAX_RECORDS      512 /* per copy of a buffer; the oldest go first */
+#define CLOCKS_PER_BLOCK 256
 
 struct racer {
     int P;
     uint32_t *vc; /* P x P: vc[r * P + q] = what rank r knows of rank q */
-    /* cell -> clock of the notifies it carries */
-    const void **cell_key;
-    uint32_t **cell_vc;
+    /* cell -> clock of the notifies it carries: one probe reads the key and
+     * where its clock is; clocks come CLOCKS_PER_BLOCK to a block, which
+     * never moves (a growing array would touch its memory twice) */
+    struct cell {
+        const void *key;
+        uint32_t *vc;
+    } * cells;
     size_t cell_cap, cell_n;
+    uint32_t **blocks;
+    int nblocks, capblocks;
+    int left; /* clocks not yet handed out in the last block */
     /* per buffer id, per copy */
     struct shadow **shadow;
     int nbufs;
@@ -100,13 +118,15 @@ int pld__races_end(struct pld__run *R)
     if (!RC)
         return 0;
     n = RC->races;
-    for (size_t i = 0; i < RC->cell_cap; i++)
-        free(RC->cell_vc ? RC->cell_vc[i] : NULL);
-    free(RC->cell_key);
-    free(RC->cell_vc);
+    free(RC->cells);
+    for (int i = 0; i < RC->nblocks; i++)
+        free(RC->blocks[i]);
+    free(RC->blocks);
     for (int b = 0; b < RC->nbufs; b++) {
-        for (int c = 0; RC->shadow[b] && c < RC->P; c++)
+        for (int c = 0; RC->shadow[b] && c < RC->P; c++) {
             free(RC->shadow[b][c].a);
+            free(RC->shadow[b][c].w);
+        }
         free(RC->shadow[b]);
     }
     free(RC->shadow);
@@ -127,61 +147,85 @@ static uint32_t *clock_of(int r)
 static size_t cell_slot(const void *key)
 {
     size_t h = ((uintptr_t)key >> 2) * 0x9e3779b97f4a7c15ull, i = h & (RC->cell_cap - 1);
-    while (RC->cell_key[i] && RC->cell_key[i] != key)
+    while (RC->cells[i].key && RC->cells[i].key != key)
         i = (i + 1) & (RC->cell_cap - 1);
     return i;
 }
 
-static uint32_t *cell_clock(const void *cell, int create)
+/* The clock a cell carries, or NULL if it carries none and made is NULL;
+ * otherwise a new clock is made, left for the caller to fill, and *made set. */
+static uint32_t *cell_clock(const void *cell, int *made)
 {
+    int create = made != NULL;
     if (RC->cell_cap == 0 || 2 * (RC->cell_n + 1) > RC->cell_cap) {
         if (!create && RC->cell_cap)
             goto lookup;
         size_t cap = RC->cell_cap ? 2 * RC->cell_cap : 256;
-        const void **keys = calloc(cap, sizeof *keys);
-        uint32_t **vcs = calloc(cap, sizeof *vcs);
-        if (!keys || !vcs) {
-            free(keys);
-            free(vcs);
+        struct cell *cells = calloc(cap, sizeof *cells);
+        if (!cells)
             return NULL;
-        }
-        const void **ok = RC->cell_key;
-        uint32_t **ov = RC->cell_vc;
+        struct cell *old = RC->cells;
         size_t ocap = RC->cell_cap;
-        RC->cell_key = keys;
-        RC->cell_vc = vcs;
+        RC->cells = cells;
         RC->cell_cap = cap;
         for (size_t i = 0; i < ocap; i++)
-            if (ok[i]) {
-                size_t j = cell_slot(ok[i]);
-                RC->cell_key[j] = ok[i];
-                RC->cell_vc[j] = ov[i];
-            }
-        free(ok);
-        free(ov);
+            if (old[i].key)
+                RC->cells[cell_slot(old[i].key)] = old[i];
+        free(old);
     }
 lookup:;
     size_t i = cell_slot(cell);
-    if (!RC->cell_key[i]) {
+    if (!RC->cells[i].key) {
         if (!create)
             return NULL;
-        RC->cell_vc[i] = calloc((size_t)RC->P, sizeof **RC->cell_vc);
-        if (!RC->cell_vc[i])
-            return NULL;
-        RC->cell_key[i] = cell;
+        if (RC->left == 0) {
+            if (RC->nblocks == RC->capblocks) {
+                int cap = RC->capblocks ? 2 * RC->capblocks : 16;
+                uint32_t **nb = realloc(RC->blocks, (size_t)cap * sizeof *nb);
+                if (!nb)
+                    return NULL;
+                RC->blocks = nb;
+                RC->capblocks = cap;
+            }
+            uint32_t *block = malloc((size_t)CLOCKS_PER_BLOCK * (size_t)RC->P * sizeof *block);
+            if (!block)
+                return NULL;
+            RC->blocks[RC->nblocks++] = block;
+            RC->left = CLOCKS_PER_BLOCK;
+        }
+        uint32_t *last = RC->blocks[RC->nblocks - 1];
+        RC->cells[i].key = cell;
+        RC->cells[i].vc = last + (size_t)(CLOCKS_PER_BLOCK - RC->left--) * (size_t)RC->P;
         RC->cell_n++;
+        *made = 1;
     }
-    return RC->cell_vc[i];
+    return RC->cells[i].vc;
+}
+
+/* to[q] = max(to[q], from[q]); in blocks of eight so that -O2 vectorizes it */
+static void join(uint32_t *restrict to, const uint32_t *restrict from, int n)
+{
+    int q = 0;
+    for (; q + 8 <= n; q += 8) {
+        uint32_t *t = to + q;
+        const uint32_t *f = from + q;
+        for (int k = 0; k < 8; k++)
+            t[k] = t[k] > f[k] ? t[k] : f[k];
+    }
+    for (; q < n; q++)
+        to[q] = to[q] > from[q] ? to[q] : from[q];
 }
 
 void pld__races_release(int me, const void *cell, pld_notify_op op)
 {
     if (!RC)
         return;
-    uint32_t *cv = cell_clock(cell, 1), *mine = clock_of(me);
-    if (cv)
-        for (int q = 0; q < RC->P; q++)
-            cv[q] = op == PLD_NOTIFY_SET ? mine[q] : (cv[q] > mine[q] ? cv[q] : mine[q]);
+    int made = 0;
+    uint32_t *cv = cell_clock(cell, &made), *mine = clock_of(me);
+    if (cv && (made || op == PLD_NOTIFY_SET)) /* a join into a new (all-zero) clock copies */
+        memcpy(cv, mine, (size_t)RC->P * sizeof *cv);
+    else if (cv)
+        join(cv, mine, RC->P);
     mine[me]++; /* what follows the notify is not ordered by it */
 }
 
@@ -189,10 +233,9 @@ void pld__races_acquire(int me, const void *cell)
 {
     if (!RC)
         return;
-    uint32_t *cv = cell_clock(cell, 0), *mine = clock_of(me);
-    for (int q = 0; cv && q < RC->P; q++)
-        if (cv[q] > mine[q])
-            mine[q] = cv[q];
+    uint32_t *cv = cell_clock(cell, NULL);
+    if (cv)
+        join(clock_of(me), cv, RC->P);
 }
 
 /* ---- data accesses ---- */
@@ -225,10 +268,10 @@ static int reported(const char *f1, int l1, const char *f2, int l2)
     return 0;
 }
 
-static void report(const struct access *old, const struct access *now, const struct pld__wbuf *b,
-                   int copy)
+static void report(const struct access *old, const struct site *ow, const struct access *now,
+                   const struct site *nw, const struct pld__wbuf *b, int copy)
 {
-    if (reported(old->file, old->line, now->file, now->line))
+    if (reported(ow->file, ow->line, nw->file, nw->line))
         return;
     RC->races++;
     int64_t lo = old->lo > now->lo ? old->lo : now->lo, hi = old->hi < now->hi ? old->hi : now->hi;
@@ -237,9 +280,9 @@ static void report(const struct access *old, const struct access *now, const str
             "%s:%d: rank %d: race: %s %s window '%s' bytes [%lld, %lld) of rank %d's copy at "
             "t=%.3f us, unordered with rank %d's %s (%s) at %s:%d at t=%.3f us: no notify->wait "
             "orders them\n",
-            now->file, now->line, now->rank, now->op, now->write ? "wrote" : "read", b->name,
-            (long long)lo, (long long)hi, copy, now->t * 1e6, old->rank, old->op,
-            old->write ? "a write" : "a read", old->file, old->line, old->t * 1e6);
+            nw->file, nw->line, now->rank, nw->op, now->write ? "wrote" : "read", b->name,
+            (long long)lo, (long long)hi, copy, nw->t * 1e6, old->rank, ow->op,
+            old->write ? "a write" : "a read", ow->file, ow->line, ow->t * 1e6);
 }
 
 void pld__races_access(int me, const struct pld__wbuf *b, int copy, int64_t lo, int64_t hi,
@@ -260,31 +303,38 @@ void pld__races_access(int me, const struct pld__wbuf *b, int copy, int64_t lo, 
     if (!RC->shadow[b->id] && !(RC->shadow[b->id] = calloc((size_t)RC->P, sizeof **RC->shadow)))
         return;
     struct shadow *s = &RC->shadow[b->id][copy];
-    struct access now = {lo, hi,   me,   clock_of(me)[me], (unsigned)write, (unsigned)atomic,
-                         op, file, line, pld__now()};
-    int keep = 0;
+    struct access now = {lo, hi, me, clock_of(me)[me], (unsigned)write, (unsigned)atomic};
+    struct site here = {op, file, line, pld__now()};
+    int keep = 0, mask = s->cap - 1;
     /* An atomic access conflicts only with plain ones and supersedes none,
      * so on a buffer of signal cells there is nothing to scan. */
     if (atomic && s->plain == 0)
         keep = s->n;
     for (int i = keep; i < s->n; i++) {
-        struct access *a = &s->a[i];
-        int overlap = a->lo < hi && lo < a->hi;
-        if (overlap && (a->write || write) && !(a->atomic && atomic) && !happens_before(a, me))
-            report(a, &now, b, copy);
-        /* a write that covers an access ordered before it supersedes it */
-        if (write && !atomic && a->lo >= lo && a->hi <= hi && happens_before(a, me)) {
-            s->plain -= !a->atomic;
-            continue;
+        int j = (s->head + i) & mask;
+        struct access *a = &s->a[j];
+        /* records are never empty, so only one that overlaps can race or be
+         * covered */
+        if (a->lo < hi && lo < a->hi) {
+            int before = happens_before(a, me);
+            if ((a->write || write) && !(a->atomic && atomic) && !before)
+                report(a, &s->w[j], &now, &here, b, copy);
+            /* a write that covers an access ordered before it supersedes it */
+            if (write && !atomic && a->lo >= lo && a->hi <= hi && before) {
+                s->plain -= !a->atomic;
+                continue;
+            }
         }
-        if (keep != i) /* most accesses drop nothing: spare the copy */
-            s->a[keep] = *a;
+        if (keep != i) { /* most accesses drop nothing: spare the copy */
+            s->a[(s->head + keep) & mask] = *a;
+            s->w[(s->head + keep) & mask] = s->w[j];
+        }
         keep++;
     }
     s->n = keep;
     if (s->n == MAX_RECORDS) {
-        s->plain -= !s->a[0].atomic;
-        memmove(s->a, s->a + 1, (size_t)(s->n - 1) * sizeof *s->a);
+        s->plain -= !s->a[s->head].atomic;
+        s->head = (s->head + 1) & mask;
         s->n--;
     }
     if (s->n == s->cap) {
@@ -292,10 +342,19 @@ void pld__races_access(int me, const struct pld__wbuf *b, int copy, int64_t lo, 
         struct access *na = realloc(s->a, (size_t)cap * sizeof *na);
         if (!na)
             return;
-        s->a = na;
+        s->a = na; /* still a ring of s->cap if w cannot grow */
+        struct site *nw = realloc(s->w, (size_t)cap * sizeof *nw);
+        if (!nw)
+            return;
+        s->w = nw;
+        /* the records that wrapped round follow the others */
+        memcpy(na + s->cap, na, (size_t)s->head * sizeof *na);
+        memcpy(nw + s->cap, nw, (size_t)s->head * sizeof *nw);
         s->cap = cap;
     }
-    s->a[s->n++] = now;
+    int j = (s->head + s->n++) & (s->cap - 1);
+    s->a[j] = now;
+    s->w[j] = here;
     s->plain += !atomic;
 }
 
