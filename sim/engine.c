@@ -90,7 +90,7 @@ static int sim_transfer(int from, int to, double bytes)
         S.route_ok[bit / 8] |= (unsigned char)(1u << (bit % 8));
     }
     sg_host_sendto(S.hosts[from], S.hosts[to], bytes);
-    pld__progress_tick(S.R, simgrid_get_clock());
+    pld__progress_tick(S.R);
     return 0;
 }
 

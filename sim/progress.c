@@ -37,7 +37,7 @@ void pld__progress_start(void)
     ticks = 0;
 }
 
-void pld__progress_tick(const struct pld__run *R, double sim_now)
+void pld__progress_tick(const struct pld__run *R)
 {
     if (interval <= 0 || (++ticks & 1023) != 0)
         return;
@@ -47,5 +47,6 @@ void pld__progress_tick(const struct pld__run *R, double sim_now)
     last = now;
     uint64_t n = __atomic_load_n(&R->transfers, __ATOMIC_RELAXED);
     fprintf(stderr, "[pldsim] %.1f s wall: simulated %.3f us, %llu transfers (%.0f/s)\n",
-            now - started, sim_now * 1e6, (unsigned long long)n, (double)n / (now - started));
+            now - started, simgrid_get_clock() * 1e6, (unsigned long long)n,
+            (double)n / (now - started));
 }

@@ -81,7 +81,7 @@ int pld__sim_load_platform(struct pld__run *R, sg_host_t *rank_hosts, sg_host_t 
 /* progress.c: starts the clock of the progress lines (PLD_PROGRESS). */
 void pld__progress_start(void);
 /* Counts one transfer; every interval, prints how far the run has got. */
-void pld__progress_tick(const struct pld__run *R, double sim_now);
+void pld__progress_tick(const struct pld__run *R);
 
 /* C++ shim (shim.cpp). */
 /* simgrid_load_platform, with SimGrid's exceptions turned into a message in

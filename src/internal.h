@@ -185,8 +185,6 @@ int pld__sparse_wanted(const struct pld__wbuf *b);
 unsigned char *pld__sparse_reserve(size_t bytes);
 /* Frees a range made by pld__sparse_reserve and all its lines. */
 void pld__sparse_release(unsigned char *base);
-/* How many lines of the range at `base` have been written (for tests). */
-size_t pld__sparse_lines(const unsigned char *base);
 /* The real address of the element at p: p itself, or its place in the
  * line of a sparse window (the line is made if needed; stable after). */
 void *pld__cell(void *p);

@@ -105,12 +105,6 @@ void pld__sparse_release(unsigned char *base)
     }
 }
 
-size_t pld__sparse_lines(const unsigned char *base)
-{
-    struct sparse *s = find((uintptr_t)base);
-    return s ? s->n : 0;
-}
-
 static size_t slot_of(const struct sparse *s, uint64_t key)
 {
     size_t i = (size_t)(key * 0x9e3779b97f4a7c15ull >> 20) & (s->cap - 1);
