@@ -11,7 +11,7 @@
  * How: the buffer gets an address range of its own (PROT_NONE, reserving no
  * memory), so every address computation stays as it is and any access that
  * forgets to go through here faults instead of corrupting.  Element access
- * goes through pld__cell and region copies through pld__row_copy; both map
+ * goes through pld__cell and region copies through pld__sparse_row; both map
  * an address in the range to its line.  Lines never move, so a cell's
  * address (which waits, the race detector and traces keep) is stable.
  * Unwritten lines read as zeros, like the dense calloc'd copies.

@@ -32,7 +32,7 @@ static void *try_open(const char *path, char *why, size_t len)
 const struct pld_backend *pld__mpi_backend(char *why, size_t len)
 {
     static const struct pld_backend *be;
-    static void *handle;
+    void *handle = NULL;
     if (be)
         return be;
     why[0] = '\0';
