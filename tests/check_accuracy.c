@@ -4,7 +4,8 @@
  * a full mesh (every pair has its own duplex link) and, for the ring
  * allreduce, a ring.  The closed forms use the a2a3 device numbers and the
  * link numbers of the spec; the tolerance is the issue's 0.5 %, though the
- * match is exact to rounding.
+ * match is exact to rounding.  bench/simgrid-floor, which makes the ring
+ * allreduce's SimGrid activities without pldsim, must match pldsim exactly.
  *
  * Symbols (docs/models.md): a = link latency, B = link bandwidth, h and H =
  * hbm_lat and hbm_bw, V = vector_rate, sg = signal_lat, pl = poll_lat,
@@ -301,6 +302,49 @@ START_TEST(hand_rolled_step_matches_its_closed_form)
 }
 END_TEST
 
+/* The value of `key=` in a key=value line, into `out`. */
+static void field(const char *line, const char *key, char *out, size_t n)
+{
+    char pat[64];
+    snprintf(pat, sizeof pat, " %s=", key);
+    const char *p = line ? strstr(line, pat) : NULL;
+    size_t len = p ? strcspn(p + strlen(pat), " \n") : 0;
+    snprintf(out, n, "%.*s", (int)len, p ? p + strlen(pat) : "");
+}
+
+/* bench/simgrid-floor claims to make exactly the SimGrid activities of the
+ * builtin ring allreduce, with a2a3sim's device numbers, and nothing of
+ * pldsim (docs/performance.md, "The SimGrid floor"): on the platform file
+ * pldsim generated, its simulated time must equal pldsim's bit for bit. */
+START_TEST(simgrid_floor_makes_the_ring_allreduces_activities)
+{
+    static const struct {
+        int P;
+        const char *flags;
+    } c[] = {{8, ""}, {33, ""}, {33, "--no-data"}, {5, "--bytes 4000 --no-data"}};
+    char *plat = write_temp(".xml", "");
+    struct cmd_result a = run_cmd("PLDSIM_SAVE_PLATFORM=%s %s/bench/pldsim-scale ring -d 0-%d "
+                                  "--topology ring:%d,bw=100GBps,lat=1us %s",
+                                  plat, PLD_BUILDDIR, c[_i].P - 1, c[_i].P, c[_i].flags);
+    ck_assert_msg(a.status == 0, "pldsim-scale: exit %d\n%s", a.status, a.err);
+    struct cmd_result b =
+        run_cmd("%s/bench/simgrid-floor %s %d %s", PLD_BUILDDIR, plat, c[_i].P, c[_i].flags);
+    ck_assert_msg(b.status == 0, "simgrid-floor: exit %d\n%s", b.status, b.err);
+    char want[64], got[64], wx[32], gx[32];
+    field(a.out, "coll_s", want, sizeof want);
+    field(b.out, "coll_s", got, sizeof got);
+    field(a.out, "transfers", wx, sizeof wx);
+    field(b.out, "transfers", gx, sizeof gx);
+    ck_assert_msg(*want && strcmp(want, got) == 0 && strcmp(wx, gx) == 0,
+                  "P=%d %s: pldsim coll_s=%s transfers=%s, floor coll_s=%s transfers=%s", c[_i].P,
+                  c[_i].flags, want, wx, got, gx);
+    cmd_result_free(&a);
+    cmd_result_free(&b);
+    remove(plat);
+    free(plat);
+}
+END_TEST
+
 int main(void)
 {
     struct pld__model m;
@@ -315,6 +359,7 @@ int main(void)
     tcase_set_timeout(tc, 60);
     tcase_add_loop_test(tc, builtin_matches_its_closed_form, 0, ncases);
     tcase_add_loop_test(tc, hand_rolled_step_matches_its_closed_form, 0, 7 * 5);
+    tcase_add_loop_test(tc, simgrid_floor_makes_the_ring_allreduces_activities, 0, 4);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

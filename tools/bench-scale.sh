@@ -12,6 +12,9 @@
 #                         (up to PLD_MAX_RANKS, 4096; see docs/performance.md)
 #   SKIP='mesh/*/1024 */crossbar/1024'  coll/topo/P patterns not run (why: below)
 #   SMPI=yes              also run bench/ring_allreduce_mpi.c under smpirun
+#   FLOOR=yes             also run bench/simgrid-floor (SimGrid alone making the
+#                         ring allreduce's activities; its simulated time must
+#                         equal pldsim's, or the row says "floor differs")
 #   TIMEOUT=900           seconds per run; a run over it shows "timeout"
 #   OUT=bench-scale.tsv   the table as tab-separated values
 #
@@ -33,18 +36,21 @@ BYTES=1048576
 NODATA_P='1024'
 SKIP='mesh/*/1024 */crossbar/1024'
 SMPI=yes
+FLOOR=yes
 TIMEOUT=900
 OUT=bench-scale.tsv
 for kv in "$@"; do
     case $kv in
-    P=* | COLLS=* | TOPOS=* | BW=* | LAT=* | BYTES=* | NODATA_P=* | SKIP=* | SMPI=* | TIMEOUT=* | OUT=*)
+    P=* | COLLS=* | TOPOS=* | BW=* | LAT=* | BYTES=* | NODATA_P=* | SKIP=* | SMPI=* | FLOOR=* | TIMEOUT=* | OUT=*)
         eval "${kv%%=*}=\${kv#*=}" ;;
     *) echo "bench-scale: unknown setting '$kv'" >&2; exit 2 ;;
     esac
 done
 
 scale=$build/bench/pldsim-scale
+floor=$build/bench/simgrid-floor
 test -x "$scale" || { echo "bench-scale: build $scale first (make)" >&2; exit 2; }
+[ "$FLOOR" != yes ] || test -x "$floor" || { echo "bench-scale: build $floor first (make)" >&2; exit 2; }
 test -x /usr/bin/time || { echo "bench-scale: needs GNU time (/usr/bin/time)" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -87,10 +93,11 @@ timed() {
 printf '# bench-scale: %s bytes per rank, links %s %s, CM02 (crosstraffic 0, TCP-gamma 0); %s\n' \
     "$BYTES" "$BW" "$LAT" "$(date -u +%Y-%m-%dT%H:%MZ) on $(nproc) cores"
 printf '# sim = simulated seconds of the collective; xfer/s = simulated transfers per wall second\n'
-printf '%-5s %-8s %5s %-4s | %8s %7s %12s %9s %9s | %8s %7s %12s %9s | %7s\n' \
+printf '# floor = SimGrid alone making the same activities (bench/simgrid_floor.c)\n'
+printf '%-5s %-8s %5s %-4s | %8s %7s %12s %9s %9s | %8s %7s %12s %9s | %7s | %8s %7s %7s\n' \
     coll topo P data wall_s rss_MB sim_s transfers xfer/s smpi_wall smpi_MB smpi_sim_s messages \
-    pld/smpi
-printf 'coll\ttopo\tP\tdata\twall_s\trss_MB\tsim_s\ttransfers\txfer_per_s\tsmpi_wall_s\tsmpi_rss_MB\tsmpi_sim_s\tsmpi_messages\twall_ratio\n' >"$OUT"
+    pld/smpi floor_s floor_MB pld/flr
+printf 'coll\ttopo\tP\tdata\twall_s\trss_MB\tsim_s\ttransfers\txfer_per_s\tsmpi_wall_s\tsmpi_rss_MB\tsmpi_sim_s\tsmpi_messages\twall_ratio\tfloor_wall_s\tfloor_rss_MB\tfloor_ratio\n' >"$OUT"
 notes=""
 
 run_case() { # coll topo P data(yes|no)
@@ -135,11 +142,28 @@ run_case() { # coll topo P data(yes|no)
             sw=$ok
         fi
     fi
-    printf '%-5s %-8s %5s %-4s | %8s %7s %12.6g %9s %9s | %8s %7s %12s %9s | %7s\n' "$coll" \
-        "$topo" "$n" "$data" "$pw" "$prss" "$sim" "$xf" "$rate" "$sw" "$srss" \
-        "$([ "$ssim" = - ] && echo - || printf '%.6g' "$ssim")" "$smsg" "$ratio"
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$coll" "$topo" "$n" "$data" \
-        "$pw" "$prss" "$sim" "$xf" "$rate" "$sw" "$srss" "$ssim" "$smsg" "$ratio" >>"$OUT"
+    fw=- frss=- fratio=-
+    if [ "$FLOOR" = yes ] && [ "$coll" = ring ] && [ "$n" -ge 3 ]; then
+        fflags=""
+        [ "$data" = no ] && fflags=--no-data
+        timed "$tmp/floor" "$floor" "$tmp/plat.xml" "$n" --bytes "$BYTES" $fflags
+        if [ "$ok" = yes ]; then
+            fline=$(cat "$tmp/floor")
+            fw=$wall frss=$rss_mb
+            fratio=$(awk -v a="$pw" -v b="$fw" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}')
+            # the same activities give the same simulated time, bit for bit
+            [ "$(field coll_s "$fline")" = "$sim" ] && [ "$(field transfers "$fline")" = "$xf" ] ||
+                notes="$notes\n$coll $topo $n $data: floor differs: $fline"
+        else
+            fw=$ok
+        fi
+    fi
+    printf '%-5s %-8s %5s %-4s | %8s %7s %12.6g %9s %9s | %8s %7s %12s %9s | %7s | %8s %7s %7s\n' \
+        "$coll" "$topo" "$n" "$data" "$pw" "$prss" "$sim" "$xf" "$rate" "$sw" "$srss" \
+        "$([ "$ssim" = - ] && echo - || printf '%.6g' "$ssim")" "$smsg" "$ratio" "$fw" "$frss" "$fratio"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$coll" "$topo" "$n" \
+        "$data" "$pw" "$prss" "$sim" "$xf" "$rate" "$sw" "$srss" "$ssim" "$smsg" "$ratio" "$fw" "$frss" \
+        "$fratio" >>"$OUT"
 }
 
 for topo in $TOPOS; do

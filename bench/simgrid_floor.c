@@ -1,0 +1,303 @@
+/* simgrid_floor.c: what SimGrid alone costs for the work of pldsim's builtin
+ * ring allreduce (tools/bench-scale.sh, docs/performance.md).
+ *
+ *   simgrid-floor PLATFORM.xml P [--bytes N] [--no-data] [--merge-sleeps]
+ *
+ * The same SimGrid activities as `pldsim-scale ring` on the same platform
+ * file, and nothing of pldsim: one actor per device dev0..dev(P-1) and one
+ * for the host, host-to-host sends for transfers, sleeps for every device
+ * step, and a blocked wait that sleeps on a semaphore until a notify
+ * satisfies it (as sim/engine.c does).  Per rank and round: a ready notify
+ * (a signal_lat sleep and a 4-byte send to the right), its wait (a poll_lat
+ * sleep), the wait for the right neighbour's read-complete from round r-1,
+ * per 16 KiB piece a pull from the left plus a GM load and a vector add
+ * (reduce-scatter rounds only) and a GM store, then the read-complete
+ * notify; after the rounds the wait for the last read-complete and the
+ * 4(P-1) notifies to itself that take back the credits.  Before that the
+ * host dispatches every rank (dispatch_lat each) and each rank launches its
+ * kernel (launch_lat); with data, each rank writes and reads two elements.
+ *
+ * The device numbers are those of the a2a3sim model (src/models_builtin.c).
+ * The run's simulated time should therefore equal pldsim's; its wall time is
+ * the floor that pldsim's own code sits on.
+ *
+ * --merge-sleeps asks what merging device steps would buy: consecutive
+ * sleeps with nothing visible to another actor between them become one
+ * (flushed before a send, a cell update seen by another rank, a wait, and
+ * the end).  The simulated time then differs from pldsim's in the last
+ * bits (docs/performance.md says by how much).  Prints one key=value line. */
+#include <simgrid/actor.h>
+#include <simgrid/engine.h>
+#include <simgrid/host.h>
+#include <simgrid/semaphore.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <xbt/log.h>
+
+/* a2a3sim's device model: seconds, bytes per second, elements per second */
+static const double hbm_lat = 500e-9, hbm_bw = 1.6e12, vector_rate = 128e9, launch_lat = 1e-6,
+                    dispatch_lat = 17e-6, signal_lat = 100e-9, poll_lat = 200e-9;
+static const double signal_bytes = 4;
+enum { PIECE_ELEMS = 16384 / 4 }; /* FP32 elements per 16 KiB piece */
+
+struct rank {
+    /* cells: ready[r] counts round r's ready notifies from the left,
+     * done[r] round r's read-completes from the right */
+    int32_t *ready, *done;
+    const int32_t *wait_cell; /* what a blocked wait waits for */
+    int32_t wait_expected;
+    sg_sem_t wake, start;
+};
+
+static struct {
+    int P, data, merge;
+    int64_t n; /* FP32 elements per rank */
+    sg_host_t *hosts;
+    struct rank *rk;
+    double t0, t1;
+    long sleeps, sends;
+    double *pending; /* per rank, --merge-sleeps: device time not yet slept */
+} S;
+
+static int self(void)
+{
+    return (int)(intptr_t)sg_actor_self_get_data();
+}
+
+/* Sleeps what --merge-sleeps deferred: before anything another actor sees. */
+static void flush(void)
+{
+    double *d = &S.pending[self()];
+    if (*d > 0) {
+        S.sleeps++;
+        sg_actor_sleep_for(*d);
+        *d = 0;
+    }
+}
+
+static void elapse(double seconds)
+{
+    if (S.merge && self() >= 0) {
+        S.pending[self()] += seconds;
+        return;
+    }
+    S.sleeps++;
+    sg_actor_sleep_for(seconds);
+}
+
+static void gm(double bytes)
+{
+    elapse(hbm_lat + bytes / hbm_bw);
+}
+
+static void send(int from, int to, double bytes)
+{
+    if (S.merge)
+        flush();
+    S.sends++;
+    sg_host_sendto(S.hosts[from], S.hosts[to], bytes);
+}
+
+/* A notify to `owner`'s cell: the signal latency, the 4-byte flow, then the
+ * update, which wakes the owner only if its blocked wait is now satisfied.
+ * A notify to itself is a GM write, not a flow. */
+static void notify(int me, int owner, int32_t *cell)
+{
+    elapse(signal_lat);
+    if (owner == me)
+        gm(2 * signal_bytes);
+    else
+        send(me, owner, signal_bytes);
+    if (S.merge && owner != me)
+        flush();
+    *cell += 1;
+    struct rank *o = &S.rk[owner];
+    if (o->wait_cell == cell && *cell >= o->wait_expected) {
+        o->wait_cell = NULL;
+        sg_sem_release(o->wake);
+    }
+}
+
+static void wait_ge(int me, const int32_t *cell, int32_t expected)
+{
+    struct rank *rk = &S.rk[me];
+    if (S.merge)
+        flush();
+    while (*cell < expected) {
+        rk->wait_cell = cell;
+        rk->wait_expected = expected;
+        sg_sem_acquire(rk->wake);
+    }
+    elapse(poll_lat);
+}
+
+static int64_t bound(int64_t i)
+{
+    return i * S.n / S.P;
+}
+
+static void device(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    int P = S.P, me = self(), rounds = 2 * (P - 1);
+    int left = (me + P - 1) % P, right = (me + 1) % P;
+    struct rank *rk = &S.rk[me];
+
+    sg_sem_acquire(rk->start);
+    elapse(launch_lat);
+    if (S.data) { /* the benchmark writes both ends of its row */
+        gm(4);
+        gm(4);
+    }
+    double t0 = simgrid_get_clock() + S.pending[me]; /* as if the steps were slept */
+    if (t0 < S.t0)
+        S.t0 = t0;
+    for (int r = 0; r < rounds; r++) {
+        int rs = r < P - 1, s = rs ? r : r - (P - 1);
+        int idx = rs ? ((me - s - 2) % P + 2 * P) % P : ((me - s - 1) % P + 2 * P) % P;
+        int64_t lo = bound(idx), hi = bound(idx + 1);
+        notify(me, right, &S.rk[right].ready[r]);
+        wait_ge(me, &rk->ready[r], 1);
+        if (r > 0)
+            wait_ge(me, &rk->done[r - 1], 1);
+        for (int64_t off = lo; off < hi; off += PIECE_ELEMS) {
+            int64_t len = hi - off < PIECE_ELEMS ? hi - off : PIECE_ELEMS;
+            send(left, me, 4.0 * (double)len);
+            if (rs) {
+                gm(4.0 * (double)len);
+                elapse((double)len / vector_rate);
+            }
+            gm(4.0 * (double)len);
+        }
+        notify(me, left, &S.rk[left].done[r]);
+    }
+    wait_ge(me, &rk->done[rounds - 1], 1);
+    for (int r = 0; r < rounds; r++) { /* take back the credits: -1 each */
+        notify(me, me, &rk->ready[r]);
+        notify(me, me, &rk->done[r]);
+    }
+    if (S.merge)
+        flush();
+    double t1 = simgrid_get_clock();
+    if (t1 > S.t1)
+        S.t1 = t1;
+    if (S.data) { /* and reads them back */
+        gm(4);
+        gm(4);
+    }
+    if (S.merge)
+        flush();
+}
+
+static void host(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    for (int r = 0; r < S.P; r++) {
+        elapse(dispatch_lat);
+        sg_sem_release(S.rk[r].start);
+    }
+}
+
+static double wall(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static int usage(void)
+{
+    fputs("usage: simgrid-floor PLATFORM.xml P [--bytes N] [--no-data] [--merge-sleeps]\n"
+          "                     [--cfg=SIMGRID_SETTING ...]\n"
+          "  PLATFORM.xml: hosts dev0..dev(P-1) and host (as pldsim writes it to\n"
+          "  $PLDSIM_SAVE_PLATFORM); N: bytes of FP32 per rank (default 1048576)\n",
+          stderr);
+    return 2;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3)
+        return usage();
+    const char *platform = argv[1];
+    char *end;
+    long P = strtol(argv[2], &end, 10);
+    long long bytes = 1048576;
+    S.data = 1;
+    /* the network settings pldsim uses (sim/engine.c), then the caller's */
+    char *sargv[64] = {argv[0], "--cfg=network/model:CM02", "--cfg=network/crosstraffic:0",
+                       "--cfg=network/TCP-gamma:0"};
+    int sargc = 4;
+    for (int i = 3; i < argc; i++) {
+        if (strcmp(argv[i], "--bytes") == 0 && i + 1 < argc)
+            bytes = strtoll(argv[++i], NULL, 10);
+        else if (strcmp(argv[i], "--no-data") == 0)
+            S.data = 0;
+        else if (strcmp(argv[i], "--merge-sleeps") == 0)
+            S.merge = 1;
+        else if (strncmp(argv[i], "--cfg=", 6) == 0 && sargc < 63) /* SimGrid's own */
+            sargv[sargc++] = argv[i];
+        else
+            return usage();
+    }
+    /* P >= 3: with P = 2 the two neighbours' credits share one cell */
+    if (*end || P < 3 || P > 4096 || bytes < 4 * P) {
+        fprintf(stderr, "simgrid-floor: P must be 3..4096 and --bytes at least 4P\n");
+        return 2;
+    }
+    S.P = (int)P;
+    S.n = bytes / 4;
+    S.t0 = 1e300;
+
+    xbt_log_control_set("root.thresh:critical");
+    simgrid_init(&sargc, sargv);
+    double w0 = wall();
+    simgrid_load_platform(platform);
+
+    S.hosts = calloc((size_t)P, sizeof *S.hosts);
+    S.rk = calloc((size_t)P, sizeof *S.rk);
+    S.pending = calloc((size_t)P, sizeof *S.pending);
+    if (!S.hosts || !S.rk || !S.pending)
+        return 2;
+    for (int r = 0; r < S.P; r++) {
+        char name[32];
+        snprintf(name, sizeof name, "dev%d", r);
+        if (!(S.hosts[r] = sg_host_by_name(name))) {
+            fprintf(stderr, "simgrid-floor: %s has no host %s\n", platform, name);
+            return 2;
+        }
+        S.rk[r].ready = calloc(2 * (size_t)P, sizeof(int32_t));
+        S.rk[r].done = calloc(2 * (size_t)P, sizeof(int32_t));
+        S.rk[r].wake = sg_sem_init(0);
+        S.rk[r].start = sg_sem_init(0);
+        if (!S.rk[r].ready || !S.rk[r].done)
+            return 2;
+        sg_actor_t a = sg_actor_init(name, S.hosts[r]);
+        sg_actor_set_data(a, (void *)(intptr_t)r);
+        sg_actor_start_(a, device, 0, NULL);
+    }
+    sg_host_t cpu = sg_host_by_name("host");
+    if (!cpu) {
+        fprintf(stderr, "simgrid-floor: %s has no host 'host'\n", platform);
+        return 2;
+    }
+    sg_actor_t h = sg_actor_init("host", cpu);
+    sg_actor_set_data(h, (void *)(intptr_t)-1); /* the host's sleeps are never merged */
+    sg_actor_start_(h, host, 0, NULL);
+    simgrid_run();
+    double w1 = wall();
+
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    printf("coll=floor-ring%s P=%d sim_s=%.17g coll_s=%.17g transfers=%ld sleeps=%ld wall_s=%.3f "
+           "rss_mb=%.1f\n",
+           S.merge ? "-merged" : "", S.P, simgrid_get_clock(), S.t1 - S.t0, S.sends, S.sleeps,
+           w1 - w0, (double)ru.ru_maxrss / 1024);
+    return 0;
+}
