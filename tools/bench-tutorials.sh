@@ -67,8 +67,33 @@ for p in 2 4 8 16; do
     bench 1 "09_allreduce_two_phase -d 0-$((p - 1))" "$dir/09_allreduce_two_phase" -d "0-$((p - 1))"
     bench 1 "10_allreduce_ring -d 0-$((p - 1))" "$dir/10_allreduce_ring" -d "0-$((p - 1))"
 done
-bench 0 "07_dynamic_rank_count -d 0-63 (scale)" "$dir/07_dynamic_rank_count" -d 0-63
 bench 0 "07_dynamic_rank_count -d 0-1023 (scale)" "$dir/07_dynamic_rank_count" -d 0-1023
+
+# Issue 8's speed target: every step that takes P devices (07-16; 01-06 are
+# written for exactly 2), every mode, at P = 64 within 200 ms.  Reported,
+# not enforced: docs/performance.md says which runs miss it, and why.
+target_ms=200
+missed=0
+runs=0
+echo "P = 64, every step and mode (target ${target_ms} ms; median of $reps runs)"
+for step in "07_dynamic_rank_count --mode put" "07_dynamic_rank_count --mode get" \
+    "08_allreduce_mesh" "09_allreduce_two_phase" "10_allreduce_ring" \
+    "11_allreduce_reveal --mode mesh" "11_allreduce_reveal --mode ring" \
+    "12_broadcast --mode hand" "12_broadcast --mode builtin" \
+    "13_allgather --mode hand" "13_allgather --mode builtin" \
+    "14_reduce_scatter --mode hand" "14_reduce_scatter --mode builtin" \
+    "15_all_to_all --mode hand" "15_all_to_all --mode builtin" "16_putting_it_together"; do
+    # shellcheck disable=SC2086
+    ms=$(median_ms $dir/$step -d 0-63) || ms=failed
+    flag=""
+    runs=$((runs + 1))
+    if [ "$ms" = failed ] || [ "$ms" -gt $target_ms ]; then
+        flag="  over the target"
+        missed=$((missed + 1))
+    fi
+    printf '%-44s %8s ms%s\n' "$step -d 0-63" "$ms" "$flag"
+done
+echo "$missed of $runs P = 64 runs over the ${target_ms} ms target"
 if [ $over -gt 0 ]; then
     echo "$over run(s) over the ${budget_ms} ms budget or failed"
     exit 1
