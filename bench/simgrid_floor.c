@@ -50,7 +50,8 @@ struct rank {
     int32_t *ready, *done;
     const int32_t *wait_cell; /* what a blocked wait waits for */
     int32_t wait_expected;
-    sg_sem_t wake, start;
+    sg_sem_t wake;  /* a blocked wait sleeps here */
+    sg_sem_t start; /* released by the host's dispatch of this rank */
 };
 
 static struct {
@@ -58,7 +59,7 @@ static struct {
     int64_t n; /* FP32 elements per rank */
     sg_host_t *hosts;
     struct rank *rk;
-    double t0, t1;
+    double t0, t1; /* the collective: first rank's start, last rank's end */
     long sleeps, sends;
     double *pending; /* per rank, --merge-sleeps: device time not yet slept */
 } S;
@@ -79,6 +80,8 @@ static void flush(void)
     }
 }
 
+/* A device step of `seconds`.  The host's dispatches are never merged:
+ * each releases a rank at its own time. */
 static void elapse(double seconds)
 {
     if (S.merge && self() >= 0) {
@@ -94,7 +97,7 @@ static void gm(double bytes)
     elapse(hbm_lat + bytes / hbm_bw);
 }
 
-static void send(int from, int to, double bytes)
+static void flow(int from, int to, double bytes)
 {
     if (S.merge)
         flush();
@@ -104,14 +107,17 @@ static void send(int from, int to, double bytes)
 
 /* A notify to `owner`'s cell: the signal latency, the 4-byte flow, then the
  * update, which wakes the owner only if its blocked wait is now satisfied.
- * A notify to itself is a GM write, not a flow. */
+ * A notify to itself is a GM write, not a flow.  sim/engine.c releases the
+ * waiter at the notifier's next call into the engine instead of here: the
+ * same simulated instant and the same simcall, in a different order among
+ * the actors that run at that instant. */
 static void notify(int me, int owner, int32_t *cell)
 {
     elapse(signal_lat);
     if (owner == me)
         gm(2 * signal_bytes);
     else
-        send(me, owner, signal_bytes); /* which flushes what --merge-sleeps deferred */
+        flow(me, owner, signal_bytes); /* which flushes what --merge-sleeps deferred */
     *cell += 1;
     struct rank *o = &S.rk[owner];
     if (o->wait_cell == cell && *cell >= o->wait_expected) {
@@ -120,6 +126,8 @@ static void notify(int me, int owner, int32_t *cell)
     }
 }
 
+/* Waits until `cell` >= `expected`; as in sim/engine.c, a wait that is
+ * already satisfied makes no simcall.  Then the poll latency. */
 static void wait_ge(int me, const int32_t *cell, int32_t expected)
 {
     struct rank *rk = &S.rk[me];
@@ -138,6 +146,8 @@ static int64_t bound(int64_t i)
     return i * S.n / S.P;
 }
 
+/* One rank: its kernel launch, then the builtin ring allreduce's steps
+ * (src/collectives/allreduce_ring.c), then the epilogue. */
 static void device(int argc, char **argv)
 {
     (void)argc;
@@ -165,7 +175,7 @@ static void device(int argc, char **argv)
             wait_ge(me, &rk->done[r - 1], 1);
         for (int64_t off = lo; off < hi; off += PIECE_ELEMS) {
             int64_t len = hi - off < PIECE_ELEMS ? hi - off : PIECE_ELEMS;
-            send(left, me, 4.0 * (double)len);
+            flow(left, me, 4.0 * (double)len);
             if (rs) {
                 gm(4.0 * (double)len);
                 elapse((double)len / vector_rate);
@@ -193,6 +203,7 @@ static void device(int argc, char **argv)
         flush();
 }
 
+/* pld_dispatch of every rank in turn, as bench/scale.c's host does. */
 static void host(int argc, char **argv)
 {
     (void)argc;
@@ -262,8 +273,10 @@ int main(int argc, char **argv)
     S.hosts = calloc((size_t)P, sizeof *S.hosts);
     S.rk = calloc((size_t)P, sizeof *S.rk);
     S.pending = calloc((size_t)P, sizeof *S.pending);
-    if (!S.hosts || !S.rk || !S.pending)
+    if (!S.hosts || !S.rk || !S.pending) {
+        fprintf(stderr, "simgrid-floor: out of memory for %ld ranks\n", P);
         return 2;
+    }
     for (int r = 0; r < S.P; r++) {
         char name[32];
         snprintf(name, sizeof name, "dev%d", r);
@@ -275,11 +288,21 @@ int main(int argc, char **argv)
         S.rk[r].done = calloc(2 * (size_t)P, sizeof(int32_t));
         S.rk[r].wake = sg_sem_init(0);
         S.rk[r].start = sg_sem_init(0);
-        if (!S.rk[r].ready || !S.rk[r].done)
+        if (!S.rk[r].ready || !S.rk[r].done) {
+            fprintf(stderr, "simgrid-floor: out of memory for %ld ranks\n", P);
             return 2;
+        }
         sg_actor_t a = sg_actor_init(name, S.hosts[r]);
         sg_actor_set_data(a, (void *)(intptr_t)r);
         sg_actor_start_(a, device, 0, NULL);
+    }
+    /* a platform for another P would run, and time nothing comparable */
+    char extra[32];
+    snprintf(extra, sizeof extra, "dev%d", S.P);
+    if (sg_host_by_name(extra)) {
+        fprintf(stderr, "simgrid-floor: %s has more than %d devices (it has %s)\n", platform, S.P,
+                extra);
+        return 2;
     }
     sg_host_t cpu = sg_host_by_name("host");
     if (!cpu) {

@@ -1,8 +1,9 @@
 #!/bin/sh
 # bench-tutorials.sh DIR [REPEATS]: wall time of every tutorial step and mode
-# at every P its tests use (median of REPEATS runs, default 5), plus step 07 at
-# P = 64 and 1024 for scale.  Fails if any median of the supported runs
-# exceeds the 1 s budget.  Wall time on a shared machine is noisy, so this is
+# at every P its tests use (median of REPEATS runs, default 5), step 07 at
+# P = 1024 for scale, and every step that takes P devices at P = 64 against
+# issue 8's 200 ms target.  Fails if any run fails or any median of the
+# supported runs exceeds the 1 s budget.  Wall time on a shared machine is noisy, so this is
 # a benchmark (make bench), not part of make check.
 set -u
 dir=${1:-tutorials}
@@ -83,11 +84,16 @@ for step in "07_dynamic_rank_count --mode put" "07_dynamic_rank_count --mode get
     "13_allgather --mode hand" "13_allgather --mode builtin" \
     "14_reduce_scatter --mode hand" "14_reduce_scatter --mode builtin" \
     "15_all_to_all --mode hand" "15_all_to_all --mode builtin" "16_putting_it_together"; do
-    # shellcheck disable=SC2086
-    ms=$(median_ms $dir/$step -d 0-63) || ms=failed
-    flag=""
     runs=$((runs + 1))
-    if [ "$ms" = failed ] || [ "$ms" -gt $target_ms ]; then
+    # shellcheck disable=SC2086
+    if ! ms=$(median_ms $dir/$step -d 0-63); then
+        printf '%-44s   FAILED\n' "$step -d 0-63"
+        over=$((over + 1)) # a failure fails the benchmark, as above
+        missed=$((missed + 1))
+        continue
+    fi
+    flag=""
+    if [ "$ms" -gt $target_ms ]; then
         flag="  over the target"
         missed=$((missed + 1))
     fi

@@ -61,7 +61,9 @@ static int read_csv(const char *path, struct series *s, int want_busbw)
     return s->n ? 0 : -1;
 }
 
-/* Reads "x y" pairs (--xy); lines starting with '#' are comments. */
+/* Reads "x y" pairs (--xy); lines starting with '#' are comments.  Only
+ * finite positive values count: an "inf" made the log axes' tick loop
+ * endless. */
 static int read_xy(const char *path, struct series *s)
 {
     FILE *f = fopen(path, "r");
@@ -72,14 +74,15 @@ static int read_xy(const char *path, struct series *s)
     }
     while (s->n < MAX_POINTS && fgets(line, sizeof line, f)) {
         double x, y;
-        if (line[0] != '#' && sscanf(line, "%lf %lf", &x, &y) == 2 && x > 0 && y > 0) {
+        if (line[0] != '#' && sscanf(line, "%lf %lf", &x, &y) == 2 && x > 0 && y > 0 &&
+            isfinite(x) && isfinite(y)) {
             s->x[s->n] = x;
             s->y[s->n++] = y;
         }
     }
     fclose(f);
     if (!s->n)
-        fprintf(stderr, "pldsim-plot: %s has no \"x y\" lines with positive values\n", path);
+        fprintf(stderr, "pldsim-plot: %s has no \"x y\" lines with finite positive values\n", path);
     return s->n ? 0 : -1;
 }
 

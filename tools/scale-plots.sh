@@ -16,12 +16,17 @@ trap 'rm -rf "$tmp"' EXIT
 #          9 xfer_per_s 10 smpi_wall_s 11 smpi_rss_MB 12 smpi_sim_s
 #          13 smpi_messages 14 wall_ratio 15 floor_wall_s 16 floor_rss_MB
 #          17 floor_ratio (older tables stop at 14)
-rows() { awk -F'\t' -v d="$1" '$1 == "ring" && $2 == "ring" && $4 == d' "$tsv"; }
-# col N [DIV]: "P value" for the rows where column N is a number; with DIV,
-# the value in us per unit of column DIV
+# the runs that completed (a failed or timed-out run has no simulated time)
+rows() {
+    awk -F'\t' -v d="$1" '$1 == "ring" && $2 == "ring" && $4 == d && $7 ~ /^[0-9.e+-]+$/' "$tsv"
+}
+# col N [DIV]: "P value" for the rows where column N is a positive number;
+# with DIV, the value in us per unit of column DIV (which must be one too)
 col() {
-    awk -F'\t' -v c="$1" -v d="${2:-0}" '$c ~ /^[0-9.e+-]+$/ && $c > 0 {
-        if (d) printf "%s %.6g\n", $3, $c / $d * 1e6; else print $3, $c }'
+    awk -F'\t' -v c="$1" -v d="${2:-0}" '
+        function pos(x) { return x ~ /^[0-9.e+-]+$/ && x + 0 > 0 }
+        pos($c) && (!d || pos($d)) {
+            if (d) printf "%s %.6g\n", $3, $c / $d * 1e6; else print $3, $c }'
 }
 rows yes | col 5 >"$tmp/wall"
 rows yes | col 10 >"$tmp/smpi_wall"
