@@ -68,7 +68,8 @@ struct pld__ub_block {
     uint64_t first, last;
     const char *file;
     int line;
-    int tiles; /* 1, or how many folded tiles were live at the group's peak */
+    int tiles;  /* 1, or how many folded tiles were live at the group's peak */
+    int folded; /* made by pld__ub_fold: no tile's, so its `last` is final */
 };
 
 /* Front-end state of one rank. */

@@ -552,6 +552,106 @@ START_TEST(ub_peak_of_live_tiles_is_checked_when_the_kernel_returns)
 }
 END_TEST
 
+/* ---- the UB peak across builtin collectives ----
+ * A builtin folds each piece's tiles into one record, and a piece that
+ * peaks no higher than the one before extends that record instead of
+ * adding one (ub.c).  These two runs pin down that the kernel's peak is
+ * still exact: a tile held across a 2-rank ring allreduce of 8192 FP32
+ * (one 16 KiB piece per round; its reduce round holds the received piece,
+ * the local one and their sum: 3 x 16384 = 49152 bytes) counts against it,
+ * and one that died before it does not. */
+
+enum { HELD_FLOATS = 36000 }; /* 144000 bytes: fits beside 4 KiB pieces, not beside 16 KiB */
+
+struct ub_args {
+    pl_tensor held_src;          /* [2, HELD_FLOATS]: a row per rank */
+    pld_dtensor big, small, sig; /* [1, 8192] and [1, 2048] FP32; [2, 2] INT32 */
+    int held_dies_first;         /* the held tile's last use comes before the big allreduce */
+};
+
+static _Atomic int ub_big_line, ub_incore_line;
+
+static void ub_kernel(const struct ub_args *a)
+{
+    pl_tensor mine = pl_at(a->held_src, pld_rank(pld_get_comm_ctx(a->sig)));
+    pl_tile held = pl_load(mine, PL_IDX(0), PL_SHAPE(HELD_FLOATS));
+    if (a->held_dies_first) {
+        pld_tensor_allreduce(a->small, a->sig, .mode = PLD_ALLREDUCE_RING);
+        pl_store(held, PL_IDX(0), mine);
+        pld_tensor_allreduce(a->big, a->sig, .mode = PLD_ALLREDUCE_RING);
+    } else {
+        // clang-format off
+        ub_big_line = __LINE__; pld_tensor_allreduce(a->big, a->sig, .mode = PLD_ALLREDUCE_RING);
+        // clang-format on
+        pld_tensor_allreduce(a->small, a->sig, .mode = PLD_ALLREDUCE_RING);
+        pl_store(held, PL_IDX(0), mine);
+    }
+}
+
+static void ub_per_device(const struct ub_args *a)
+{
+    // clang-format off
+    ub_incore_line = __LINE__; pl_incore(ub_kernel, a);
+    // clang-format on
+}
+
+static void ub_host(const struct ub_args *h)
+{
+    pld_buffer big = pld_alloc_window_buffer(PL_SHAPE(1, 8192), PL_FP32, .name = "big");
+    pld_buffer small = pld_alloc_window_buffer(PL_SHAPE(1, 2048), PL_FP32, .name = "small");
+    pld_buffer sig = pld_alloc_window_buffer(PL_SHAPE(2, 2), PL_INT32, .name = "sig");
+    struct ub_args a = {h->held_src, pld_window(big, PL_SHAPE(1, 8192), PL_FP32),
+                        pld_window(small, PL_SHAPE(1, 2048), PL_FP32),
+                        pld_window(sig, PL_SHAPE(2, 2), PL_INT32), h->held_dies_first};
+    for (int r = 0; r < pld_world_size(); r++)
+        pld_dispatch(r, ub_per_device, a);
+}
+
+static char *run_ub_case(int held_dies_first, int *code)
+{
+    pld_config cfg;
+    pld_config_init(&cfg);
+    cfg.summary = 0;
+    struct ub_args h = {.held_src = pl_tensor_new(PL_SHAPE(2, HELD_FLOATS), PL_FP32, "held_src"),
+                        .held_dies_first = held_dies_first};
+    capture_stderr_begin();
+    int rc = pld_run(&cfg, ub_host, &h);
+    char *err = capture_stderr_end();
+    pl_tensor_free(&h.held_src);
+    *code = pld_exit_code(rc);
+    return err;
+}
+
+START_TEST(ub_peak_counts_a_tile_held_across_builtins)
+{
+    int code;
+    char *err = run_ub_case(0, &code);
+    char want[512];
+    /* 144000 + 49152 = 193152 > 188416: the big allreduce's reduce round,
+     * though the small one's pieces, which come after, extend its record */
+    snprintf(want, sizeof want,
+             "%s:%d: rank 0: pl_incore: UB overflow in kernel ub_kernel: 4 tiles totalling 193152 "
+             "bytes are live at once (from %s:%d), and the limit is 188416 bytes usable of 196608",
+             __FILE__, ub_incore_line, __FILE__, ub_big_line);
+    ck_assert_contains(err, want);
+    ck_assert_int_eq(count_error_lines(err), 1);
+    free(err);
+    exit(code);
+}
+END_TEST
+
+START_TEST(ub_peak_ignores_a_tile_that_died_before_a_larger_builtin)
+{
+    int code;
+    char *err = run_ub_case(1, &code);
+    /* at most 144000 + 3 x 4096 = 156288 with the small allreduce, and
+     * 49152 with the big one once the held tile is dead */
+    ck_assert_msg(code == 0, "exit %d:\n%s", code, err);
+    ck_assert_msg(count_error_lines(err) == 0, "unexpected errors:\n%s", err);
+    free(err);
+}
+END_TEST
+
 /* ---- command-line and platform errors, through a real tutorial ---- */
 
 static const char valid_one_device_xml[] =
@@ -770,6 +870,8 @@ int main(void)
     tcase_add_exit_test(api, threads_deadlock_is_reported_per_rank, 4);
     tcase_add_exit_test(api, threads_wait_timeout_reports_while_others_run, 4);
     tcase_add_exit_test(api, ub_peak_of_live_tiles_is_checked_when_the_kernel_returns, 3);
+    tcase_add_exit_test(api, ub_peak_counts_a_tile_held_across_builtins, 3);
+    tcase_add_test(api, ub_peak_ignores_a_tile_that_died_before_a_larger_builtin);
     suite_add_tcase(s, api);
 
     TCase *cli = tcase_create("cli");
