@@ -17,6 +17,10 @@
  *               stores, remote stores, atomic Adds, strided put and get,
  *               remote loads, and notify/wait on its cells; every rank then
  *               copies its whole window out.  Checks, prints OK.
+ *     lines     every rank fills a [256, 1024] INT32 window (1 MiB, 32768
+ *               lines of the sparse table per copy: at P=3 it grows past
+ *               three arenas) with tile stores, then copies its left
+ *               neighbour's out with remote loads.  Checks, prints OK.
  *     huge      every rank notifies one cell in each of 256 rows of a
  *               [4096, 65536] INT32 window (1 GiB per copy) and waits for
  *               its own; only a sparse window fits in a small memory limit.
@@ -32,6 +36,8 @@ enum { N = 64, ROWS = 8 };
 /* the sparse case's window: 256 KiB per copy, above the simulator's
  * threshold for sparse storage */
 enum { SR = 64, SC = 1024 };
+/* the lines case's window: 1 MiB per copy, filled */
+enum { LR = 256 };
 /* the huge case's window: 1 GiB per copy */
 enum { HR = 4096, HC = 65536, HROWS = 256 };
 
@@ -39,10 +45,11 @@ struct io {
     pl_tensor xf, xh, xi, y_f, y_h, y_i, y_2d;   /* atomics */
     pl_tensor src, out_w, out_g;                 /* strided */
     pl_tensor ival, blk, out_big, got_rl, got_g; /* sparse */
+    pl_tensor fill, out_fill;                    /* lines */
 };
 
 struct win {
-    pld_dtensor acc_f, acc_h, acc_i, acc_2d, sig, w2d, big, huge;
+    pld_dtensor acc_f, acc_h, acc_i, acc_2d, sig, w2d, big, huge, many;
 };
 
 struct rank_args {
@@ -258,6 +265,45 @@ static void huge_kernel(struct win w, int r, int P)
     }
 }
 
+/* ------------------------------------------------------------------ lines */
+
+static void lines_kernel(const struct io *io, struct win w, int r, int P)
+{
+    int left = (r + P - 1) % P;
+    for (int row = 0; row < LR; row += 8)
+        pl_store(pl_load(pl_at(io->fill, r), PL_IDX(row, 0), PL_SHAPE(8, SC)), PL_IDX(row, 0),
+                 w.many);
+    pld_tensor_barrier(w.sig); /* every copy is full */
+    for (int row = 0; row < LR; row += 8)
+        pl_store(pld_tile_remote_load(w.many, .peer = left, .offsets = PL_IDX(row, 0),
+                                      .shape = PL_SHAPE(8, SC)),
+                 PL_IDX(row, 0), pl_at(io->out_fill, r));
+    pld_tensor_barrier(w.sig); /* nobody leaves while a peer still reads */
+}
+
+static void lines_device(const struct rank_args *a)
+{
+    pl_incore(lines_kernel, a->io, a->w, a->rank, a->P);
+}
+
+static int check_lines(const struct io *io, int P)
+{
+    int64_t per = (int64_t)LR * SC;
+    for (int r = 0; r < P; r++) {
+        int left = (r + P - 1) % P;
+        for (int64_t i = 0; i < per; i++)
+            if (pl_tensor_get(io->out_fill, r * per + i) !=
+                pl_tensor_get(io->fill, left * per + i)) {
+                printf("FAIL: rank %d read [%lld, %lld] of rank %d's window as %g, want %g\n", r,
+                       (long long)(i / SC), (long long)(i % SC), left,
+                       pl_tensor_get(io->out_fill, r * per + i),
+                       pl_tensor_get(io->fill, left * per + i));
+                return 1;
+            }
+    }
+    return 0;
+}
+
 static void huge_device(const struct rank_args *a)
 {
     pl_incore(huge_kernel, a->w, a->rank, a->P);
@@ -314,6 +360,9 @@ static void host(const struct io *h)
     if (strcmp(which, "sparse") == 0)
         w.big = pld_window(pld_alloc_window_buffer(PL_SHAPE(SR, SC), PL_INT32, .name = "big"),
                            PL_SHAPE(SR, SC), PL_INT32);
+    if (strcmp(which, "lines") == 0)
+        w.many = pld_window(pld_alloc_window_buffer(PL_SHAPE(LR, SC), PL_INT32, .name = "many"),
+                            PL_SHAPE(LR, SC), PL_INT32);
     if (strcmp(which, "huge") == 0)
         w.huge = pld_window(pld_alloc_window_buffer(PL_SHAPE(HR, HC), PL_INT32, .name = "huge"),
                             PL_SHAPE(HR, HC), PL_INT32);
@@ -329,6 +378,8 @@ static void host(const struct io *h)
             pld_dispatch(r, sparse_device, a);
         else if (strcmp(which, "huge") == 0)
             pld_dispatch(r, huge_device, a);
+        else if (strcmp(which, "lines") == 0)
+            pld_dispatch(r, lines_device, a);
         else
             pld_dispatch(r, bad_peer_device, a);
     }
@@ -342,9 +393,10 @@ int main(int argc, char **argv)
     int rc = pld_parse_args(&cfg, &argc, argv);
     if (rc != 0 || argc != 2 ||
         (strcmp(argv[1], "atomics") && strcmp(argv[1], "strided") && strcmp(argv[1], "deadlock") &&
-         strcmp(argv[1], "bad_peer") && strcmp(argv[1], "sparse") && strcmp(argv[1], "huge"))) {
-        fprintf(stderr,
-                "usage: backend_cases atomics|strided|deadlock|bad_peer|sparse|huge [flags]\n");
+         strcmp(argv[1], "bad_peer") && strcmp(argv[1], "sparse") && strcmp(argv[1], "huge") &&
+         strcmp(argv[1], "lines"))) {
+        fprintf(stderr, "usage: backend_cases atomics|strided|deadlock|bad_peer|sparse|huge|lines "
+                        "[flags]\n");
         return 2;
     }
     which = argv[1];
@@ -366,6 +418,11 @@ int main(int argc, char **argv)
         pl_tensor_new(sparse ? PL_SHAPE(P, SR, SC) : PL_SHAPE(1, 1, 1), PL_INT32, "out_big");
     io.got_rl = pl_tensor_new(PL_SHAPE(P, 1, N), PL_INT32, "got_rl");
     io.got_g = pl_tensor_new(PL_SHAPE(P, 3, 48), PL_INT32, "got_g");
+    int lines = strcmp(which, "lines") == 0;
+    io.fill = pl_tensor_new(lines ? PL_SHAPE(P, LR, SC) : PL_SHAPE(1, 1, 1), PL_INT32, "fill");
+    io.out_fill =
+        pl_tensor_new(lines ? PL_SHAPE(P, LR, SC) : PL_SHAPE(1, 1, 1), PL_INT32, "out_fill");
+    pl_fill_arange(io.fill, 1, 1);
     pl_fill_randn(io.xf, cfg.seed);
     pl_fill_randn(io.xh, cfg.seed + 1);
     pl_fill_arange(io.xi, -1000, 37);
@@ -378,12 +435,13 @@ int main(int argc, char **argv)
     int bad = strcmp(which, "atomics") == 0   ? check_atomics(&io, P)
               : strcmp(which, "strided") == 0 ? check_strided(&io, P)
               : sparse                        ? check_sparse(&io, P)
+              : lines                         ? check_lines(&io, P)
                                               : 0;
     if (!bad)
         printf("OK\n");
-    pl_tensor *all[] = {&io.xf,   &io.xh,   &io.xi,      &io.y_f,    &io.y_h,
-                        &io.y_i,  &io.y_2d, &io.src,     &io.out_w,  &io.out_g,
-                        &io.ival, &io.blk,  &io.out_big, &io.got_rl, &io.got_g};
+    pl_tensor *all[] = {&io.xf,      &io.xh,     &io.xi,    &io.y_f,   &io.y_h,     &io.y_i,
+                        &io.y_2d,    &io.src,    &io.out_w, &io.out_g, &io.ival,    &io.blk,
+                        &io.out_big, &io.got_rl, &io.got_g, &io.fill,  &io.out_fill};
     for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
         pl_tensor_free(all[k]);
     return bad;

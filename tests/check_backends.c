@@ -224,6 +224,15 @@ START_TEST(sparse_window_paths_are_exact_on_every_backend)
 }
 END_TEST
 
+/* Three full 1 MiB INT32 copies: the simulator's sparse table grows eight
+ * times and its lines fill three arenas; every value must still be where
+ * it was stored. */
+START_TEST(sparse_table_grows_across_arenas_on_every_backend)
+{
+    same_on_every_backend(cases_prog(), "lines", 3, 1);
+}
+END_TEST
+
 /* A [4096, 65536] INT32 signal window is 1 GiB per copy; two ranks touch
  * 256 of its cells each.  Kept sparse, the run fits in a 1 GiB data limit
  * (ulimit -d); kept dense it cannot even be allocated, and says so. */
@@ -411,6 +420,7 @@ int main(void)
     tcase_add_loop_test(tc, strided_put_get_is_exact_on_every_backend, 0, 3);
     tcase_add_loop_test(tc, atomic_adds_agree_on_every_backend, 0, 3);
     tcase_add_loop_test(tc, sparse_window_paths_are_exact_on_every_backend, 0, 3);
+    tcase_add_test(tc, sparse_table_grows_across_arenas_on_every_backend);
     tcase_add_test(tc, huge_sparse_signal_window_fits_in_little_memory);
     suite_add_tcase(s, tc);
     TCase *mpi = tcase_create("mpi");
