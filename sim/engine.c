@@ -51,8 +51,10 @@ static void flush_wakes(void);
 static void leave_if_aborted(void)
 {
     flush_wakes();
-    if (S.aborted)
+    if (S.aborted) {
+        pld__guard_escape(); /* an embedded interpreter unwinds itself */
         sg_actor_exit();
+    }
 }
 
 static _Noreturn void sim_abort_run(void);
@@ -148,6 +150,40 @@ static void sim_signal_update(int owner, int32_t *cell, pld_notify_op op, int32_
         S.wake = owner + 1; /* the entry above flushed any earlier one */
 }
 
+/* Is every rank finished or blocked in a wait that nothing can satisfy,
+ * with the host done?  Then no notify can ever come.  Found here, by the
+ * last actor to block or finish, rather than by SimGrid: SimGrid kills the
+ * actors it finds deadlocked, which unwinds their stacks under an embedded
+ * interpreter (pld_embed.h); this way every rank leaves as after an error.
+ * The report and the simulated time are the same either way. */
+static int all_stuck(void)
+{
+    int blocked = 0;
+    if (!S.host_done || S.aborted || S.R->cfg->wait_timeout > 0)
+        return 0;
+    for (int r = 0; r < S.R->P; r++) {
+        const struct sim_rank *rk = &S.rk[r];
+        if (rk->done)
+            continue;
+        if (!rk->wait_cell || satisfied(rk->wait_cell, rk->wait_cmp, rk->wait_expected))
+            return 0;
+        blocked++;
+    }
+    return blocked > 0;
+}
+
+static void declare_deadlock_if_stuck(void)
+{
+    if (!all_stuck())
+        return;
+    S.deadlocked = 1;
+    pld__report_deadlock(S.R);
+    int zero = 0;
+    __atomic_compare_exchange_n(&S.R->error, &zero, PLD_EDEADLOCK, 0, __ATOMIC_ACQ_REL,
+                                __ATOMIC_ACQUIRE);
+    sim_abort_run();
+}
+
 static void sim_signal_wait(const int32_t *cell, pld_wait_cmp cmp, int32_t expected)
 {
     struct sim_rank *rk = &S.rk[sim_self()];
@@ -158,6 +194,7 @@ static void sim_signal_wait(const int32_t *cell, pld_wait_cmp cmp, int32_t expec
         rk->wait_cmp = cmp;
         rk->wait_expected = expected;
         if (timeout <= 0) {
+            declare_deadlock_if_stuck();
             sg_sem_acquire(rk->wake);
             continue;
         }
@@ -188,6 +225,7 @@ static _Noreturn void sim_abort_run(void)
         sg_cond_notify_all(S.rk[r].cond);
         sg_mutex_unlock(S.rk[r].mtx);
     }
+    pld__guard_escape();
     sg_actor_exit();
 }
 
@@ -219,6 +257,8 @@ static void device_main(int argc, char **argv)
         free(t);
     }
     rk->done = 1;
+    if (!S.aborted)
+        declare_deadlock_if_stuck();
 }
 
 static void host_main(int argc, char **argv)
@@ -232,6 +272,8 @@ static void host_main(int argc, char **argv)
         sg_cond_notify_all(S.rk[r].cond);
         sg_mutex_unlock(S.rk[r].mtx);
     }
+    if (!S.aborted)
+        declare_deadlock_if_stuck();
 }
 
 static void on_deadlock(void)
@@ -288,6 +330,8 @@ static int sim_run(struct pld__run *R, pld__host_fn host, const void *args)
     sg_cfg_set_boolean("network/crosstraffic", "no");
     sg_cfg_set_double("network/TCP-gamma", 0);
     sg_cfg_set_boolean("debug/verbose-exit", "no");
+    if (R->cfg->context_factory)
+        sg_cfg_set_string("contexts/factory", R->cfg->context_factory);
 
     S.hosts = calloc((size_t)R->P, sizeof *S.hosts);
     S.rk = calloc((size_t)R->P, sizeof *S.rk);

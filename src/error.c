@@ -75,9 +75,11 @@ int pld__config_error(int code, const char *fmt, ...)
     return code;
 }
 
-_Noreturn void pld__fail(int code, const char *file, int line, const char *op, const char *fmt, ...)
+/* The one way an error ends a run: reports it if it is the run's first,
+ * then leaves the caller's rank (through an armed pld_guard, if any). */
+_Noreturn void pld__vfail(int code, const char *file, int line, const char *op, const char *preface,
+                          const char *fmt, va_list ap)
 {
-    va_list ap;
     int self = pld__self();
     char who[32];
 
@@ -97,10 +99,10 @@ _Noreturn void pld__fail(int code, const char *file, int line, const char *op, c
                                                            __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
     if (first && !(self == PLD__HOST && pld__mute_host)) {
         fflush(stdout);
+        if (preface)
+            fputs(preface, stderr);
         fprintf(stderr, "%s:%d: %s: %s: ", file, line, who, op);
-        va_start(ap, fmt);
         vfprintf(stderr, fmt, ap);
-        va_end(ap);
         fputc('\n', stderr);
         fflush(stderr);
     }
@@ -108,6 +110,13 @@ _Noreturn void pld__fail(int code, const char *file, int line, const char *op, c
         exit(pld_exit_code(code));
     pld__R->be->abort_run();
     __builtin_unreachable();
+}
+
+_Noreturn void pld__fail(int code, const char *file, int line, const char *op, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    pld__vfail(code, file, line, op, NULL, fmt, ap);
 }
 
 void pld__require_level(const char *file, int line, const char *op, unsigned allowed)

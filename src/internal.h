@@ -93,8 +93,9 @@ struct pld__rank {
     struct pld__wait_info wait;
     const char *collective; /* name of the builtin being executed, or NULL */
     uint64_t bytes_sent, bytes_received;
-    int recording; /* pld_record_begin() is active */
-    char *rec;     /* the recorded lines */
+    struct pld_guard *guard; /* innermost armed guard (pld_embed.h), or NULL */
+    int recording;           /* pld_record_begin() is active */
+    char *rec;               /* the recorded lines */
     size_t rec_len, rec_cap;
 };
 
@@ -117,10 +118,11 @@ struct pld__run {
     uint64_t transfers; /* inter-rank transfers, signals included */
     double end_time;
     struct pld__trace *trace;
-    char platform_desc[128]; /* for the summary line */
-    int races_mode;          /* enum pld_races, resolved */
-    int timed_out;           /* a wait passed --wait-timeout (not a full deadlock) */
-    int notifiers_unknown;   /* the deadlock report cannot say who notified a cell */
+    char platform_desc[128];      /* for the summary line */
+    int races_mode;               /* enum pld_races, resolved */
+    int timed_out;                /* a wait passed --wait-timeout (not a full deadlock) */
+    int notifiers_unknown;        /* the deadlock report cannot say who notified a cell */
+    struct pld_guard *host_guard; /* the host orchestrator's innermost armed guard */
 };
 
 /* The run in progress, or NULL outside pld_run(). */
@@ -138,6 +140,16 @@ int pld__self(void);
  * Outside a run it exits the process with pld_exit_code(code). */
 _Noreturn void pld__fail(int code, const char *file, int line, const char *op, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+/* pld__fail with a va_list, and a `preface` (or NULL) printed before the
+ * line: a front end's traceback (pld_embed_fail). */
+_Noreturn void pld__vfail(int code, const char *file, int line, const char *op, const char *preface,
+                          const char *fmt, va_list ap);
+
+/* Called by a backend just before it leaves the calling rank (or the host)
+ * because the run is ending: if the caller armed a pld_guard
+ * (pld_embed.h), disarms it and siglongjmps there instead; otherwise
+ * returns, and the backend leaves as it does for C programs. */
+void pld__guard_escape(void);
 
 /* Set by the fuzz targets: configuration errors are returned, not printed. */
 extern int pld__config_error_silent;

@@ -264,6 +264,12 @@ int pld__run(const pld_config *cfg, pld__host_fn host, const void *args)
                                  "pld_run: the sim backend runs once per process (SimGrid "
                                  "cannot be restarted)");
 
+    if (cfg->context_factory && strcmp(cfg->context_factory, "thread") != 0 &&
+        strcmp(cfg->context_factory, "raw") != 0 && strcmp(cfg->context_factory, "ucontext") != 0 &&
+        strcmp(cfg->context_factory, "boost") != 0)
+        return pld__config_error(PLD_EUSAGE,
+                                 "context factory '%s': expected thread, raw, ucontext or boost",
+                                 cfg->context_factory);
     if ((be->caps & PLD_CAP_DISTRIBUTED) && (cfg->trace || cfg->detailed_summary))
         return pld__config_error(PLD_ENOTSUP,
                                  "--trace and --summary are not available on the %s backend: "

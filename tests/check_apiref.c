@@ -223,8 +223,8 @@ static void page_entries(const char *text, struct names *out)
 
 static void headers_symbols(struct names *syms)
 {
-    static const char *const headers[] = {"pl.h", "pld.h", "pld_run.h"};
-    for (size_t i = 0; i < 3; i++) {
+    static const char *const headers[] = {"pl.h", "pld.h", "pld_run.h", "pld_embed.h"};
+    for (size_t i = 0; i < sizeof headers / sizeof *headers; i++) {
         char path[4096];
         snprintf(path, sizeof path, "%s/include/pld/%s", PLD_SRCDIR, headers[i]);
         char *text = slurp(path);

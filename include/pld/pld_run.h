@@ -71,6 +71,11 @@ typedef struct pld_config {
     int no_cacheline_check;        /* do not warn about buffers sharing a 64-byte line */
     double wait_timeout;           /* s of simulated time a wait may block; 0 = forever */
     const char *dump_outputs;      /* after the run, write every host tensor here, or NULL */
+    /* sim: how SimGrid switches between ranks (its contexts/factory): NULL
+     * for its fast default; "thread" runs every rank on an OS thread of its
+     * own, which an embedded interpreter needs (pld_embed.h).  Also "raw",
+     * "ucontext", "boost".  Other backends ignore it. */
+    const char *context_factory;
 } pld_config;
 
 /* Defaults: platform a2a3sim, devices 0,1 (P = 2), backend from PLD_BACKEND

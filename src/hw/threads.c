@@ -110,7 +110,9 @@ static _Noreturn void th_abort_run(void);
  * tasks to come?  Then nobody can ever notify. */
 static int all_blocked(void)
 {
-    if (!T.host_done || T.nblocked == 0 || T.nblocked + T.ndone < T.R->P)
+    /* after an error the others stop blocked or done: that is no deadlock */
+    if (!T.host_done || T.nblocked == 0 || T.nblocked + T.ndone < T.R->P ||
+        __atomic_load_n(&T.aborted, __ATOMIC_ACQUIRE))
         return 0;
     for (int r = 0; r < T.R->P; r++) {
         if (T.rk[r].head)
@@ -210,6 +212,7 @@ static void th_signal_wait(const int32_t *cell, pld_wait_cmp cmp, int32_t expect
 static _Noreturn void th_abort_run(void)
 {
     stop_all();
+    pld__guard_escape(); /* an embedded interpreter unwinds itself */
     if (self_rank == PLD__HOST)
         longjmp(T.host_abort, 1);
     pthread_exit(NULL);

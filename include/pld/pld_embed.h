@@ -1,0 +1,73 @@
+/* pld_embed.h: for language front ends that run their own code inside
+ * pldsim's ranks, such as the Python front end (pldsim-py).  C programs do
+ * not need anything here.
+ *
+ * An interpreter keeps state on the C stack of the rank that runs it.  When
+ * a run ends after an error, a backend leaves each rank at its next call
+ * into the library: SimGrid exits the actor, the threads backend exits the
+ * thread.  Either unwinds the rank's stack without letting the interpreter
+ * clean up.  A guard armed around a library call turns that exit into a
+ * return to the guard's sigsetjmp, in the front end's own C frame, from
+ * where it can unwind its interpreter normally:
+ *
+ *     pld_guard g;
+ *     pld_guard_push(&g);
+ *     if (sigsetjmp(g.env, 0) == 0) {
+ *         tile = pl__load(file, line, t, offsets, shape);
+ *         pld_guard_pop(&g);
+ *     } else {
+ *         // the run is ending (the error has been reported); g is popped
+ *     }
+ *
+ * Set pld_config.context_factory to "thread" as well on the sim backend:
+ * SimGrid's default coroutines switch stacks under the interpreter. */
+#ifndef PLD_PLD_EMBED_H
+#define PLD_PLD_EMBED_H
+
+#include <pld/pld.h>
+#include <setjmp.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One armed guard of the calling rank (or of the host orchestrator).
+ * Guards nest; the innermost one catches. */
+typedef struct pld_guard {
+    sigjmp_buf env;
+    struct pld_guard *prev;
+    int who; /* the rank (or PLD host) that armed it */
+} pld_guard;
+
+/* Arms `g` on the caller: until pld_guard_pop(g), leaving the rank because
+ * the run is ending siglongjmps to g->env with the value 1 and disarms g.
+ * Outside pld_run() it does nothing (errors there exit the process). */
+void pld_guard_push(pld_guard *g);
+
+/* Disarms `g`, the innermost guard of the caller.  Safe after an escape
+ * through `g` (it is then already disarmed). */
+void pld_guard_pop(pld_guard *g);
+
+/* Reports an error found by the front end and ends the run, like the
+ * library's own errors: only the first error of a run is printed.  Prints
+ * `preface` (may be NULL: a traceback, for example) and then one line
+ *     file:line: rank 1: op: message
+ * to stderr, then leaves the rank as pld.h's errors do (through an armed
+ * guard, if any).  `code` is a negative PLD_E* code; pld_run() returns it.
+ * Outside pld_run() it prints the same and exits with pld_exit_code(code). */
+_Noreturn void pld_embed_fail(int code, const char *file, int line, const char *op,
+                              const char *preface, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+
+/* Whether the run in progress is ending after an error (so that a front end
+ * unwinding its interpreter can skip calls that would only end it again).
+ * 0 outside a run. */
+int pld_run_aborting(void);
+
+/* The executing rank, -1 for the host orchestrator, -2 outside a run. */
+int pld_embed_self(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PLD_PLD_EMBED_H */
