@@ -312,7 +312,8 @@ static void sim_release(void)
 static int sim_run(struct pld__run *R, pld__host_fn host, const void *args)
 {
     int argc = 1, rc;
-    char *argv[] = {(char *)"pldsim", NULL};
+    char factory[64];
+    char *argv[] = {(char *)"pldsim", NULL, NULL};
 
     memset(&S, 0, sizeof S);
     S.R = R;
@@ -323,6 +324,12 @@ static int sim_run(struct pld__run *R, pld__host_fn host, const void *args)
      * our one-line messages; we report everything that matters ourselves. */
     xbt_log_control_set("root.thresh:critical");
     xbt_log_control_set("ker_engine.thresh:critical ker_engine.app:file:/dev/null");
+    /* the context factory is chosen as the engine starts: set later, it
+     * would be ignored */
+    if (R->cfg->context_factory) {
+        snprintf(factory, sizeof factory, "--cfg=contexts/factory:%s", R->cfg->context_factory);
+        argv[argc++] = factory;
+    }
     simgrid_init(&argc, argv);
     /* CM02 without cross-traffic or the TCP window cap: a link then delivers
      * exactly its latency and bandwidth (see shared/simgrid-notes.md §5.1). */
@@ -330,8 +337,6 @@ static int sim_run(struct pld__run *R, pld__host_fn host, const void *args)
     sg_cfg_set_boolean("network/crosstraffic", "no");
     sg_cfg_set_double("network/TCP-gamma", 0);
     sg_cfg_set_boolean("debug/verbose-exit", "no");
-    if (R->cfg->context_factory)
-        sg_cfg_set_string("contexts/factory", R->cfg->context_factory);
 
     S.hosts = calloc((size_t)R->P, sizeof *S.hosts);
     S.rk = calloc((size_t)R->P, sizeof *S.rk);

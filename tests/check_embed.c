@@ -7,10 +7,12 @@
  *     the error's code and its one message;
  *  2. a deadlock: every guarded wait escapes, the report is printed once;
  *  3. pld_embed_fail prints its preface and one line, and sets the code;
- *  4. outside a run, guards do nothing; a bad context factory is refused. */
+ *  4. the thread factory gives every rank an OS thread of its own;
+ *  5. outside a run, guards do nothing; a bad context factory is refused. */
 #include "checktools.h"
 
 #include <pld/pld_embed.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,12 +24,14 @@ static enum scenario S;
 /* what each rank saw: 1 = the guarded call returned normally, 2 = escaped */
 static int outcome[4];
 static int aborting_after[4];
+static pthread_t thread_of[4]; /* the OS thread each rank's kernel ran on */
 static int line_bad;
 
 static void kernel(pl_tensor x, pld_dtensor data, pld_dtensor sig)
 {
     pld_comm_ctx ctx = pld_get_comm_ctx(data);
     int me = pld_rank(ctx);
+    thread_of[me] = pthread_self();
     pld_guard g;
     pld_guard_push(&g);
     if (sigsetjmp(g.env, 0) == 0) {
@@ -158,6 +162,20 @@ START_TEST(a_front_end_error_prints_its_preface_and_one_line)
 }
 END_TEST
 
+/* The factory is applied: with thread contexts (and on the threads
+ * backend) every rank runs on an OS thread of its own; SimGrid's default
+ * coroutines run them all on the thread that called pld_run. */
+START_TEST(the_context_factory_is_applied)
+{
+    char *err;
+    run_case(_i, DEADLOCK, &err);
+    free(err);
+    int own_threads = _i > 0;
+    ck_assert_int_eq(!pthread_equal(thread_of[0], thread_of[1]), own_threads);
+    ck_assert_int_eq(!pthread_equal(thread_of[0], pthread_self()), own_threads);
+}
+END_TEST
+
 START_TEST(outside_a_run_guards_do_nothing)
 {
     pld_guard g;
@@ -194,6 +212,7 @@ int main(void)
     tcase_add_loop_test(tc, an_error_in_a_guard_returns_to_it_and_blocked_peers_escape, 0, n);
     tcase_add_loop_test(tc, a_deadlock_releases_every_guarded_wait, 0, n);
     tcase_add_loop_test(tc, a_front_end_error_prints_its_preface_and_one_line, 0, n);
+    tcase_add_loop_test(tc, the_context_factory_is_applied, 0, n);
     tcase_add_test(tc, outside_a_run_guards_do_nothing);
     tcase_add_test(tc, a_bad_context_factory_is_refused);
     suite_add_tcase(s, tc);

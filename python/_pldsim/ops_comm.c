@@ -1,0 +1,278 @@
+/* ops_comm.c: the cross-rank calls: notify/wait, tile-level remote
+ * load/store, tensor-level put/get, and the builtin collectives.  Enum
+ * arguments arrive as libpld's codes (the pypto package maps upstream's). */
+#include "core.h"
+
+/* notify(file, line, target, peer, offsets, value, op) */
+static PyObject *py_notify(PyObject *self, PyObject *args)
+{
+    (void)self;
+    SRC_ARGS
+    PyObject *target, *off;
+    long long peer, value;
+    int op;
+    if (!PyArg_ParseTuple(args, SRC_FMT "OLOLi", SRC_PTRS, &target, &peer, &off, &value, &op))
+        return NULL;
+    SRC_C()
+    pl_tensor *t = pldsim_view(target, "target");
+    struct pld_notify_kw kw = {.peer = peer, .value = value, .op = (pld_notify_op)op};
+    if (!t || pldsim_shape(off, &kw.offsets, "offsets"))
+        return NULL;
+    pl_tensor tv = *t;
+    PLDSIM_CALL(pld__notify(file, line, tv, kw));
+    Py_RETURN_NONE;
+}
+
+/* wait(file, line, signal, offsets, expected, cmp) */
+static PyObject *py_wait(PyObject *self, PyObject *args)
+{
+    (void)self;
+    SRC_ARGS
+    PyObject *sig, *off;
+    long long expected;
+    int cmp;
+    if (!PyArg_ParseTuple(args, SRC_FMT "OOLi", SRC_PTRS, &sig, &off, &expected, &cmp))
+        return NULL;
+    SRC_C()
+    pl_tensor *t = pldsim_view(sig, "signal");
+    struct pld_wait_kw kw = {.expected = expected, .cmp = (pld_wait_cmp)cmp};
+    if (!t || pldsim_shape(off, &kw.offsets, "offsets"))
+        return NULL;
+    pl_tensor tv = *t;
+    PLDSIM_CALL(pld__wait(file, line, tv, kw));
+    Py_RETURN_NONE;
+}
+
+/* remote_load(file, line, target, peer, offsets, shape) -> Tile */
+static PyObject *py_remote_load(PyObject *self, PyObject *args)
+{
+    (void)self;
+    SRC_ARGS
+    PyObject *target, *off, *shape;
+    long long peer;
+    if (!PyArg_ParseTuple(args, SRC_FMT "OLOO", SRC_PTRS, &target, &peer, &off, &shape))
+        return NULL;
+    SRC_C()
+    pl_tensor *t = pldsim_view(target, "target");
+    struct pld_remote_load_kw kw = {.peer = peer};
+    if (!t || pldsim_shape(off, &kw.offsets, "offsets") || pldsim_shape(shape, &kw.shape, "shape"))
+        return NULL;
+    pl_tensor tv = *t;
+    pl_tile r;
+    PLDSIM_CALL(r = pld__remote_load(file, line, tv, kw));
+    return pldsim_new_tile(r);
+}
+
+/* remote_store(file, line, tile, target, peer, offsets, atomic) */
+static PyObject *py_remote_store(PyObject *self, PyObject *args)
+{
+    (void)self;
+    SRC_ARGS
+    PyObject *tile, *target, *off;
+    long long peer;
+    int atomic;
+    if (!PyArg_ParseTuple(args, SRC_FMT "OOLOi", SRC_PTRS, &tile, &target, &peer, &off, &atomic))
+        return NULL;
+    SRC_C()
+    pl_tile *tl = pldsim_tile(tile, "src_tile");
+    pl_tensor *t = tl ? pldsim_view(target, "target") : NULL;
+    struct pld_remote_store_kw kw = {.peer = peer, .atomic = (pl_atomic)atomic};
+    if (!t || pldsim_shape(off, &kw.offsets, "offsets"))
+        return NULL;
+    pl_tile tv = *tl;
+    pl_tensor dv = *t;
+    PLDSIM_CALL(pld__remote_store(file, line, tv, dv, kw));
+    Py_RETURN_NONE;
+}
+
+/* Fills the region and chunk keywords shared by put and get. */
+static int p2p_kw(struct pld_p2p_kw *kw, PyObject *dst_off, PyObject *src_off, PyObject *shape)
+{
+    if (dst_off != Py_None && pldsim_shape(dst_off, &kw->dst_offsets, "dst_offsets"))
+        return -1;
+    if (src_off != Py_None && pldsim_shape(src_off, &kw->src_offsets, "src_offsets"))
+        return -1;
+    if (shape != Py_None && pldsim_shape(shape, &kw->shape, "shape"))
+        return -1;
+    return 0;
+}
+
+/* put(file, line, dst, peer, src, dst_offsets, src_offsets, shape, atomic,
+ *     chunk_rows, chunk_cols, pipeline); the region arguments may be None */
+static PyObject *py_put(PyObject *self, PyObject *args)
+{
+    (void)self;
+    SRC_ARGS
+    PyObject *dst, *src, *doff, *soff, *shape;
+    long long peer, rows, cols;
+    int atomic, pipeline;
+    if (!PyArg_ParseTuple(args, SRC_FMT "OLOOOOiLLp", SRC_PTRS, &dst, &peer, &src, &doff, &soff,
+                          &shape, &atomic, &rows, &cols, &pipeline))
+        return NULL;
+    SRC_C()
+    pl_tensor *d = pldsim_view(dst, "dst"), *s = d ? pldsim_view(src, "src") : NULL;
+    struct pld_p2p_kw kw = {.peer = peer,
+                            .atomic = (pl_atomic)atomic,
+                            .chunk_rows = rows,
+                            .chunk_cols = cols,
+                            .pipeline = pipeline};
+    if (!s || p2p_kw(&kw, doff, soff, shape))
+        return NULL;
+    kw.src = *s;
+    pl_tensor dv = *d;
+    PLDSIM_CALL(pld__put(file, line, dv, kw));
+    Py_RETURN_NONE;
+}
+
+/* get(file, line, dst, peer, src, dst_offsets, src_offsets, shape,
+ *     chunk_rows, chunk_cols, pipeline) */
+static PyObject *py_get(PyObject *self, PyObject *args)
+{
+    (void)self;
+    SRC_ARGS
+    PyObject *dst, *src, *doff, *soff, *shape;
+    long long peer, rows, cols;
+    int pipeline;
+    if (!PyArg_ParseTuple(args, SRC_FMT "OLOOOOLLp", SRC_PTRS, &dst, &peer, &src, &doff, &soff,
+                          &shape, &rows, &cols, &pipeline))
+        return NULL;
+    SRC_C()
+    pl_tensor *d = pldsim_view(dst, "dst"), *s = d ? pldsim_view(src, "src") : NULL;
+    struct pld_p2p_kw kw = {
+        .peer = peer, .chunk_rows = rows, .chunk_cols = cols, .pipeline = pipeline};
+    if (!s || p2p_kw(&kw, doff, soff, shape))
+        return NULL;
+    kw.src = *s;
+    pl_tensor dv = *d;
+    PLDSIM_CALL(pld__get(file, line, dv, kw));
+    Py_RETURN_NONE;
+}
+
+/* barrier(file, line, signal) */
+static PyObject *py_barrier(PyObject *self, PyObject *args)
+{
+    (void)self;
+    SRC_ARGS
+    PyObject *sig;
+    if (!PyArg_ParseTuple(args, SRC_FMT "O", SRC_PTRS, &sig))
+        return NULL;
+    SRC_C()
+    pl_tensor *s = pldsim_view(sig, "signal");
+    if (!s)
+        return NULL;
+    pl_tensor sv = *s;
+    PLDSIM_CALL(pld__tensor_barrier(file, line, sv));
+    Py_RETURN_NONE;
+}
+
+/* allreduce(file, line, target, signal, op, mode) */
+static PyObject *py_allreduce(PyObject *self, PyObject *args)
+{
+    (void)self;
+    SRC_ARGS
+    PyObject *target, *sig;
+    int op, mode;
+    if (!PyArg_ParseTuple(args, SRC_FMT "OOii", SRC_PTRS, &target, &sig, &op, &mode))
+        return NULL;
+    SRC_C()
+    pl_tensor *t = pldsim_view(target, "target"), *s = t ? pldsim_view(sig, "signal") : NULL;
+    if (!s)
+        return NULL;
+    pl_tensor tv = *t, sv = *s;
+    struct pld_allreduce_kw kw = {.op = (pld_reduce_op)op, .mode = (pld_allreduce_mode)mode};
+    PLDSIM_CALL(pld__tensor_allreduce(file, line, tv, sv, kw));
+    Py_RETURN_NONE;
+}
+
+/* broadcast(file, line, target, signal, root) */
+static PyObject *py_broadcast(PyObject *self, PyObject *args)
+{
+    (void)self;
+    SRC_ARGS
+    PyObject *target, *sig;
+    long long root;
+    if (!PyArg_ParseTuple(args, SRC_FMT "OOL", SRC_PTRS, &target, &sig, &root))
+        return NULL;
+    SRC_C()
+    pl_tensor *t = pldsim_view(target, "target"), *s = t ? pldsim_view(sig, "signal") : NULL;
+    if (!s)
+        return NULL;
+    pl_tensor tv = *t, sv = *s;
+    struct pld_broadcast_kw kw = {.root = root};
+    PLDSIM_CALL(pld__tensor_broadcast(file, line, tv, sv, kw));
+    Py_RETURN_NONE;
+}
+
+/* reduce_scatter(file, line, target, signal, op) */
+static PyObject *py_reduce_scatter(PyObject *self, PyObject *args)
+{
+    (void)self;
+    SRC_ARGS
+    PyObject *target, *sig;
+    int op;
+    if (!PyArg_ParseTuple(args, SRC_FMT "OOi", SRC_PTRS, &target, &sig, &op))
+        return NULL;
+    SRC_C()
+    pl_tensor *t = pldsim_view(target, "target"), *s = t ? pldsim_view(sig, "signal") : NULL;
+    if (!s)
+        return NULL;
+    pl_tensor tv = *t, sv = *s;
+    struct pld_reduce_scatter_kw kw = {.op = (pld_reduce_op)op};
+    PLDSIM_CALL(pld__tensor_reduce_scatter(file, line, tv, sv, kw));
+    Py_RETURN_NONE;
+}
+
+/* allgather(file, line, local, target, signal) and
+ * all_to_all(file, line, input, target, signal) */
+static PyObject *exchange(PyObject *args, int to_all)
+{
+    SRC_ARGS
+    PyObject *local, *target, *sig;
+    if (!PyArg_ParseTuple(args, SRC_FMT "OOO", SRC_PTRS, &local, &target, &sig))
+        return NULL;
+    SRC_C()
+    pl_tensor *l = pldsim_view(local, to_all ? "input" : "local_data");
+    pl_tensor *t = l ? pldsim_view(target, "target") : NULL;
+    pl_tensor *s = t ? pldsim_view(sig, "signal") : NULL;
+    if (!s)
+        return NULL;
+    pl_tensor lv = *l, tv = *t, sv = *s;
+    if (to_all)
+        PLDSIM_CALL(pld__tensor_all_to_all(file, line, lv, tv, sv));
+    else
+        PLDSIM_CALL(pld__tensor_allgather(file, line, lv, tv, sv));
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_allgather(PyObject *self, PyObject *args)
+{
+    (void)self;
+    return exchange(args, 0);
+}
+
+static PyObject *py_all_to_all(PyObject *self, PyObject *args)
+{
+    (void)self;
+    return exchange(args, 1);
+}
+
+PyMethodDef pldsim_comm_methods[] = {
+    {"notify", py_notify, METH_VARARGS, "notify(file, line, target, peer, offsets, value, op)"},
+    {"wait", py_wait, METH_VARARGS, "wait(file, line, signal, offsets, expected, cmp)"},
+    {"remote_load", py_remote_load, METH_VARARGS,
+     "remote_load(file, line, target, peer, offsets, shape) -> Tile"},
+    {"remote_store", py_remote_store, METH_VARARGS,
+     "remote_store(file, line, tile, target, peer, offsets, atomic)"},
+    {"put", py_put, METH_VARARGS,
+     "put(file, line, dst, peer, src, dst_off, src_off, shape, atomic, rows, cols, pipeline)"},
+    {"get", py_get, METH_VARARGS,
+     "get(file, line, dst, peer, src, dst_off, src_off, shape, rows, cols, pipeline)"},
+    {"barrier", py_barrier, METH_VARARGS, "barrier(file, line, signal)"},
+    {"allreduce", py_allreduce, METH_VARARGS, "allreduce(file, line, target, signal, op, mode)"},
+    {"broadcast", py_broadcast, METH_VARARGS, "broadcast(file, line, target, signal, root)"},
+    {"reduce_scatter", py_reduce_scatter, METH_VARARGS,
+     "reduce_scatter(file, line, target, signal, op)"},
+    {"allgather", py_allgather, METH_VARARGS, "allgather(file, line, local, target, signal)"},
+    {"all_to_all", py_all_to_all, METH_VARARGS, "all_to_all(file, line, input, target, signal)"},
+    {NULL, NULL, 0, NULL},
+};

@@ -1,0 +1,285 @@
+/* ops_local.c: the local vocabulary (pl.load, pl.store, the element-wise
+ * ops, pl.read/write/cast), host tensors, and the system and window calls
+ * of pld, each one libpld entry point with the Python caller's file:line.
+ * Every function takes (file, line, ...) first. */
+#include "core.h"
+
+/* host_view(dtype, shape, data_ptr, name, keep) -> View: a host tensor's
+ * memory (a contiguous torch tensor that `keep` owns). */
+static PyObject *py_host_view(PyObject *self, PyObject *args)
+{
+    (void)self;
+    int dtype;
+    PyObject *shape, *name, *keep;
+    unsigned long long ptr;
+    if (!PyArg_ParseTuple(args, "iOKUO", &dtype, &shape, &ptr, &name, &keep))
+        return NULL;
+    pl_tensor t;
+    memset(&t, 0, sizeof t);
+    if (pldsim_shape(shape, &t.shape, "a host tensor's shape"))
+        return NULL;
+    if (pl_dtype_size((pl_dtype)dtype) == 0)
+        return PyErr_Format(PyExc_ValueError, "dtype code %d is not one pldsim knows", dtype);
+    t.dtype = (pl_dtype)dtype;
+    t.data = (void *)(uintptr_t)ptr;
+    t.name = pldsim_intern(name);
+    if (!t.name)
+        return NULL;
+    return pldsim_new_view(t, keep);
+}
+
+/* alloc(file, line, bytes or None, shape or None, dtype, name) -> Buffer */
+static PyObject *py_alloc(PyObject *self, PyObject *args)
+{
+    (void)self;
+    SRC_ARGS
+    PyObject *bytes, *shape, *name;
+    int dtype;
+    if (!PyArg_ParseTuple(args, SRC_FMT "OOiU", SRC_PTRS, &bytes, &shape, &dtype, &name))
+        return NULL;
+    SRC_C()
+    pld__alloc_arg what;
+    if (shape != Py_None) {
+        pl_shape s;
+        if (pldsim_shape(shape, &s, "shape"))
+            return NULL;
+        what = pld__alloc_shape_arg(s);
+    } else {
+        long long b = PyLong_AsLongLong(bytes);
+        if (b == -1 && PyErr_Occurred())
+            return NULL;
+        what = pld__alloc_bytes_arg(b);
+    }
+    struct pld_alloc_kw kw = {.dtype = (pl_dtype)dtype, .name = pldsim_intern(name)};
+    if (!kw.name)
+        return NULL;
+    pld_buffer buf;
+    PLDSIM_CALL(buf = pld__alloc_window_buffer(file, line, what, kw));
+    BufferObject *o = PyObject_New(BufferObject, &Buffer_Type);
+    if (!o)
+        return NULL;
+    o->buf = buf;
+    Py_INCREF(name);
+    o->name = name;
+    return (PyObject *)o;
+}
+
+/* window(file, line, buffer, shape, dtype) -> View */
+static PyObject *py_window(PyObject *self, PyObject *args)
+{
+    (void)self;
+    SRC_ARGS
+    PyObject *buf, *shape;
+    int dtype;
+    if (!PyArg_ParseTuple(args, SRC_FMT "O!Oi", SRC_PTRS, &Buffer_Type, &buf, &shape, &dtype))
+        return NULL;
+    SRC_C()
+    pl_shape s;
+    if (pldsim_shape(shape, &s, "shape"))
+        return NULL;
+    pld_dtensor v;
+    pld_buffer b = ((BufferObject *)buf)->buf;
+    PLDSIM_CALL(v = pld__window(file, line, b, s, (pl_dtype)dtype));
+    return pldsim_new_view(v, NULL);
+}
+
+/* comm_ctx(file, line, view) -> (rank, nranks); rank is -1 on the host */
+static PyObject *py_comm_ctx(PyObject *self, PyObject *args)
+{
+    (void)self;
+    SRC_ARGS
+    PyObject *view;
+    if (!PyArg_ParseTuple(args, SRC_FMT "O", SRC_PTRS, &view))
+        return NULL;
+    SRC_C()
+    pl_tensor *t = pldsim_view(view, "the argument of get_comm_ctx");
+    if (!t)
+        return NULL;
+    pl_tensor tv = *t;
+    pld_comm_ctx c;
+    PLDSIM_CALL(c = pld__get_comm_ctx(file, line, tv));
+    return Py_BuildValue("ii", c.rank, c.nranks);
+}
+
+/* rank(file, line, rank, nranks) and nranks(...): kernel-only reads */
+static PyObject *ctx_read(PyObject *args, int which)
+{
+    SRC_ARGS
+    pld_comm_ctx c;
+    if (!PyArg_ParseTuple(args, SRC_FMT "ii", SRC_PTRS, &c.rank, &c.nranks))
+        return NULL;
+    SRC_C()
+    int v;
+    PLDSIM_CALL(v = which ? pld__nranks(file, line, c) : pld__rank(file, line, c));
+    return PyLong_FromLong(v);
+}
+
+static PyObject *py_rank(PyObject *self, PyObject *args)
+{
+    (void)self;
+    return ctx_read(args, 0);
+}
+
+static PyObject *py_nranks(PyObject *self, PyObject *args)
+{
+    (void)self;
+    return ctx_read(args, 1);
+}
+
+/* load(file, line, view, offsets, shape) -> Tile */
+static PyObject *py_load(PyObject *self, PyObject *args)
+{
+    (void)self;
+    SRC_ARGS
+    PyObject *view, *off, *shape;
+    if (!PyArg_ParseTuple(args, SRC_FMT "OOO", SRC_PTRS, &view, &off, &shape))
+        return NULL;
+    SRC_C()
+    pl_tensor *t = pldsim_view(view, "the source of pl.load");
+    pl_shape o, s;
+    if (!t || pldsim_shape(off, &o, "offsets") || pldsim_shape(shape, &s, "shapes"))
+        return NULL;
+    pl_tensor tv = *t;
+    pl_tile r;
+    PLDSIM_CALL(r = pl__load(file, line, tv, o, s));
+    return pldsim_new_tile(r);
+}
+
+/* store(file, line, tile, offsets, view, atomic) */
+static PyObject *py_store(PyObject *self, PyObject *args)
+{
+    (void)self;
+    SRC_ARGS
+    PyObject *tile, *off, *view;
+    int atomic;
+    if (!PyArg_ParseTuple(args, SRC_FMT "OOOi", SRC_PTRS, &tile, &off, &view, &atomic))
+        return NULL;
+    SRC_C()
+    pl_tile *tl = pldsim_tile(tile, "the tile of pl.store");
+    pl_tensor *t = tl ? pldsim_view(view, "the destination of pl.store") : NULL;
+    pl_shape o;
+    if (!t || pldsim_shape(off, &o, "offsets"))
+        return NULL;
+    pl_tile tv = *tl;
+    pl_tensor dv = *t;
+    struct pl_store_kw kw = {.atomic = (pl_atomic)atomic};
+    PLDSIM_CALL(pl__store(file, line, tv, o, dv, kw));
+    Py_RETURN_NONE;
+}
+
+/* elementwise(file, line, op, a, b) -> Tile; op: 0 add, 1 mul, 2 max, 3 min;
+ * b is a tile or a number */
+static PyObject *py_elementwise(PyObject *self, PyObject *args)
+{
+    (void)self;
+    SRC_ARGS
+    int op;
+    PyObject *a, *b;
+    if (!PyArg_ParseTuple(args, SRC_FMT "iOO", SRC_PTRS, &op, &a, &b))
+        return NULL;
+    SRC_C()
+    if (op < 0 || op > 3)
+        return PyErr_Format(PyExc_ValueError, "unknown element-wise op %d", op);
+    static pl_tile (*const tt[])(const char *, int, pl_tile, pl_tile) = {pl__add_tt, pl__mul_tt,
+                                                                         pl__max_tt, pl__min_tt};
+    static pl_tile (*const ts[])(const char *, int, pl_tile, double) = {pl__add_ts, pl__mul_ts,
+                                                                        pl__max_ts, pl__min_ts};
+    pl_tile *ta = pldsim_tile(a, "the first operand");
+    if (!ta)
+        return NULL;
+    pl_tile av = *ta, r;
+    if (PyObject_TypeCheck(b, &Tile_Type)) {
+        pl_tile bv = ((TileObject *)b)->tile;
+        PLDSIM_CALL(r = tt[op](file, line, av, bv));
+    } else {
+        double bv = PyFloat_AsDouble(b);
+        if (bv == -1.0 && PyErr_Occurred())
+            return NULL;
+        PLDSIM_CALL(r = ts[op](file, line, av, bv));
+    }
+    return pldsim_new_tile(r);
+}
+
+/* read(file, line, view, idx) -> float */
+static PyObject *py_read(PyObject *self, PyObject *args)
+{
+    (void)self;
+    SRC_ARGS
+    PyObject *view, *idx;
+    if (!PyArg_ParseTuple(args, SRC_FMT "OO", SRC_PTRS, &view, &idx))
+        return NULL;
+    SRC_C()
+    pl_tensor *t = pldsim_view(view, "the tensor of pl.read");
+    pl_shape i;
+    if (!t || pldsim_shape(idx, &i, "indices"))
+        return NULL;
+    pl_tensor tv = *t;
+    double v;
+    PLDSIM_CALL(v = pl__read(file, line, tv, i));
+    return PyFloat_FromDouble(v);
+}
+
+/* write(file, line, view, idx, value) */
+static PyObject *py_write(PyObject *self, PyObject *args)
+{
+    (void)self;
+    SRC_ARGS
+    PyObject *view, *idx;
+    double v;
+    if (!PyArg_ParseTuple(args, SRC_FMT "OOd", SRC_PTRS, &view, &idx, &v))
+        return NULL;
+    SRC_C()
+    pl_tensor *t = pldsim_view(view, "the tensor of pl.write");
+    pl_shape i;
+    if (!t || pldsim_shape(idx, &i, "indices"))
+        return NULL;
+    pl_tensor tv = *t;
+    PLDSIM_CALL(pl__write(file, line, tv, i, v));
+    Py_RETURN_NONE;
+}
+
+/* cast(file, line, value, dtype) -> float */
+static PyObject *py_cast(PyObject *self, PyObject *args)
+{
+    (void)self;
+    SRC_ARGS
+    double v, r;
+    int dtype;
+    if (!PyArg_ParseTuple(args, SRC_FMT "di", SRC_PTRS, &v, &dtype))
+        return NULL;
+    SRC_C()
+    PLDSIM_CALL(r = pl__cast(file, line, v, (pl_dtype)dtype));
+    return PyFloat_FromDouble(r);
+}
+
+/* tile_values(tile) -> list of floats: what a tile holds (for debugging;
+ * charges nothing, as pl_tile_get). */
+static PyObject *py_tile_values(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    pl_tile *t = pldsim_tile(arg, "the argument");
+    if (!t)
+        return NULL;
+    int64_t n = pl_shape_numel(t->shape);
+    PyObject *l = PyList_New((Py_ssize_t)n);
+    for (int64_t i = 0; l && i < n; i++)
+        PyList_SET_ITEM(l, (Py_ssize_t)i, PyFloat_FromDouble(t->no_data ? 0 : pl_tile_get(*t, i)));
+    return l;
+}
+
+PyMethodDef pldsim_local_methods[] = {
+    {"host_view", py_host_view, METH_VARARGS, "host_view(dtype, shape, ptr, name, keep) -> View"},
+    {"alloc", py_alloc, METH_VARARGS, "alloc(file, line, bytes, shape, dtype, name) -> Buffer"},
+    {"window", py_window, METH_VARARGS, "window(file, line, buffer, shape, dtype) -> View"},
+    {"comm_ctx", py_comm_ctx, METH_VARARGS, "comm_ctx(file, line, view) -> (rank, nranks)"},
+    {"rank", py_rank, METH_VARARGS, "rank(file, line, rank, nranks) -> int"},
+    {"nranks", py_nranks, METH_VARARGS, "nranks(file, line, rank, nranks) -> int"},
+    {"load", py_load, METH_VARARGS, "load(file, line, view, offsets, shape) -> Tile"},
+    {"store", py_store, METH_VARARGS, "store(file, line, tile, offsets, view, atomic)"},
+    {"elementwise", py_elementwise, METH_VARARGS, "elementwise(file, line, op, a, b) -> Tile"},
+    {"read", py_read, METH_VARARGS, "read(file, line, view, idx) -> float"},
+    {"write", py_write, METH_VARARGS, "write(file, line, view, idx, value)"},
+    {"cast", py_cast, METH_VARARGS, "cast(file, line, value, dtype) -> float"},
+    {"tile_values", py_tile_values, METH_O, "tile_values(tile) -> list of floats"},
+    {NULL, NULL, 0, NULL},
+};

@@ -1,0 +1,398 @@
+/* run.c: a pldsim run driven from Python: the configuration, pld_run with
+ * a Python host orchestrator, dispatched Python tasks, kernels, and the
+ * report of a Python exception raised inside a rank.
+ *
+ * Python code runs on the rank that executes it: the host trampoline and
+ * the task trampoline take the GIL for the duration of the Python call,
+ * and every libpld call releases it (PLDSIM_CALL), so whichever rank
+ * SimGrid (or the threads backend) runs next can take it.  On sim the run
+ * uses SimGrid's thread contexts: its coroutines would switch C stacks
+ * under live Python frames. */
+#include "core.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Formats a Python exception for the report (set by the pypto package):
+ * reporter(exc, who) -> (preface or None, file, line, op, message, is_python_error) */
+static PyObject *reporter;
+/* The run's first error was a Python exception (the runner exits 1 then). */
+static int python_error_first;
+
+struct task_args {
+    PyObject *call; /* owned reference, released when the task has run */
+    const char *who;
+};
+
+/* Copies a str (or None) into malloc'd memory, so that it can be printed
+ * after the GIL is released. */
+static char *copy_str(PyObject *s)
+{
+    if (!s || s == Py_None || !PyUnicode_Check(s))
+        return NULL;
+    const char *u = PyUnicode_AsUTF8(s);
+    return u ? strdup(u) : NULL;
+}
+
+/* With the GIL held and an exception set by Python code that `who` ran:
+ * clears it and returns 0 if it is the Abort of a run that is ending;
+ * otherwise describes it and returns 1 with *desc filled (malloc'd). */
+struct report {
+    char *preface, *file, *op, *msg;
+    int line, python_error;
+};
+
+static int describe(const char *who, struct report *r)
+{
+    memset(r, 0, sizeof *r);
+    if (PyErr_ExceptionMatches(pldsim_Abort)) {
+        PyErr_Clear();
+        return 0;
+    }
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyErr_NormalizeException(&type, &value, &tb);
+    if (tb && value)
+        PyException_SetTraceback(value, tb);
+    PyObject *d =
+        reporter ? PyObject_CallFunction(reporter, "Os", value ? value : Py_None, who) : NULL;
+    if (d && PyTuple_Check(d) && PyTuple_GET_SIZE(d) == 6) {
+        r->preface = copy_str(PyTuple_GET_ITEM(d, 0));
+        r->file = copy_str(PyTuple_GET_ITEM(d, 1));
+        r->line = (int)PyLong_AsLong(PyTuple_GET_ITEM(d, 2));
+        r->op = copy_str(PyTuple_GET_ITEM(d, 3));
+        r->msg = copy_str(PyTuple_GET_ITEM(d, 4));
+        r->python_error = PyObject_IsTrue(PyTuple_GET_ITEM(d, 5)) == 1;
+    } else {
+        /* the reporter itself failed: say what we can */
+        PyErr_Clear();
+        PyObject *s = value ? PyObject_Str(value) : NULL;
+        r->msg = copy_str(s);
+        Py_XDECREF(s);
+        r->python_error = 1;
+    }
+    PyErr_Clear();
+    Py_XDECREF(d);
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(tb);
+    if (!r->file)
+        r->file = strdup("<python>");
+    if (!r->op)
+        r->op = strdup(who);
+    if (!r->msg)
+        r->msg = strdup("a Python exception");
+    return 1;
+}
+
+/* Without the GIL: ends the run with the report (printed if it is the
+ * run's first error).  Returns once the rank has been released. */
+static void fail_with(struct report *r)
+{
+    pld_guard g;
+    pld_guard_push(&g);
+    if (sigsetjmp(g.env, 0) == 0) {
+        pld_embed_fail(PLD_EINVAL, r->file, r->line, r->op, r->preface, "%s", r->msg);
+    }
+    free(r->preface);
+    free(r->file);
+    free(r->op);
+    free(r->msg);
+}
+
+/* Calls `call()` on the executing rank (or the host) and reports what it
+ * raised; steals the reference to `call`. */
+static void run_python(PyObject *call, const char *who)
+{
+    PyGILState_STATE st = PyGILState_Ensure();
+    PyObject *res = PyObject_CallNoArgs(call);
+    Py_DECREF(call);
+    struct report r;
+    int failed = 0;
+    if (res)
+        Py_DECREF(res);
+    else if (describe(who, &r)) {
+        failed = 1;
+        if (r.python_error && !pld_run_aborting())
+            python_error_first = 1;
+    }
+    PyGILState_Release(st);
+    if (failed)
+        fail_with(&r);
+}
+
+static void task_trampoline(const void *p)
+{
+    const struct task_args *a = p;
+    run_python(a->call, a->who);
+}
+
+static void host_trampoline(const void *p)
+{
+    const struct task_args *a = p;
+    Py_INCREF(a->call); /* the caller of pld_run keeps its own */
+    run_python(a->call, a->who);
+}
+
+/* set_reporter(callable) */
+static PyObject *py_set_reporter(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    if (!PyCallable_Check(arg))
+        return PyErr_Format(PyExc_TypeError, "the reporter must be callable");
+    Py_XDECREF(reporter);
+    Py_INCREF(arg);
+    reporter = arg;
+    Py_RETURN_NONE;
+}
+
+/* Keeps the option strings that pld_config points into for the process's
+ * lifetime: one run per process on the simulator. */
+static char *keep_str(const char *s)
+{
+    char *c = strdup(s);
+    if (!c)
+        abort();
+    return c;
+}
+
+/* run(options, platform, device_list, who, host) -> (rc, python_error, stats)
+ * options: pldsim's common flags as argv words (validated by libpld);
+ * platform: the program's platform (the options may override it);
+ * device_list: "0,1,2,3"; host: called as the host orchestrator. */
+static PyObject *py_run(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *options, *host;
+    const char *platform, *devices, *who;
+    if (!PyArg_ParseTuple(args, "OzssO", &options, &platform, &devices, &who, &host))
+        return NULL;
+    if (!PyCallable_Check(host))
+        return PyErr_Format(PyExc_TypeError, "the host function must be callable");
+    PyObject *fast = PySequence_Fast(options, "options must be a list of str");
+    if (!fast)
+        return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    char **argv = calloc((size_t)n + 2, sizeof *argv);
+    if (!argv) {
+        Py_DECREF(fast);
+        return PyErr_NoMemory();
+    }
+    argv[0] = keep_str("pldsim-py");
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const char *s = PyUnicode_Check(PySequence_Fast_GET_ITEM(fast, i))
+                            ? PyUnicode_AsUTF8(PySequence_Fast_GET_ITEM(fast, i))
+                            : NULL;
+        if (!s) {
+            Py_DECREF(fast);
+            return PyErr_Format(PyExc_TypeError, "options must be a list of str");
+        }
+        argv[i + 1] = keep_str(s);
+    }
+    Py_DECREF(fast);
+
+    static pld_config cfg; /* big (the device list): not on the stack */
+    pld_config_init(&cfg);
+    if (platform)
+        cfg.platform = keep_str(platform);
+    int rc = pld_config_set_devices(&cfg, devices);
+    int argc = (int)n + 1;
+    if (!rc)
+        rc = pld_parse_args(&cfg, &argc, argv);
+    if (rc > 0) /* --help among the options */
+        rc = PLD_EUSAGE;
+    if (!rc && argc > 1) {
+        fprintf(stderr, "pldsim: unknown pldsim option '%s' (see pldsim-py --help)\n", argv[1]);
+        rc = PLD_EUSAGE;
+    }
+    if (!rc && strcmp(cfg.backend, "sim") == 0)
+        cfg.context_factory = "thread";
+    if (rc)
+        return Py_BuildValue("iiO", rc, 0, Py_None);
+
+    PyObject *who_s = PyUnicode_FromString(who);
+    const char *who_c = who_s ? pldsim_intern(who_s) : NULL;
+    Py_XDECREF(who_s);
+    if (!who_c)
+        return NULL;
+    struct task_args host_args = {host, who_c};
+    python_error_first = 0;
+    Py_BEGIN_ALLOW_THREADS rc = pld_run(&cfg, host_trampoline, &host_args);
+    Py_END_ALLOW_THREADS
+
+        pld_run_stats st;
+    pld_last_run_stats(&st);
+    return Py_BuildValue("ii{sdsKsisK}", rc, python_error_first, "time_s", st.time_s, "bytes_moved",
+                         (unsigned long long)st.bytes_moved, "nranks", st.nranks, "transfers",
+                         (unsigned long long)st.transfers);
+}
+
+/* check_options(options) -> rc: parses pldsim's flags as a run would,
+ * printing libpld's message for a bad one (so a runner can refuse them
+ * before the program starts).  0 when they are all good. */
+static PyObject *py_check_options(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    PyObject *fast = PySequence_Fast(arg, "options must be a list of str");
+    if (!fast)
+        return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    /* pld_parse_args reorders argv: free the strings through `own` */
+    char **argv = calloc((size_t)n + 2, sizeof *argv), **own = calloc((size_t)n + 1, sizeof *own);
+    int rc = 0;
+    if (!argv || !own) {
+        free(argv);
+        free(own);
+        Py_DECREF(fast);
+        return PyErr_NoMemory();
+    }
+    argv[0] = (char *)"pldsim-py";
+    for (Py_ssize_t i = 0; i < n && !rc; i++) {
+        PyObject *o = PySequence_Fast_GET_ITEM(fast, i);
+        const char *s = PyUnicode_Check(o) ? PyUnicode_AsUTF8(o) : NULL;
+        if (!s || !(own[i] = argv[i + 1] = strdup(s)))
+            rc = -1;
+    }
+    Py_DECREF(fast);
+    static pld_config cfg;
+    int argc = (int)n + 1;
+    if (!rc) {
+        pld_config_init(&cfg);
+        rc = pld_parse_args(&cfg, &argc, argv);
+        if (rc > 0)
+            rc = PLD_EUSAGE;
+        if (!rc && argc > 1) {
+            fprintf(stderr, "pldsim: unknown pldsim option '%s'\n", argv[1]);
+            rc = PLD_EUSAGE;
+        }
+    }
+    for (Py_ssize_t i = 0; i < n; i++)
+        free(own[i]);
+    free(own);
+    free(argv);
+    if (rc == -1 && PyErr_Occurred())
+        return NULL;
+    return PyLong_FromLong(rc);
+}
+
+/* dispatch(file, line, rank, name, call): runs call() on device `rank`. */
+static PyObject *py_dispatch(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *file, *name, *call;
+    int line;
+    long long rank;
+    if (!PyArg_ParseTuple(args, "UiLUO", &file, &line, &rank, &name, &call))
+        return NULL;
+    const char *f = pldsim_intern(file), *nm = pldsim_intern(name);
+    if (!f || !nm)
+        return NULL;
+    Py_INCREF(call);
+    struct task_args ta = {call, nm};
+    PLDSIM_CALL(pld__dispatch(f, line, (int64_t)rank, nm, task_trampoline, &ta, sizeof ta));
+    Py_RETURN_NONE;
+}
+
+/* incore_enter(file, line, name) / incore_exit(): around a kernel's body. */
+static PyObject *py_incore_enter(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *file, *name;
+    int line;
+    if (!PyArg_ParseTuple(args, "UiU", &file, &line, &name))
+        return NULL;
+    const char *f = pldsim_intern(file), *nm = pldsim_intern(name);
+    if (!f || !nm)
+        return NULL;
+    PLDSIM_CALL(pld__incore_enter(f, line, nm));
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_incore_exit(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    PLDSIM_CALL(pld__incore_exit());
+    Py_RETURN_NONE;
+}
+
+/* world_size(file, line) */
+static PyObject *py_world_size(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *file;
+    int line;
+    int64_t v = 0;
+    if (!PyArg_ParseTuple(args, "Ui", &file, &line))
+        return NULL;
+    const char *f = pldsim_intern(file);
+    if (!f)
+        return NULL;
+    PLDSIM_CALL(v = pld__world_size(f, line));
+    return PyLong_FromLongLong(v);
+}
+
+static PyObject *py_self(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    return PyLong_FromLong(pld_embed_self());
+}
+
+static PyObject *py_aborting(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    return PyBool_FromLong(pld_run_aborting());
+}
+
+static PyObject *py_time(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    return PyFloat_FromDouble(pld_time());
+}
+
+/* exit_code(rc): the process status pldsim gives a run's result. */
+static PyObject *py_exit_code(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    long rc = PyLong_AsLong(arg);
+    if (rc == -1 && PyErr_Occurred())
+        return NULL;
+    return PyLong_FromLong(pld_exit_code((int)rc));
+}
+
+/* usage(): pldsim's common options, as the C programs print them. */
+static PyObject *py_usage(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return PyErr_NoMemory();
+    pld_print_common_usage(f);
+    fclose(f);
+    PyObject *s = PyUnicode_FromStringAndSize(buf, (Py_ssize_t)len);
+    free(buf);
+    return s;
+}
+
+PyMethodDef pldsim_run_methods[] = {
+    {"set_reporter", py_set_reporter, METH_O, "set_reporter(fn): formats Python errors of ranks"},
+    {"check_options", py_check_options, METH_O, "check_options(options) -> 0 or a PLD_E* code"},
+    {"run", py_run, METH_VARARGS,
+     "run(options, platform, devices, who, host) -> (rc, pyerr, stats)"},
+    {"dispatch", py_dispatch, METH_VARARGS, "dispatch(file, line, rank, name, call)"},
+    {"incore_enter", py_incore_enter, METH_VARARGS, "incore_enter(file, line, kernel_name)"},
+    {"incore_exit", py_incore_exit, METH_NOARGS, "incore_exit()"},
+    {"world_size", py_world_size, METH_VARARGS, "world_size(file, line) -> int"},
+    {"self", py_self, METH_NOARGS, "the executing rank, -1 on the host, -2 outside a run"},
+    {"aborting", py_aborting, METH_NOARGS, "whether the run is ending after an error"},
+    {"time", py_time, METH_NOARGS, "seconds since the run started (simulated on sim)"},
+    {"exit_code", py_exit_code, METH_O, "exit_code(rc) -> the process status for a run result"},
+    {"usage", py_usage, METH_NOARGS, "the help text of pldsim's common options"},
+    {NULL, NULL, 0, NULL},
+};

@@ -1,0 +1,222 @@
+"""Type annotations (``pl.Tensor[[1, 64], pl.FP32]``, ``pl.Out[...]``,
+``pld.DistributedTensor[...]``, ``pl.Scalar[pl.INT32]``, ``pl.dynamic``) and
+the check of a call's arguments against them.
+
+Upstream compiles each function for the shapes it is called with, so a
+mismatch is a compile error there; here every call is checked when it is
+made, and a mismatch names the function, the parameter, what the
+annotation says and what was passed."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+from .errors import UsageTypeError, UsageValueError
+from .values import DataType, DistributedTensor, Tile, dtype_of_code, is_torch_tensor
+
+
+class DynVar:
+    """A dimension bound at run time, as ``pl.dynamic("NR")``."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"pl.dynamic expects a non-empty name, got {name!r}")
+        self.name = name
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+class TensorAnn:
+    """pl.Tensor[...], pld.DistributedTensor[...] or pl.Tile[...]."""
+
+    __slots__ = ("kind", "shape", "dtype")
+
+    def __init__(self, kind: str, shape: list[Any] | None, dtype: DataType | None):
+        self.kind, self.shape, self.dtype = kind, shape, dtype
+
+    def __repr__(self) -> str:
+        head = {"tensor": "pl.Tensor", "dist": "pld.DistributedTensor", "tile": "pl.Tile"}[self.kind]
+        if self.shape is None:
+            return head
+        return f"{head}[{list(self.shape)!r}, {self.dtype!r}]"
+
+
+class DirectionAnn:
+    """pl.Out[...] or pl.InOut[...]: how a kernel uses the tensor."""
+
+    __slots__ = ("direction", "inner")
+
+    def __init__(self, direction: str, inner: Any):
+        self.direction, self.inner = direction, inner
+
+    def __repr__(self) -> str:
+        return f"pl.{self.direction}[{self.inner!r}]"
+
+
+class ScalarAnn:
+    """pl.Scalar[dtype]."""
+
+    __slots__ = ("dtype",)
+
+    def __init__(self, dtype: DataType | None):
+        self.dtype = dtype
+
+    def __repr__(self) -> str:
+        return f"pl.Scalar[{self.dtype!r}]" if self.dtype else "pl.Scalar"
+
+
+def tensor_annotation(cls: type, item: Any) -> TensorAnn:
+    kind = "dist" if cls is DistributedTensor else "tile" if cls is Tile else "tensor"
+    if not isinstance(item, tuple) or len(item) not in (2, 3):
+        raise TypeError(f"{cls.__name__}[...] expects [shape, dtype] (and optionally a layout), got {item!r}")
+    shape, dtype = item[0], item[1]
+    if not isinstance(shape, (list, tuple)):
+        raise TypeError(f"{cls.__name__}[shape, dtype]: shape must be a list, got {shape!r}")
+    for d in shape:
+        if not isinstance(d, (int, DynVar)) or isinstance(d, bool):
+            raise TypeError(f"{cls.__name__}[shape, dtype]: dimensions are ints or pl.dynamic, got {d!r}")
+    if not isinstance(dtype, DataType):
+        raise TypeError(f"{cls.__name__}[shape, dtype]: dtype must be a pl dtype such as pl.FP32, got {dtype!r}")
+    return TensorAnn(kind, list(shape), dtype)
+
+
+def _resolve(fn: Any) -> dict[str, Any]:
+    """The function's annotations as objects (evaluating string ones, as
+    `from __future__ import annotations` leaves them)."""
+    anns = dict(getattr(fn, "__annotations__", {}))
+    if not any(isinstance(a, str) for a in anns.values()):
+        return anns
+    env = dict(fn.__globals__)
+    if fn.__closure__:
+        for name, cell in zip(fn.__code__.co_freevars, fn.__closure__):
+            try:
+                env[name] = cell.cell_contents
+            except ValueError:
+                pass
+    for k, a in anns.items():
+        if isinstance(a, str):
+            try:
+                anns[k] = eval(a, env)  # noqa: S307 - the program's own annotation text
+            except Exception as e:  # noqa: BLE001
+                raise TypeError(f"{fn.__qualname__}: cannot evaluate the annotation of {k!r} ({a!r}): {e}") from None
+    return anns
+
+
+def _describe(v: Any) -> str:
+    if is_torch_tensor(v):
+        return f"a torch.{str(v.dtype).split('.')[-1]} tensor of shape {list(v.shape)}"
+    if isinstance(v, DistributedTensor):
+        return f"a window view {v.shape} {v.dtype!r}"
+    if isinstance(v, Tile):
+        return f"a tile {v.shape} {v.dtype!r}"
+    return f"{type(v).__name__} {v!r}"
+
+
+class Signature:
+    """A function's parameters and annotations, resolved once."""
+
+    def __init__(self, fn: Any, skip_self: bool):
+        self.fn = fn
+        self.sig = inspect.signature(fn)
+        params = list(self.sig.parameters.values())
+        self.params = params[1:] if skip_self and params else params
+        self.anns = _resolve(fn)
+
+    def bind(self, op: str, args: tuple[Any, ...], kwargs: dict[str, Any], self_obj: Any = None) -> inspect.BoundArguments:
+        try:
+            if self_obj is not None:
+                return self.sig.bind(self_obj, *args, **kwargs)
+            return self.sig.bind(*args, **kwargs)
+        except TypeError as e:
+            raise UsageTypeError(op, f"{self.fn.__name__}() {e}") from None
+
+    def check(self, op: str, bound: inspect.BoundArguments) -> None:
+        """Checks every annotated argument; binds pl.dynamic dims."""
+        dyn: dict[str, int] = {}
+        for p in self.params:
+            if p.name not in bound.arguments or p.name not in self.anns:
+                continue
+            ann = self.anns[p.name]
+            if isinstance(ann, DirectionAnn):
+                ann = ann.inner
+            _check_one(op, self.fn.__name__, p.name, ann, bound.arguments[p.name], dyn)
+
+
+def _check_one(op: str, fname: str, pname: str, ann: Any, v: Any, dyn: dict[str, int]) -> None:
+    where = f"argument '{pname}' of {fname}"
+    if isinstance(ann, ScalarAnn):
+        _check_scalar(op, where, ann, v)
+        return
+    if not isinstance(ann, TensorAnn):
+        return
+    if ann.kind == "tensor":
+        if not is_torch_tensor(v):
+            hint = " (a window view goes to a pld.DistributedTensor parameter)" if isinstance(v, DistributedTensor) else ""
+            raise UsageTypeError(op, f"{where} is annotated {ann!r} but got {_describe(v)}{hint}")
+        shape, dtype = list(v.shape), _torch_dtype(v)
+    elif ann.kind == "dist":
+        if not isinstance(v, DistributedTensor):
+            hint = " (make one with pld.window)" if is_torch_tensor(v) else ""
+            raise UsageTypeError(op, f"{where} is annotated {ann!r} but got {_describe(v)}{hint}")
+        shape, dtype = v.shape, v.dtype
+    else:
+        if not isinstance(v, Tile):
+            raise UsageTypeError(op, f"{where} is annotated {ann!r} but got {_describe(v)}")
+        shape, dtype = v.shape, v.dtype
+    if ann.shape is None:
+        return
+    if ann.dtype is not None and dtype is not ann.dtype:
+        raise UsageTypeError(op, f"{where} is annotated {ann!r} but got {_describe(v)}: dtype {dtype!r}, not {ann.dtype!r}")
+    if len(shape) != len(ann.shape):
+        raise UsageValueError(op, f"{where} is annotated {ann!r} but got {_describe(v)}: {len(shape)} dimensions, not {len(ann.shape)}")
+    for i, (want, got) in enumerate(zip(ann.shape, shape)):
+        if isinstance(want, DynVar):
+            bound = dyn.setdefault(want.name, got)
+            if bound != got:
+                raise UsageValueError(
+                    op,
+                    f"{where}: dimension {i} is pl.dynamic({want.name!r}), already bound to {bound} "
+                    f"by an earlier argument, but this one has {got}",
+                )
+        elif want != got:
+            raise UsageValueError(op, f"{where} is annotated {ann!r} but got {_describe(v)}: dimension {i} is {got}, not {want}")
+
+
+_INT_RANGES = {"INT8": 8, "INT16": 16, "INT32": 32, "INT64": 64, "INDEX": 64}
+
+
+def _check_scalar(op: str, where: str, ann: ScalarAnn, v: Any) -> None:
+    dt = ann.dtype
+    if is_torch_tensor(v) or isinstance(v, (DistributedTensor, Tile)):
+        raise UsageTypeError(op, f"{where} is annotated {ann!r} but got {_describe(v)}")
+    if dt is None:
+        return
+    if dt.is_float:
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise UsageTypeError(op, f"{where} is annotated {ann!r} but got {_describe(v)}")
+        return
+    if dt.name == "BOOL":
+        if not isinstance(v, (bool, int)):
+            raise UsageTypeError(op, f"{where} is annotated {ann!r} but got {_describe(v)}")
+        return
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise UsageTypeError(op, f"{where} is annotated {ann!r} but got {_describe(v)}")
+    bits = _INT_RANGES.get(dt.name)
+    if bits is not None and not -(1 << (bits - 1)) <= v < (1 << (bits - 1)):
+        raise UsageValueError(op, f"{where} is annotated {ann!r} but {v} does not fit in {dt!r}")
+    if dt.name.startswith("UINT") and not 0 <= v < (1 << dt.bits):
+        raise UsageValueError(op, f"{where} is annotated {ann!r} but {v} does not fit in {dt!r}")
+
+
+def _torch_dtype(t: Any) -> DataType | None:
+    from .values import ALL_DTYPES
+
+    name = str(t.dtype).split(".")[-1]
+    return next((d for d in ALL_DTYPES if d.torch_name == name), None)
+
+
+__all__ = ["DirectionAnn", "DynVar", "ScalarAnn", "Signature", "TensorAnn", "dtype_of_code", "tensor_annotation"]

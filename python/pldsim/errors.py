@@ -1,0 +1,74 @@
+"""Errors of the front end, and how a Python exception raised inside a rank
+is reported.
+
+Inside a run, an error that upstream's compiler or runtime would raise (a
+bad argument type, a signature mismatch) is raised as a ``UsageError``: it
+is still the ``TypeError``/``ValueError`` upstream raises, and it carries
+the user's file and line.  If nothing catches it, the rank reports it as
+libpld reports its own errors, in one line::
+
+    prog.py:42: rank 1: pld.tensor.put: expects a DistributedTensor dst; got Tensor
+
+Any other exception is the program's own bug: it is reported once with its
+traceback (pldsim's frames left out) and a last line naming the rank."""
+
+from __future__ import annotations
+
+import traceback
+
+from . import PACKAGE_DIRS
+from .where import caller
+
+
+class UsageError(Exception):
+    """An error in how the program uses the API, found by the front end."""
+
+    def __init__(self, op: str, message: str, where: tuple[str, int] | None = None):
+        super().__init__(message)
+        self.op = op
+        self.file, self.line = where if where is not None else caller()
+
+
+class UsageTypeError(UsageError, TypeError):
+    """A UsageError that upstream raises as a TypeError."""
+
+
+class UsageValueError(UsageError, ValueError):
+    """A UsageError that upstream raises as a ValueError."""
+
+
+class UnsupportedError(UsageError, NotImplementedError):
+    """Upstream has it; pldsim does not (yet)."""
+
+
+class RunError(RuntimeError):
+    """A pldsim run failed.  Its message (or deadlock report) has been
+    printed already; ``exit_code`` is the status pldsim gives it: 1 for a
+    Python exception, 2 for a usage or platform error, 3 for API misuse, 4
+    for a deadlock, 5 for a data race."""
+
+    def __init__(self, message: str, rc: int, exit_code: int):
+        super().__init__(message)
+        self.rc = rc
+        self.exit_code = exit_code
+
+
+def _user_frames(tb) -> list[traceback.FrameSummary]:
+    frames = traceback.extract_tb(tb)
+    mine = [f for f in frames if not f.filename.startswith(PACKAGE_DIRS)]
+    return mine or list(frames)
+
+
+def describe(exc: BaseException, who: str) -> tuple[str | None, str, int, str, str, bool]:
+    """For the C layer: (preface, file, line, op, message, is_python_error)
+    of an exception that `who` (a rank's function) raised."""
+    if isinstance(exc, UsageError):
+        return (None, exc.file, exc.line, exc.op, str(exc), False)
+    frames = _user_frames(exc.__traceback__)
+    text = "".join(traceback.format_list(frames))
+    kind = type(exc).__name__
+    detail = str(exc)
+    summary = f"{kind}: {detail}" if detail else kind
+    preface = "Traceback (most recent call last):\n" + text + summary + "\n"
+    file, line = (frames[-1].filename, frames[-1].lineno or 0) if frames else ("<python>", 0)
+    return (preface, file, line, who, f"{summary} (a Python exception; traceback above)", True)

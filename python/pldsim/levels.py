@@ -1,0 +1,201 @@
+"""The three levels, executed eagerly on libpld's ranks.
+
+* A host orchestrator (``@pl.jit.host``, or ``@pl.function(level=HOST,
+  role=Orchestrator)``) runs on pldsim's host; calling a per-device
+  function there with ``device=r`` dispatches it to rank r.
+* A per-device function (``@pl.jit``, or ``type=Orchestration``) runs on
+  its rank when the rank gets to it; calling a kernel there launches it.
+* A kernel (``@pl.jit.incore``, or ``type=InCore``) runs on the rank's
+  vector core, between libpld's incore enter and exit, so its tiles live
+  in that kernel's UB.
+
+Which level the running code is at is kept per thread: every rank (and
+the host) runs on a thread of its own, on sim and on threads alike."""
+
+from __future__ import annotations
+
+import functools
+import threading
+from typing import Any
+
+import _pldsim
+
+from .annotations import Signature
+from .errors import UsageTypeError, describe
+from .values import DistributedTensor, is_torch_tensor, scalar_int
+from .where import caller
+
+HOST, DEVICE, KERNEL = "host", "per-device function", "kernel"
+_KIND_NAMES = {HOST: "host orchestrator", DEVICE: "per-device function", KERNEL: "InCore kernel"}
+
+_state = threading.local()
+_MISSING = object()
+_pldsim.set_reporter(describe)
+
+
+def level() -> str | None:
+    """HOST, DEVICE or KERNEL while pldsim runs this thread's code; None
+    outside a run."""
+    return getattr(_state, "level", None)
+
+
+def run_as(lvl: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
+    """Runs fn at level `lvl` on the calling thread (a rank or the host)."""
+    prev = level()
+    _state.level = lvl
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        _state.level = prev
+
+
+class Function:
+    """A function of one of the three levels; the decorators make these.
+    In a class (``@pl.program``) it binds ``self`` like a method."""
+
+    def __init__(self, fn: Any, kind: str, decorator: str):
+        if not callable(fn):
+            raise TypeError(f"{decorator} decorates a function, got {fn!r}")
+        self.fn = fn
+        self.kind = kind
+        self.decorator = decorator
+        self.name = fn.__name__
+        self._sig: Signature | None = None
+        self._method = False
+        functools.update_wrapper(self, fn)
+
+    def __repr__(self) -> str:
+        return f"<pldsim {_KIND_NAMES[self.kind]} {self.fn.__qualname__}>"
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._method = True
+
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:
+        if obj is None:
+            return self
+        return functools.partial(self._call, obj)
+
+    def signature(self) -> Signature:
+        if self._sig is None:
+            self._sig = Signature(self.fn, skip_self=self._method)
+        return self._sig
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._call(None, *args, **kwargs)
+
+    def compile(self, *args: Any, **kwargs: Any) -> Any:
+        """Checks the arguments (if any) against the signature and returns
+        the compiled program (``config=RunConfig(...)`` chooses the
+        platform and, through its distributed_config, the devices)."""
+        from .program import compile_function
+
+        return compile_function(self, args, kwargs)
+
+    def _call(self, self_obj: Any, *args: Any, **kwargs: Any) -> Any:
+        device = kwargs.pop("device", _MISSING)
+        lvl = level()
+        if lvl is None:
+            from .program import call_outside_run
+
+            return call_outside_run(self, self_obj, args, kwargs, device)
+        config = kwargs.pop("config", None)
+        op = self.name
+        if config is not None:
+            raise UsageTypeError(op, f"config= is for starting a program; {self.name} is called inside the run")
+        if self.kind == DEVICE:
+            if lvl == HOST:
+                if device is _MISSING:
+                    raise UsageTypeError(
+                        op,
+                        f"{self.name} is a per-device function ({self.decorator}): "
+                        f"the host orchestrator dispatches it with device=r",
+                    )
+                return _dispatch(self, self_obj, args, kwargs, device)
+            if device is not _MISSING:
+                raise UsageTypeError(op, f"only the host orchestrator dispatches with device=; {lvl}s cannot")
+            if lvl == KERNEL:
+                raise UsageTypeError(op, f"a kernel cannot call the per-device function {self.name}")
+            return self._inline(self_obj, args, kwargs, op)
+        if device is not _MISSING:
+            raise UsageTypeError(
+                op,
+                f"device= dispatches a per-device function; {self.name} is a {_KIND_NAMES[self.kind]}",
+            )
+        if self.kind == KERNEL:
+            if lvl == HOST:
+                raise UsageTypeError(
+                    op,
+                    f"the host orchestrator never calls an InCore kernel ({self.name}) directly: "
+                    f"dispatch a per-device function (@pl.jit) with device=r that calls it",
+                )
+            return _incore(self, self_obj, args, kwargs)
+        if lvl != HOST:
+            raise UsageTypeError(op, f"{self.name} is a host orchestrator; only the host can call it")
+        return self._inline(self_obj, args, kwargs, op)
+
+    def _inline(self, self_obj: Any, args: tuple, kwargs: dict, op: str) -> Any:
+        """A call at the same level: an ordinary function call."""
+        sig = self.signature()
+        bound = sig.bind(op, args, kwargs, self_obj)
+        sig.check(op, bound)
+        return self.fn(*bound.args, **bound.kwargs)
+
+
+def _check_tensors_first(fn: Function, bound: Any, op: str) -> None:
+    """Upstream packs a task's tensors before its scalars, and fails at run
+    time when a tensor follows a scalar."""
+    seen_scalar = None
+    for name, v in bound.arguments.items():
+        is_tensor = is_torch_tensor(v) or isinstance(v, DistributedTensor)
+        if is_tensor and seen_scalar is not None:
+            raise UsageTypeError(
+                op,
+                f"TaskArgs: cannot add tensor after scalar: argument '{name}' of {fn.name} is a tensor "
+                f"after the scalar '{seen_scalar}' (every tensor argument must come before every scalar)",
+            )
+        if not is_tensor and isinstance(v, (int, float)):
+            seen_scalar = name
+
+
+def _dispatch(fn: Function, self_obj: Any, args: tuple, kwargs: dict, device: Any) -> None:
+    op = fn.name
+    where = caller()
+    sig = fn.signature()
+    bound = sig.bind(op, args, kwargs, self_obj)
+    sig.check(op, bound)
+    _check_tensors_first(fn, bound, op)
+    rank = scalar_int(device, op, "device")
+    call_args, call_kwargs = bound.args, bound.kwargs
+
+    def task() -> None:
+        run_as(DEVICE, fn.fn, *call_args, **call_kwargs)
+
+    _pldsim.dispatch(where[0], where[1], rank, f"per-device function {fn.name}", task)
+
+
+def _incore(fn: Function, self_obj: Any, args: tuple, kwargs: dict) -> Any:
+    op = fn.name
+    where = caller()
+    sig = fn.signature()
+    bound = sig.bind(op, args, kwargs, self_obj)
+    sig.check(op, bound)
+    _check_tensors_first(fn, bound, op)
+    _pldsim.incore_enter(where[0], where[1], fn.name)
+    try:
+        result = run_as(KERNEL, fn.fn, *bound.args, **bound.kwargs)
+    except _pldsim.Abort:
+        raise  # the run is ending: nothing to free
+    except BaseException:
+        # a Python exception: free the kernel's UB, so that a caller that
+        # catches it can go on
+        if not _pldsim.aborting():
+            _pldsim.incore_exit()
+        raise
+    _pldsim.incore_exit()
+    return result
+
+
+def _dispatch_closure(rank: int, fn: Function, body: Any) -> None:
+    """From the host: runs body() on `rank` as fn's per-device function."""
+    where = caller()
+    _pldsim.dispatch(where[0], where[1], rank, f"per-device function {fn.name}", lambda: run_as(DEVICE, body))

@@ -1,0 +1,157 @@
+"""The local ops of ``pypto.language`` that the pld programs use, each one
+libpld call: ``pl.load``, ``pl.store``, element-wise ``add``/``mul``/
+``maximum``/``minimum``, ``pl.read``/``pl.write``/``pl.cast``, and the
+loops (``pl.range``), which run as Python loops.
+
+Upstream has many more tile and tensor ops; calling one pldsim lacks raises
+NotImplementedError naming it (see pypto.language)."""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+import _pldsim
+
+from .errors import UnsupportedError, UsageTypeError
+from .values import DataType, DistributedTensor, Tile, any_view, dtype_of_code, index_list, is_torch_tensor, tile_of
+from .where import caller
+
+_ATOMIC_NONE, _ATOMIC_ADD = 0, 1
+
+
+def atomic_code(atomic: Any, op: str) -> int:
+    """libpld's pl_atomic for upstream's AtomicType (None_ = 0, Add = 1)."""
+    if isinstance(atomic, bool) or not isinstance(atomic, int) or int(atomic) not in (0, 1):
+        raise UsageTypeError(op, f"atomic must be pld.AtomicType.None_ or pld.AtomicType.Add, got {atomic!r}")
+    return _ATOMIC_ADD if int(atomic) == 1 else _ATOMIC_NONE
+
+
+def load(tensor: Any, offsets: Any, shapes: Any, valid_shape: Any = None, target_memory: Any = None, clamp: bool = False) -> Tile:
+    """Global memory (a host tensor, or this rank's copy of a window) to a
+    new tile."""
+    op = "pl.load"
+    file, line = caller()
+    if valid_shape is not None:
+        raise UnsupportedError(op, "valid_shape= is not supported by pldsim (load a full tile)")
+    if clamp:
+        raise UnsupportedError(op, "clamp=True is not supported by pldsim")
+    v = any_view(tensor, op, "the tensor")
+    return Tile(_pldsim.load(file, line, v, index_list(offsets, op, "offsets"), index_list(shapes, op, "shapes")))
+
+
+def store(tile: Any, offsets: Any, output_tensor: Any, shapes: Any = None, *, atomic: Any = 0) -> Any:
+    """A tile into global memory at `offsets`; returns `output_tensor`
+    (upstream rebinds: ``y = pl.store(tile, [0, 0], y)``)."""
+    op = "pl.store"
+    file, line = caller()
+    t = tile_of(tile, op, "the tile")
+    if shapes is not None and index_list(shapes, op, "shapes") != list(t.shape):
+        raise UnsupportedError(op, "shapes= smaller than the tile is not supported by pldsim")
+    v = any_view(output_tensor, op, "the output tensor")
+    _pldsim.store(file, line, t, index_list(offsets, op, "offsets"), v, atomic_code(atomic, op))
+    return output_tensor
+
+
+def _elementwise(code: int, name: str, lhs: Any, rhs: Any) -> Any:
+    op = f"pl.{name}"
+    if isinstance(lhs, Tile):
+        file, line = caller()
+        if isinstance(rhs, Tile):
+            return Tile(_pldsim.elementwise(file, line, code, lhs._tile, rhs._tile))
+        if isinstance(rhs, (int, float)) and not isinstance(rhs, bool):
+            return Tile(_pldsim.elementwise(file, line, code, lhs._tile, float(rhs)))
+        raise UsageTypeError(op, f"the second operand must be a tile or a number, got {type(rhs).__name__}")
+    if isinstance(lhs, (int, float)) and isinstance(rhs, (int, float)):
+        # scalar arithmetic (on the AICPU upstream): plain Python
+        return {0: lambda: lhs + rhs, 1: lambda: lhs * rhs, 2: lambda: builtins.max(lhs, rhs), 3: lambda: builtins.min(lhs, rhs)}[code]()
+    if is_torch_tensor(lhs) or isinstance(lhs, DistributedTensor):
+        raise UnsupportedError(op, f"{op} on tensors (a tensor-level op) is not supported by pldsim: pl.load tiles and combine those")
+    raise UsageTypeError(op, f"the first operand must be a tile, got {type(lhs).__name__}")
+
+
+def add(lhs: Any, rhs: Any) -> Any:
+    """Element-wise lhs + rhs: tile + tile, or tile + scalar."""
+    return _elementwise(0, "add", lhs, rhs)
+
+
+def mul(lhs: Any, rhs: Any) -> Any:
+    """Element-wise lhs * rhs."""
+    return _elementwise(1, "mul", lhs, rhs)
+
+
+def maximum(lhs: Any, rhs: Any) -> Any:
+    """Element-wise maximum."""
+    return _elementwise(2, "maximum", lhs, rhs)
+
+
+def minimum(lhs: Any, rhs: Any) -> Any:
+    """Element-wise minimum."""
+    return _elementwise(3, "minimum", lhs, rhs)
+
+
+def sub(lhs: Any, rhs: Any) -> Any:
+    """Scalar subtraction; tiles: not supported by pldsim."""
+    if isinstance(lhs, (int, float)) and isinstance(rhs, (int, float)):
+        return lhs - rhs
+    raise UnsupportedError("pl.sub", "pl.sub on tiles is not supported by pldsim (pl.add and pl.mul are)")
+
+
+def _as_index(offset: Any, op: str) -> list[int]:
+    return index_list(offset, op, "the index")
+
+
+def _typed(v: float, dt: DataType) -> Any:
+    return v if dt.is_float else int(v)
+
+
+def read(src: Any, offset: Any) -> Any:
+    """One element of a tensor (a GM access), or of a tile (no cost)."""
+    op = "pl.read"
+    if isinstance(src, Tile):
+        idx = _as_index(offset, op)
+        shape = src.shape
+        if len(idx) != len(shape) or any(not 0 <= i < d for i, d in zip(idx, shape)):
+            raise UsageTypeError(op, f"index {idx} is outside the tile {shape}")
+        flat = 0
+        for i, d in zip(idx, shape):
+            flat = flat * d + i
+        return _typed(src.tolist()[flat], src.dtype)
+    file, line = caller()
+    v = any_view(src, op, "the tensor")
+    return _typed(_pldsim.read(file, line, v, _as_index(offset, op)), dtype_of_code(v.dtype))
+
+
+def write(dst: Any, offset: Any, value: Any) -> None:
+    """Stores `value`, converted to the tensor's dtype, into one element."""
+    op = "pl.write"
+    if isinstance(dst, Tile):
+        raise UnsupportedError(op, "pl.write into a tile is not supported by pldsim (write a tensor)")
+    file, line = caller()
+    v = any_view(dst, op, "the tensor")
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise UsageTypeError(op, f"the value must be a number, got {type(value).__name__}")
+    _pldsim.write(file, line, v, _as_index(offset, op), float(value))
+
+
+def cast(input: Any, target_type: Any, mode: Any = "round") -> Any:  # noqa: A002 - upstream's name
+    """A scalar converted to `target_type` (rounded to FP16/BF16, truncated
+    and range-checked for integers)."""
+    op = "pl.cast"
+    if not isinstance(target_type, DataType) or not target_type.code:
+        raise UsageTypeError(op, f"target_type must be a pl dtype pldsim has (such as pl.FP32), got {target_type!r}")
+    if isinstance(input, Tile) or is_torch_tensor(input) or isinstance(input, DistributedTensor):
+        raise UnsupportedError(op, "pl.cast of a tile or tensor is not supported by pldsim (scalars are)")
+    if isinstance(input, bool) or not isinstance(input, (int, float)):
+        raise UsageTypeError(op, f"the input must be a number, got {type(input).__name__}")
+    file, line = caller()
+    return _typed(_pldsim.cast(file, line, float(input), target_type.code), target_type)
+
+
+def range(*args: Any, init_values: Any = None) -> Any:  # noqa: A001 - upstream's name
+    """A loop: on pldsim a Python range (bounds are ints at run time)."""
+    if init_values is not None:
+        raise UnsupportedError("pl.range", "loop-carried init_values= are not supported by pldsim (assign in the loop)")
+    if not 1 <= len(args) <= 3:
+        raise UsageTypeError("pl.range", f"pl.range takes 1 to 3 bounds, got {len(args)}")
+    return builtins.range(*(index_list(a, "pl.range", "a bound")[0] for a in args))

@@ -1,0 +1,225 @@
+"""Compiling and running a program: what ``.compile(...)``, ``ir.compile``,
+a compiled program's call, and a direct call of a decorated function do.
+
+pldsim compiles nothing: a "compiled" program is the program's entry (its
+host orchestrator), its launch configuration, and an output directory
+holding a short description of both.  Calling it starts one pldsim run
+(``pld_run``) whose host orchestrator is the entry, called with the
+arguments; every per-device function and kernel then runs as real Python on
+its simulated rank."""
+
+from __future__ import annotations
+
+import atexit
+import datetime
+import os
+import shutil
+import signal
+import tempfile
+from typing import Any
+
+import _pldsim
+
+from . import options
+from .errors import RunError, UsageTypeError, UsageValueError
+from .levels import DEVICE, HOST, KERNEL, Function, run_as
+from .values import HOST_NAMES, is_torch_tensor
+
+
+def _run_config(config: Any, where: str) -> Any:
+    from pypto.runtime import RunConfig
+
+    if config is None:
+        return RunConfig()
+    if not isinstance(config, RunConfig):
+        raise TypeError(f"{where}: config must be a pypto.runtime.RunConfig, got {type(config).__name__}")
+    return config
+
+
+def _distributed(dc: Any, where: str) -> Any:
+    from pypto.ir.distributed_compiled_program import DistributedConfig
+
+    if dc is None:
+        return DistributedConfig()
+    if not isinstance(dc, DistributedConfig):
+        raise TypeError(f"{where}: distributed_config must be a DistributedConfig, got {type(dc).__name__}")
+    return dc
+
+
+_temp_dirs: list[str] = []
+
+
+def _cleanup() -> None:
+    for d in _temp_dirs:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+atexit.register(_cleanup)
+
+
+def _output_dir(name: str, rc: Any) -> str:
+    """Where a compile's artefacts go, as upstream decides it: a temporary
+    directory removed at exit, unless RunConfig.save_kernels asks to keep
+    them (in save_kernels_dir, or build_output/NAME_TIMESTAMP)."""
+    if getattr(rc, "save_kernels", False):
+        d = rc.save_kernels_dir or os.path.join(
+            "build_output", f"{name}_{datetime.datetime.now().strftime('%Y%m%d_%H%M%S')}"
+        )
+        os.makedirs(d, exist_ok=True)
+        return os.path.abspath(d)
+    d = tempfile.mkdtemp(prefix=f"pldsim_{name}_")
+    _temp_dirs.append(d)
+    return d
+
+
+class CompiledProgram:
+    """A program ready to run (upstream's DistributedCompiledProgram)."""
+
+    def __init__(self, name: str, entry: Function, self_obj: Any, platform: str, device_ids: list[int], functions: list[Function], run_config: Any):
+        self.name = name
+        self._entry = entry
+        self._self = self_obj
+        self.platform = platform
+        self.device_ids = list(device_ids)
+        self._functions = functions
+        self.output_dir = _output_dir(name, run_config)
+        self._write_manifest()
+
+    def __repr__(self) -> str:
+        return f"<pldsim compiled program {self.name} on {self.platform}, devices {self.device_ids}>"
+
+    def _write_manifest(self) -> None:
+        lines = [
+            f"program: {self.name}",
+            f"platform: {self.platform}",
+            f"device_ids: {self.device_ids} (P = {len(self.device_ids)})",
+            "pldsim compiles nothing: the functions below run eagerly, as Python, on the simulated devices.",
+            "functions:",
+        ]
+        for f in self._functions:
+            lines.append(f"  {f.name}: {f.kind} ({f.decorator}), {f.fn.__code__.co_filename}:{f.fn.__code__.co_firstlineno}")
+        with open(os.path.join(self.output_dir, "pldsim-program.txt"), "w") as out:
+            out.write("\n".join(lines) + "\n")
+
+    def __call__(self, *args: Any, config: Any = None, **kwargs: Any) -> None:
+        platform = self.platform
+        if config is not None:
+            platform = _run_config(config, f"{self.name}(...)").platform
+        _run(self._entry, self._self, args, kwargs, platform, self.device_ids)
+
+    def prepare(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError(
+            "pldsim: prepare() (a persistent worker) is not supported; call the compiled program once"
+        )
+
+
+def _functions_of(cls: type) -> list[Function]:
+    return [v for v in vars(cls).values() if isinstance(v, Function)]
+
+
+def compile_function(fn: Function, args: tuple, kwargs: dict) -> CompiledProgram:
+    """fn.compile(*args, config=RunConfig(...)) for a decorated function."""
+    rc = _run_config(kwargs.pop("config", None), f"{fn.name}.compile")
+    dc = _distributed(rc.distributed_config, f"{fn.name}.compile")
+    if args or kwargs:
+        sig = fn.signature()
+        sig.check(fn.name, sig.bind(fn.name, args, kwargs))
+    return CompiledProgram(fn.name, fn, None, rc.platform, dc.device_ids, [fn], rc)
+
+
+def compile_program(program: Any, platform: str = "a2a3sim", distributed_config: Any = None, **kwargs: Any) -> CompiledProgram:
+    """ir.compile(program, platform=..., distributed_config=...)."""
+    from pypto.runtime import RunConfig
+
+    if not isinstance(program, type) or not getattr(program, "__pldsim_program__", False):
+        raise TypeError(f"ir.compile expects a @pl.program class, got {program!r}")
+    RunConfig(platform=platform)  # upstream's platform check and message
+    dc = _distributed(distributed_config, "ir.compile")
+    funcs = _functions_of(program)
+    hosts = [f for f in funcs if f.kind == HOST]
+    if len(hosts) > 1:
+        names = ", ".join(f.name for f in hosts)
+        raise ValueError(f"@pl.program {program.__name__} has {len(hosts)} host orchestrators ({names}); expected one")
+    if hosts:
+        entry = hosts[0]
+    else:
+        devices = [f for f in funcs if f.kind == DEVICE]
+        if len(devices) != 1:
+            raise ValueError(
+                f"@pl.program {program.__name__} has no host orchestrator "
+                f"(@pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)) and not exactly one "
+                f"orchestration function to run on each device"
+            )
+        entry = devices[0]
+    save = RunConfig(save_kernels=bool(kwargs.get("save_kernels", False)))
+    save.save_kernels_dir = kwargs.get("output_dir")
+    if save.save_kernels_dir:
+        save.save_kernels = True
+    return CompiledProgram(program.__name__, entry, program(), platform, dc.device_ids, funcs, save)
+
+
+def call_outside_run(fn: Function, self_obj: Any, args: tuple, kwargs: dict, device: Any) -> Any:
+    """A decorated function called from ordinary Python: compile and run it
+    (a per-device function or a kernel alone runs on every device)."""
+    from .levels import _MISSING
+
+    if device is not _MISSING:
+        raise UsageTypeError(fn.name, "device= dispatches from a host orchestrator; this call is outside any run")
+    compiled = compile_function(fn, args, dict(kwargs))
+    kwargs.pop("config", None)
+    _run(fn, self_obj, args, kwargs, compiled.platform, compiled.device_ids)
+
+
+def _register_host_tensors(fn: Function, self_obj: Any, args: tuple, kwargs: dict) -> None:
+    try:
+        bound = fn.signature().sig.bind(*((self_obj,) if self_obj is not None else ()), *args, **kwargs)
+    except TypeError:
+        return  # the call itself reports it
+    for name, v in bound.arguments.items():
+        if is_torch_tensor(v):
+            HOST_NAMES.add(v, name)
+
+
+def _host_body(entry: Function, self_obj: Any, args: tuple, kwargs: dict, nranks: int):
+    """The host orchestrator of the run."""
+    if entry.kind == HOST:
+        return lambda: run_as(HOST, entry._call, self_obj, *args, **kwargs)
+
+    # a per-device function or a kernel called alone: every device runs it
+    def host() -> None:
+        def on_rank() -> None:
+            if entry.kind == KERNEL:
+                entry._call(self_obj, *args, **kwargs)
+            else:
+                entry.fn(*((self_obj,) if self_obj is not None else ()), *args, **kwargs)
+
+        from .levels import _dispatch_closure
+
+        for r in range(nranks):
+            _dispatch_closure(r, entry, on_rank)
+
+    return lambda: run_as(HOST, host)
+
+
+def _run(entry: Function, self_obj: Any, args: tuple, kwargs: dict, platform: str, device_ids: list[int]) -> None:
+    opts = options.from_environment()
+    backend = options.backend()
+    if backend == "mpi":
+        raise UsageValueError(
+            entry.name,
+            "pldsim-py runs Python programs on the sim and threads backends; the mpi backend is for "
+            "C programs (mpirun -np P PROG --backend mpi)",
+        )
+    _register_host_tensors(entry, self_obj, args, kwargs)
+    host = _host_body(entry, self_obj, args, kwargs, len(device_ids))
+    devices = ",".join(str(d) for d in device_ids)
+    # Ctrl-C ends the process during a run: Python's handler would only run
+    # once the simulation is over
+    old = signal.signal(signal.SIGINT, signal.SIG_DFL)
+    try:
+        rc, python_error, _stats = _pldsim.run(opts, platform, devices, f"host function {entry.name}", host)
+    finally:
+        signal.signal(signal.SIGINT, old)
+    if rc:
+        code = 1 if python_error else _pldsim.exit_code(rc)
+        raise RunError(f"the pldsim run of {entry.name} failed (see the message above)", rc, code)

@@ -1,0 +1,160 @@
+"""pldsim-py: runs a Python program written against PyPTO's pld API on
+pldsim, as SMPI's smpirun runs an MPI program on SimGrid.
+
+    pldsim-py [PLDSIM OPTIONS] PROGRAM.py [PROGRAM ARGS]
+
+The options before PROGRAM.py are pldsim's; everything after it goes to
+the program, whose own argparse sees exactly what it would see when run
+with python.  Each option can also be given as a PLD_* variable."""
+
+from __future__ import annotations
+
+import os
+import random
+import runpy
+import sys
+
+from . import __version__, options
+from .errors import RunError
+
+USAGE = "usage: pldsim-py [PLDSIM OPTIONS] PROGRAM.py [PROGRAM ARGS]"
+
+
+def _help() -> str:
+    lines = [
+        USAGE,
+        "",
+        "Runs PROGRAM.py, written against pypto.language and pypto.language.distributed",
+        "(upstream PyPTO), on the pldsim simulator: every per-device function and kernel",
+        "runs as Python on its simulated device, with simulated time, traces, the race",
+        "detector and the deadlock report.  PROGRAM ARGS go to the program (its -p, -d, ...).",
+        "",
+        "Options (each also read from the PLD_* variable named on the right):",
+    ]
+    for var, flag, has_value, text in options.OPTIONS:
+        head = f"  {flag} VALUE" if has_value else f"  {flag}"
+        lines.append(f"{head:<24} {text} [{var}]")
+    lines += [
+        f"{'  -h, --help':<24} this help",
+        f"{'  --version':<24} pldsim-py's version",
+        "",
+        "Exit status: the program's own (0 after OK); 1 for a Python exception in a kernel,",
+        "2 for a bad option or platform, 3 for API misuse, 4 for a deadlock, 5 for a data",
+        "race (--races error).  See docs/python.md.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+class UsageExit(Exception):
+    pass
+
+
+def parse(argv: list[str]) -> tuple[dict[str, str], list[str]]:
+    """The PLD_* settings of the options before the program, and the
+    program's argv (its path first)."""
+    env: dict[str, str] = {}
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a in ("-h", "--help"):
+            sys.stdout.write(_help())
+            raise SystemExit(0)
+        if a == "--version":
+            print(f"pldsim-py {__version__}")
+            raise SystemExit(0)
+        if a == "--":
+            i += 1
+            break
+        if not a.startswith("-") or a == "-":
+            break
+        name, eq, value = a.partition("=")
+        row = options.flag_of(name)
+        if row is None:
+            raise UsageExit(f"pldsim-py: unknown option '{name}' (pldsim-py --help lists them; the program's own options go after PROGRAM.py)")
+        var, flag, has_value, _ = row
+        if has_value:
+            if not eq:
+                if i + 1 >= len(argv):
+                    raise UsageExit(f"pldsim-py: {flag} needs a value (pldsim-py --help)")
+                i += 1
+                value = argv[i]
+            env[var] = value
+        else:
+            if eq:
+                raise UsageExit(f"pldsim-py: {flag} takes no value")
+            env[var] = "1"
+        i += 1
+    if i >= len(argv):
+        raise UsageExit(f"pldsim-py: no program given\n{USAGE}")
+    return env, argv[i:]
+
+
+def _check(env: dict[str, str]) -> None:
+    """Checks the options' values now, as libpld will, so that a mistake is
+    reported before the program starts."""
+    import _pldsim
+
+    merged = dict(os.environ)
+    merged.update(env)
+    try:
+        words = options.from_environment(merged)
+    except ValueError as e:
+        raise UsageExit(f"pldsim-py: {e}") from None
+    if options.backend(merged) not in ("sim", "threads"):
+        if options.backend(merged) == "mpi":
+            raise UsageExit(
+                "pldsim-py: Python programs run on the sim and threads backends; the mpi backend is "
+                "for C programs (mpirun -np P PROG --backend mpi)"
+            )
+        raise UsageExit(f"pldsim-py: unknown backend '{options.backend(merged)}': expected sim or threads")
+    if _pldsim.check_options(words) != 0:
+        raise SystemExit(2)  # libpld said why
+    seed = merged.get("PLD_SEED", "0")
+    if not seed.isdigit():
+        raise UsageExit(f"pldsim-py: --seed '{seed}': expected a non-negative integer")
+
+
+def _seed(value: str) -> None:
+    """Seeds the generators programs draw inputs from, so that every run of
+    a program computes the same numbers."""
+    random.seed(int(value))
+    try:
+        import torch
+    except ImportError:
+        return
+    torch.manual_seed(int(value))
+
+
+def main(argv: list[str], n_paths: int = 0) -> int:
+    """Runs the program; `n_paths` is how many entries at the front of
+    sys.path are pldsim's own (the runner script put them there)."""
+    try:
+        env, prog_argv = parse(argv)
+        _check(env)
+    except UsageExit as e:
+        print(e, file=sys.stderr)
+        return 2
+    os.environ.update(env)
+    path = prog_argv[0]
+    if not os.path.isfile(path):
+        print(f"pldsim-py: {path}: no such program file", file=sys.stderr)
+        return 2
+    _seed(os.environ.get("PLD_SEED", "0"))
+    sys.argv = prog_argv
+    # as `python PROGRAM.py` does, the program's directory comes on the
+    # path, but after pldsim's pypto, which must not be shadowed
+    sys.path.insert(n_paths, os.path.dirname(os.path.abspath(path)))
+    try:
+        runpy.run_path(path, run_name="__main__")
+    except RunError as e:
+        sys.stdout.flush()
+        return e.exit_code
+    except SystemExit as e:
+        code = e.code
+        if code is None:
+            return 0
+        if isinstance(code, int):
+            return code
+        print(code, file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,282 @@
+"""The values a program handles: dtypes, host tensors (torch), window views
+(``pld.DistributedTensor``), tiles, window buffers (``Ptr``) and comm
+contexts, each wrapping what libpld returned."""
+
+from __future__ import annotations
+
+import bisect
+import sys
+from typing import Any
+
+import _pldsim
+
+from .errors import UsageTypeError, UsageValueError
+
+
+class DataType:
+    """An element type, as ``pl.FP32`` upstream.  ``code`` is libpld's
+    pl_dtype (0: a scalar-only type such as INDEX, which no tensor has)."""
+
+    __slots__ = ("name", "bits", "code", "torch_name", "is_float")
+
+    def __init__(self, name: str, bits: int, code: int, torch_name: str | None, is_float: bool):
+        self.name = name
+        self.bits = bits
+        self.code = code
+        self.torch_name = torch_name
+        self.is_float = is_float
+
+    def get_byte(self) -> int:
+        """Bytes per element."""
+        return (self.bits + 7) // 8
+
+    def get_bit(self) -> int:
+        """Bits per element."""
+        return self.bits
+
+    def to_string(self) -> str:
+        return self.name.lower()
+
+    def __repr__(self) -> str:
+        return f"pl.{self.name}"
+
+    def __reduce__(self):
+        return (_dtype_by_name, (self.name,))
+
+
+FP32 = DataType("FP32", 32, 1, "float32", True)
+FP16 = DataType("FP16", 16, 2, "float16", True)
+BF16 = DataType("BF16", 16, 3, "bfloat16", True)
+INT8 = DataType("INT8", 8, 4, "int8", False)
+INT16 = DataType("INT16", 16, 5, "int16", False)
+INT32 = DataType("INT32", 32, 6, "int32", False)
+INT64 = DataType("INT64", 64, 7, "int64", False)
+UINT8 = DataType("UINT8", 8, 0, "uint8", False)
+UINT16 = DataType("UINT16", 16, 0, None, False)
+UINT32 = DataType("UINT32", 32, 0, None, False)
+UINT64 = DataType("UINT64", 64, 0, None, False)
+BOOL = DataType("BOOL", 8, 0, "bool", False)
+INDEX = DataType("INDEX", 64, 0, None, False)
+
+ALL_DTYPES = (FP32, FP16, BF16, INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64, BOOL, INDEX)
+_BY_CODE = {d.code: d for d in ALL_DTYPES if d.code}
+
+
+def _dtype_by_name(name: str) -> DataType:
+    return next(d for d in ALL_DTYPES if d.name == name)
+
+
+def dtype_of_code(code: int) -> DataType:
+    return _BY_CODE[code]
+
+
+def tensor_dtype(dt: Any, op: str) -> DataType:
+    """`dt` as a dtype a tensor can have on pldsim."""
+    if not isinstance(dt, DataType):
+        raise UsageTypeError(op, f"dtype must be a pl dtype such as pl.FP32, got {dt!r}")
+    if not dt.code:
+        supported = ", ".join(repr(d) for d in _BY_CODE.values())
+        raise UsageValueError(op, f"{dt!r} tensors are not supported by pldsim (supported: {supported})")
+    return dt
+
+
+# ---- host tensors ---------------------------------------------------------
+
+def torch():
+    """torch, imported when first needed (programs import it anyway)."""
+    import torch as t
+
+    return t
+
+
+def is_torch_tensor(x: Any) -> bool:
+    t = sys.modules.get("torch")
+    return t is not None and isinstance(x, t.Tensor)
+
+
+class HostNames:
+    """The names of the host tensors of the run, found by address, so that
+    ``x[r]`` is still called ``x`` in messages and traces."""
+
+    def __init__(self) -> None:
+        self._starts: list[int] = []
+        self._spans: list[tuple[int, int, str]] = []
+
+    def add(self, t: Any, name: str) -> None:
+        start = t.data_ptr()
+        end = start + t.numel() * t.element_size()
+        i = bisect.bisect(self._starts, start)
+        self._starts.insert(i, start)
+        self._spans.insert(i, (start, end, name))
+
+    def name(self, t: Any) -> str:
+        p = t.data_ptr()
+        i = bisect.bisect(self._starts, p) - 1
+        while i >= 0:
+            start, end, name = self._spans[i]
+            if start <= p < end or (start == p == end):
+                return name
+            i -= 1
+        return "tensor"
+
+
+HOST_NAMES = HostNames()
+_TORCH_CODES: dict[Any, int] = {}
+
+
+def host_view(t: Any, op: str, what: str) -> Any:
+    """libpld's view of a torch tensor (its memory, shape and dtype)."""
+    if not _TORCH_CODES:
+        tt = torch()
+        for d in _BY_CODE.values():
+            _TORCH_CODES[getattr(tt, d.torch_name)] = d.code
+    code = _TORCH_CODES.get(t.dtype)
+    if code is None:
+        raise UsageTypeError(op, f"{what} is a torch.{str(t.dtype).split('.')[-1]} tensor, which pldsim does not support")
+    if t.device.type != "cpu":
+        raise UsageValueError(op, f"{what} is on {t.device}; pldsim reads host tensors from CPU memory")
+    if not t.is_contiguous():
+        raise UsageValueError(op, f"{what} is not contiguous; pass {what}.contiguous()")
+    if t.dim() == 0:
+        raise UsageValueError(op, f"{what} is a 0-d tensor; a tensor needs 1 to 4 dimensions")
+    return _pldsim.host_view(code, tuple(t.shape), t.data_ptr(), HOST_NAMES.name(t), t)
+
+
+# ---- pldsim's own values ------------------------------------------------------
+
+
+class Ptr:
+    """A window buffer (upstream's Ptr token), from pld.alloc_window_buffer."""
+
+    __slots__ = ("_buf",)
+
+    def __init__(self, buf: Any):
+        self._buf = buf
+
+    @property
+    def name(self) -> str:
+        return self._buf.name
+
+    def __repr__(self) -> str:
+        return f"<pld window buffer {self._buf.name!r}>"
+
+
+class _TensorMeta(type):
+    """Lets ``pld.DistributedTensor[[shape], dtype]`` be an annotation."""
+
+    def __getitem__(cls, item: Any) -> Any:
+        from .annotations import tensor_annotation
+
+        return tensor_annotation(cls, item)
+
+
+class DistributedTensor(metaclass=_TensorMeta):
+    """A per-rank view of a window buffer.  Inside a kernel it means the
+    executing rank's own copy; cross-rank ops take the peer as an argument."""
+
+    __slots__ = ("_view",)
+
+    def __init__(self, view: Any):
+        self._view = view
+
+    @property
+    def shape(self) -> list[int]:
+        return list(self._view.shape)
+
+    @property
+    def dtype(self) -> DataType:
+        return dtype_of_code(self._view.dtype)
+
+    @property
+    def name(self) -> str:
+        return self._view.name
+
+    def __repr__(self) -> str:
+        return f"<pld.DistributedTensor {self._view.name} {self.shape} {self.dtype!r}>"
+
+
+class Tile(metaclass=_TensorMeta):
+    """A tile in the running kernel's unified buffer (UB)."""
+
+    __slots__ = ("_tile",)
+
+    def __init__(self, tile: Any):
+        self._tile = tile
+
+    @property
+    def shape(self) -> list[int]:
+        return list(self._tile.shape)
+
+    @property
+    def dtype(self) -> DataType:
+        return dtype_of_code(self._tile.dtype)
+
+    def tolist(self) -> list[float]:
+        """The tile's values in row-major order (for debugging)."""
+        return _pldsim.tile_values(self._tile)
+
+    def __repr__(self) -> str:
+        return f"<pl.Tile {self.shape} {self.dtype!r}>"
+
+
+class CommCtx:
+    """The communication context of a window domain (upstream's CommCtx)."""
+
+    __slots__ = ("rank_", "nranks_")
+
+    def __init__(self, rank: int, nranks: int):
+        self.rank_ = rank
+        self.nranks_ = nranks
+
+    def __repr__(self) -> str:
+        return f"<pld.CommCtx rank {self.rank_} of {self.nranks_}>"
+
+
+def any_view(x: Any, op: str, what: str, *, window: bool | None = None) -> Any:
+    """libpld's view of a host tensor or a window view.  `window` True
+    requires a window view, False a host tensor, None either."""
+    if isinstance(x, DistributedTensor):
+        if window is False:
+            raise UsageTypeError(op, f"{what} must be a host tensor (pl.Tensor), got a window view (pld.DistributedTensor)")
+        return x._view
+    if is_torch_tensor(x):
+        if window:
+            raise UsageTypeError(
+                op,
+                f"{what} must be a window view (pld.DistributedTensor, from pld.window), got a host tensor",
+            )
+        return host_view(x, op, what)
+    kinds = "a window view (pld.DistributedTensor)" if window else "a tensor"
+    raise UsageTypeError(op, f"{what} must be {kinds}, got {type(x).__name__}")
+
+
+def tile_of(x: Any, op: str, what: str) -> Any:
+    if not isinstance(x, Tile):
+        raise UsageTypeError(op, f"{what} must be a tile (from pl.load or pld.tile.remote_load), got {type(x).__name__}")
+    return x._tile
+
+
+def index_list(x: Any, op: str, what: str) -> list[int]:
+    """`x` as a list of ints (an offsets or shape argument)."""
+    if isinstance(x, int) and not isinstance(x, bool):
+        return [x]
+    if not isinstance(x, (list, tuple)):
+        raise UsageTypeError(op, f"{what} must be a list of ints, got {type(x).__name__}")
+    out = []
+    for i, v in enumerate(x):
+        if isinstance(v, bool) or not isinstance(v, int):
+            try:
+                v = v.__index__()
+            except (AttributeError, TypeError):
+                raise UsageTypeError(op, f"{what}[{i}] must be an int, got {type(v).__name__}") from None
+        out.append(int(v))
+    return out
+
+
+def scalar_int(x: Any, op: str, what: str) -> int:
+    if isinstance(x, bool) or not isinstance(x, int):
+        try:
+            return int(x.__index__())
+        except (AttributeError, TypeError):
+            raise UsageTypeError(op, f"{what} must be an int, got {type(x).__name__}") from None
+    return x

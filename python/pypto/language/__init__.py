@@ -1,0 +1,229 @@
+"""``pypto.language`` (``pl``) on pldsim: dtypes, annotations, the level
+decorators, and the local ops the distributed programs use, executed
+eagerly on the simulated devices.
+
+The decorators come in both of upstream's forms: ``@pl.jit.host`` /
+``@pl.jit`` / ``@pl.jit.incore``, and ``@pl.program`` classes whose methods
+are ``@pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)``,
+``@pl.function(type=pl.FunctionType.Orchestration)`` and
+``@pl.function(type=pl.FunctionType.InCore)``.
+
+Upstream's many other tile and tensor ops are named here too; calling one
+that pldsim does not have raises NotImplementedError saying so."""
+
+from __future__ import annotations
+
+import enum
+from typing import Any
+
+from pldsim import ops as _ops
+from pldsim import program as _program
+from pldsim.comm import AtomicType
+from pldsim.errors import UnsupportedError
+from pldsim.levels import DEVICE, HOST, KERNEL, Function
+from pldsim.values import BF16, BOOL, FP16, FP32, INDEX, INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64, DataType
+
+from . import typing
+from .typing import DynVar, InOut, IntLike, Out, Ptr, Scalar, Tensor, Tile, dynamic
+
+load = _ops.load
+store = _ops.store
+add = _ops.add
+mul = _ops.mul
+sub = _ops.sub
+maximum = _ops.maximum
+minimum = _ops.minimum
+max = _ops.maximum  # noqa: A001 - upstream's alias
+min = _ops.minimum  # noqa: A001
+read = _ops.read
+write = _ops.write
+cast = _ops.cast
+range = _ops.range  # noqa: A001 - upstream's name
+parallel = _ops.range
+unroll = _ops.range
+pipeline = _ops.range
+
+
+class FunctionType(enum.Enum):
+    """What a ``@pl.function`` is (upstream's FunctionType)."""
+
+    Opaque = 0
+    Orchestration = 1
+    InCore = 2
+    AIC = 3
+    AIV = 4
+    Group = 5
+    Spmd = 6
+    Inline = 7
+
+
+class Level(enum.Enum):
+    """Where a ``@pl.function`` runs (upstream's Level); HOST is the host."""
+
+    AIV = 0
+    AIC = 1
+    CORE_GROUP = 2
+    CHIP_DIE = 3
+    CHIP = 4
+    HOST = 5
+    GLOBAL = 6
+    PROCESSOR = 7
+    UMA = 8
+    NODE = 9
+    POD = 10
+
+
+class Role(enum.Enum):
+    """An orchestrator builds and submits work; a sub-worker runs it."""
+
+    Orchestrator = 0
+    SubWorker = 1
+
+
+def _jit_decorator(kind: str, name: str):
+    def deco(func: Any = None, **kwargs: Any) -> Any:
+        if func is None:
+            return lambda f: Function(f, kind, name)
+        return Function(func, kind, name)
+
+    return deco
+
+
+class _JIT:
+    """``@pl.jit`` (a per-device function), ``@pl.jit.host`` (the host
+    orchestrator) and ``@pl.jit.incore`` (a kernel)."""
+
+    def __init__(self) -> None:
+        self.host = _jit_decorator(HOST, "@pl.jit.host")
+        self.incore = _jit_decorator(KERNEL, "@pl.jit.incore")
+
+    def __call__(self, func: Any = None, **kwargs: Any) -> Any:
+        return _jit_decorator(DEVICE, "@pl.jit")(func, **kwargs)
+
+
+jit = _JIT()
+JITFunction = Function
+
+
+def _function_kind(type: Any, level: Any, role: Any) -> str | None:  # noqa: A002 - upstream's keyword
+    if level is not None and not isinstance(level, Level):
+        raise TypeError(f"@pl.function(level=...) expects a pl.Level, got {level!r}")
+    if role is not None and not isinstance(role, Role):
+        raise TypeError(f"@pl.function(role=...) expects a pl.Role, got {role!r}")
+    if type is not None and not isinstance(type, FunctionType):
+        raise TypeError(f"@pl.function(type=...) expects a pl.FunctionType, got {type!r}")
+    if level is Level.HOST:
+        if role is Role.SubWorker:
+            raise UnsupportedError("@pl.function", "host sub-workers are not supported by pldsim")
+        return HOST
+    if type in (FunctionType.InCore, FunctionType.AIV, FunctionType.AIC):
+        return KERNEL
+    if type is FunctionType.Orchestration:
+        return DEVICE
+    if type in (None, FunctionType.Opaque, FunctionType.Inline):
+        return None  # a plain helper, inlined where it is called
+    raise UnsupportedError("@pl.function", f"{type} functions are not supported by pldsim")
+
+
+def function(func: Any = None, *, type: Any = None, level: Any = None, role: Any = None, **kwargs: Any) -> Any:  # noqa: A002
+    """A function of a ``@pl.program`` class; its level comes from
+    ``type=`` (InCore, Orchestration) or ``level=pl.Level.HOST``."""
+    kind = _function_kind(type, level, role)
+
+    def wrap(f: Any) -> Any:
+        if kind is None:
+            return f
+        return Function(f, kind, "@pl.function")
+
+    return wrap if func is None else wrap(func)
+
+
+def inline(func: Any = None, **kwargs: Any) -> Any:
+    """A helper inlined where it is called: on pldsim, a plain function."""
+    return (lambda f: f) if func is None else func
+
+
+def program(cls: Any) -> Any:
+    """Marks a class whose ``@pl.function`` methods form a program; compile
+    it with ``ir.compile``."""
+    if not isinstance(cls, type):
+        raise TypeError(f"@pl.program decorates a class, got {cls!r}")
+    cls.__pldsim_program__ = True
+    return cls
+
+
+def const(value: Any, dtype: Any = None) -> Any:
+    """A constant: on pldsim, the value itself."""
+    return value
+
+
+def static_print(*args: Any) -> None:
+    print(*args)
+
+
+def static_assert(condition: Any, msg: str = "") -> None:
+    if not condition:
+        raise AssertionError(msg or "pl.static_assert failed")
+
+
+# Upstream names that pldsim does not implement: using one says so.
+_UPSTREAM_ONLY = frozenset(
+    """div part_add part_mul part_max part_min exp log concat reshape reinterpret_view transpose slice
+    matmul batch_matmul row_max row_sum row_min row_prod col_sum col_max col_min col_prod row_argmax
+    row_argmin col_argmax col_argmin row_expand row_expand_add row_expand_sub row_expand_mul
+    row_expand_div row_expand_max row_expand_min row_expand_expdif col_expand col_expand_mul
+    col_expand_div col_expand_sub col_expand_add col_expand_max col_expand_min col_expand_expdif
+    expand_clone expands neg abs recip create_tile fillpad fillpad_expand move gatherb mgather
+    mscatter sqrt rsqrt relu matmul_acc matmul_bias matmul_mx matmul_mx_acc matmul_mx_bias gemv
+    gemv_acc gemv_bias cmp cmps set_validshape rem rems fmod fmods and_ ands or_ ors xor xors shl
+    shls shr shrs maximums minimums prelu not_ addc subc addsc subsc lrelu sel sels tri tpush_to_aiv
+    tpush_to_aic aiv_shard aic_gather tpop_from_aic tpop_from_aiv aic_initialize_pipe
+    aiv_initialize_pipe reserve_buffer import_peer_buffer tfree_to_aic tfree_to_aiv create_tensor
+    assemble cos dim full scope manual_scope submit spmd_submit no_dep dump_tag scatter
+    scatter_update sin arange gather paged_gather random create_l1 gather_row get_block_idx
+    get_block_num get_subblock_idx mrgsort sort32 while_ yield_ cond func_attr at cluster spmd
+    split_aiv parse loads parse_program loads_program Array Tuple RUNTIME""".split()
+)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _UPSTREAM_ONLY:
+
+        def unsupported(*args: Any, **kwargs: Any) -> Any:
+            raise UnsupportedError(f"pl.{name}", f"pl.{name} is not supported by pldsim (docs/python.md lists what is)")
+
+        unsupported.__name__ = name
+        return unsupported
+    raise AttributeError(f"module 'pypto.language' has no attribute {name!r}")
+
+
+class _Namespace:
+    """pl.tile / pl.tensor / pl.system: upstream's 3-segment op names."""
+
+    def __init__(self, prefix: str, **ops: Any):
+        self._prefix = prefix
+        self.__dict__.update(ops)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+
+        def unsupported(*args: Any, **kwargs: Any) -> Any:
+            raise UnsupportedError(f"pl.{self._prefix}.{name}", f"pl.{self._prefix}.{name} is not supported by pldsim")
+
+        return unsupported
+
+
+tile = _Namespace("tile", load=load, store=store, add=add, mul=mul, maximum=maximum, minimum=minimum, read=read, write=write, cast=cast)
+tensor = _Namespace("tensor", read=read, write=write)
+system = _Namespace("system")
+
+__all__ = [
+    "AtomicType", "BF16", "BOOL", "DataType", "DynVar", "FP16", "FP32", "FunctionType", "INDEX", "INT8",
+    "INT16", "INT32", "INT64", "InOut", "IntLike", "JITFunction", "Level", "Out", "Ptr", "Role", "Scalar",
+    "Tensor", "Tile", "UINT8", "UINT16", "UINT32", "UINT64", "add", "cast", "const", "dynamic", "function",
+    "inline", "jit", "load", "max", "maximum", "min", "minimum", "mul", "parallel", "pipeline", "program",
+    "range", "read", "static_assert", "static_print", "store", "sub", "system", "tensor", "tile", "typing",
+    "unroll", "write",
+]
+_ = _program  # compile entry points are reached through Function.compile and pypto.ir
