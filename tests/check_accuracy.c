@@ -261,9 +261,9 @@ static double step_closed_form(const char *step, int P)
     if (strcmp(step, "09_allreduce_two_phase") == 0)
         return L + 2 * g + 2 * (P - 1) * w + 2 * G(c) + (P - 1) * (X(c) + Vop(c)) + (P - 1) * X(c) +
                G(2 * c) + P * G(c);
-    if (strcmp(step, "10_allreduce_ring") == 0)
-        return L + 2 * g + N() + (P - 1) * (D.poll_lat + X(c) + 2 * G(c) + Vop(c) + N()) +
-               (P - 1) * (D.poll_lat + X(c) + G(c)) + (P - 2) * N() + 2 * g;
+    if (strcmp(step, "10_allreduce_ring") == 0) /* staged in and out chunk by chunk */
+        return L + 2 * P * G(c) + N() + (P - 1) * (D.poll_lat + X(c) + 2 * G(c) + Vop(c) + N()) +
+               (P - 1) * (D.poll_lat + X(c) + G(c)) + (P - 2) * N() + 2 * P * G(c);
     if (strcmp(step, "12_broadcast") == 0) /* the root stores before its notifies */
         return L + 2 * g + (P - 1) * w + X(256) + g;
     if (strcmp(step, "13_allgather") == 0)

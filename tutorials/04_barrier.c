@@ -72,10 +72,12 @@ struct host_args {
 
 static void host(const struct host_args *h)
 {
-    pld_buffer sig_buf = pld_alloc_window_buffer(PL_SHAPE(N_RANKS, 1), PL_INT32, .name = "signal");
+    /* data first, then the signal, as upstream allocates them: the 256-byte
+     * data slot keeps the signal off its cache line */
     pld_buffer data_buf = {0};
     if (h->builtin)
         data_buf = pld_alloc_window_buffer(PL_SHAPE(1, SIZE), PL_FP32, .name = "data");
+    pld_buffer sig_buf = pld_alloc_window_buffer(PL_SHAPE(N_RANKS, 1), PL_INT32, .name = "signal");
     for (int r = 0; r < pld_world_size(); r++) {
         struct rank_args a = {
             .y = pl_at(h->y, r),

@@ -89,23 +89,29 @@ static void host(const struct host_args *h)
     pl_shape sig_shape = h->ring ? PL_SHAPE(2 * (nr - 1), nr) : PL_SHAPE(nr, 1);
     pld_buffer data = pld_alloc_window_buffer(PL_SHAPE(1, AR_SIZE), PL_FP32, .name = "data");
     pld_buffer sig = pld_alloc_window_buffer(sig_shape, PL_INT32, .name = "signal");
-    /* the hand-rolled run's windows carry the same names, so the diff lines
-     * up on what the code does, not on what the buffers are called */
-    pld_buffer hdata = pld_alloc_window_buffer(PL_SHAPE(1, AR_SIZE), PL_FP32, .name = "data");
-    pld_buffer hsig = pld_alloc_window_buffer(sig_shape, PL_INT32, .name = "signal");
+    /* only --show-lowering runs the hand-rolled step beside the builtin, on
+     * windows of its own; they carry the same names, so the diff lines up on
+     * what the code does, not on what the buffers are called */
+    pld_buffer hdata = {0}, hsig = {0};
+    if (h->show) {
+        hdata = pld_alloc_window_buffer(PL_SHAPE(1, AR_SIZE), PL_FP32, .name = "data");
+        hsig = pld_alloc_window_buffer(sig_shape, PL_INT32, .name = "signal");
+    }
     for (int r = 0; r < nr; r++) {
         struct rank_args a = {
-            pl_at(h->x, r),
-            pl_at(h->y, r),
-            pl_at(h->y_hand, r),
-            pld_window(data, PL_SHAPE(1, AR_SIZE), PL_FP32),
-            pld_window(sig, sig_shape, PL_INT32),
-            pld_window(hdata, PL_SHAPE(1, AR_SIZE), PL_FP32),
-            pld_window(hsig, sig_shape, PL_INT32),
-            r,
-            h->ring,
-            h->show,
+            .x = pl_at(h->x, r),
+            .y = pl_at(h->y, r),
+            .y_hand = pl_at(h->y_hand, r),
+            .data = pld_window(data, PL_SHAPE(1, AR_SIZE), PL_FP32),
+            .signal = pld_window(sig, sig_shape, PL_INT32),
+            .rank = r,
+            .ring = h->ring,
+            .show = h->show,
         };
+        if (h->show) {
+            a.data_hand = pld_window(hdata, PL_SHAPE(1, AR_SIZE), PL_FP32);
+            a.signal_hand = pld_window(hsig, sig_shape, PL_INT32);
+        }
         pld_dispatch(r, per_device, a);
     }
 }

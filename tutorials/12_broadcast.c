@@ -3,9 +3,9 @@
  * --mode hand (default): only the root stores its x into the window; a
  * barrier; then every rank (the root too) pulls the root's copy with
  * remote_load, the root passed as an INT32 scalar.
- * --mode builtin: every rank stores its own x, then
- * pld_tensor_broadcast(data, signal, .root = 0) replaces each copy with the
- * root's (the other ranks' data is ignored, then overwritten).
+ * --mode builtin: again only the root stores its x, then
+ * pld_tensor_broadcast(data, signal, .root = 0) replaces every rank's copy
+ * with the root's.
  *
  * The windows use the byte form: SIZE*4 bytes viewed as [1, SIZE] FP32, and
  * P*4 bytes viewed as [P, 1] INT32.  Inputs: x[0] = arange(64),
@@ -43,7 +43,9 @@ static void hand(pl_tensor x, pl_tensor y, pld_dtensor data, pld_dtensor signal,
 
 static void builtin(pl_tensor x, pl_tensor y, pld_dtensor data, pld_dtensor signal, int root)
 {
-    pl_store(pl_load(x, PL_IDX(0, 0), PL_SHAPE(1, SIZE)), PL_IDX(0, 0), data);
+    pld_comm_ctx ctx = pld_get_comm_ctx(data);
+    if (pld_rank(ctx) == root) /* the others' copies are overwritten anyway */
+        pl_store(pl_load(x, PL_IDX(0, 0), PL_SHAPE(1, SIZE)), PL_IDX(0, 0), data);
     data = pld_tensor_broadcast(data, signal, .root = root);
     pl_store(pl_load(data, PL_IDX(0, 0), PL_SHAPE(1, SIZE)), PL_IDX(0, 0), y);
 }

@@ -22,12 +22,15 @@ struct windows {
 static void together(pl_tensor x, pl_tensor weights, pl_tensor allred, pl_tensor gathered,
                      const struct windows *w)
 {
-    pld_comm_ctx ctx = pld_get_comm_ctx(w->ar_data);
+    pld_comm_ctx ctx = pld_get_comm_ctx(w->w_data);
     int me = pld_rank(ctx), nr = pld_nranks(ctx);
 
     if (me == ROOT)
         pl_store(pl_load(weights, PL_IDX(0, 0), PL_SHAPE(1, SIZE)), PL_IDX(0, 0), w->w_data);
     pld_dtensor wd = pld_tensor_broadcast(w->w_data, w->sig_bcast, .root = ROOT);
+    /* loaded now, as upstream does: the tile stays live (in UB) through the
+     * two collectives below */
+    pl_tile wt = pl_load(wd, PL_IDX(0, 0), PL_SHAPE(1, SIZE));
 
     pl_store(pl_load(x, PL_IDX(0, 0), PL_SHAPE(1, SIZE)), PL_IDX(0, 0), w->ar_data);
     pld_dtensor ar = pld_tensor_allreduce(w->ar_data, w->sig_ar, .op = PLD_REDUCE_SUM,
@@ -35,7 +38,6 @@ static void together(pl_tensor x, pl_tensor weights, pl_tensor allred, pl_tensor
     pl_store(pl_load(ar, PL_IDX(0, 0), PL_SHAPE(1, SIZE)), PL_IDX(0, 0), allred);
 
     pld_dtensor ag = pld_tensor_allgather(x, w->ag_data, w->sig_ag);
-    pl_tile wt = pl_load(wd, PL_IDX(0, 0), PL_SHAPE(1, SIZE));
     for (int k = 0; k < nr; k++)
         pl_store(pl_mul(pl_load(ag, PL_IDX(k, 0), PL_SHAPE(1, SIZE)), wt), PL_IDX(0, k * SIZE),
                  gathered);

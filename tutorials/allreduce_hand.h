@@ -46,7 +46,10 @@ static inline void ar_ring_hand(pl_tensor x, pl_tensor y, pld_dtensor scratch, p
     pld_comm_ctx ctx = pld_get_comm_ctx(scratch);
     int me = pld_rank(ctx), nr = pld_nranks(ctx);
     int left = (me + nr - 1) % nr, right = (me + 1) % nr;
-    pl_store(pl_load(x, PL_IDX(0, 0), PL_SHAPE(1, AR_SIZE)), PL_IDX(0, 0), scratch);
+    /* stage in chunk by chunk, as upstream does */
+    for (int c = 0; c < nr; c++)
+        pl_store(pl_load(x, PL_IDX(0, c * chunk), PL_SHAPE(1, chunk)), PL_IDX(0, c * chunk),
+                 scratch);
     pld_system_notify(signal, .peer = right, .offsets = PL_IDX(0, me), .value = 1,
                       .op = PLD_NOTIFY_ATOMIC_ADD);
     for (int s = 0; s < nr - 1; s++) {
@@ -71,7 +74,9 @@ static inline void ar_ring_hand(pl_tensor x, pl_tensor y, pld_dtensor scratch, p
             pld_system_notify(signal, .peer = right, .offsets = PL_IDX(round + 1, me), .value = 1,
                               .op = PLD_NOTIFY_ATOMIC_ADD);
     }
-    pl_store(pl_load(scratch, PL_IDX(0, 0), PL_SHAPE(1, AR_SIZE)), PL_IDX(0, 0), y);
+    for (int c = 0; c < nr; c++)
+        pl_store(pl_load(scratch, PL_IDX(0, c * chunk), PL_SHAPE(1, chunk)), PL_IDX(0, c * chunk),
+                 y);
 }
 
 /* The golden of every allreduce step: y[r] = sum over k of x[k]. */

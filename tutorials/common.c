@@ -10,20 +10,24 @@ static void usage(const struct tut_spec *s, FILE *out)
 {
     fprintf(out, "usage: %s [options]%s%s\n%s\n\n", s->name, s->modes ? " [--mode MODE]" : "",
             s->use_builtin_flag ? " [--use-builtin]" : "", s->summary);
+    fputs("Step options:\n", out);
     if (s->modes) {
-        fputs("Step options:\n  --mode MODE                one of:", out);
+        fputs("  --mode MODE                one of:", out);
         for (int i = 0; s->modes[i]; i++)
             fprintf(out, " %s", s->modes[i]);
         fprintf(out, " (default %s)\n", s->default_mode);
     }
     if (s->use_builtin_flag)
-        fputs("Step options:\n  --use-builtin              use pld_tensor_barrier instead of the "
-              "hand-rolled barrier\n",
+        fputs("  --use-builtin              use pld_tensor_barrier instead of the hand-rolled "
+              "barrier\n",
               out);
     if (s->show_lowering_flag)
         fputs("  --show-lowering            print the primitives the builtin ran on rank 0 next "
               "to\n                             the hand-rolled step's, as a unified diff\n",
               out);
+    fputs("  --compile-only             check the flags and the device list, print where the\n"
+          "                             program is, and stop (upstream: compile only)\n",
+          out);
     if (s->exact_p)
         fprintf(out, "Devices: exactly %d (default -d 0,1)\n", s->exact_p);
     else if (s->p_divides)
@@ -71,6 +75,8 @@ void tut_init(struct tut *t, const struct tut_spec *s, int argc, char **argv)
             t->use_builtin = 1;
         } else if (s->show_lowering_flag && strcmp(argv[i], "--show-lowering") == 0) {
             t->show_lowering = 1;
+        } else if (strcmp(argv[i], "--compile-only") == 0) {
+            t->compile_only = 1;
         } else {
             fprintf(stderr, "%s: unknown option '%s'\n", s->name, argv[i]);
             usage(s, stderr);
@@ -97,6 +103,14 @@ void tut_init(struct tut *t, const struct tut_spec *s, int argc, char **argv)
     if (s->p_divides && s->p_divides % t->P)
         tut_refuse("%s splits SIZE=%d into P equal chunks, so P must divide %d; got P=%d", s->name,
                    s->p_divides, s->p_divides, t->P);
+    if (t->compile_only) {
+        /* upstream compiles, prints where the output went, and stops; a C
+         * step was compiled by the C compiler, so it names its own place */
+        char *slash = strrchr(argv[0], '/');
+        printf("compile_only done: %.*s\n", slash ? (int)(slash - argv[0]) : 1,
+               slash ? argv[0] : ".");
+        exit(0);
+    }
 }
 
 int tut_finish(int run_rc, int golden_ok, const char *why)

@@ -25,6 +25,7 @@ struct tut {
     const char *mode;  /* the chosen --mode, or NULL */
     int use_builtin;   /* --use-builtin was given */
     int show_lowering; /* --show-lowering was given */
+    int compile_only;  /* --compile-only: stop after the checks, as upstream */
 };
 
 /* Parses the common and the step's flags, applies the device-count rule,

@@ -59,11 +59,26 @@ def _user_frames(tb) -> list[traceback.FrameSummary]:
     return mine or list(frames)
 
 
+def _innermost_label(tb, who: str) -> str:
+    """The pldsim function (a kernel, a per-device function) whose frame is
+    innermost in the traceback, or `who`."""
+    from .levels import LABELS
+
+    label = who
+    while tb is not None:
+        label = LABELS.get(tb.tb_frame.f_code, label)
+        tb = tb.tb_next
+    return label
+
+
 def describe(exc: BaseException, who: str) -> tuple[str | None, str, int, str, str, bool]:
     """For the C layer: (preface, file, line, op, message, is_python_error)
     of an exception that `who` (a rank's function) raised."""
     if isinstance(exc, UsageError):
-        return (None, exc.file, exc.line, exc.op, str(exc), False)
+        message = str(exc)
+        if message.startswith(exc.op + " "):  # upstream's messages name the op; the line does
+            message = message[len(exc.op) + 1 :]
+        return (None, exc.file, exc.line, exc.op, message, False)
     frames = _user_frames(exc.__traceback__)
     text = "".join(traceback.format_list(frames))
     kind = type(exc).__name__
@@ -71,4 +86,5 @@ def describe(exc: BaseException, who: str) -> tuple[str | None, str, int, str, s
     summary = f"{kind}: {detail}" if detail else kind
     preface = "Traceback (most recent call last):\n" + text + summary + "\n"
     file, line = (frames[-1].filename, frames[-1].lineno or 0) if frames else ("<python>", 0)
-    return (preface, file, line, who, f"{summary} (a Python exception; traceback above)", True)
+    label = _innermost_label(exc.__traceback__, who)
+    return (preface, file, line, label, f"{summary} (a Python exception; traceback above)", True)

@@ -32,6 +32,10 @@ _state = threading.local()
 _MISSING = object()
 _pldsim.set_reporter(describe)
 
+#: code object -> "kernel add_rank" (what an error report calls the
+#: function whose frame raised)
+LABELS: dict[Any, str] = {}
+
 
 def level() -> str | None:
     """HOST, DEVICE or KERNEL while pldsim runs this thread's code; None
@@ -63,6 +67,9 @@ class Function:
         self._sig: Signature | None = None
         self._method = False
         functools.update_wrapper(self, fn)
+        code = getattr(fn, "__code__", None)
+        if code is not None:
+            LABELS[code] = f"{'kernel' if kind == KERNEL else kind} {self.name}"
 
     def __repr__(self) -> str:
         return f"<pldsim {_KIND_NAMES[self.kind]} {self.fn.__qualname__}>"
