@@ -27,6 +27,7 @@ from .where import caller
 
 HOST, DEVICE, KERNEL = "host", "per-device function", "kernel"
 _KIND_NAMES = {HOST: "host orchestrator", DEVICE: "per-device function", KERNEL: "InCore kernel"}
+_LABELS = {HOST: "host orchestrator", DEVICE: "per-device function", KERNEL: "kernel"}
 
 _state = threading.local()
 _MISSING = object()
@@ -69,7 +70,7 @@ class Function:
         functools.update_wrapper(self, fn)
         code = getattr(fn, "__code__", None)
         if code is not None:
-            LABELS[code] = f"{'kernel' if kind == KERNEL else kind} {self.name}"
+            LABELS[code] = f"{_LABELS[kind]} {self.name}"
 
     def __repr__(self) -> str:
         return f"<pldsim {_KIND_NAMES[self.kind]} {self.fn.__qualname__}>"

@@ -13,9 +13,10 @@ import os
 import random
 import runpy
 import sys
+import traceback
 
-from . import __version__, options
-from .errors import RunError
+from . import PACKAGE_DIRS, __version__, options
+from .errors import RunError, UsageError
 
 USAGE = "usage: pldsim-py [PLDSIM OPTIONS] PROGRAM.py [PROGRAM ARGS]"
 
@@ -157,4 +158,29 @@ def main(argv: list[str], n_paths: int = 0) -> int:
             return code
         print(code, file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        return 130
+    except BaseException as e:  # noqa: BLE001 - reported as `python PROGRAM.py` would
+        _print_program_traceback(e)
+        return 1
     return 0
+
+
+def _print_program_traceback(e: BaseException) -> None:
+    """The traceback `python PROGRAM.py` prints: the program's frames, not
+    the runner's or the front end's, and upstream's exception type (a
+    UsageError is the TypeError or ValueError that upstream raises)."""
+    sys.stdout.flush()
+    frames = [
+        f
+        for f in traceback.extract_tb(e.__traceback__)
+        if not f.filename.startswith(PACKAGE_DIRS) and "runpy" not in f.filename
+    ]
+    kind = type(e)
+    if isinstance(e, UsageError):
+        kind = next(b for b in kind.__mro__ if b.__module__ == "builtins")
+    if kind is type(e):
+        last = "".join(traceback.format_exception_only(kind, e))
+    else:
+        last = f"{kind.__name__}: {e}\n"
+    sys.stderr.write("Traceback (most recent call last):\n" + "".join(traceback.format_list(frames)) + last)

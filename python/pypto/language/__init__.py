@@ -190,7 +190,7 @@ def __getattr__(name: str) -> Any:
     if name in _UPSTREAM_ONLY:
 
         def unsupported(*args: Any, **kwargs: Any) -> Any:
-            raise UnsupportedError(f"pl.{name}", f"pl.{name} is not supported by pldsim (docs/python.md lists what is)")
+            raise UnsupportedError(f"pl.{name}", "not supported by pldsim (docs/python.md lists what is)")
 
         unsupported.__name__ = name
         return unsupported
@@ -209,7 +209,7 @@ class _Namespace:
             raise AttributeError(name)
 
         def unsupported(*args: Any, **kwargs: Any) -> Any:
-            raise UnsupportedError(f"pl.{self._prefix}.{name}", f"pl.{self._prefix}.{name} is not supported by pldsim")
+            raise UnsupportedError(f"pl.{self._prefix}.{name}", "not supported by pldsim (docs/python.md lists what is)")
 
         return unsupported
 

@@ -1,0 +1,164 @@
+"""Constructs of the front end that the tutorial steps do not exercise,
+one per mode, for the tests:
+
+    pldsim-py features.py MODE
+
+put / put-chunks / put-pipeline / get-chunks: a [4, 64] region moved to
+the right neighbour with put (or pulled with get), whole or staged in
+[1, 16] chunks, with or without double buffering; prints the simulated
+time.  reduce-ops: allreduce with Max, Min and Prod, mesh and ring.
+pipeline-alone: pipeline=True without chunks.  dynamic-mismatch: two
+tensors that bind pl.dynamic("NR") differently.  unsupported: pl.exp.
+direct: a host orchestrator called directly with config=.  kernel-alone:
+a kernel called from plain Python.  seed: prints a checksum of
+torch.randn.  twice: calls the compiled program twice."""
+
+import sys
+
+import pypto.language as pl
+import pypto.language.distributed as pld
+import torch
+from pypto.ir.distributed_compiled_program import DistributedConfig
+from pypto.runtime import RunConfig
+
+MODE = sys.argv[1]
+P, ROWS, COLS = 2, 4, 64
+CHUNKS = {"put": (0, 0, False), "put-chunks": (1, 16, False), "put-pipeline": (1, 16, True), "get-chunks": (1, 16, False)}
+NR = pl.dynamic("NR")
+
+
+@pl.jit.incore
+def move(
+    x: pl.Tensor[[ROWS, COLS], pl.FP32],
+    y: pl.Out[pl.Tensor[[ROWS, COLS], pl.FP32]],
+    src: pld.DistributedTensor[[ROWS, COLS], pl.FP32],
+    dst: pld.DistributedTensor[[ROWS, COLS], pl.FP32],
+    sig: pld.DistributedTensor[[1, 1], pl.INT32],
+):
+    ctx = pld.get_comm_ctx(src)
+    me, nr = pld.rank(ctx), pld.nranks(ctx)
+    rows, cols, pipeline = CHUNKS.get(MODE, (0, 0, True))
+    src = pl.store(pl.load(x, [0, 0], [ROWS, COLS]), [0, 0], src)
+    if MODE == "get-chunks":
+        pld.system.notify(sig, peer=(me + nr - 1) % nr, offsets=[0, 0], value=1, op=pld.NotifyOp.AtomicAdd)
+        pld.system.wait(sig, offsets=[0, 0], expected=1, cmp=pld.WaitCmp.Ge)
+        pld.tensor.get(dst, (me + 1) % nr, src, [0, 0], [0, 0], [ROWS, COLS], chunk_rows=rows, chunk_cols=cols)
+    else:
+        pld.tensor.put(dst, (me + 1) % nr, src, chunk_rows=rows, chunk_cols=cols, pipeline=pipeline)
+        pld.system.notify(sig, peer=(me + 1) % nr, offsets=[0, 0], value=1, op=pld.NotifyOp.AtomicAdd)
+        pld.system.wait(sig, offsets=[0, 0], expected=1, cmp=pld.WaitCmp.Ge)
+    return pl.store(pl.load(dst, [0, 0], [ROWS, COLS]), [0, 0], y)
+
+
+@pl.jit
+def move_on_device(x, y, src, dst, sig):
+    return move(x, y, src, dst, sig)
+
+
+@pl.jit.host
+def move_host(x: pl.Tensor[[NR, ROWS, COLS], pl.FP32], y: pl.Out[pl.Tensor[[NR, ROWS, COLS], pl.FP32]]):
+    src_buf = pld.alloc_window_buffer([ROWS, COLS], dtype=pl.FP32)
+    dst_buf = pld.alloc_window_buffer([ROWS, COLS], dtype=pl.FP32)
+    sig_buf = pld.alloc_window_buffer([1, 1], dtype=pl.INT32)
+    for r in pl.range(pld.world_size()):
+        views = [pld.window(b, [ROWS, COLS], dtype=pl.FP32) for b in (src_buf, dst_buf)]
+        move_on_device(x[r], y[r], *views, pld.window(sig_buf, [1, 1], dtype=pl.INT32), device=r)
+
+
+@pl.jit.incore
+def reduce_all(
+    x: pl.Tensor[[1, COLS], pl.FP32],
+    y: pl.Out[pl.Tensor[[3, COLS], pl.FP32]],
+    data: pld.DistributedTensor[[1, COLS], pl.FP32],
+    mesh_sig: pld.DistributedTensor[[P, 1], pl.INT32],
+    ring_sig: pld.DistributedTensor[[2 * (P - 1), P], pl.INT32],
+):
+    for row, op in enumerate((pld.ReduceOp.Max, pld.ReduceOp.Min, pld.ReduceOp.Prod)):
+        for mode, sig in (("mesh", mesh_sig), ("ring", ring_sig)):
+            data = pl.store(pl.load(x, [0, 0], [1, COLS]), [0, 0], data)
+            # the builtins leave their signals at zero: the same ones serve again
+            data = pld.tensor.allreduce(data, sig, op=op, mode=mode)
+            y = pl.store(pl.load(data, [0, 0], [1, COLS]), [row, 0], y)
+            pld.tensor.barrier(mesh_sig)  # everyone has read data before it is staged again
+    return y
+
+
+@pl.jit
+def reduce_on_device(x, y, data, mesh_sig, ring_sig):
+    return reduce_all(x, y, data, mesh_sig, ring_sig)
+
+
+@pl.jit.host
+def reduce_host(x: pl.Tensor[[P, 1, COLS], pl.FP32], y: pl.Out[pl.Tensor[[P, 3, COLS], pl.FP32]]):
+    data = pld.alloc_window_buffer([1, COLS], dtype=pl.FP32)
+    mesh_sig = pld.alloc_window_buffer([P, 1], dtype=pl.INT32)
+    ring_sig = pld.alloc_window_buffer([2 * (P - 1), P], dtype=pl.INT32)
+    for r in pl.range(pld.world_size()):
+        reduce_on_device(
+            x[r], y[r], pld.window(data, [1, COLS], dtype=pl.FP32),
+            pld.window(mesh_sig, [P, 1], dtype=pl.INT32),
+            pld.window(ring_sig, [2 * (P - 1), P], dtype=pl.INT32), device=r,
+        )
+
+
+@pl.jit.incore
+def double(x: pl.Tensor[[1, COLS], pl.FP32], y: pl.Out[pl.Tensor[[1, COLS], pl.FP32]]):
+    t = pl.load(x, [0, 0], [1, COLS])
+    if MODE == "unsupported":
+        t = pl.exp(t)
+    return pl.store(pl.add(t, t), [0, 0], y)
+
+
+@pl.jit
+def double_on_device(x: pl.Tensor[[1, COLS], pl.FP32], y: pl.Out[pl.Tensor[[1, COLS], pl.FP32]]):
+    return double(x, y)
+
+
+@pl.jit.host
+def double_host(x: pl.Tensor[[NR, 1, COLS], pl.FP32], y: pl.Out[pl.Tensor[[NR, 1, COLS], pl.FP32]]):
+    for r in pl.range(pld.world_size()):
+        double_on_device(x[r], y[r], device=r)
+
+
+def config() -> RunConfig:
+    return RunConfig(distributed_config=DistributedConfig(device_ids=list(range(P))))
+
+
+if MODE in CHUNKS or MODE == "pipeline-alone":
+    x = torch.randn(P, ROWS, COLS)
+    y = torch.zeros(P, ROWS, COLS)
+    move_host.compile(x, y, config=config())(x, y)
+    step = 1 if MODE == "get-chunks" else -1
+    assert torch.equal(y, torch.stack([x[(r + step) % P] for r in range(P)]))
+elif MODE == "reduce-ops":
+    x = torch.randn(P, 1, COLS)
+    y = torch.zeros(P, 3, COLS)
+    reduce_host.compile(x, y, config=config())(x, y)
+    want = torch.cat([x.max(dim=0).values, x.min(dim=0).values, x.prod(dim=0)])
+    for r in range(P):
+        assert torch.allclose(y[r], want, rtol=1e-5, atol=1e-5), (r, y[r], want)
+elif MODE == "dynamic-mismatch":
+    x = torch.randn(P, 1, COLS)
+    double_host.compile(x, torch.zeros(P + 1, 1, COLS), config=config())
+elif MODE in ("unsupported", "twice"):
+    x = torch.randn(P, 1, COLS)
+    y = torch.zeros(P, 1, COLS)
+    compiled = double_host.compile(x, y, config=config())
+    compiled(x, y)
+    if MODE == "twice":
+        compiled(x, y)
+elif MODE == "direct":
+    x = torch.randn(P, 1, COLS)
+    y = torch.zeros(P, 1, COLS)
+    double_host(x, y, config=config())  # compile and run in one call, as upstream allows
+    assert torch.equal(y, 2 * x)
+elif MODE == "kernel-alone":
+    x = torch.randn(1, COLS)
+    y = torch.zeros(1, COLS)
+    double(x, y)  # one device by default: DistributedConfig() is device 0
+    assert torch.equal(y, 2 * x)
+elif MODE == "seed":
+    print(f"checksum {float(torch.randn(1000).sum()):.6f}")
+else:
+    raise SystemExit(f"unknown mode {MODE}")
+print("OK")

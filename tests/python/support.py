@@ -1,0 +1,70 @@
+"""What the Python front end's tests share: where the build is, running
+pldsim-py and the C steps, and reading text traces."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+
+BUILD = os.environ.get("PLDSIM_BUILDDIR", os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..")))
+SRC = os.environ.get("PLDSIM_SRCDIR", BUILD)
+RUNNER = os.path.join(BUILD, "tools", "pldsim-py")
+PROGRAMS = os.path.join(SRC, "tests", "python", "programs")
+STEPS = os.path.join(SRC, "tutorials")
+#: how long any one run may take before the test calls it a hang
+TIMEOUT = 120
+
+
+def run(argv: list[str], env: dict[str, str] | None = None, cwd: str | None = None) -> subprocess.CompletedProcess:
+    """Runs a command; its stdout and stderr as text.  A hang fails the test."""
+    full = dict(os.environ)
+    # the PLD_* settings of the caller's shell must not change the runs
+    for k in list(full):
+        if k.startswith("PLD_"):
+            del full[k]
+    full.update(env or {})
+    return subprocess.run(argv, capture_output=True, text=True, timeout=TIMEOUT, env=full, cwd=cwd)
+
+
+def pldsim_py(*args: str, env: dict[str, str] | None = None, cwd: str | None = None) -> subprocess.CompletedProcess:
+    return run([RUNNER, *args], env=env, cwd=cwd)
+
+
+def program(name: str) -> str:
+    """A test program of tests/python/programs."""
+    return os.path.join(PROGRAMS, name)
+
+
+def step(name: str) -> str:
+    """A Python tutorial step (tutorials/NN_name.py)."""
+    return os.path.join(STEPS, name + ".py")
+
+
+def c_step(name: str) -> str:
+    """A built C tutorial step."""
+    return os.path.join(BUILD, "tutorials", name)
+
+
+def trace_rows(path: str) -> list[tuple[str, ...]]:
+    """A text trace's lines without the columns a Python program and its C
+    twin may differ in: the buffer name (where) and the source location."""
+    rows = []
+    with open(path) as f:
+        for line in f:
+            if line.startswith("#"):
+                continue
+            c = line.split()
+            rows.append(tuple(c[:5] + c[6:9]))
+    return rows
+
+
+def in_parallel(fn, items: list, workers: int = 2) -> list:
+    """fn over items, two at a time (the machine has two cores)."""
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(fn, items))
+
+
+def scratch() -> tempfile.TemporaryDirectory:
+    return tempfile.TemporaryDirectory(prefix="pldsim-pytest-")

@@ -1,0 +1,179 @@
+"""Errors under pldsim-py: each gives one message naming the .py line, the
+rank and the op, a non-zero exit with pldsim's status, and never a hang or
+a crash.  The faults are in programs/faults.py, marked `# FAULT name`."""
+
+from __future__ import annotations
+
+import re
+import unittest
+
+import support
+
+FAULTS = support.program("faults.py")
+SHOWN = "tests/python/programs/faults.py"  # as the messages print it (run from the source tree)
+
+
+def fault_line(name: str) -> int:
+    with open(FAULTS) as f:
+        return next(i for i, l in enumerate(f, 1) if l.rstrip().endswith(f"# FAULT {name}"))
+
+
+def run(mode: str, *opts: str):
+    return support.pldsim_py(*opts, "tests/python/programs/faults.py", mode, cwd=support.SRC)
+
+
+def message_lines(stderr: str) -> list[str]:
+    """The lines that are not a traceback, a warning or the summary."""
+    return [l for l in stderr.splitlines() if l and not l.startswith((" ", "Traceback")) and ": warning: " not in l]
+
+
+class Errors(unittest.TestCase):
+    def assert_one_line(self, r, status: int, fault: str, rank: str, op: str, text: str):
+        self.assertEqual(r.returncode, status, r.stderr)
+        want = f"{SHOWN}:{fault_line(fault)}: {rank}: {op}: {text}"
+        lines = message_lines(r.stderr)
+        self.assertEqual(lines, [want], r.stderr)
+        self.assertNotIn("OK", r.stdout.splitlines())
+
+    def test_the_fault_free_program_runs(self):
+        r = run("ok")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.splitlines()[-1], "OK")
+
+    def test_a_python_exception_in_a_kernel_is_reported_once_with_its_traceback(self):
+        for backend in ("sim", "threads"):
+            with self.subTest(backend=backend):
+                r = run("python-error", "--backend", backend)
+                self.assertEqual(r.returncode, 1, r.stderr)
+                self.assertEqual(r.stderr.count("Traceback (most recent call last):"), 1, r.stderr)
+                self.assertIn("ZeroDivisionError: division by zero\n", r.stderr)
+                line = fault_line("python-error")
+                self.assertIn(f'File "{SHOWN}", line {line}, in kernel', r.stderr)
+                self.assertNotIn("pldsim/", r.stderr)  # no frames of the front end
+                last = message_lines(r.stderr)
+                self.assertEqual(len(last), 2, r.stderr)  # the exception's own line, then pldsim's
+                self.assertEqual(
+                    last[1],
+                    f"{SHOWN}:{line}: rank 1: kernel kernel: ZeroDivisionError: division by zero "
+                    "(a Python exception; traceback above)",
+                )
+                self.assertIn("(failed)", r.stdout)
+
+    def test_a_python_exception_on_the_host_names_the_host(self):
+        r = run("host-error")
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn(f"{SHOWN}:{fault_line('host-error')}: host: host orchestrator host: KeyError", r.stderr)
+
+    def test_api_misuse_found_by_libpld_is_one_line(self):
+        self.assert_one_line(run("misuse"), 3, "misuse", "rank 0", "pld_tile_remote_load", "peer 5 out of range [0, 2)")
+
+    def test_upstreams_type_error_is_one_line(self):
+        self.assert_one_line(
+            run("bad-type"), 3, "bad-type", "rank 0", "pld.tensor.put",
+            "expects a DistributedTensor dst (window-bound); got Tensor",
+        )
+
+    def test_upstreams_type_error_is_a_type_error_the_kernel_can_catch(self):
+        r = run("caught")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("caught: pld.tensor.put expects a DistributedTensor dst (window-bound); got Tensor", r.stdout)
+        self.assertEqual(r.stdout.splitlines()[-1], "OK")
+
+    def test_an_argument_that_does_not_match_its_annotation_is_one_line(self):
+        self.assert_one_line(
+            run("bad-arg"), 3, "bad-arg", "host", "per_rank",
+            "argument 'y' of per_rank is annotated pl.Tensor[[1, 64], pl.FP32] but got a torch.float32 "
+            "tensor of shape [2, 1, 64]: 3 dimensions, not 2",
+        )
+
+    def test_the_host_may_not_call_a_kernel(self):
+        r = run("host-kernel")
+        self.assertEqual(r.returncode, 3, r.stderr)
+        self.assertRegex(message_lines(r.stderr)[0], rf"^{re.escape(SHOWN)}:{fault_line('host-kernel')}: host: kernel: the host orchestrator never calls an InCore kernel")
+
+    def test_a_tensor_after_a_scalar_is_refused_as_upstream_does(self):
+        r = run("scalar-first")
+        self.assertEqual(r.returncode, 3, r.stderr)
+        self.assertIn("TaskArgs: cannot add tensor after scalar", r.stderr)
+
+    def test_a_deadlock_is_reported_with_the_python_lines(self):
+        for backend in ("sim", "threads"):
+            with self.subTest(backend=backend):
+                r = run("deadlock", "--backend", backend)
+                self.assertEqual(r.returncode, 4, r.stderr)
+                self.assertEqual(r.stderr.count("pldsim: deadlock at"), 1, r.stderr)
+                line = fault_line("deadlock")
+                for rank in (0, 1):
+                    self.assertIn(f"{SHOWN}:{line}: rank {rank}: waits for sig_buf[{rank}, 0] >= 1", r.stderr)
+
+    def test_a_wait_timeout_ends_a_deadlock_on_time(self):
+        r = run("deadlock", "--wait-timeout", "1ms")
+        self.assertEqual(r.returncode, 4, r.stderr)
+        self.assertIn("pldsim: wait timeout at t=", r.stderr)
+
+    def test_a_race_is_reported_with_both_python_lines(self):
+        r = run("race")
+        self.assertEqual(r.returncode, 5, r.stderr)
+        store, load = fault_line("race-store"), fault_line("race-load")
+        self.assertIn(f"{SHOWN}:{store}: rank 1: race: pl_store wrote window 'data_buf'", r.stderr)
+        self.assertIn(f"at {SHOWN}:{load} at t=", r.stderr)
+        warn = run("race", "--races", "warn")
+        self.assertEqual(warn.returncode, 0, warn.stderr)
+        self.assertIn(": race: ", warn.stderr)
+
+    def test_a_bad_device_list_is_refused_as_upstream_refuses_it(self):
+        r = support.pldsim_py(support.step("05_remote_load_store"), "-d", "0,1,2")
+        self.assertEqual(r.returncode, 1)
+        self.assertEqual(r.stderr.strip(), "05_remote_load_store needs exactly 2 devices, got [0, 1, 2]")
+        r = support.pldsim_py(support.step("08_allreduce_mesh"), "-d", "0,0")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("ValueError: DistributedConfig.device_ids must be distinct, got [0, 0]", r.stderr)
+        self.assertIn("Traceback", r.stderr)  # as python would show it
+        self.assertNotIn("runpy", r.stderr)
+
+
+class RunnerErrors(unittest.TestCase):
+    def test_unknown_option(self):
+        r = support.pldsim_py("--bogus", support.step("01_hello_rank"))
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("pldsim-py: unknown option '--bogus'", r.stderr)
+
+    def test_bad_values_are_refused_by_libpld_before_the_program_starts(self):
+        for opts, text in (
+            (["--races", "sometimes"], "--races 'sometimes': expected off, warn or error"),
+            (["--wait-timeout", "soon"], "--wait-timeout 'soon'"),
+            (["--network-model", "XYZ"], "--network-model 'XYZ': expected CM02 or LV08"),
+        ):
+            with self.subTest(opts=opts):
+                r = support.pldsim_py(*opts, support.step("01_hello_rank"))
+                self.assertEqual(r.returncode, 2, r.stderr)
+                self.assertIn(text, r.stderr)
+                self.assertEqual(r.stdout, "")
+
+    def test_the_same_checks_apply_to_pld_variables(self):
+        r = support.pldsim_py(support.step("01_hello_rank"), env={"PLD_RACES": "sometimes"})
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("--races 'sometimes'", r.stderr)
+
+    def test_the_mpi_backend_is_refused_with_a_reason(self):
+        r = support.pldsim_py("--backend", "mpi", support.step("01_hello_rank"))
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("the mpi backend is for C programs", r.stderr)
+
+    def test_no_program_or_a_missing_one(self):
+        r = support.pldsim_py()
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("no program given", r.stderr)
+        r = support.pldsim_py("no/such/prog.py")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("no/such/prog.py: no such program file", r.stderr)
+
+    def test_a_platform_that_cannot_be_loaded(self):
+        r = support.pldsim_py("--platform", "no-such-model", support.step("01_hello_rank"))
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("no-such-model", r.stderr)
+        self.assertNotIn("Traceback", r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
