@@ -46,6 +46,13 @@ void pld__guard_escape(void)
     siglongjmp(g->env, 1);
 }
 
+const char *(*pld__op_rename)(const char *op);
+
+void pld_embed_set_op_names(const char *(*rename)(const char *op))
+{
+    pld__op_rename = rename;
+}
+
 _Noreturn void pld_embed_fail(int code, const char *file, int line, const char *op,
                               const char *preface, const char *fmt, ...)
 {

@@ -98,6 +98,9 @@ _Noreturn void pld__vfail(int code, const char *file, int line, const char *op, 
         self == PLD__NOBODY || __atomic_compare_exchange_n(&pld__R->error, &zero, code, 0,
                                                            __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
     if (first && !(self == PLD__HOST && pld__mute_host)) {
+        const char *named = pld__op_rename ? pld__op_rename(op) : NULL;
+        if (named)
+            op = named;
         fflush(stdout);
         if (preface)
             fputs(preface, stderr);

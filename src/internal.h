@@ -145,6 +145,9 @@ _Noreturn void pld__fail(int code, const char *file, int line, const char *op, c
 _Noreturn void pld__vfail(int code, const char *file, int line, const char *op, const char *preface,
                           const char *fmt, va_list ap);
 
+/* The front end's names for ops in error lines, or NULL (pld_embed.h). */
+extern const char *(*pld__op_rename)(const char *op);
+
 /* Called by a backend just before it leaves the calling rank (or the host)
  * because the run is ending: if the caller armed a pld_guard
  * (pld_embed.h), disarms it and siglongjmps there instead; otherwise

@@ -18,7 +18,10 @@
  * wants to find clean.
  *
  * A block marked `console mpi` needs the mpi backend and mpirun: it runs
- * when the build has them, and is skipped otherwise. */
+ * when the build has them, and is skipped otherwise.  A block marked
+ * `console python` needs the Python front end (tools/pldsim-py) and is
+ * skipped in builds without it, and in sanitizer builds, whose extension
+ * an uninstrumented Python cannot load. */
 #include "checktools.h"
 
 #include <dirent.h>
@@ -33,6 +36,11 @@
 static const int have_mpirun = 1;
 #else
 static const int have_mpirun = 0;
+#endif
+#ifdef PLDSIM_PYTHON
+static const int have_python = 1;
+#else
+static const int have_python = 0;
 #endif
 
 /* A growable string. */
@@ -258,8 +266,10 @@ static int check_page(const char *path, const char *page, int *failed, struct bu
                 if (in_other)
                     in_other = 0;
                 else if (strcmp(fence + 3, "console") == 0 ||
-                         (have_mpirun && strcmp(fence + 3, "console mpi") == 0))
-                    in_console = 1, indent = (int)(fence - l), mpi = fence[10] == ' ';
+                         (have_mpirun && strcmp(fence + 3, "console mpi") == 0) ||
+                         (have_python && strcmp(fence + 3, "console python") == 0))
+                    in_console = 1, indent = (int)(fence - l),
+                    mpi = strcmp(fence + 3, "console mpi") == 0;
                 else
                     in_other = 1;
             }

@@ -13,6 +13,7 @@
 
 #include <pld/pld_embed.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,17 @@ static int outcome[4];
 static int aborting_after[4];
 static pthread_t thread_of[4]; /* the OS thread each rank's kernel ran on */
 static int line_bad;
+/* threads: rank 1 waits until rank 0 is about to block, as on sim, where
+ * the host's dispatch order guarantees it */
+static int rank0_waiting, order_ranks;
+
+static void start_after_rank0(int me)
+{
+    if (me == 0)
+        __atomic_store_n(&rank0_waiting, 1, __ATOMIC_RELEASE);
+    while (me == 1 && order_ranks && !__atomic_load_n(&rank0_waiting, __ATOMIC_ACQUIRE))
+        sched_yield();
+}
 
 static void kernel(pl_tensor x, pld_dtensor data, pld_dtensor sig)
 {
@@ -37,6 +49,7 @@ static void kernel(pl_tensor x, pld_dtensor data, pld_dtensor sig)
     if (sigsetjmp(g.env, 0) == 0) {
         switch (S) {
         case BAD_LOAD: /* rank 1 starts last, when rank 0 is blocked */
+            start_after_rank0(me);
             if (me == 1) {
                 line_bad = __LINE__ + 1;
                 (void)pl_load(x, PL_IDX(0, 1000), PL_SHAPE(1, SIZE));
@@ -47,6 +60,7 @@ static void kernel(pl_tensor x, pld_dtensor data, pld_dtensor sig)
             pld_system_wait(sig, .offsets = PL_IDX(me, 0), .expected = 1, .cmp = PLD_WAIT_GE);
             break;
         case FRONT_END_ERROR:
+            start_after_rank0(me);
             if (me == 1) {
                 line_bad = __LINE__ + 1;
                 pld_embed_fail(PLD_EINVAL, "prog.py", 42, "kernel k", "Traceback: (a preface)\n",
@@ -106,6 +120,8 @@ static int run_case(int i, enum scenario s, char **err)
     cfg.wait_timeout = s == DEADLOCK && strcmp(cfg.backend, "threads") == 0 ? 2.0 : 0;
     S = s;
     memset(outcome, 0, sizeof outcome);
+    rank0_waiting = 0;
+    order_ranks = strcmp(cfg.backend, "threads") == 0;
     struct host_args h = {pl_tensor_new(PL_SHAPE(2, 1, SIZE), PL_FP32, "x")};
     capture_stderr_begin();
     int rc = pld_run(&cfg, host, &h);
@@ -176,6 +192,29 @@ START_TEST(the_context_factory_is_applied)
 }
 END_TEST
 
+static const char *rename_load(const char *op)
+{
+    return strcmp(op, "pl_load") == 0 ? "pl.load" : NULL;
+}
+
+/* A front end names the ops of error lines as its users write them. */
+START_TEST(error_lines_use_the_front_ends_op_names)
+{
+    char *err, where[64];
+    /* on threads, which (unlike sim) runs more than once per process */
+    pld_embed_set_op_names(rename_load);
+    run_case(2, BAD_LOAD, &err);
+    pld_embed_set_op_names(NULL);
+    snprintf(where, sizeof where, "check_embed.c:%d: rank 1: pl.load: region", line_bad);
+    ck_assert_msg(count_lines_with(err, where) == 1, "expected %s in:\n%s", where, err);
+    free(err);
+    run_case(2, BAD_LOAD, &err);
+    snprintf(where, sizeof where, "check_embed.c:%d: rank 1: pl_load: region", line_bad);
+    ck_assert_int_eq(count_lines_with(err, where), 1);
+    free(err);
+}
+END_TEST
+
 START_TEST(outside_a_run_guards_do_nothing)
 {
     pld_guard g;
@@ -213,6 +252,7 @@ int main(void)
     tcase_add_loop_test(tc, a_deadlock_releases_every_guarded_wait, 0, n);
     tcase_add_loop_test(tc, a_front_end_error_prints_its_preface_and_one_line, 0, n);
     tcase_add_loop_test(tc, the_context_factory_is_applied, 0, n);
+    tcase_add_test(tc, error_lines_use_the_front_ends_op_names);
     tcase_add_test(tc, outside_a_run_guards_do_nothing);
     tcase_add_test(tc, a_bad_context_factory_is_refused);
     suite_add_tcase(s, tc);

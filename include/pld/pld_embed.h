@@ -59,6 +59,13 @@ _Noreturn void pld_embed_fail(int code, const char *file, int line, const char *
                               const char *preface, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));
 
+/* Names the library's ops as the front end's users know them: when set,
+ * every error line (file:line: rank: OP: message) passes its OP through
+ * `rename` first ("pld_tile_remote_load" -> "pld.tile.remote_load"); a
+ * NULL result keeps the library's name.  NULL turns it off.  Process-wide;
+ * set it before pld_run(). */
+void pld_embed_set_op_names(const char *(*rename)(const char *op));
+
 /* Whether the run in progress is ending after an error (so that a front end
  * unwinding its interpreter can skip calls that would only end it again).
  * 0 outside a run. */

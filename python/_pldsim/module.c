@@ -227,6 +227,47 @@ PyTypeObject Buffer_Type = {
     .tp_members = Buffer_members,
 };
 
+/* ---- libpld's op names as Python users write them ---- */
+
+static const char *python_op_name(const char *op)
+{
+    static const char *const names[][2] = {
+        {"pl_load", "pl.load"},
+        {"pl_store", "pl.store"},
+        {"pl_read", "pl.read"},
+        {"pl_write", "pl.write"},
+        {"pl_cast", "pl.cast"},
+        {"pl_add", "pl.add"},
+        {"pl_mul", "pl.mul"},
+        {"pl_max", "pl.maximum"},
+        {"pl_min", "pl.minimum"},
+        {"pl_incore", "kernel call"},
+        {"pld_dispatch", "dispatch (device=)"},
+        {"pld_world_size", "pld.world_size"},
+        {"pld_get_comm_ctx", "pld.get_comm_ctx"},
+        {"pld_rank", "pld.rank"},
+        {"pld_nranks", "pld.nranks"},
+        {"pld_alloc_window_buffer", "pld.alloc_window_buffer"},
+        {"pld_window", "pld.window"},
+        {"pld_system_notify", "pld.system.notify"},
+        {"pld_system_wait", "pld.system.wait"},
+        {"pld_tile_remote_load", "pld.tile.remote_load"},
+        {"pld_tile_remote_store", "pld.tile.remote_store"},
+        {"pld_tensor_put", "pld.tensor.put"},
+        {"pld_tensor_get", "pld.tensor.get"},
+        {"pld_tensor_barrier", "pld.tensor.barrier"},
+        {"pld_tensor_allreduce", "pld.tensor.allreduce"},
+        {"pld_tensor_broadcast", "pld.tensor.broadcast"},
+        {"pld_tensor_allgather", "pld.tensor.allgather"},
+        {"pld_tensor_reduce_scatter", "pld.tensor.reduce_scatter"},
+        {"pld_tensor_all_to_all", "pld.tensor.all_to_all"},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (strcmp(op, names[i][0]) == 0)
+            return names[i][1];
+    return NULL;
+}
+
 /* ---- the module ---- */
 
 static PyMethodDef *const tables[] = {pldsim_run_methods, pldsim_local_methods,
@@ -250,6 +291,7 @@ PyMODINIT_FUNC PyInit__pldsim(void)
     for (size_t i = 0; i < sizeof tables / sizeof *tables; i++)
         if (PyModule_AddFunctions(m, tables[i]) < 0)
             goto fail;
+    pld_embed_set_op_names(python_op_name);
     interned = PyDict_New();
     pldsim_Abort = PyErr_NewExceptionWithDoc(
         "_pldsim.Abort",

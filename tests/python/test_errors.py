@@ -65,7 +65,7 @@ class Errors(unittest.TestCase):
         self.assertIn(f"{SHOWN}:{fault_line('host-error')}: host: host orchestrator host: KeyError", r.stderr)
 
     def test_api_misuse_found_by_libpld_is_one_line(self):
-        self.assert_one_line(run("misuse"), 3, "misuse", "rank 0", "pld_tile_remote_load", "peer 5 out of range [0, 2)")
+        self.assert_one_line(run("misuse"), 3, "misuse", "rank 0", "pld.tile.remote_load", "peer 5 out of range [0, 2)")
 
     def test_upstreams_type_error_is_one_line(self):
         self.assert_one_line(
