@@ -115,6 +115,10 @@ const struct pld_backend *pld__mpi_backend(char *why, size_t len);
 
 /* Does `rank`'s window live in another process than the caller's? */
 int pld__is_remote(int rank);
+/* Must a write with `op` into `rank`'s window go through the backend's
+ * rma_write?  For a remote rank, and on a distributed backend also for an
+ * atomic Add into the caller's own window (atomic only among MPI's). */
+int pld__write_via_backend(int rank, pl_atomic op);
 /* Reads region offsets+shape of window view `t` on `peer` into `packed`
  * (row-major, contiguous) through the backend's rma_read. */
 void pld__remote_read(pl_tensor t, int peer, pl_shape offsets, pl_shape shape, void *packed);

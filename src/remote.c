@@ -11,6 +11,15 @@ int pld__is_remote(int rank)
     return (pld__R->be->caps & PLD_CAP_DISTRIBUTED) && rank != pld__self();
 }
 
+int pld__write_via_backend(int rank, pl_atomic op)
+{
+    /* MPI makes accumulates atomic only against other MPI atomics on the
+     * same location: a rank's own Add must go through MPI too, as its own
+     * notifies already do, or it races with a peer's */
+    return pld__is_remote(rank) ||
+           ((pld__R->be->caps & PLD_CAP_DISTRIBUTED) && op == PL_ATOMIC_ADD);
+}
+
 static struct pld__region region_of(pl_tensor t, pl_shape offsets, pl_shape shape)
 {
     return (struct pld__region){.dtype = t.dtype,

@@ -91,7 +91,7 @@ void pld__remote_store(const char *file, int line, pl_tile tile, pld_dtensor tar
     pld__move(file, line, op, me, peer, bytes);
     pld__races_region(me, target, peer, kw.offsets, tile.shape, 1, kw.atomic == PL_ATOMIC_ADD, op,
                       file, line);
-    if (pld__has_data(&target) && !tile.no_data && pld__is_remote(peer))
+    if (pld__has_data(&target) && !tile.no_data && pld__write_via_backend(peer, kw.atomic))
         pld__remote_write(target, peer, kw.offsets, tile.shape, tile.data, kw.atomic);
     else if (pld__has_data(&target) && !tile.no_data)
         pld__copy_region(target.dtype, tile.shape, pld__elem_ptr(target, peer, kw.offsets),
@@ -215,7 +215,7 @@ void pld__put(const char *file, int line, pld_dtensor dst, struct pld_p2p_kw kw)
     pld__races_region(me, kw.src, me, r.src_off, r.shape, 0, 0, op, file, line);
     pld__races_region(me, dst, peer, r.dst_off, r.shape, 1, kw.atomic == PL_ATOMIC_ADD, op, file,
                       line);
-    if (pld__has_data(&dst) && pld__has_data(&kw.src) && pld__is_remote(peer))
+    if (pld__has_data(&dst) && pld__has_data(&kw.src) && pld__write_via_backend(peer, kw.atomic))
         pld__remote_put(file, line, op, dst, peer, r.dst_off, kw.src, r.src_off, r.shape,
                         kw.atomic);
     else if (pld__has_data(&dst) && pld__has_data(&kw.src))

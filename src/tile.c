@@ -1,6 +1,6 @@
 /* tile.c: the local ops between global memory and UB (pl_load, pl_store,
  * pl_read, pl_write) and on tiles (pl_add, pl_mul). */
-#include "internal.h"
+#include "backend.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -67,7 +67,9 @@ pl_tensor pl__store(const char *file, int line, pl_tile tile, pl_shape offsets, 
                           "the tile holds window data and the destination is a host tensor");
     pld__races_region(me, t, me, offsets, tile.shape, 1, kw.atomic == PL_ATOMIC_ADD, "pl_store",
                       file, line);
-    if (pld__has_data(&t) && !tile.no_data)
+    if (pld__has_data(&t) && !tile.no_data && t.win && pld__write_via_backend(me, kw.atomic))
+        pld__remote_write(t, me, offsets, tile.shape, tile.data, kw.atomic);
+    else if (pld__has_data(&t) && !tile.no_data)
         pld__copy_region(t.dtype, tile.shape, pld__elem_ptr(t, me, offsets), t.shape, tile.data,
                          tile.shape, kw.atomic);
     pld__host_written(t, offsets, tile.shape);
