@@ -10,6 +10,10 @@ set -u
 runner=$1
 dir=$2
 shift 2
+if [ ! -x "$runner" ]; then
+    echo "upstream-matrix: $runner is not there: build it with make (it needs the Python front end)" >&2
+    exit 2
+fi
 fail=0
 runs=0
 printf '%-28s %-36s %-5s %4s %14s\n' program arguments result rc time
