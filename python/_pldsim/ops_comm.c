@@ -98,16 +98,21 @@ static int p2p_kw(struct pld_p2p_kw *kw, PyObject *dst_off, PyObject *src_off, P
 }
 
 /* put(file, line, dst, peer, src, dst_offsets, src_offsets, shape, atomic,
- *     chunk_rows, chunk_cols, pipeline); the region arguments may be None */
-static PyObject *py_put(PyObject *self, PyObject *args)
+ *     chunk_rows, chunk_cols, pipeline) and get(...) without atomic; the
+ * region arguments may be None */
+static PyObject *p2p(PyObject *args, int is_put)
 {
-    (void)self;
     SRC_ARGS
     PyObject *dst, *src, *doff, *soff, *shape;
     long long peer, rows, cols;
-    int atomic, pipeline;
-    if (!PyArg_ParseTuple(args, SRC_FMT "OLOOOOiLLp", SRC_PTRS, &dst, &peer, &src, &doff, &soff,
-                          &shape, &atomic, &rows, &cols, &pipeline))
+    int atomic = PL_ATOMIC_NONE, pipeline, ok;
+    if (is_put)
+        ok = PyArg_ParseTuple(args, SRC_FMT "OLOOOOiLLp", SRC_PTRS, &dst, &peer, &src, &doff, &soff,
+                              &shape, &atomic, &rows, &cols, &pipeline);
+    else
+        ok = PyArg_ParseTuple(args, SRC_FMT "OLOOOOLLp", SRC_PTRS, &dst, &peer, &src, &doff, &soff,
+                              &shape, &rows, &cols, &pipeline);
+    if (!ok)
         return NULL;
     SRC_C()
     pl_tensor *d = pldsim_view(dst, "dst"), *s = d ? pldsim_view(src, "src") : NULL;
@@ -120,32 +125,23 @@ static PyObject *py_put(PyObject *self, PyObject *args)
         return NULL;
     kw.src = *s;
     pl_tensor dv = *d;
-    PLDSIM_CALL(pld__put(file, line, dv, kw));
+    if (is_put)
+        PLDSIM_CALL(pld__put(file, line, dv, kw));
+    else
+        PLDSIM_CALL(pld__get(file, line, dv, kw));
     Py_RETURN_NONE;
 }
 
-/* get(file, line, dst, peer, src, dst_offsets, src_offsets, shape,
- *     chunk_rows, chunk_cols, pipeline) */
+static PyObject *py_put(PyObject *self, PyObject *args)
+{
+    (void)self;
+    return p2p(args, 1);
+}
+
 static PyObject *py_get(PyObject *self, PyObject *args)
 {
     (void)self;
-    SRC_ARGS
-    PyObject *dst, *src, *doff, *soff, *shape;
-    long long peer, rows, cols;
-    int pipeline;
-    if (!PyArg_ParseTuple(args, SRC_FMT "OLOOOOLLp", SRC_PTRS, &dst, &peer, &src, &doff, &soff,
-                          &shape, &rows, &cols, &pipeline))
-        return NULL;
-    SRC_C()
-    pl_tensor *d = pldsim_view(dst, "dst"), *s = d ? pldsim_view(src, "src") : NULL;
-    struct pld_p2p_kw kw = {
-        .peer = peer, .chunk_rows = rows, .chunk_cols = cols, .pipeline = pipeline};
-    if (!s || p2p_kw(&kw, doff, soff, shape))
-        return NULL;
-    kw.src = *s;
-    pl_tensor dv = *d;
-    PLDSIM_CALL(pld__get(file, line, dv, kw));
-    Py_RETURN_NONE;
+    return p2p(args, 0);
 }
 
 /* barrier(file, line, signal) */

@@ -156,6 +156,46 @@ static char *keep_str(const char *s)
     return c;
 }
 
+/* Parses pldsim's common flags `options` (a list of str) into `cfg` with
+ * libpld's parser, which checks them and explains a bad one.  The strings
+ * are kept for the process's lifetime, since pld_config points into them
+ * (a process makes one run on the simulator).  Returns 0, a PLD_E* code
+ * after libpld's message, or -1 with a Python exception set. */
+static int parse_options(PyObject *options, pld_config *cfg)
+{
+    PyObject *fast = PySequence_Fast(options, "options must be a list of str");
+    if (!fast)
+        return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    char **argv = calloc((size_t)n + 2, sizeof *argv);
+    if (!argv) {
+        Py_DECREF(fast);
+        PyErr_NoMemory();
+        return -1;
+    }
+    argv[0] = keep_str("pldsim-py");
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *o = PySequence_Fast_GET_ITEM(fast, i);
+        const char *s = PyUnicode_Check(o) ? PyUnicode_AsUTF8(o) : NULL;
+        if (!s) {
+            Py_DECREF(fast);
+            PyErr_SetString(PyExc_TypeError, "options must be a list of str");
+            return -1;
+        }
+        argv[i + 1] = keep_str(s);
+    }
+    Py_DECREF(fast);
+    int argc = (int)n + 1;
+    int rc = pld_parse_args(cfg, &argc, argv);
+    if (rc > 0) /* --help among the options */
+        rc = PLD_EUSAGE;
+    if (!rc && argc > 1) {
+        fprintf(stderr, "pldsim: unknown pldsim option '%s' (see pldsim-py --help)\n", argv[1]);
+        rc = PLD_EUSAGE;
+    }
+    return rc;
+}
+
 /* run(options, platform, device_list, who, host) -> (rc, python_error, stats)
  * options: pldsim's common flags as argv words (validated by libpld);
  * platform: the program's platform (the options may override it);
@@ -169,42 +209,15 @@ static PyObject *py_run(PyObject *self, PyObject *args)
         return NULL;
     if (!PyCallable_Check(host))
         return PyErr_Format(PyExc_TypeError, "the host function must be callable");
-    PyObject *fast = PySequence_Fast(options, "options must be a list of str");
-    if (!fast)
-        return NULL;
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
-    char **argv = calloc((size_t)n + 2, sizeof *argv);
-    if (!argv) {
-        Py_DECREF(fast);
-        return PyErr_NoMemory();
-    }
-    argv[0] = keep_str("pldsim-py");
-    for (Py_ssize_t i = 0; i < n; i++) {
-        const char *s = PyUnicode_Check(PySequence_Fast_GET_ITEM(fast, i))
-                            ? PyUnicode_AsUTF8(PySequence_Fast_GET_ITEM(fast, i))
-                            : NULL;
-        if (!s) {
-            Py_DECREF(fast);
-            return PyErr_Format(PyExc_TypeError, "options must be a list of str");
-        }
-        argv[i + 1] = keep_str(s);
-    }
-    Py_DECREF(fast);
-
     static pld_config cfg; /* big (the device list): not on the stack */
     pld_config_init(&cfg);
     if (platform)
         cfg.platform = keep_str(platform);
     int rc = pld_config_set_devices(&cfg, devices);
-    int argc = (int)n + 1;
     if (!rc)
-        rc = pld_parse_args(&cfg, &argc, argv);
-    if (rc > 0) /* --help among the options */
-        rc = PLD_EUSAGE;
-    if (!rc && argc > 1) {
-        fprintf(stderr, "pldsim: unknown pldsim option '%s' (see pldsim-py --help)\n", argv[1]);
-        rc = PLD_EUSAGE;
-    }
+        rc = parse_options(options, &cfg);
+    if (rc == -1)
+        return NULL;
     if (!rc && strcmp(cfg.backend, "sim") == 0)
         cfg.context_factory = "thread";
     if (rc)
@@ -233,46 +246,10 @@ static PyObject *py_run(PyObject *self, PyObject *args)
 static PyObject *py_check_options(PyObject *self, PyObject *arg)
 {
     (void)self;
-    PyObject *fast = PySequence_Fast(arg, "options must be a list of str");
-    if (!fast)
-        return NULL;
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
-    /* pld_parse_args reorders argv: free the strings through `own` */
-    char **argv = calloc((size_t)n + 2, sizeof *argv), **own = calloc((size_t)n + 1, sizeof *own);
-    int rc = 0;
-    if (!argv || !own) {
-        free(argv);
-        free(own);
-        Py_DECREF(fast);
-        return PyErr_NoMemory();
-    }
-    argv[0] = (char *)"pldsim-py";
-    for (Py_ssize_t i = 0; i < n && !rc; i++) {
-        PyObject *o = PySequence_Fast_GET_ITEM(fast, i);
-        const char *s = PyUnicode_Check(o) ? PyUnicode_AsUTF8(o) : NULL;
-        if (!s || !(own[i] = argv[i + 1] = strdup(s)))
-            rc = -1;
-    }
-    Py_DECREF(fast);
-    static pld_config cfg;
-    int argc = (int)n + 1;
-    if (!rc) {
-        pld_config_init(&cfg);
-        rc = pld_parse_args(&cfg, &argc, argv);
-        if (rc > 0)
-            rc = PLD_EUSAGE;
-        if (!rc && argc > 1) {
-            fprintf(stderr, "pldsim: unknown pldsim option '%s'\n", argv[1]);
-            rc = PLD_EUSAGE;
-        }
-    }
-    for (Py_ssize_t i = 0; i < n; i++)
-        free(own[i]);
-    free(own);
-    free(argv);
-    if (rc == -1 && PyErr_Occurred())
-        return NULL;
-    return PyLong_FromLong(rc);
+    static pld_config cfg; /* big (the device list): not on the stack */
+    pld_config_init(&cfg);
+    int rc = parse_options(arg, &cfg);
+    return rc == -1 ? NULL : PyLong_FromLong(rc);
 }
 
 /* dispatch(file, line, rank, name, call): runs call() on device `rank`. */

@@ -13,7 +13,7 @@ import inspect
 from typing import Any
 
 from .errors import UsageTypeError, UsageValueError
-from .values import DataType, DistributedTensor, Tile, dtype_of_code, is_torch_tensor
+from .values import DataType, DistributedTensor, Tile, dtype_of_code, dtype_of_torch, is_torch_tensor
 
 
 class DynVar:
@@ -157,7 +157,7 @@ def _check_one(op: str, fname: str, pname: str, ann: Any, v: Any, dyn: dict[str,
         if not is_torch_tensor(v):
             hint = " (a window view goes to a pld.DistributedTensor parameter)" if isinstance(v, DistributedTensor) else ""
             raise UsageTypeError(op, f"{where} is annotated {ann!r} but got {_describe(v)}{hint}")
-        shape, dtype = list(v.shape), _torch_dtype(v)
+        shape, dtype = list(v.shape), dtype_of_torch(v)
     elif ann.kind == "dist":
         if not isinstance(v, DistributedTensor):
             hint = " (make one with pld.window)" if is_torch_tensor(v) else ""
@@ -210,13 +210,6 @@ def _check_scalar(op: str, where: str, ann: ScalarAnn, v: Any) -> None:
         raise UsageValueError(op, f"{where} is annotated {ann!r} but {v} does not fit in {dt!r}")
     if dt.name.startswith("UINT") and not 0 <= v < (1 << dt.bits):
         raise UsageValueError(op, f"{where} is annotated {ann!r} but {v} does not fit in {dt!r}")
-
-
-def _torch_dtype(t: Any) -> DataType | None:
-    from .values import ALL_DTYPES
-
-    name = str(t.dtype).split(".")[-1]
-    return next((d for d in ALL_DTYPES if d.torch_name == name), None)
 
 
 __all__ = ["DirectionAnn", "DynVar", "ScalarAnn", "Signature", "TensorAnn", "dtype_of_code", "tensor_annotation"]

@@ -57,12 +57,12 @@ def _cleanup() -> None:
 atexit.register(_cleanup)
 
 
-def _output_dir(name: str, rc: Any) -> str:
+def _output_dir(name: str, keep: bool, where: str | None) -> str:
     """Where a compile's artefacts go, as upstream decides it: a temporary
-    directory removed at exit, unless RunConfig.save_kernels asks to keep
-    them (in save_kernels_dir, or build_output/NAME_TIMESTAMP)."""
-    if getattr(rc, "save_kernels", False):
-        d = rc.save_kernels_dir or os.path.join(
+    directory removed at exit, unless they are to be kept (in `where`, or
+    build_output/NAME_TIMESTAMP)."""
+    if keep:
+        d = where or os.path.join(
             "build_output", f"{name}_{datetime.datetime.now().strftime('%Y%m%d_%H%M%S')}"
         )
         os.makedirs(d, exist_ok=True)
@@ -75,14 +75,14 @@ def _output_dir(name: str, rc: Any) -> str:
 class CompiledProgram:
     """A program ready to run (upstream's DistributedCompiledProgram)."""
 
-    def __init__(self, name: str, entry: Function, self_obj: Any, platform: str, device_ids: list[int], functions: list[Function], run_config: Any):
+    def __init__(self, name: str, entry: Function, self_obj: Any, platform: str, device_ids: list[int], functions: list[Function], output_dir: str):
         self.name = name
         self._entry = entry
         self._self = self_obj
         self.platform = platform
         self.device_ids = list(device_ids)
         self._functions = functions
-        self.output_dir = _output_dir(name, run_config)
+        self.output_dir = output_dir
         self._write_manifest()
 
     def __repr__(self) -> str:
@@ -124,7 +124,8 @@ def compile_function(fn: Function, args: tuple, kwargs: dict) -> CompiledProgram
     if args or kwargs:
         sig = fn.signature()
         sig.check(fn.name, sig.bind(fn.name, args, kwargs))
-    return CompiledProgram(fn.name, fn, None, rc.platform, dc.device_ids, [fn], rc)
+    out = _output_dir(fn.name, rc.save_kernels, rc.save_kernels_dir)
+    return CompiledProgram(fn.name, fn, None, rc.platform, dc.device_ids, [fn], out)
 
 
 def compile_program(program: Any, platform: str = "a2a3sim", distributed_config: Any = None, **kwargs: Any) -> CompiledProgram:
@@ -151,11 +152,9 @@ def compile_program(program: Any, platform: str = "a2a3sim", distributed_config:
                 f"orchestration function to run on each device"
             )
         entry = devices[0]
-    save = RunConfig(save_kernels=bool(kwargs.get("save_kernels", False)))
-    save.save_kernels_dir = kwargs.get("output_dir")
-    if save.save_kernels_dir:
-        save.save_kernels = True
-    return CompiledProgram(program.__name__, entry, program(), platform, dc.device_ids, funcs, save)
+    where = kwargs.get("output_dir")
+    out = _output_dir(program.__name__, bool(where or kwargs.get("save_kernels")), where)
+    return CompiledProgram(program.__name__, entry, program(), platform, dc.device_ids, funcs, out)
 
 
 def call_outside_run(fn: Function, self_obj: Any, args: tuple, kwargs: dict, device: Any) -> Any:

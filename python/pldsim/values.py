@@ -121,17 +121,24 @@ class HostNames:
 
 
 HOST_NAMES = HostNames()
-_TORCH_CODES: dict[Any, int] = {}
+_BY_TORCH: dict[Any, DataType] = {}
+
+
+def dtype_of_torch(t: Any) -> DataType | None:
+    """The pl dtype of a torch tensor, or None for one pldsim lacks."""
+    if not _BY_TORCH:
+        tt = torch()
+        for d in ALL_DTYPES:
+            if d.torch_name:
+                _BY_TORCH[getattr(tt, d.torch_name)] = d
+    return _BY_TORCH.get(t.dtype)
 
 
 def host_view(t: Any, op: str, what: str) -> Any:
     """libpld's view of a torch tensor (its memory, shape and dtype)."""
-    if not _TORCH_CODES:
-        tt = torch()
-        for d in _BY_CODE.values():
-            _TORCH_CODES[getattr(tt, d.torch_name)] = d.code
-    code = _TORCH_CODES.get(t.dtype)
-    if code is None:
+    dt = dtype_of_torch(t)
+    code = dt.code if dt else 0
+    if not code:
         raise UsageTypeError(op, f"{what} is a torch.{str(t.dtype).split('.')[-1]} tensor, which pldsim does not support")
     if t.device.type != "cpu":
         raise UsageValueError(op, f"{what} is on {t.device}; pldsim reads host tensors from CPU memory")
