@@ -1,31 +1,31 @@
 /* simgrid_floor.c: what SimGrid alone costs for the work of pldsim's builtin
  * ring allreduce (tools/bench-scale.sh, docs/performance.md).
  *
- *   simgrid-floor PLATFORM.xml P [--bytes N] [--no-data] [--merge-sleeps]
+ *   simgrid-floor PLATFORM.xml P [--bytes N] [--no-data]
  *
  * The same SimGrid activities as `pldsim-scale ring` on the same platform
  * file, and nothing of pldsim: one actor per device dev0..dev(P-1) and one
- * for the host, host-to-host sends for transfers, sleeps for every device
- * step, and a blocked wait that sleeps on a semaphore until a notify
- * satisfies it (as sim/engine.c does).  Per rank and round: a ready notify
- * (a signal_lat sleep and a 4-byte send to the right), its wait (a poll_lat
- * sleep), the wait for the right neighbour's read-complete from round r-1,
- * per 16 KiB piece a pull from the left plus a GM load and a vector add
- * (reduce-scatter rounds only) and a GM store, then the read-complete
+ * for the host.  As in sim/engine.c, device work goes on each actor's own
+ * clock and is slept off only before something another actor sees: a
+ * transfer (one host-to-host send), a notify to another rank (a sleep until
+ * it is due: route latency plus 4 bytes over the route's bandwidth, then
+ * the update), and the end.  A wait that holds costs nothing; one that does
+ * not sleeps on a semaphore until a satisfying update.  The host's
+ * dispatches release each rank at the host's model time, without a sleep.
+ *
+ * Per rank and round: a ready notify to the right, its wait (then
+ * poll_lat), the wait for the right neighbour's read-complete from round
+ * r-1, per 16 KiB piece a pull from the left plus a GM load and a vector
+ * add (reduce-scatter rounds only) and a GM store, then the read-complete
  * notify; after the rounds the wait for the last read-complete and the
  * 4(P-1) notifies to itself that take back the credits.  Before that the
  * host dispatches every rank (dispatch_lat each) and each rank launches its
  * kernel (launch_lat); with data, each rank writes and reads two elements.
  *
  * The device numbers are those of the a2a3sim model (src/models_builtin.c).
- * The run's simulated time should therefore equal pldsim's; its wall time is
- * the floor that pldsim's own code sits on.
- *
- * --merge-sleeps asks what merging device steps would buy: consecutive
- * sleeps with nothing visible to another actor between them become one
- * (flushed before a send, a cell update seen by another rank, a wait, and
- * the end).  The simulated time then differs from pldsim's in the last
- * bits (docs/performance.md says by how much).  Prints one key=value line. */
+ * The run's simulated time therefore equals pldsim's (tests/check_accuracy
+ * asserts it to the bit); its wall time is the floor that pldsim's own code
+ * sits on.  Prints one key=value line. */
 #include <simgrid/actor.h>
 #include <simgrid/engine.h>
 #include <simgrid/host.h>
@@ -50,18 +50,22 @@ struct rank {
     int32_t *ready, *done;
     const int32_t *wait_cell; /* what a blocked wait waits for */
     int32_t wait_expected;
-    sg_sem_t wake;  /* a blocked wait sleeps here */
-    sg_sem_t start; /* released by the host's dispatch of this rank */
+    sg_sem_t wake;      /* a blocked wait sleeps here */
+    sg_sem_t start;     /* released by the host's dispatch of this rank */
+    double start_at;    /* the host's model time at that dispatch */
+    double ahead;       /* model time past SimGrid's clock */
+    double lat_r, bw_r; /* the route to the right neighbour */
+    double lat_l, bw_l; /* and to the left one */
 };
 
 static struct {
-    int P, data, merge;
+    int P, data;
     int64_t n; /* FP32 elements per rank */
     sg_host_t *hosts;
     struct rank *rk;
+    double host_ahead;
     double t0, t1; /* the collective: first rank's start, last rank's end */
-    long sleeps, sends;
-    double *pending; /* per rank, --merge-sleeps: device time not yet slept */
+    long sleeps, flows, signals;
 } S;
 
 static int self(void)
@@ -69,27 +73,21 @@ static int self(void)
     return (int)(intptr_t)sg_actor_self_get_data();
 }
 
-/* Sleeps what --merge-sleeps deferred: before anything another actor sees. */
-static void flush(void)
+static double *ahead(void)
 {
-    double *d = &S.pending[self()];
-    if (*d > 0) {
-        S.sleeps++;
-        sg_actor_sleep_for(*d);
-        *d = 0;
-    }
+    int me = self();
+    return me >= 0 ? &S.rk[me].ahead : &S.host_ahead;
 }
 
-/* A device step of `seconds`.  The host's dispatches are never merged:
- * each releases a rank at its own time. */
+static double now(void)
+{
+    return simgrid_get_clock() + *ahead();
+}
+
+/* Device work: on the actor's own clock. */
 static void elapse(double seconds)
 {
-    if (S.merge && self() >= 0) {
-        S.pending[self()] += seconds;
-        return;
-    }
-    S.sleeps++;
-    sg_actor_sleep_for(seconds);
+    *ahead() += seconds;
 }
 
 static void gm(double bytes)
@@ -97,27 +95,51 @@ static void gm(double bytes)
     elapse(hbm_lat + bytes / hbm_bw);
 }
 
+static void resume_at(double *a, double t)
+{
+    double c = simgrid_get_clock();
+    *a = t > c ? t - c : 0;
+}
+
+/* Sleeps off the actor's own clock (what SimGrid leaves of a sleep below
+ * its timing precision stays on it, as in sim/engine.c). */
+static void catch_up(void)
+{
+    double *a = ahead();
+    if (*a > 0) {
+        double t = simgrid_get_clock() + *a;
+        S.sleeps++;
+        sg_actor_sleep_for(*a);
+        resume_at(a, t);
+    }
+}
+
 static void flow(int from, int to, double bytes)
 {
-    if (S.merge)
-        flush();
-    S.sends++;
+    catch_up();
+    S.flows++;
     sg_host_sendto(S.hosts[from], S.hosts[to], bytes);
 }
 
-/* A notify to `owner`'s cell: the signal latency, the 4-byte flow, then the
- * update, which wakes the owner only if its blocked wait is now satisfied.
- * A notify to itself is a GM write, not a flow.  sim/engine.c releases the
- * waiter at the notifier's next call into the engine instead of here: the
- * same simulated instant and the same simcall, in a different order among
- * the actors that run at that instant. */
+/* A notify to `owner`'s cell: the signal latency, then (to another rank) a
+ * sleep until the update is due there; the update wakes the owner only if
+ * its blocked wait is now satisfied.  A notify to itself is a GM write.
+ * sim/engine.c releases the waiter at the notifier's next call into the
+ * engine instead of here: the same simulated instant and the same simcall,
+ * in a different order among the actors that run at that instant. */
 static void notify(int me, int owner, int32_t *cell)
 {
-    elapse(signal_lat);
-    if (owner == me)
-        gm(2 * signal_bytes);
-    else
-        flow(me, owner, signal_bytes); /* which flushes what --merge-sleeps deferred */
+    struct rank *rk = &S.rk[me];
+    if (owner == me) {
+        elapse(signal_lat + (hbm_lat + 2 * signal_bytes / hbm_bw)); /* one sum, as cost.c */
+    } else {
+        elapse(signal_lat);
+        int right = owner == (me + 1) % S.P;
+        rk->ahead +=
+            right ? rk->lat_r + signal_bytes / rk->bw_r : rk->lat_l + signal_bytes / rk->bw_l;
+        catch_up();
+        S.signals++;
+    }
     *cell += 1;
     struct rank *o = &S.rk[owner];
     if (o->wait_cell == cell && *cell >= o->wait_expected) {
@@ -126,18 +148,22 @@ static void notify(int me, int owner, int32_t *cell)
     }
 }
 
-/* Waits until `cell` >= `expected`; as in sim/engine.c, a wait that is
- * already satisfied makes no simcall.  Then the poll latency. */
+/* Waits until `cell` >= `expected`: one that holds ends at the caller's
+ * model time with no simcall; one that does not blocks, and ends at the
+ * later of its wake-up and that model time.  Then the poll latency. */
 static void wait_ge(int me, const int32_t *cell, int32_t expected)
 {
     struct rank *rk = &S.rk[me];
-    if (S.merge)
-        flush();
+    double t = now();
+    int blocked = 0;
     while (*cell < expected) {
         rk->wait_cell = cell;
         rk->wait_expected = expected;
+        blocked = 1;
         sg_sem_acquire(rk->wake);
     }
+    if (blocked)
+        resume_at(&rk->ahead, t);
     elapse(poll_lat);
 }
 
@@ -156,13 +182,18 @@ static void device(int argc, char **argv)
     int left = (me + P - 1) % P, right = (me + 1) % P;
     struct rank *rk = &S.rk[me];
 
+    rk->lat_r = sg_host_get_route_latency(S.hosts[me], S.hosts[right]);
+    rk->bw_r = sg_host_get_route_bandwidth(S.hosts[me], S.hosts[right]);
+    rk->lat_l = sg_host_get_route_latency(S.hosts[me], S.hosts[left]);
+    rk->bw_l = sg_host_get_route_bandwidth(S.hosts[me], S.hosts[left]);
     sg_sem_acquire(rk->start);
+    resume_at(&rk->ahead, rk->start_at);
     elapse(launch_lat);
     if (S.data) { /* the benchmark writes both ends of its row */
         gm(4);
         gm(4);
     }
-    double t0 = simgrid_get_clock() + S.pending[me]; /* as if the steps were slept */
+    double t0 = now();
     if (t0 < S.t0)
         S.t0 = t0;
     for (int r = 0; r < rounds; r++) {
@@ -190,17 +221,14 @@ static void device(int argc, char **argv)
         notify(me, me, &rk->ready[r]);
         notify(me, me, &rk->done[r]);
     }
-    if (S.merge)
-        flush();
-    double t1 = simgrid_get_clock();
+    double t1 = now();
     if (t1 > S.t1)
         S.t1 = t1;
     if (S.data) { /* and reads them back */
         gm(4);
         gm(4);
     }
-    if (S.merge)
-        flush();
+    catch_up();
 }
 
 /* pld_dispatch of every rank in turn, as bench/scale.c's host does. */
@@ -210,8 +238,10 @@ static void host(int argc, char **argv)
     (void)argv;
     for (int r = 0; r < S.P; r++) {
         elapse(dispatch_lat);
+        S.rk[r].start_at = now();
         sg_sem_release(S.rk[r].start);
     }
+    catch_up();
 }
 
 static double wall(void)
@@ -223,7 +253,7 @@ static double wall(void)
 
 static int usage(void)
 {
-    fputs("usage: simgrid-floor PLATFORM.xml P [--bytes N] [--no-data] [--merge-sleeps]\n"
+    fputs("usage: simgrid-floor PLATFORM.xml P [--bytes N] [--no-data]\n"
           "                     [--cfg=SIMGRID_SETTING ...]\n"
           "  PLATFORM.xml: hosts dev0..dev(P-1) and host (as pldsim writes it to\n"
           "  $PLDSIM_SAVE_PLATFORM); N: bytes of FP32 per rank (default 1048576)\n",
@@ -249,8 +279,6 @@ int main(int argc, char **argv)
             bytes = strtoll(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--no-data") == 0)
             S.data = 0;
-        else if (strcmp(argv[i], "--merge-sleeps") == 0)
-            S.merge = 1;
         else if (strncmp(argv[i], "--cfg=", 6) == 0 && sargc < 63) /* SimGrid's own */
             sargv[sargc++] = argv[i];
         else
@@ -272,8 +300,7 @@ int main(int argc, char **argv)
 
     S.hosts = calloc((size_t)P, sizeof *S.hosts);
     S.rk = calloc((size_t)P, sizeof *S.rk);
-    S.pending = calloc((size_t)P, sizeof *S.pending);
-    if (!S.hosts || !S.rk || !S.pending) {
+    if (!S.hosts || !S.rk) {
         fprintf(stderr, "simgrid-floor: out of memory for %ld ranks\n", P);
         return 2;
     }
@@ -310,16 +337,17 @@ int main(int argc, char **argv)
         return 2;
     }
     sg_actor_t h = sg_actor_init("host", cpu);
-    sg_actor_set_data(h, (void *)(intptr_t)-1); /* the host's sleeps are never merged */
+    sg_actor_set_data(h, (void *)(intptr_t)-1);
     sg_actor_start_(h, host, 0, NULL);
     simgrid_run();
     double w1 = wall();
 
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    printf("coll=floor-ring%s P=%d sim_s=%.17g coll_s=%.17g transfers=%ld sleeps=%ld wall_s=%.3f "
-           "rss_mb=%.1f\n",
-           S.merge ? "-merged" : "", S.P, simgrid_get_clock(), S.t1 - S.t0, S.sends, S.sleeps,
-           w1 - w0, (double)ru.ru_maxrss / 1024);
+    /* transfers counts what pldsim's summary counts: flows and signals */
+    printf("coll=floor-ring P=%d sim_s=%.17g coll_s=%.17g transfers=%ld flows=%ld sleeps=%ld "
+           "wall_s=%.3f rss_mb=%.1f\n",
+           S.P, simgrid_get_clock(), S.t1 - S.t0, S.flows + S.signals, S.flows, S.sleeps, w1 - w0,
+           (double)ru.ru_maxrss / 1024);
     return 0;
 }

@@ -1,9 +1,20 @@
 /* engine.c: the SimGrid backend.  One SimGrid host and actor per device plus
- * one for the host CPU; a transfer is a timed host-to-host flow over the
- * platform's route (latency, bandwidth and contention come from SimGrid's
- * network model); a notify is a small flow whose arrival updates the cell and
- * wakes the owner's waiters; a wait blocks on a condition variable.  Actors
- * run one at a time, so plain memory updates are atomic by construction. */
+ * one for the host CPU.
+ *
+ * Few SimGrid activities, because they are what a run costs:
+ *  - Device work goes on the actor's own clock (`ahead`: how far its model
+ *    time is past SimGrid's).  It sleeps that off only when it interacts:
+ *    before bytes leave, before a notify becomes visible, and at its end.
+ *  - Bulk bytes are one host-to-host flow over the route per operation:
+ *    SimGrid's network model gives latency, bandwidth and contention.
+ *  - A notify is not a flow: the notifier sleeps until the update is due at
+ *    the owner (its route's latency plus signal_bytes over its bottleneck
+ *    bandwidth), then applies it and wakes the owner's wait.
+ *  - A wait that already holds costs nothing; one that does not blocks on a
+ *    semaphore that only a satisfying update releases.  A dispatched task
+ *    starts at the host's model time without a sleep.
+ * docs/models.md, "Local clocks", says what this gives up.  Actors run one
+ * at a time, so plain memory updates are atomic by construction. */
 #include "sim.h"
 
 #include <simgrid/engine.h>
@@ -26,7 +37,13 @@ struct sim_rank {
     pld_wait_cmp wait_cmp;
     int32_t wait_expected;
     int done;
-    int tag; /* actor data: the rank number */
+    int tag;      /* actor data: the rank number */
+    double ahead; /* model time past SimGrid's clock, s */
+    /* the last routes this rank used: a lookup costs more than a flow */
+    struct route_memo {
+        int from, to, links;
+        double lat, bw;
+    } memo[4];
 };
 
 static struct {
@@ -34,8 +51,8 @@ static struct {
     sg_host_t *hosts;
     sg_host_t cpu;
     struct sim_rank *rk;
-    unsigned char *route_ok; /* P*P bits: pair checked and routable */
-    int wake; /* 1 + the rank whose wait the running actor's last notify may satisfy */
+    double host_ahead; /* the host actor's model time past SimGrid's clock */
+    int wake;          /* 1 + the rank whose wait the running actor's last notify may satisfy */
     int host_tag;
     int host_done;
     int aborted;
@@ -68,31 +85,113 @@ static int sim_self(void)
     return tag ? *tag : PLD__NOBODY;
 }
 
+static double *ahead_of(int self)
+{
+    return self >= 0 ? &S.rk[self].ahead : &S.host_ahead;
+}
+
 static double sim_now(void)
 {
-    return simgrid_get_clock();
+    int self = sim_self();
+    return simgrid_get_clock() + (self == PLD__NOBODY ? 0 : *ahead_of(self));
 }
 
-static void sim_elapse(double seconds)
+static void sim_charge(double seconds)
 {
-    leave_if_aborted();
-    if (seconds > 0)
-        sg_actor_sleep_for(seconds);
+    int self = sim_self();
+    if (self != PLD__NOBODY && seconds > 0)
+        *ahead_of(self) += seconds;
 }
 
-/* SimGrid aborts the process on a transfer between hosts with no route, so
- * each rank pair is checked once, on first use. */
-static int sim_transfer(int from, int to, double bytes)
+/* Carries the model time `t` of an actor that has been blocked over to its
+ * clock: what it owed before blocking it still owes, past its wake-up. */
+static void resume_at(double *ahead, double t)
+{
+    double now = simgrid_get_clock();
+    *ahead = t > now ? t - now : 0;
+}
+
+/* Brings SimGrid's clock up to the caller's model time: the caller is about
+ * to do something another actor can see.  SimGrid ends a sleep once less
+ * than its timing precision is left, so what is left stays on the clock:
+ * model times then add up exactly. */
+static void catch_up(double *ahead)
 {
     leave_if_aborted();
-    size_t bit = (size_t)from * (size_t)S.R->P + (size_t)to;
-    if (!(S.route_ok[bit / 8] & (1u << (bit % 8)))) {
-        if (pld__sgx_route_links(S.hosts[from], S.hosts[to]) == 0)
-            return PLD_EPLATFORM;
-        S.route_ok[bit / 8] |= (unsigned char)(1u << (bit % 8));
+    double a = *ahead;
+    if (a > 0) {
+        double t = simgrid_get_clock() + a;
+        sg_actor_sleep_for(a);
+        resume_at(ahead, t);
     }
-    sg_host_sendto(S.hosts[from], S.hosts[to], bytes);
-    pld__progress_tick(S.R);
+}
+
+static void sim_settle(void)
+{
+    int self = sim_self();
+    if (self != PLD__NOBODY)
+        catch_up(ahead_of(self));
+}
+
+/* The route from -> to, looked up once per pair and rank.  SimGrid aborts
+ * the process on a transfer between hosts with no route, so that is found
+ * here first.  Returns 0, or PLD_EPLATFORM. */
+static int route(struct sim_rank *rk, int from, int to, double *lat, double *bw)
+{
+    struct route_memo *m = &rk->memo[((unsigned)from * 31u + (unsigned)to) & 3u];
+    if (m->links == 0 || m->from != from || m->to != to) {
+        m->from = from;
+        m->to = to;
+        m->links = pld__sgx_route(S.hosts[from], S.hosts[to], &m->lat, &m->bw);
+    }
+    *lat = m->lat;
+    *bw = m->bw;
+    return m->links > 0 ? 0 : PLD_EPLATFORM;
+}
+
+/* The time half of read and write: c->before, then c->bytes from `from` to
+ * `to` as one flow, then c->after; the data is copied by the caller between
+ * the flow's end and c->after, when the last byte has arrived. */
+static int carry(int from, int to, struct pld__cost *c)
+{
+    int me = sim_self();
+    struct sim_rank *rk = &S.rk[me];
+    rk->ahead += c->before;
+    if (from != to && c->bytes > 0) {
+        double lat, bw;
+        if (route(rk, from, to, &lat, &bw))
+            return PLD_EPLATFORM;
+        rk->ahead += (double)c->extra_lats * lat;
+        catch_up(&rk->ahead);
+        c->t_start = simgrid_get_clock();
+        sg_host_sendto(S.hosts[from], S.hosts[to], c->bytes);
+        pld__progress_tick(S.R);
+    } else {
+        c->t_start = simgrid_get_clock() + rk->ahead;
+    }
+    c->t_end = simgrid_get_clock() + rk->ahead;
+    return 0;
+}
+
+static int sim_read(int peer, const struct pld__wbuf *b, const struct pld__region *rg,
+                    struct pld__span dst, struct pld__cost *c)
+{
+    int rc = carry(peer, sim_self(), c);
+    if (rc)
+        return rc;
+    pld__shm_read(peer, b, rg, dst);
+    S.rk[sim_self()].ahead += c->after;
+    return 0;
+}
+
+static int sim_write(int peer, const struct pld__wbuf *b, const struct pld__region *rg,
+                     struct pld__span src, pl_atomic op, struct pld__cost *c)
+{
+    int rc = carry(sim_self(), peer, c);
+    if (rc)
+        return rc;
+    pld__shm_write(peer, b, rg, src, op);
+    S.rk[sim_self()].ahead += c->after;
     return 0;
 }
 
@@ -104,6 +203,8 @@ static double sim_route_bw(int from, int to)
 static void sim_dispatch(int rank, struct pld__task *t)
 {
     struct sim_rank *rk = &S.rk[rank];
+    leave_if_aborted();
+    t->not_before = simgrid_get_clock() + S.host_ahead;
     sg_mutex_lock(rk->mtx);
     if (rk->tail)
         rk->tail->next = t;
@@ -139,15 +240,34 @@ static void flush_wakes(void)
     }
 }
 
-static void sim_signal_update(int owner, int32_t *cell, pld_notify_op op, int32_t value)
+static int sim_notify(int owner, const struct pld__wbuf *b, int64_t off, pld_notify_op op,
+                      int32_t value, struct pld__cost *c)
 {
-    leave_if_aborted();
+    int me = sim_self();
+    struct sim_rank *rk = &S.rk[me];
+    rk->ahead += c->before;
+    c->t_start = simgrid_get_clock() + rk->ahead;
+    if (owner != me) {
+        /* the update is due at the owner once the route has carried it */
+        double lat, bw;
+        if (route(rk, me, owner, &lat, &bw))
+            return PLD_EPLATFORM;
+        rk->ahead += lat + (bw > 0 ? c->bytes / bw : 0);
+        catch_up(&rk->ahead);
+        pld__progress_tick(S.R);
+    } else {
+        leave_if_aborted(); /* the entry below flushes any earlier wake */
+    }
+    c->t_end = simgrid_get_clock() + rk->ahead;
+    int32_t *cell = pld__shm_cell(b, owner, off);
     if (op == PLD_NOTIFY_SET)
         *cell = value;
     else
         *cell = (int32_t)((uint32_t)*cell + (uint32_t)value); /* wraps like the hardware */
     if (S.rk[owner].wait_cell == cell)
-        S.wake = owner + 1; /* the entry above flushed any earlier one */
+        S.wake = owner + 1;
+    rk->ahead += c->after;
+    return 0;
 }
 
 /* Is every rank finished or blocked in a wait that nothing can satisfy,
@@ -184,15 +304,28 @@ static void declare_deadlock_if_stuck(void)
     sim_abort_run();
 }
 
-static void sim_signal_wait(const int32_t *cell, pld_wait_cmp cmp, int32_t expected)
+/* A wait that holds when it is reached ends at the caller's model time: the
+ * update that satisfied it was visible before SimGrid's clock, which is not
+ * past that time.  For WAIT_GE this assumes the cell does not fall again
+ * before then (only a negative add or a Set from another rank could make
+ * it); an EQ wait catches up first, so that it sees the cell as it is at
+ * its model time. */
+static void sim_wait(const struct pld__wbuf *b, int64_t off, pld_wait_cmp cmp, int32_t expected)
 {
-    struct sim_rank *rk = &S.rk[sim_self()];
-    double timeout = S.R->cfg->wait_timeout, deadline = simgrid_get_clock() + timeout;
+    int me = sim_self();
+    struct sim_rank *rk = &S.rk[me];
+    const int32_t *cell = pld__shm_cell(b, me, off);
+    if (cmp == PLD_WAIT_EQ)
+        catch_up(&rk->ahead);
     flush_wakes(); /* before this actor can block */
+    double t = simgrid_get_clock() + rk->ahead;
+    double timeout = S.R->cfg->wait_timeout, deadline = t + timeout;
+    int blocked = 0;
     while (!satisfied(cell, cmp, expected) && !S.aborted) {
         rk->wait_cell = cell;
         rk->wait_cmp = cmp;
         rk->wait_expected = expected;
+        blocked = 1;
         if (timeout <= 0) {
             declare_deadlock_if_stuck();
             sg_sem_acquire(rk->wake);
@@ -202,6 +335,7 @@ static void sim_signal_wait(const int32_t *cell, pld_wait_cmp cmp, int32_t expec
         if (left <= 0 || sg_sem_acquire_timeout(rk->wake, left)) {
             /* like hardware's spin limit: this wait will not complete */
             rk->wait_cell = NULL;
+            rk->ahead = 0;
             S.R->timed_out = 1;
             pld__report_deadlock(S.R);
             if (!S.R->error)
@@ -209,6 +343,8 @@ static void sim_signal_wait(const int32_t *cell, pld_wait_cmp cmp, int32_t expec
             sim_abort_run();
         }
     }
+    if (blocked)
+        resume_at(&rk->ahead, t);
     leave_if_aborted();
 }
 
@@ -235,11 +371,12 @@ static void device_main(int argc, char **argv)
     (void)argv;
     int r = *(int *)sg_actor_self_get_data();
     struct sim_rank *rk = &S.rk[r];
-    struct pld__rank *fr = &S.R->ranks[r];
     for (;;) {
+        double idle_from = simgrid_get_clock() + rk->ahead;
         sg_mutex_lock(rk->mtx);
         while (!rk->head && !S.host_done && !S.aborted)
             sg_cond_wait(rk->cond, rk->mtx);
+        resume_at(&rk->ahead, idle_from);
         struct pld__task *t = rk->head;
         if (t) {
             rk->head = t->next;
@@ -249,13 +386,16 @@ static void device_main(int argc, char **argv)
         sg_mutex_unlock(rk->mtx);
         if (!t || S.aborted)
             break;
-        fr->in_task = 1;
-        t->fn(t->args);
-        fr->in_task = 0;
+        /* it starts when both the rank and the host's dispatch are there */
+        if (t->not_before > simgrid_get_clock() + rk->ahead)
+            resume_at(&rk->ahead, t->not_before);
+        pld__run_task(r, t);
         flush_wakes();
         free(t->args);
         free(t);
     }
+    if (!S.aborted)
+        catch_up(&rk->ahead); /* the run ends when its last device does */
     rk->done = 1;
     if (!S.aborted)
         declare_deadlock_if_stuck();
@@ -266,6 +406,8 @@ static void host_main(int argc, char **argv)
     (void)argc;
     (void)argv;
     S.host_fn(S.host_args);
+    if (!S.aborted)
+        catch_up(&S.host_ahead);
     S.host_done = 1;
     for (int r = 0; r < S.R->P; r++) {
         sg_mutex_lock(S.rk[r].mtx);
@@ -302,10 +444,8 @@ static void sim_release(void)
     }
     free(S.hosts);
     free(S.rk);
-    free(S.route_ok);
     S.hosts = NULL;
     S.rk = NULL;
-    S.route_ok = NULL;
     S.R = NULL;
 }
 
@@ -340,8 +480,7 @@ static int sim_run(struct pld__run *R, pld__host_fn host, const void *args)
 
     S.hosts = calloc((size_t)R->P, sizeof *S.hosts);
     S.rk = calloc((size_t)R->P, sizeof *S.rk);
-    S.route_ok = calloc((size_t)R->P * (size_t)R->P / 8 + 1, 1);
-    if (!S.hosts || !S.rk || !S.route_ok)
+    if (!S.hosts || !S.rk)
         return pld__config_error(PLD_ENOMEM, "out of memory for %d ranks", R->P);
     if ((rc = pld__sim_load_platform(R, S.hosts, &S.cpu)))
         return rc;
@@ -392,10 +531,12 @@ const struct pld_backend pld_backend_sim = {
     .self = sim_self,
     .now = sim_now,
     .dispatch = sim_dispatch,
-    .elapse = sim_elapse,
-    .transfer = sim_transfer,
-    .signal_update = sim_signal_update,
-    .signal_wait = sim_signal_wait,
+    .charge = sim_charge,
+    .settle = sim_settle,
+    .read = sim_read,
+    .write = sim_write,
+    .notify = sim_notify,
+    .wait = sim_wait,
     .route_bw = sim_route_bw,
     .abort_run = sim_abort_run,
 };

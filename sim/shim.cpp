@@ -6,6 +6,7 @@
 #include <simgrid/engine.h>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>
+#include <simgrid/s4u/Link.hpp>
 
 #include <vector>
 
@@ -44,6 +45,25 @@ extern "C" int pld__sgx_route_links(sg_host_t from, sg_host_t to)
         std::vector<simgrid::s4u::Link *> links;
         double lat = 0;
         from->route_to(to, links, &lat);
+        return (int)links.size();
+    } catch (...) {
+        return 0;
+    }
+}
+
+// The route from `from` to `to`: its link count (0: no path), and in `lat`
+// and `bw` the sum of its latencies (s) and its bottleneck bandwidth (B/s):
+// what a quiet route gives one flow under CM02 (shared/simgrid-notes.md).
+extern "C" int pld__sgx_route(sg_host_t from, sg_host_t to, double *lat, double *bw)
+{
+    try {
+        std::vector<simgrid::s4u::Link *> links;
+        *lat = 0;
+        from->route_to(to, links, lat);
+        *bw = 0;
+        for (const auto *l : links)
+            if (*bw == 0 || l->get_bandwidth() < *bw)
+                *bw = l->get_bandwidth();
         return (int)links.size();
     } catch (...) {
         return 0;

@@ -1,10 +1,13 @@
 /* backend.h: the contract between the API front end and a backend.
  *
- * The front end checks every argument once and owns the data (windows, host
- * tensors, UB arenas); a backend provides execution (who runs where), time,
- * transfers through the interconnect, and the blocking behaviour of signals.
- * Backends never re-check arguments.  Collectives sit above this table, so
- * every backend runs the same lowering. */
+ * The front end checks every argument once, owns the host tensors and UB
+ * arenas, prices every operation (cost.c) and records what happened (trace,
+ * races, counters: record.c).  A backend provides execution (who runs
+ * where), time, and the operations themselves: each read, write, notify and
+ * wait is one call that moves its bytes, takes its time and blocks as the
+ * operation does.  Backends never re-check arguments and never read the
+ * front end's per-rank state.  Collectives sit above this table, so every
+ * backend runs the same lowering. */
 #ifndef PLD_BACKEND_H
 #define PLD_BACKEND_H
 
@@ -12,12 +15,12 @@
 
 /* Capability bits. */
 #define PLD_CAP_TIMED 0x1u /* time is simulated: now() is model time */
-/* Each rank runs in its own process: another rank's window is reached only
- * through the rma_* and notify_at hooks, the host orchestrator runs in every
- * process, and pld_dispatch(r, ...) runs only in rank r's process. */
+/* Each rank runs in its own process: another rank's window slot is not in
+ * this process's memory, the host orchestrator runs in every process, and
+ * pld_dispatch(r, ...) runs only in rank r's process. */
 #define PLD_CAP_DISTRIBUTED 0x2u
 
-/* A region of a window view as the distributed hooks see it: `shape`
+/* A region of a window view as the operations see it: `shape`
  * elements at `offsets` inside the row-major view of shape `full`, whose
  * first element is `base` bytes into the buffer's slot. */
 struct pld__region {
@@ -26,14 +29,34 @@ struct pld__region {
     int64_t base;
 };
 
+/* The caller's side of a copy: the region's first element at `ptr`, in a
+ * row-major array of shape `full` (the region's own shape when packed). */
+struct pld__span {
+    unsigned char *ptr;
+    pl_shape full;
+};
+
+/* What one operation costs its caller (cost.c fills the inputs). */
+struct pld__cost {
+    double before;         /* s of device work before the bytes leave */
+    int64_t extra_lats;    /* route latencies beyond the first: a staged copy's later chunks */
+    double bytes;          /* over the route; 0 for a rank's own window */
+    double after;          /* s of device work once they have arrived */
+    double t_start, t_end; /* out: when the bytes left and arrived */
+};
+
 struct pld__task {
     pld__task_fn fn;
     const char *fn_name;
     void *args; /* owned copy */
     const char *file;
     int line;
+    double not_before; /* a timed backend's: the model time it was dispatched at */
     struct pld__task *next;
 };
+
+/* Runs a dispatched task on `rank` (levels.c): the backends' one way in. */
+void pld__run_task(int rank, struct pld__task *t);
 
 struct pld_backend {
     const char *name;
@@ -55,21 +78,43 @@ struct pld_backend {
     /* Queues a task on `rank`; called from the host.  Takes ownership. */
     void (*dispatch)(int rank, struct pld__task *task);
 
-    /* Lets `seconds` of modelled work pass on the caller. */
-    void (*elapse)(double seconds);
+    /* Lets `seconds` of modelled device work pass on the caller's clock.
+     * Cheap: the simulator accumulates it and sleeps only when the rank
+     * next interacts with another (docs/models.md, "Local clocks"). */
+    void (*charge)(double seconds);
 
-    /* Carries `bytes` from `from` to `to` over the interconnect; returns 0
-     * when the last byte has arrived, or PLD_EPLATFORM at once if the
-     * platform has no route between the two (after printing nothing: the
-     * caller reports it).  from != to. */
-    int (*transfer)(int from, int to, double bytes);
+    /* Brings the caller's clock up to its model time before it does what is
+     * seen outside the model (an error report), so that errors come out in
+     * the order of model time. */
+    void (*settle)(void);
 
-    /* Applies `op` with `value` to the INT32 cell `cell` in rank `owner`'s
-     * window and wakes that rank's waiters. */
-    void (*signal_update)(int owner, int32_t *cell, pld_notify_op op, int32_t value);
+    /* The operations.  Each one is a single call that moves its bytes and
+     * takes its time: c->before seconds of device work, c->extra_lats
+     * route latencies, c->bytes over the route, then c->after seconds.  The
+     * backend fills c->t_start and c->t_end (when the bytes left and when
+     * they arrived) for the trace.  A span's ptr is NULL under --no-data:
+     * nothing is copied, the time is still taken.  read, write and notify
+     * return 0, or PLD_EPLATFORM at once when the platform has no route
+     * between the two ranks (printing nothing: the caller reports it). */
 
-    /* Blocks the caller until its own cell satisfies cmp(expected). */
-    void (*signal_wait)(const int32_t *cell, pld_wait_cmp cmp, int32_t expected);
+    /* Copies region `rg` of `peer`'s slot of `b` into `dst` (peer may be
+     * the caller). */
+    int (*read)(int peer, const struct pld__wbuf *b, const struct pld__region *rg,
+                struct pld__span dst, struct pld__cost *c);
+    /* Writes `src` into region `rg` of `peer`'s slot of `b`, overwriting or
+     * (PL_ATOMIC_ADD) adding element-wise and atomically; complete at the
+     * target when it returns. */
+    int (*write)(int peer, const struct pld__wbuf *b, const struct pld__region *rg,
+                 struct pld__span src, pl_atomic op, struct pld__cost *c);
+    /* Applies `op` with `value` to the INT32 cell `off` bytes into `owner`'s
+     * slot of `b` (the owner may be the caller), releasing what the caller
+     * wrote before, and wakes the owner's waiter; returns once the update
+     * is visible to the owner. */
+    int (*notify)(int owner, const struct pld__wbuf *b, int64_t off, pld_notify_op op,
+                  int32_t value, struct pld__cost *c);
+    /* Blocks the caller until its own cell `off` bytes into its slot of `b`
+     * satisfies cmp(expected); acquires what the notifier released. */
+    void (*wait)(const struct pld__wbuf *b, int64_t off, pld_wait_cmp cmp, int32_t expected);
 
     /* Bottleneck bandwidth of the route from -> to, B/s (summaries); may be
      * NULL when the backend has no such notion. */
@@ -87,19 +132,6 @@ struct pld_backend {
     int (*window_alloc)(struct pld__wbuf *b);
     /* Releases what window_alloc made (collective, at the end of the run). */
     void (*window_free)(struct pld__wbuf *b);
-    /* Copies region `rg` of `peer`'s slot of `b` into `packed` (row-major,
-     * contiguous); complete when it returns. */
-    void (*rma_read)(int peer, const struct pld__wbuf *b, const struct pld__region *rg,
-                     void *packed);
-    /* Writes `packed` into region `rg` of `peer`'s slot of `b`, overwriting
-     * or (PL_ATOMIC_ADD) adding element-wise and atomically; complete at
-     * the target when it returns. */
-    void (*rma_write)(int peer, const struct pld__wbuf *b, const struct pld__region *rg,
-                      const void *packed, pl_atomic op);
-    /* notify: applies `op` with `value` to the INT32 cell `off` bytes into
-     * `owner`'s slot of `b` (the owner may be the caller). */
-    void (*notify_at)(int owner, const struct pld__wbuf *b, int64_t off, pld_notify_op op,
-                      int32_t value);
 };
 
 /* Compiled-in backends, NULL-terminated. */
@@ -113,24 +145,46 @@ extern const struct pld_backend pld_backend_threads;
 const struct pld_backend *pld__mpi_backend(char *why, size_t len);
 #endif
 
-/* Does `rank`'s window live in another process than the caller's? */
-int pld__is_remote(int rank);
-/* Must a write with `op` into `rank`'s window go through the backend's
- * rma_write?  For a remote rank, and on a distributed backend also for an
- * atomic Add into the caller's own window (atomic only among MPI's). */
-int pld__write_via_backend(int rank, pl_atomic op);
-/* Reads region offsets+shape of window view `t` on `peer` into `packed`
- * (row-major, contiguous) through the backend's rma_read. */
-void pld__remote_read(pl_tensor t, int peer, pl_shape offsets, pl_shape shape, void *packed);
-/* Writes `packed` into region offsets+shape of `t` on `peer` (rma_write). */
-void pld__remote_write(pl_tensor t, int peer, pl_shape offsets, pl_shape shape, const void *packed,
-                       pl_atomic op);
-/* put/get of a region whose far side is in another process: the local side
- * (src of a put, dst of a get) may be any layout on the caller's rank. */
-void pld__remote_put(const char *file, int line, const char *op, pl_tensor dst, int peer,
-                     pl_shape dst_off, pl_tensor src, pl_shape src_off, pl_shape shape,
-                     pl_atomic atomic);
-void pld__remote_get(const char *file, int line, const char *op, pl_tensor dst, pl_shape dst_off,
-                     pl_tensor src, int peer, pl_shape src_off, pl_shape shape);
+/* The region offsets+shape of window view `t` (rma.c). */
+struct pld__region pld__region_of(pl_tensor t, pl_shape offsets, pl_shape shape);
+
+/* Prices (cost.c) of the operations that cross ranks, for the executing
+ * rank: a remote load/store of `bytes`; a put (put = 1) or get staged in
+ * `nchunks` chunks of `chunk` bytes, the last `last`; a notify. */
+void pld__price_transfer(struct pld__cost *c, int from, int to, size_t bytes);
+void pld__price_staged(struct pld__cost *c, int from, int to, int put, int64_t nchunks,
+                       int64_t chunk, int64_t last, int pipeline);
+void pld__price_notify(struct pld__cost *c, int from, int to);
+/* A tile store into the rank's own window slot (one GM access). */
+void pld__price_store(struct pld__cost *c, size_t bytes);
+
+/* A rank's wait as one process tells another, for the deadlock report of
+ * a distributed backend (deadlock.c): plain bytes, no pointers. */
+struct pld__wait_msg {
+    int active, line, cmp, buf_id;
+    int32_t value;
+    int64_t expected;
+    pl_shape offsets;
+    char file[160], collective[48];
+};
+/* Fills `m` with `rank`'s wait as this process knows it. */
+void pld__wait_export(int rank, struct pld__wait_msg *m);
+/* Makes `m` the wait of `rank` for the next pld__report_deadlock; `m` must
+ * outlive that report. */
+void pld__wait_import(int rank, const struct pld__wait_msg *m);
+
+/* Common stubs for the hooks a backend has no use for. */
+void pld__charge_nothing(double seconds);
+void pld__settle_nothing(void);
+
+/* shm.c: the operations on windows in this process's memory, shared by the
+ * sim and threads backends: the data half of read and write (a NULL span
+ * ptr copies nothing). */
+void pld__shm_read(int peer, const struct pld__wbuf *b, const struct pld__region *rg,
+                   struct pld__span dst);
+void pld__shm_write(int peer, const struct pld__wbuf *b, const struct pld__region *rg,
+                    struct pld__span src, pl_atomic op);
+/* The INT32 cell `off` bytes into `rank`'s slot of `b`. */
+int32_t *pld__shm_cell(const struct pld__wbuf *b, int rank, int64_t off);
 
 #endif /* PLD_BACKEND_H */

@@ -1,9 +1,8 @@
-/* cost.c: the device cost model.  Every op's simulated time is charged here
- * (or, for transfers, by the backend's interconnect), from the numbers of the
- * device model (see docs/models.md for each formula and its units). */
+/* cost.c: the device cost model.  Every op's simulated time is priced
+ * here, from the numbers of the device model; the backend adds only the
+ * route's share (latency, bandwidth, contention).  docs/models.md gives
+ * each formula and its units. */
 #include "backend.h"
-
-#include <string.h>
 
 static struct pld__device *self_dev(void)
 {
@@ -11,58 +10,97 @@ static struct pld__device *self_dev(void)
     return self >= 0 ? &pld__R->ranks[self].dev : &pld__R->host_dev;
 }
 
+static double gm_seconds(const struct pld__device *d, double bytes)
+{
+    return (d->hbm_lat + bytes / d->hbm_bw) * d->speed_factor;
+}
+
 /* One GM access: a fixed latency plus the bytes at HBM bandwidth.  A
  * straggler (speed_factor > 1) takes proportionally longer for all compute. */
 void pld__charge_gm(size_t bytes)
 {
-    struct pld__device *d = self_dev();
-    pld__R->be->elapse((d->hbm_lat + (double)bytes / d->hbm_bw) * d->speed_factor);
+    pld__R->be->charge(gm_seconds(self_dev(), (double)bytes));
 }
 
 void pld__charge_vector(int64_t elems)
 {
     struct pld__device *d = self_dev();
-    pld__R->be->elapse((double)elems / d->vector_rate * d->speed_factor);
+    pld__R->be->charge((double)elems / d->vector_rate * d->speed_factor);
 }
 
 void pld__charge_launch(void)
 {
     struct pld__device *d = self_dev();
-    pld__R->be->elapse(d->launch_lat * d->speed_factor);
-}
-
-void pld__charge_signal(void)
-{
-    pld__R->be->elapse(self_dev()->signal_lat);
+    pld__R->be->charge(d->launch_lat * d->speed_factor);
 }
 
 void pld__charge_poll(void)
 {
-    pld__R->be->elapse(self_dev()->poll_lat);
+    pld__R->be->charge(self_dev()->poll_lat);
 }
 
 void pld__charge_dispatch(void)
 {
-    pld__R->be->elapse(pld__R->host_dev.dispatch_lat);
+    pld__R->be->charge(pld__R->host_dev.dispatch_lat);
 }
 
-void pld__move(const char *file, int line, const char *op, int from, int to, size_t bytes)
+/* Bytes between two ranks go over the route; within one rank they are a
+ * copy within its GM, read and written at HBM speed. */
+void pld__price_transfer(struct pld__cost *c, int from, int to, size_t bytes)
 {
-    struct pld__run *R = pld__R;
+    *c = (struct pld__cost){0};
+    if (from == to)
+        c->before = gm_seconds(self_dev(), 2.0 * (double)bytes);
+    else
+        c->bytes = (double)bytes;
+}
+
+void pld__price_store(struct pld__cost *c, size_t bytes)
+{
+    *c = (struct pld__cost){.before = gm_seconds(self_dev(), (double)bytes)};
+}
+
+/* A staged copy is chunks of GM traffic and transfers, one after another:
+ * a put reads each chunk from GM into UB and sends it, a get receives each
+ * chunk and writes it from UB to GM.  With pipeline, the GM side of every
+ * chunk but the first (put) or the last (get) overlaps the transfer of
+ * another chunk, so only that one is charged.  The chunks' transfers are
+ * one flow of all the bytes (one SimGrid activity) plus one route latency
+ * for each chunk after the first: the same time as back-to-back chunks on
+ * a quiet route, and the same share of a busy one. */
+void pld__price_staged(struct pld__cost *c, int from, int to, int put, int64_t nchunks,
+                       int64_t chunk, int64_t last, int pipeline)
+{
+    const struct pld__device *d = self_dev();
+    double gm = 0, total = 0, copies = 0;
+    for (int64_t i = 0; i < nchunks; i++) {
+        double b = (double)(i == nchunks - 1 ? last : chunk);
+        if (!pipeline || i == (put ? 0 : nchunks - 1))
+            gm += gm_seconds(d, b);
+        copies += gm_seconds(d, 2.0 * b); /* used when from == to */
+        total += b;
+    }
+    *c = (struct pld__cost){0};
     if (from == to) {
-        /* A copy within one device's GM: read and write at HBM speed. */
-        pld__charge_gm(2 * bytes);
+        c->before = gm + copies;
         return;
     }
-    double t0 = pld__now();
-    if (R->be->transfer(from, to, (double)bytes) != 0)
-        pld__fail(PLD_EPLATFORM, file, line, op,
-                  "platform %s has no route from dev%d (rank %d) to dev%d (rank %d)",
-                  R->platform_desc, R->ranks[from].device_id, from, R->ranks[to].device_id, to);
-    pld__trace_xfer(t0, from, to, (double)bytes, strcmp(op, "pld_system_notify") == 0);
-    /* ranks may be threads (threads backend): count atomically */
-    __atomic_fetch_add(&R->bytes_moved, (uint64_t)bytes, __ATOMIC_RELAXED);
-    __atomic_fetch_add(&R->transfers, 1, __ATOMIC_RELAXED);
-    __atomic_fetch_add(&R->ranks[from].bytes_sent, (uint64_t)bytes, __ATOMIC_RELAXED);
-    __atomic_fetch_add(&R->ranks[to].bytes_received, (uint64_t)bytes, __ATOMIC_RELAXED);
+    if (put)
+        c->before = gm;
+    else
+        c->after = gm;
+    c->extra_lats = nchunks - 1;
+    c->bytes = total;
+}
+
+/* The notifier pays its signal write; the update then crosses the route
+ * as signal_bytes (docs/models.md: a signal is not a flow). */
+void pld__price_notify(struct pld__cost *c, int from, int to)
+{
+    const struct pld__device *d = self_dev();
+    *c = (struct pld__cost){.before = d->signal_lat};
+    if (from == to)
+        c->before += gm_seconds(d, 2.0 * d->signal_bytes);
+    else
+        c->bytes = d->signal_bytes;
 }

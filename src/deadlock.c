@@ -2,7 +2,7 @@
  * (or, with --wait-timeout, when one wait has blocked too long): one line
  * per blocked rank with its cell, and the wait-for graph that says whether
  * the ranks wait on each other in a cycle or on a rank that has finished. */
-#include "internal.h"
+#include "backend.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -162,4 +162,39 @@ void pld__report_deadlock(struct pld__run *R)
         fprintf(stderr, "pldsim: %d other rank%s finished or idle\n", finished,
                 finished == 1 ? " has" : "s have");
     fflush(stderr);
+}
+
+void pld__wait_export(int rank, struct pld__wait_msg *m)
+{
+    const struct pld__wait_info *w = &pld__R->ranks[rank].wait;
+    *m = (struct pld__wait_msg){.active = w->active};
+    if (!w->active)
+        return;
+    m->line = w->line;
+    m->cmp = w->cmp;
+    m->buf_id = w->buf->id;
+    m->value = *w->cellp;
+    m->expected = w->expected;
+    m->offsets = w->offsets;
+    snprintf(m->file, sizeof m->file, "%s", w->file);
+    snprintf(m->collective, sizeof m->collective, "%s", w->collective ? w->collective : "");
+}
+
+void pld__wait_import(int rank, const struct pld__wait_msg *m)
+{
+    struct pld__wait_info *wi = &pld__R->ranks[rank].wait;
+    const struct pld__wbuf *b = pld__R->wbufs;
+    while (b && b->id != m->buf_id)
+        b = b->next;
+    *wi = (struct pld__wait_info){.active = m->active && b};
+    if (!wi->active)
+        return;
+    wi->buf = b;
+    wi->offsets = m->offsets;
+    wi->expected = m->expected;
+    wi->cmp = m->cmp;
+    wi->cellp = &m->value;
+    wi->file = m->file;
+    wi->line = m->line;
+    wi->collective = m->collective[0] ? m->collective : NULL;
 }

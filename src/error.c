@@ -90,6 +90,8 @@ _Noreturn void pld__vfail(int code, const char *file, int line, const char *op, 
     else
         snprintf(who, sizeof who, "setup");
 
+    if (self != PLD__NOBODY)
+        pld__R->be->settle();
     /* Only the first error is reported: the others are usually its echo
      * (a peer that fails because this rank stopped).  Ranks may be threads,
      * so the first one is decided atomically. */

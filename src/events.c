@@ -24,17 +24,6 @@ const char *pld__base_name(const char *path)
     return s ? s + 1 : path;
 }
 
-int pld__op_engine(const char *op)
-{
-    if (strncmp(op, "notify", 6) == 0 || strncmp(op, "wait", 4) == 0)
-        return 2;
-    if (strncmp(op, "remote_", 7) == 0 || strncmp(op, "put", 3) == 0 || strcmp(op, "get") == 0)
-        return 1;
-    if (strcmp(op, "dispatch") == 0)
-        return 3;
-    return 0;
-}
-
 int pld__trace_open(struct pld__run *R, const char *path)
 {
     struct pld__trace *t = calloc(1, sizeof *t);
@@ -84,7 +73,7 @@ static int64_t trace_add_locked(const struct pld__event *e)
     return (int64_t)t->n++;
 }
 
-int64_t pld__trace_op(const char *op, double t0, int peer, const pl_tensor *t, int64_t elem_off,
+int64_t pld__trace_op(enum pld__op op, double t0, int peer, const pl_tensor *t, int64_t elem_off,
                       int64_t bytes, int64_t value, const char *file, int line)
 {
     if (!pld__R)
@@ -97,7 +86,8 @@ int64_t pld__trace_op(const char *op, double t0, int peer, const pl_tensor *t, i
         .t0 = t0,
         .t1 = pld__now(),
         .rank = self,
-        .op = op,
+        .id = op,
+        .op = pld__ops[op].trace,
         .peer = peer,
         .offset = -1,
         .bytes = bytes,
@@ -122,7 +112,7 @@ int64_t pld__trace_op(const char *op, double t0, int peer, const pl_tensor *t, i
     return seq;
 }
 
-void pld__trace_xfer(double t0, int from, int to, double bytes, int is_signal)
+void pld__trace_xfer(double t0, double t1, int from, int to, double bytes, int is_signal)
 {
     struct pld__trace *t = pld__R ? pld__R->trace : NULL;
     if (!t)
@@ -139,8 +129,7 @@ void pld__trace_xfer(double t0, int from, int to, double bytes, int is_signal)
         t->xf = nx;
         t->capx = cap;
     }
-    t->xf[t->nx++] =
-        (struct pld__xfer){t0, pld__now(), from, to, pld__self(), bytes, is_signal, bw};
+    t->xf[t->nx++] = (struct pld__xfer){t0, t1, from, to, pld__self(), bytes, is_signal, bw};
     pthread_mutex_unlock(&log_lock);
 }
 

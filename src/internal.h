@@ -4,6 +4,7 @@
 #define PLD_INTERNAL_H
 
 #include <pld/pld.h>
+#include "ops.h"
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -246,23 +247,20 @@ void pld__ub_transient(const char *file, int line, const char *op, size_t bytes)
 /* Fails unless the tile belongs to the kernel now running on this rank. */
 void pld__check_tile(const char *file, int line, const char *op, const char *what, pl_tile t);
 
-/* Costs (cost.c): charge simulated time for work on the executing rank. */
+/* Costs (cost.c): charge simulated time for work on the executing rank.
+ * The prices of the operations that cross ranks are in backend.h. */
 void pld__charge_gm(size_t bytes);      /* one GM access of `bytes` */
 void pld__charge_vector(int64_t elems); /* a vector op over `elems` */
 void pld__charge_launch(void);          /* a kernel launch */
 void pld__charge_dispatch(void);        /* the host dispatching one task */
-void pld__charge_signal(void);          /* the notifier's signal write */
 void pld__charge_poll(void);            /* the poll that sees a wait's cell hold */
-/* Moves `bytes` from rank `from` to rank `to` through the interconnect
- * (blocking); a local copy when from == to.  Counts bytes moved.  A platform
- * without a route between the two fails at the caller's file:line. */
-void pld__move(const char *file, int line, const char *op, int from, int to, size_t bytes);
 
 /* Events (events.c) behind the trace and the summary. */
 struct pld__event {
     double t0, t1;
     int rank;
-    const char *op;
+    enum pld__op id;
+    const char *op;     /* pld__ops[id].trace */
     int peer;           /* -1 when none */
     const char *where;  /* window or "gm:<tensor>", NULL when none */
     int64_t offset;     /* byte offset in the window, or -1 */
@@ -280,9 +278,9 @@ void pld__record_op(struct pld__rank *rk, const struct pld__event *e, const pl_t
                     int64_t elem_off);
 void pld__trace_add(const struct pld__event *e);
 int pld__trace_close(struct pld__run *R);
-/* A transfer of `bytes` from rank `from` to `to` that started at t0 and
- * ends now, moved by the executing rank. */
-void pld__trace_xfer(double t0, int from, int to, double bytes, int is_signal);
+/* A transfer of `bytes` from rank `from` to `to` over [t0, t1], moved by
+ * the executing rank. */
+void pld__trace_xfer(double t0, double t1, int from, int to, double bytes, int is_signal);
 /* Remembers that event `seq` (a notify) last updated `cell`; and marks
  * event `seq` (a wait on `cell`) as released by that notify. */
 void pld__trace_note_cell(const void *cell, int64_t seq);
@@ -291,7 +289,7 @@ double pld__now(void);
 /* Records one primitive that started at t0 and ends now, on the executing
  * rank; `t` (may be NULL) names the memory touched, `elem_off` its byte
  * offset inside that tensor. */
-int64_t pld__trace_op(const char *op, double t0, int peer, const pl_tensor *t, int64_t elem_off,
+int64_t pld__trace_op(enum pld__op op, double t0, int peer, const pl_tensor *t, int64_t elem_off,
                       int64_t bytes, int64_t value, const char *file, int line);
 
 /* Windows (window.c). */

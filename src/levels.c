@@ -61,7 +61,7 @@ void pld__dispatch(const char *file, int line, int64_t rank, const char *fn_name
     t->fn_name = fn_name;
     t->file = file;
     t->line = line;
-    pld__trace_op("dispatch", t0, (int)rank, NULL, -1, -1, PLD__MISSING, file, line);
+    pld__trace_op(PLD__OP_DISPATCH, t0, (int)rank, NULL, -1, -1, PLD__MISSING, file, line);
     R->be->dispatch((int)rank, t);
 }
 
@@ -81,7 +81,7 @@ void pld__incore_enter(const char *file, int line, const char *kernel)
     rk->kernel_file = file;
     rk->kernel_line = line;
     pld__ub_enter(rk);
-    pld__trace_op("launch", t0, -1, NULL, -1, -1, PLD__MISSING, file, line);
+    pld__trace_op(PLD__OP_LAUNCH, t0, -1, NULL, -1, -1, PLD__MISSING, file, line);
 }
 
 void pld__incore_exit(void)
@@ -90,4 +90,12 @@ void pld__incore_exit(void)
     struct pld__rank *rk = &pld__R->ranks[self];
     pld__ub_exit(rk);
     rk->kernel = NULL;
+}
+
+void pld__run_task(int rank, struct pld__task *t)
+{
+    struct pld__rank *fr = &pld__R->ranks[rank];
+    fr->in_task = 1;
+    t->fn(t->args);
+    fr->in_task = 0;
 }

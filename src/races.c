@@ -271,6 +271,15 @@ static int reported(const char *f1, int l1, const char *f2, int l2)
 static void report(const struct access *old, const struct site *ow, const struct access *now,
                    const struct site *nw, const struct pld__wbuf *b, int copy)
 {
+    /* Ranks run ahead of each other on their own clocks (sim/engine.c), so
+     * the access found second may be the earlier one: the report names the
+     * later one first, as it reads in model time. */
+    if (nw->t < ow->t) {
+        const struct access *a = old;
+        const struct site *w = ow;
+        old = now, ow = nw;
+        now = a, nw = w;
+    }
     if (reported(ow->file, ow->line, nw->file, nw->line))
         return;
     RC->races++;

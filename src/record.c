@@ -51,8 +51,9 @@ void pld__record_op(struct pld__rank *rk, const struct pld__event *e, const pl_t
         snprintf(where, sizeof where, "%s%s", t->name ? t->name : "?",
                  pld__shape_str(s, buf, sizeof buf));
         if (e->value != PLD__MISSING)
-            snprintf(what, sizeof what, "%s%lld",
-                     strncmp(e->op, "wait", 4) ? "value " : ">= ", (long long)e->value);
+            snprintf(
+                what, sizeof what, "%s%lld",
+                pld__ops[e->id].kind != PLD__KIND_WAIT ? "value " : ">= ", (long long)e->value);
         else if (e->bytes >= 0)
             snprintf(what, sizeof what, "n=%lld",
                      (long long)(e->bytes / (int64_t)pl_dtype_size(t->dtype)));

@@ -1,7 +1,17 @@
 /* rma.c: one-sided data movement between ranks: tile remote_load/store and
  * tensor put/get.  Each completes before the caller continues and carries no
- * signal; the bytes land when the transfer completes. */
+ * signal; the bytes land when the transfer completes.  Every one is: check
+ * the arguments, price it (cost.c), one backend call, record it (ops.c). */
 #include "backend.h"
+
+struct pld__region pld__region_of(pl_tensor t, pl_shape offsets, pl_shape shape)
+{
+    return (struct pld__region){.dtype = t.dtype,
+                                .full = t.shape,
+                                .offsets = offsets,
+                                .shape = shape,
+                                .base = t.win_offset};
+}
 
 static void check_window(const char *file, int line, const char *op, const char *what, pl_tensor t)
 {
@@ -58,14 +68,14 @@ pl_tile pld__remote_load(const char *file, int line, pld_dtensor target,
     pld__check_tile_rows(file, line, op, kw.shape, target.dtype);
     pl_tile tile = pld__tile_alloc(file, line, op, target.dtype, kw.shape, !pld__has_data(&target));
     size_t bytes = (size_t)pl_shape_numel(kw.shape) * pl_dtype_size(target.dtype);
-    pld__move(file, line, op, peer, me, bytes);
+    struct pld__cost c;
+    struct pld__region rg = pld__region_of(target, kw.offsets, kw.shape);
+    pld__price_transfer(&c, peer, me, bytes);
+    int rc = pld__R->be->read(peer, target.win, &rg,
+                              (struct pld__span){tile.no_data ? NULL : tile.data, kw.shape}, &c);
+    pld__op_done(file, line, PLD__OP_REMOTE_LOAD, peer, me, rc, &c);
     pld__races_region(me, target, peer, kw.offsets, kw.shape, 0, 0, op, file, line);
-    if (!tile.no_data && pld__is_remote(peer))
-        pld__remote_read(target, peer, kw.offsets, kw.shape, tile.data);
-    else if (!tile.no_data)
-        pld__copy_region(target.dtype, kw.shape, tile.data, kw.shape,
-                         pld__elem_ptr(target, peer, kw.offsets), target.shape, PL_ATOMIC_NONE);
-    pld__trace_op("remote_load", t0, peer, &target, offset_bytes(target, kw.offsets),
+    pld__trace_op(PLD__OP_REMOTE_LOAD, t0, peer, &target, offset_bytes(target, kw.offsets),
                   (int64_t)bytes, PLD__MISSING, file, line);
     return tile;
 }
@@ -88,17 +98,19 @@ void pld__remote_store(const char *file, int line, pl_tile tile, pld_dtensor tar
     check_atomic(file, line, op, kw.atomic, target.dtype);
     pld__check_region(file, line, op, "target", target, kw.offsets, tile.shape);
     size_t bytes = (size_t)pl_shape_numel(tile.shape) * pl_dtype_size(tile.dtype);
-    pld__move(file, line, op, me, peer, bytes);
+    enum pld__op id = kw.atomic == PL_ATOMIC_ADD ? PLD__OP_REMOTE_STORE_ADD : PLD__OP_REMOTE_STORE;
+    int data = pld__has_data(&target) && !tile.no_data;
+    struct pld__cost c;
+    struct pld__region rg = pld__region_of(target, kw.offsets, tile.shape);
+    pld__price_transfer(&c, me, peer, bytes);
+    int rc =
+        pld__R->be->write(peer, target.win, &rg,
+                          (struct pld__span){data ? tile.data : NULL, tile.shape}, kw.atomic, &c);
+    pld__op_done(file, line, id, me, peer, rc, &c);
     pld__races_region(me, target, peer, kw.offsets, tile.shape, 1, kw.atomic == PL_ATOMIC_ADD, op,
                       file, line);
-    if (pld__has_data(&target) && !tile.no_data && pld__write_via_backend(peer, kw.atomic))
-        pld__remote_write(target, peer, kw.offsets, tile.shape, tile.data, kw.atomic);
-    else if (pld__has_data(&target) && !tile.no_data)
-        pld__copy_region(target.dtype, tile.shape, pld__elem_ptr(target, peer, kw.offsets),
-                         target.shape, tile.data, tile.shape, kw.atomic);
-    pld__trace_op(kw.atomic == PL_ATOMIC_ADD ? "remote_store_add" : "remote_store", t0, peer,
-                  &target, offset_bytes(target, kw.offsets), (int64_t)bytes, PLD__MISSING, file,
-                  line);
+    pld__trace_op(id, t0, peer, &target, offset_bytes(target, kw.offsets), (int64_t)bytes,
+                  PLD__MISSING, file, line);
 }
 
 /* The region a put/get copies: explicit, or both tensors whole. */
@@ -179,24 +191,6 @@ static int64_t plan_chunks(const char *file, int line, const char *op, struct re
     return total;
 }
 
-/* Charges the staged copy: each chunk is read from GM into UB and sent (put),
- * or received and written from UB to GM (get).  With pipeline the GM side of
- * every chunk but the first overlaps the previous chunk's transfer. */
-static void staged_copy(const char *file, int line, const char *op, int from, int to,
-                        int local_gm_first, int64_t nchunks, int64_t chunk, int64_t last,
-                        int pipeline)
-{
-    for (int64_t i = 0; i < nchunks; i++) {
-        size_t b = (size_t)(i == nchunks - 1 ? last : chunk);
-        int charge_gm = !pipeline || i == (local_gm_first ? 0 : nchunks - 1);
-        if (local_gm_first && charge_gm)
-            pld__charge_gm(b);
-        pld__move(file, line, op, from, to, b);
-        if (!local_gm_first && charge_gm)
-            pld__charge_gm(b);
-    }
-}
-
 void pld__put(const char *file, int line, pld_dtensor dst, struct pld_p2p_kw kw)
 {
     static const char op[] = "pld_tensor_put";
@@ -211,18 +205,19 @@ void pld__put(const char *file, int line, pld_dtensor dst, struct pld_p2p_kw kw)
     check_atomic(file, line, op, kw.atomic, dst.dtype);
     struct region r = p2p_region(file, line, op, dst, kw.src, &kw);
     int64_t total = plan_chunks(file, line, op, &r, dst.dtype, &kw, &n, &chunk, &last);
-    staged_copy(file, line, op, me, peer, 1, n, chunk, last, kw.pipeline);
+    enum pld__op id = kw.atomic == PL_ATOMIC_ADD ? PLD__OP_PUT_ADD : PLD__OP_PUT;
+    int data = pld__has_data(&dst) && pld__has_data(&kw.src);
+    struct pld__cost c;
+    struct pld__region rg = pld__region_of(dst, r.dst_off, r.shape);
+    struct pld__span src = {data ? pld__elem_ptr(kw.src, me, r.src_off) : NULL, kw.src.shape};
+    pld__price_staged(&c, me, peer, 1, n, chunk, last, kw.pipeline);
+    int rc = pld__R->be->write(peer, dst.win, &rg, src, kw.atomic, &c);
+    pld__op_done(file, line, id, me, peer, rc, &c);
     pld__races_region(me, kw.src, me, r.src_off, r.shape, 0, 0, op, file, line);
     pld__races_region(me, dst, peer, r.dst_off, r.shape, 1, kw.atomic == PL_ATOMIC_ADD, op, file,
                       line);
-    if (pld__has_data(&dst) && pld__has_data(&kw.src) && pld__write_via_backend(peer, kw.atomic))
-        pld__remote_put(file, line, op, dst, peer, r.dst_off, kw.src, r.src_off, r.shape,
-                        kw.atomic);
-    else if (pld__has_data(&dst) && pld__has_data(&kw.src))
-        pld__copy_region(dst.dtype, r.shape, pld__elem_ptr(dst, peer, r.dst_off), dst.shape,
-                         pld__elem_ptr(kw.src, me, r.src_off), kw.src.shape, kw.atomic);
-    pld__trace_op(kw.atomic == PL_ATOMIC_ADD ? "put_add" : "put", t0, peer, &dst,
-                  offset_bytes(dst, r.dst_off), total, PLD__MISSING, file, line);
+    pld__trace_op(id, t0, peer, &dst, offset_bytes(dst, r.dst_off), total, PLD__MISSING, file,
+                  line);
 }
 
 void pld__get(const char *file, int line, pl_tensor dst, struct pld_p2p_kw kw)
@@ -242,17 +237,18 @@ void pld__get(const char *file, int line, pl_tensor dst, struct pld_p2p_kw kw)
         pld__fail(PLD_EINVAL, file, line, op, "get has no .atomic");
     struct region r = p2p_region(file, line, op, dst, kw.src, &kw);
     int64_t total = plan_chunks(file, line, op, &r, dst.dtype, &kw, &n, &chunk, &last);
-    staged_copy(file, line, op, peer, me, 0, n, chunk, last, kw.pipeline);
     if (!pld__has_data(&kw.src) && !dst.win)
         pld__fail_no_data(file, line, op, "it pulls window data into a host tensor");
+    int data = pld__has_data(&dst) && pld__has_data(&kw.src);
+    struct pld__cost c;
+    struct pld__region rg = pld__region_of(kw.src, r.src_off, r.shape);
+    struct pld__span to = {data ? pld__elem_ptr(dst, me, r.dst_off) : NULL, dst.shape};
+    pld__price_staged(&c, peer, me, 0, n, chunk, last, kw.pipeline);
+    int rc = pld__R->be->read(peer, kw.src.win, &rg, to, &c);
+    pld__op_done(file, line, PLD__OP_GET, peer, me, rc, &c);
     pld__races_region(me, kw.src, peer, r.src_off, r.shape, 0, 0, op, file, line);
     pld__races_region(me, dst, me, r.dst_off, r.shape, 1, 0, op, file, line);
-    if (pld__has_data(&dst) && pld__has_data(&kw.src) && pld__is_remote(peer))
-        pld__remote_get(file, line, op, dst, r.dst_off, kw.src, peer, r.src_off, r.shape);
-    else if (pld__has_data(&dst) && pld__has_data(&kw.src))
-        pld__copy_region(dst.dtype, r.shape, pld__elem_ptr(dst, me, r.dst_off), dst.shape,
-                         pld__elem_ptr(kw.src, peer, r.src_off), kw.src.shape, PL_ATOMIC_NONE);
     pld__host_written(dst, r.dst_off, r.shape);
-    pld__trace_op("get", t0, peer, &kw.src, offset_bytes(kw.src, r.src_off), total, PLD__MISSING,
-                  file, line);
+    pld__trace_op(PLD__OP_GET, t0, peer, &kw.src, offset_bytes(kw.src, r.src_off), total,
+                  PLD__MISSING, file, line);
 }

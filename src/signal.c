@@ -55,22 +55,22 @@ void pld__notify(const char *file, int line, pld_dtensor target, struct pld_noti
     check_signal(file, line, op, "target", target, kw.offsets);
 
     int peer = (int)kw.peer;
+    enum pld__op id = kw.op == PLD_NOTIFY_SET ? PLD__OP_NOTIFY_SET : PLD__OP_NOTIFY_ADD;
     int64_t at = target.win_offset + cell_offset(target, kw.offsets);
-    int32_t *cell = NULL; /* its address, when the owner's window is in this process */
-    pld__charge_signal();
-    pld__move(file, line, op, me, peer, (size_t)pld__R->ranks[me].dev.signal_bytes);
-    if (pld__R->be->caps & PLD_CAP_DISTRIBUTED) {
-        /* even a rank's own cell: remote notifies update it atomically */
-        pld__R->be->notify_at(peer, target.win, at, kw.op, (int32_t)kw.value);
-    } else {
-        cell = pld__cell(pld__elem_ptr(target, peer, kw.offsets));
-        pld__R->be->signal_update(peer, cell, kw.op, (int32_t)kw.value);
+    /* the cell's address, when the owner's window is in this process */
+    int32_t *cell =
+        pld__R->be->caps & PLD_CAP_DISTRIBUTED ? NULL : pld__shm_cell(target.win, peer, at);
+    struct pld__cost c;
+    pld__price_notify(&c, me, peer);
+    int rc = pld__R->be->notify(peer, target.win, at, kw.op, (int32_t)kw.value, &c);
+    pld__op_done(file, line, id, me, peer, rc, &c);
+    if (cell) {
         pld__races_access(me, target.win, peer, at, at + 4, 1, 1, op, file, line);
         pld__races_release(me, cell, kw.op);
         pld__deadlock_note(cell, me);
     }
-    int64_t seq = pld__trace_op(kw.op == PLD_NOTIFY_SET ? "notify_set" : "notify_add", t0, peer,
-                                &target, cell_offset(target, kw.offsets), 4, kw.value, file, line);
+    int64_t seq = pld__trace_op(id, t0, peer, &target, cell_offset(target, kw.offsets), 4, kw.value,
+                                file, line);
     if (cell)
         pld__trace_note_cell(cell, seq);
 }
@@ -95,7 +95,8 @@ void pld__wait(const char *file, int line, pld_dtensor signal, struct pld_wait_k
                   (long long)kw.expected);
     check_signal(file, line, op, "signal", signal, kw.offsets);
 
-    const int32_t *cell = pld__cell(pld__elem_ptr(signal, me, kw.offsets));
+    int64_t at = signal.win_offset + cell_offset(signal, kw.offsets);
+    const int32_t *cell = pld__shm_cell(signal.win, me, at);
     rk->wait = (struct pld__wait_info){
         .active = 1,
         .buf = signal.win,
@@ -107,13 +108,13 @@ void pld__wait(const char *file, int line, pld_dtensor signal, struct pld_wait_k
         .line = line,
         .collective = rk->collective,
     };
-    pld__R->be->signal_wait(cell, kw.cmp, (int32_t)kw.expected);
+    pld__R->be->wait(signal.win, at, kw.cmp, (int32_t)kw.expected);
     rk->wait.active = 0;
     pld__races_acquire(me, cell);
-    int64_t at = signal.win_offset + cell_offset(signal, kw.offsets);
     pld__races_access(me, signal.win, me, at, at + 4, 0, 1, op, file, line);
     pld__charge_poll();
-    int64_t seq = pld__trace_op(kw.cmp == PLD_WAIT_EQ ? "wait_eq" : "wait_ge", t0, -1, &signal,
-                                cell_offset(signal, kw.offsets), 4, kw.expected, file, line);
+    int64_t seq =
+        pld__trace_op(kw.cmp == PLD_WAIT_EQ ? PLD__OP_WAIT_EQ : PLD__OP_WAIT_GE, t0, -1, &signal,
+                      cell_offset(signal, kw.offsets), 4, kw.expected, file, line);
     pld__trace_set_cause(seq, cell);
 }

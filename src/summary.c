@@ -10,9 +10,10 @@
 
 static const char *const kind_names[] = {"kernel", "data", "signal", "dispatch", "wait"};
 
-static int kind_of(const char *op)
+/* kind_names follows enum pld__kind */
+static int kind_of(const struct pld__event *e)
 {
-    return strncmp(op, "wait", 4) == 0 ? 4 : pld__op_engine(op);
+    return (int)pld__ops[e->id].kind;
 }
 
 struct route {
@@ -40,7 +41,7 @@ void pld__print_summary(FILE *out, const struct pld__run *R, const struct pld__t
     for (size_t i = 0; i < t->n; i++) {
         const struct pld__event *e = &t->ev[i];
         int r = e->rank >= 0 ? e->rank : P;
-        if (kind_of(e->op) == 4)
+        if (kind_of(e) == 4)
             wait[r] += e->t1 - e->t0;
         else
             busy[r] += e->t1 - e->t0;
@@ -140,7 +141,7 @@ void pld__print_summary(FILE *out, const struct pld__run *R, const struct pld__t
                 if (prev < 0 && e->rank >= 0)
                     for (long j = (long)cur - 1; j >= 0; j--)
                         if (t->ev[j].rank < 0 && t->ev[j].peer == e->rank &&
-                            strcmp(t->ev[j].op, "dispatch") == 0) {
+                            t->ev[j].id == PLD__OP_DISPATCH) {
                             prev = j;
                             hops++;
                             break;
@@ -149,7 +150,7 @@ void pld__print_summary(FILE *out, const struct pld__run *R, const struct pld__t
             /* only the part of this event after its predecessor ended is
              * on the path */
             double from = prev >= 0 && t->ev[prev].t1 > e->t0 ? t->ev[prev].t1 : e->t0;
-            by_kind[kind_of(e->op)] += e->t1 - from;
+            by_kind[kind_of(e)] += e->t1 - from;
             start = e->t0;
             steps_n++;
             if (prev < 0)

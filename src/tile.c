@@ -36,8 +36,8 @@ pl_tile pl__load(const char *file, int line, pl_tensor t, pl_shape offsets, pl_s
     if (!tile.no_data)
         pld__copy_region(t.dtype, shape, tile.data, shape, pld__elem_ptr(t, me, offsets), t.shape,
                          PL_ATOMIC_NONE);
-    pld__trace_op("load", t0, -1, &t, flat_offset_bytes(t, offsets), (int64_t)bytes, PLD__MISSING,
-                  file, line);
+    pld__trace_op(PLD__OP_LOAD, t0, -1, &t, flat_offset_bytes(t, offsets), (int64_t)bytes,
+                  PLD__MISSING, file, line);
     return tile;
 }
 
@@ -61,26 +61,36 @@ pl_tensor pl__store(const char *file, int line, pl_tile tile, pl_shape offsets, 
         pld__fail(PLD_EINVAL, file, line, "pl_store", "atomic Add does not support INT64");
     pld__check_region(file, line, "pl_store", "destination", t, offsets, tile.shape);
     size_t bytes = (size_t)pl_shape_numel(tile.shape) * pl_dtype_size(t.dtype);
-    pld__charge_gm(bytes);
     if (tile.no_data && !t.win)
         pld__fail_no_data(file, line, "pl_store",
                           "the tile holds window data and the destination is a host tensor");
+    int data = pld__has_data(&t) && !tile.no_data;
+    if (t.win) {
+        /* the backend's write: on MPI an atomic Add is atomic only
+         * against other MPI atomics, a peer's included */
+        struct pld__cost c;
+        struct pld__region rg = pld__region_of(t, offsets, tile.shape);
+        pld__price_store(&c, bytes);
+        pld__R->be->write(me, t.win, &rg, (struct pld__span){data ? tile.data : NULL, tile.shape},
+                          kw.atomic, &c);
+    } else {
+        pld__charge_gm(bytes);
+        if (data)
+            pld__copy_region(t.dtype, tile.shape, pld__elem_ptr(t, me, offsets), t.shape, tile.data,
+                             tile.shape, kw.atomic);
+    }
     pld__races_region(me, t, me, offsets, tile.shape, 1, kw.atomic == PL_ATOMIC_ADD, "pl_store",
                       file, line);
-    if (pld__has_data(&t) && !tile.no_data && t.win && pld__write_via_backend(me, kw.atomic))
-        pld__remote_write(t, me, offsets, tile.shape, tile.data, kw.atomic);
-    else if (pld__has_data(&t) && !tile.no_data)
-        pld__copy_region(t.dtype, tile.shape, pld__elem_ptr(t, me, offsets), t.shape, tile.data,
-                         tile.shape, kw.atomic);
     pld__host_written(t, offsets, tile.shape);
-    pld__trace_op(kw.atomic == PL_ATOMIC_ADD ? "store_add" : "store", t0, -1, &t,
+    pld__trace_op(kw.atomic == PL_ATOMIC_ADD ? PLD__OP_STORE_ADD : PLD__OP_STORE, t0, -1, &t,
                   flat_offset_bytes(t, offsets), (int64_t)bytes, PLD__MISSING, file, line);
     return t;
 }
 
 enum binop { ADD, MUL, MAX, MIN };
-static const char *const binop_trace[] = {"add", "mul", "max", "min"};
-static const char *const binop_trace_s[] = {"adds", "muls", "maxs", "mins"};
+static const enum pld__op binop_trace[] = {PLD__OP_ADD, PLD__OP_MUL, PLD__OP_MAX, PLD__OP_MIN};
+static const enum pld__op binop_trace_s[] = {PLD__OP_ADDS, PLD__OP_MULS, PLD__OP_MAXS,
+                                             PLD__OP_MINS};
 
 /* One element: exact in int64 for integer dtypes, in float for the float
  * dtypes (FP16 and BF16 compute through float, like the vector unit). */
@@ -226,8 +236,8 @@ double pl__read(const char *file, int line, pl_tensor t, pl_shape idx)
                       (pl_shape){.ndim = t.shape.ndim, .dim = {1, 1, 1, 1}}, 0, 0, "pl_read", file,
                       line);
     double v = pld__elem_get(t.dtype, pld__cell(pld__elem_ptr(t, pld__self(), idx)));
-    pld__trace_op("read", t0, -1, &t, flat_offset_bytes(t, idx), (int64_t)pl_dtype_size(t.dtype),
-                  (int64_t)v, file, line);
+    pld__trace_op(PLD__OP_READ, t0, -1, &t, flat_offset_bytes(t, idx),
+                  (int64_t)pl_dtype_size(t.dtype), (int64_t)v, file, line);
     return v;
 }
 
@@ -244,8 +254,8 @@ void pl__write(const char *file, int line, pl_tensor t, pl_shape idx, double v)
     if (pld__has_data(&t))
         pld__elem_set(t.dtype, pld__cell(pld__elem_ptr(t, pld__self(), idx)), v);
     pld__host_written(t, idx, (pl_shape){.ndim = t.shape.ndim, .dim = {1, 1, 1, 1}});
-    pld__trace_op("write", t0, -1, &t, flat_offset_bytes(t, idx), (int64_t)pl_dtype_size(t.dtype),
-                  (int64_t)v, file, line);
+    pld__trace_op(PLD__OP_WRITE, t0, -1, &t, flat_offset_bytes(t, idx),
+                  (int64_t)pl_dtype_size(t.dtype), (int64_t)v, file, line);
 }
 
 double pl__cast(const char *file, int line, double v, pl_dtype dt)

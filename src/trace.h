@@ -39,8 +39,4 @@ void pld__print_summary(FILE *out, const struct pld__run *R, const struct pld__t
 /* The file name without its directories. */
 const char *pld__base_name(const char *path);
 
-/* The category of an op: 0 kernel work, 1 data movement, 2 signals,
- * 3 host dispatch. */
-int pld__op_engine(const char *op);
-
 #endif

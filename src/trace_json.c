@@ -85,7 +85,7 @@ int pld__write_json(FILE *out, const struct pld__run *R, const struct pld__trace
 
     for (size_t i = 0; i < t->n; i++) {
         const struct pld__event *e = &t->ev[i];
-        int eng = pld__op_engine(e->op), pid = e->rank >= 0 ? e->rank : host;
+        int eng = pld__kind_engine(pld__ops[e->id].kind), pid = e->rank >= 0 ? e->rank : host;
         int tid = eng == 3 ? 0 : eng + 1;
         char peer[16] = "";
         if (e->peer >= 0)

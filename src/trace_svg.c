@@ -18,11 +18,10 @@ static const struct {
     {"waiting", "#d8d8d8"},
 };
 
-static int kind_of(const char *op)
+/* kinds[] follows enum pld__kind */
+static int kind_of(const struct pld__event *e)
 {
-    if (strncmp(op, "wait", 4) == 0)
-        return 4;
-    return pld__op_engine(op);
+    return (int)pld__ops[e->id].kind;
 }
 
 /* A round step for the time axis: 1, 2 or 5 times a power of ten. */
@@ -73,15 +72,14 @@ int pld__write_svg(FILE *out, const struct pld__run *R, const struct pld__trace 
         fprintf(out,
                 "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.0f\" fill=\"%s\">"
                 "<title>%s %.3f-%.3f us</title></rect>\n",
-                x0, y, w, lane_h - 8, kinds[kind_of(e->op)].colour, e->op, e->t0 * 1e6,
-                e->t1 * 1e6);
+                x0, y, w, lane_h - 8, kinds[kind_of(e)].colour, e->op, e->t0 * 1e6, e->t1 * 1e6);
     }
     /* transfers: data leaves `src` at the op's start and lands at its end */
     for (size_t i = 0; i < t->n; i++) {
         const struct pld__event *e = &t->ev[i];
-        if (pld__op_engine(e->op) != 1 || e->peer < 0 || e->peer == e->rank)
+        if (pld__ops[e->id].kind != PLD__KIND_DATA || e->peer < 0 || e->peer == e->rank)
             continue;
-        int pull = strncmp(e->op, "remote_load", 11) == 0 || strcmp(e->op, "get") == 0;
+        int pull = e->id == PLD__OP_REMOTE_LOAD || e->id == PLD__OP_GET;
         int src = pull ? e->peer : e->rank, dst = pull ? e->rank : e->peer;
         fprintf(out,
                 "<line x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" y2=\"%.1f\" stroke=\"#333\" "

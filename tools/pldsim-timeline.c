@@ -56,13 +56,20 @@ int main(int argc, char **argv)
             if (!t.ev)
                 return 2;
         }
+        int id = pld__op_by_trace_name(op);
+        if (id < 0) {
+            fprintf(stderr, "pldsim-timeline: %s:%d: unknown op '%s'\n", argv[1], lineno, op);
+            fclose(in);
+            return 2;
+        }
         struct pld__event *e = &t.ev[t.n];
         memset(e, 0, sizeof *e);
+        e->id = (enum pld__op)id;
         e->t0 = t0 * 1e-9;
         e->t1 = t1 * 1e-9;
         e->rank = strcmp(rank, "host") == 0 ? -1 : atoi(rank + 1);
         e->peer = peer[0] == 'r' ? atoi(peer + 1) : -1;
-        e->op = keep(op);
+        e->op = pld__ops[id].trace;
         e->where = strcmp(where, "-") ? keep(where) : NULL;
         e->file = keep(src);
         e->seq = t.n;
@@ -82,7 +89,6 @@ int main(int argc, char **argv)
         rc = 2;
     }
     for (size_t i = 0; i < t.n; i++) {
-        free((char *)t.ev[i].op);
         free((char *)t.ev[i].where);
         free((char *)t.ev[i].file);
     }

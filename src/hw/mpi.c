@@ -61,17 +61,6 @@ static double mpi_now(void)
     return MPI_Wtime() - M.t0;
 }
 
-static void mpi_elapse(double seconds)
-{
-    (void)seconds; /* real work takes real time */
-}
-
-static int mpi_transfer(int from, int to, double bytes)
-{
-    (void)from, (void)to, (void)bytes; /* the MPI call that follows is the transfer */
-    return 0;
-}
-
 static void mpi_dispatch(int rank, struct pld__task *t)
 {
     if (rank != M.me) { /* runs in its own process */
@@ -190,8 +179,8 @@ static int region_count(const struct pld__region *rg)
     return (int)n;
 }
 
-static void mpi_rma_read(int peer, const struct pld__wbuf *b, const struct pld__region *rg,
-                         void *packed)
+static void get_packed(int peer, const struct pld__wbuf *b, const struct pld__region *rg,
+                       void *packed)
 {
     MPI_Datatype e = bytes_type(rg->dtype), t = region_type(rg, e);
     MPI_Get(packed, region_count(rg), e, peer, (MPI_Aint)rg->base, 1, t, win_of(b));
@@ -234,8 +223,8 @@ static void add_half(int peer, MPI_Win w, const struct pld__region *rg, const ui
     }
 }
 
-static void mpi_rma_write(int peer, const struct pld__wbuf *b, const struct pld__region *rg,
-                          const void *packed, pl_atomic op)
+static void put_packed(int peer, const struct pld__wbuf *b, const struct pld__region *rg,
+                       const void *packed, pl_atomic op)
 {
     MPI_Win w = win_of(b);
     if (op == PL_ATOMIC_ADD && basic_type(rg->dtype) == MPI_DATATYPE_NULL) {
@@ -254,20 +243,80 @@ static void mpi_rma_write(int peer, const struct pld__wbuf *b, const struct pld_
         MPI_Type_free(&e);
 }
 
-static void mpi_notify_at(int owner, const struct pld__wbuf *b, int64_t off, pld_notify_op op,
-                          int32_t value)
+/* Are the region's elements contiguous in `s`?  Only its leading
+ * dimension may be longer than the region's. */
+static int is_packed(const struct pld__region *rg, struct pld__span s)
 {
+    if (s.full.ndim != rg->shape.ndim)
+        return 0;
+    for (int i = 1; i < rg->shape.ndim; i++)
+        if (s.full.dim[i] != rg->shape.dim[i])
+            return 0;
+    return 1;
+}
+
+/* The caller's side of a put/get may be strided: it is packed into (or
+ * unpacked from) a contiguous staging copy, as the DMA engine would. */
+static void *staging(const struct pld__region *rg)
+{
+    void *p = malloc((size_t)pl_shape_numel(rg->shape) * pl_dtype_size(rg->dtype));
+    if (!p)
+        internal_error("out of memory staging a transfer");
+    return p;
+}
+
+static int mpi_read(int peer, const struct pld__wbuf *b, const struct pld__region *rg,
+                    struct pld__span dst, struct pld__cost *c)
+{
+    c->t_start = mpi_now();
+    if (peer == M.me) {
+        pld__shm_read(peer, b, rg, dst); /* a plain load of its own slot */
+    } else if (is_packed(rg, dst)) {
+        get_packed(peer, b, rg, dst.ptr);
+    } else {
+        unsigned char *tmp = staging(rg);
+        get_packed(peer, b, rg, tmp);
+        pld__copy_region(rg->dtype, rg->shape, dst.ptr, dst.full, tmp, rg->shape, PL_ATOMIC_NONE);
+        free(tmp);
+    }
+    c->t_end = mpi_now();
+    return 0;
+}
+
+static int mpi_write(int peer, const struct pld__wbuf *b, const struct pld__region *rg,
+                     struct pld__span src, pl_atomic op, struct pld__cost *c)
+{
+    c->t_start = mpi_now();
+    /* MPI makes accumulates atomic only against other MPI atomics on the
+     * same location: a rank's own Add goes through MPI too, as its own
+     * notifies do, or it races with a peer's */
+    if (peer == M.me && op == PL_ATOMIC_NONE) {
+        pld__shm_write(peer, b, rg, src, op);
+    } else if (is_packed(rg, src)) {
+        put_packed(peer, b, rg, src.ptr, op);
+    } else {
+        unsigned char *tmp = staging(rg);
+        pld__copy_region(rg->dtype, rg->shape, tmp, rg->shape, src.ptr, src.full, PL_ATOMIC_NONE);
+        put_packed(peer, b, rg, tmp, op);
+        free(tmp);
+    }
+    c->t_end = mpi_now();
+    return 0;
+}
+
+static int mpi_notify(int owner, const struct pld__wbuf *b, int64_t off, pld_notify_op op,
+                      int32_t value, struct pld__cost *c)
+{
+    c->t_start = mpi_now();
     /* the notify releases what this rank wrote before it, its own window's
-     * local stores included */
+     * local stores included; even its own cell is updated through MPI, so
+     * that it is atomic against the peers' notifies */
     sync_all_windows();
     MPI_Accumulate(&value, 1, MPI_INT32_T, owner, (MPI_Aint)off, 1, MPI_INT32_T,
                    op == PLD_NOTIFY_SET ? MPI_REPLACE : MPI_SUM, win_of(b));
     MPI_Win_flush(owner, win_of(b));
-}
-
-static void mpi_signal_update(int owner, int32_t *cell, pld_notify_op op, int32_t value)
-{
-    (void)owner, (void)cell, (void)op, (void)value; /* notify_at does it: cells are windows */
+    c->t_end = mpi_now();
+    return 0;
 }
 
 /* Tells every process that this run failed with `code`. */
@@ -300,9 +349,10 @@ static int satisfied(const int32_t *cell, pld_wait_cmp cmp, int32_t expected)
     return cmp == PLD_WAIT_EQ ? v == expected : v >= expected;
 }
 
-static void mpi_signal_wait(const int32_t *cell, pld_wait_cmp cmp, int32_t expected)
+static void mpi_wait(const struct pld__wbuf *b, int64_t off, pld_wait_cmp cmp, int32_t expected)
 {
-    MPI_Win w = win_of(M.R->ranks[M.me].wait.buf);
+    MPI_Win w = win_of(b);
+    const int32_t *cell = pld__shm_cell(b, M.me, off);
     double timeout = M.R->cfg->wait_timeout > 0 ? M.R->cfg->wait_timeout : 60.0;
     double deadline = MPI_Wtime() + timeout;
     long nap = 0; /* ns; 0 while polling tightly */
@@ -340,57 +390,23 @@ static void finalize_at_exit(void)
         MPI_Finalize();
 }
 
-/* A rank's wait as process 0 needs it for the deadlock report. */
-struct wait_msg {
-    int active, line, cmp, buf_id;
-    int32_t value;
-    int64_t expected;
-    pl_shape offsets;
-    char file[160], collective[48];
-};
-
 static void report_deadlock(void)
 {
     struct pld__run *R = M.R;
-    const struct pld__wait_info *w = &R->ranks[M.me].wait;
-    struct wait_msg mine = {.active = w->active}, *all = NULL;
-    if (w->active) {
-        mine.line = w->line;
-        mine.cmp = w->cmp;
-        mine.buf_id = w->buf->id;
-        mine.value = *w->cellp;
-        mine.expected = w->expected;
-        mine.offsets = w->offsets;
-        snprintf(mine.file, sizeof mine.file, "%s", w->file);
-        snprintf(mine.collective, sizeof mine.collective, "%s", w->collective ? w->collective : "");
-    }
+    struct pld__wait_msg mine, *all = NULL;
+    pld__wait_export(M.me, &mine);
     if (M.me == 0 && !(all = calloc((size_t)M.np, sizeof *all)))
         return;
     MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, 0,
                MPI_COMM_WORLD);
     if (M.me != 0)
         return;
-    for (int r = 0; r < M.np; r++) {
-        struct pld__wait_info *wi = &R->ranks[r].wait;
-        const struct pld__wbuf *b = R->wbufs;
-        while (b && b->id != all[r].buf_id)
-            b = b->next;
-        *wi = (struct pld__wait_info){.active = all[r].active && b};
-        if (!wi->active)
-            continue;
-        wi->buf = b;
-        wi->offsets = all[r].offsets;
-        wi->expected = all[r].expected;
-        wi->cmp = all[r].cmp;
-        wi->cellp = &all[r].value;
-        wi->file = all[r].file;
-        wi->line = all[r].line;
-        wi->collective = all[r].collective[0] ? all[r].collective : NULL;
-    }
+    for (int r = 0; r < M.np; r++)
+        pld__wait_import(r, &all[r]);
     R->notifiers_unknown = 1;
     R->timed_out = 1; /* here the only way to find one: process 0's wait may not have timed out */
     pld__report_deadlock(R);
-    free(all);
+    free(all); /* printed: nothing reads the imported waits after the report */
 }
 
 /* Every process gets every rank's stores into host tensors. */
@@ -435,14 +451,11 @@ static void run_host(pld__host_fn host, const void *args)
 
 static void run_tasks(void)
 {
-    struct pld__rank *fr = &M.R->ranks[M.me];
     self_state = M.me;
     if (setjmp(M.unwind) == 0)
         while (M.head) {
             struct pld__task *t = M.head;
-            fr->in_task = 1;
-            t->fn(t->args);
-            fr->in_task = 0;
+            pld__run_task(M.me, t);
             M.head = t->next;
             free(t->args);
             free(t);
@@ -583,15 +596,14 @@ const struct pld_backend pld_backend_mpi = {
     .self = mpi_self,
     .now = mpi_now,
     .dispatch = mpi_dispatch,
-    .elapse = mpi_elapse,
-    .transfer = mpi_transfer,
-    .signal_update = mpi_signal_update,
-    .signal_wait = mpi_signal_wait,
+    .charge = pld__charge_nothing,
+    .settle = pld__settle_nothing,
+    .read = mpi_read,
+    .write = mpi_write,
+    .notify = mpi_notify,
+    .wait = mpi_wait,
     .route_bw = NULL,
     .abort_run = mpi_abort_run,
     .window_alloc = mpi_window_alloc,
     .window_free = mpi_window_free,
-    .rma_read = mpi_rma_read,
-    .rma_write = mpi_rma_write,
-    .notify_at = mpi_notify_at,
 };

@@ -26,6 +26,10 @@ struct th_rank {
     struct pld__task *current; /* running; freed by th_run if the thread exits inside it */
     int done;
     int blocked; /* in a wait */
+    /* what the wait is for, read under T.state by all_blocked */
+    const int32_t *wait_cell;
+    pld_wait_cmp wait_cmp;
+    int32_t wait_expected;
 };
 
 static struct {
@@ -56,14 +60,22 @@ static double th_now(void)
     return (double)(t.tv_sec - T.t0.tv_sec) + (double)(t.tv_nsec - T.t0.tv_nsec) * 1e-9;
 }
 
-static void th_elapse(double seconds)
+/* Shared memory: the copy is the transfer, and it takes the time it takes. */
+static int th_read(int peer, const struct pld__wbuf *b, const struct pld__region *rg,
+                   struct pld__span dst, struct pld__cost *c)
 {
-    (void)seconds; /* real work takes real time */
+    c->t_start = th_now();
+    pld__shm_read(peer, b, rg, dst);
+    c->t_end = th_now();
+    return 0;
 }
 
-static int th_transfer(int from, int to, double bytes)
+static int th_write(int peer, const struct pld__wbuf *b, const struct pld__region *rg,
+                    struct pld__span src, pl_atomic op, struct pld__cost *c)
 {
-    (void)from, (void)to, (void)bytes; /* shared memory: the copy is the transfer */
+    c->t_start = th_now();
+    pld__shm_write(peer, b, rg, src, op);
+    c->t_end = th_now();
     return 0;
 }
 
@@ -87,8 +99,11 @@ static void th_dispatch(int rank, struct pld__task *t)
     pthread_mutex_unlock(&rk->mtx);
 }
 
-static void th_signal_update(int owner, int32_t *cell, pld_notify_op op, int32_t value)
+static int th_notify(int owner, const struct pld__wbuf *b, int64_t off, pld_notify_op op,
+                     int32_t value, struct pld__cost *c)
 {
+    int32_t *cell = pld__shm_cell(b, owner, off);
+    c->t_start = th_now();
     /* release: everything this thread wrote before is visible to a thread
      * whose acquire load sees this update */
     if (op == PLD_NOTIFY_SET)
@@ -96,6 +111,8 @@ static void th_signal_update(int owner, int32_t *cell, pld_notify_op op, int32_t
     else
         __atomic_fetch_add(cell, value, __ATOMIC_RELEASE);
     wake(owner);
+    c->t_end = th_now();
+    return 0;
 }
 
 static int satisfied(const int32_t *cell, pld_wait_cmp cmp, int32_t expected)
@@ -119,8 +136,8 @@ static int all_blocked(void)
             return 0;
         /* a rank still counted as blocked may have been notified and not
          * yet woken: then it will run again */
-        const struct pld__wait_info *w = &T.R->ranks[r].wait;
-        if (T.rk[r].blocked && satisfied(w->cellp, w->cmp, (int32_t)w->expected))
+        const struct th_rank *w = &T.rk[r];
+        if (w->blocked && satisfied(w->wait_cell, w->wait_cmp, w->wait_expected))
             return 0;
     }
     return 1;
@@ -157,10 +174,11 @@ static _Noreturn void report_and_abort(void)
     th_abort_run();
 }
 
-static void th_signal_wait(const int32_t *cell, pld_wait_cmp cmp, int32_t expected)
+static void th_wait(const struct pld__wbuf *b, int64_t off, pld_wait_cmp cmp, int32_t expected)
 {
     int me = self_rank;
     struct th_rank *rk = &T.rk[me];
+    const int32_t *cell = pld__shm_cell(b, me, off);
     double timeout = T.R->cfg->wait_timeout > 0 ? T.R->cfg->wait_timeout : 60.0;
     struct timespec deadline;
     clock_gettime(CLOCK_REALTIME, &deadline);
@@ -181,6 +199,9 @@ static void th_signal_wait(const int32_t *cell, pld_wait_cmp cmp, int32_t expect
     if (satisfied(cell, cmp, expected))
         return;
     pthread_mutex_lock(&T.state);
+    rk->wait_cell = cell;
+    rk->wait_cmp = cmp;
+    rk->wait_expected = expected;
     rk->blocked = 1;
     T.nblocked++;
     int dead = all_blocked();
@@ -240,7 +261,6 @@ static void *device_main(void *arg)
 {
     int r = (int)(intptr_t)arg;
     struct th_rank *rk = &T.rk[r];
-    struct pld__rank *fr = &T.R->ranks[r];
     self_rank = r;
     for (;;) {
         pthread_mutex_lock(&rk->mtx);
@@ -263,11 +283,9 @@ static void *device_main(void *arg)
             }
             break;
         }
-        fr->in_task = 1;
         rk->current = t;
-        t->fn(t->args);
+        pld__run_task(r, t);
         rk->current = NULL;
-        fr->in_task = 0;
         free(t->args);
         free(t);
     }
@@ -353,10 +371,12 @@ const struct pld_backend pld_backend_threads = {
     .self = th_self,
     .now = th_now,
     .dispatch = th_dispatch,
-    .elapse = th_elapse,
-    .transfer = th_transfer,
-    .signal_update = th_signal_update,
-    .signal_wait = th_signal_wait,
+    .charge = pld__charge_nothing,
+    .settle = pld__settle_nothing,
+    .read = th_read,
+    .write = th_write,
+    .notify = th_notify,
+    .wait = th_wait,
     .route_bw = NULL,
     .abort_run = th_abort_run,
 };
