@@ -240,8 +240,8 @@ static void flush_wakes(void)
     }
 }
 
-static int sim_notify(int owner, const struct pld__wbuf *b, int64_t off, pld_notify_op op,
-                      int32_t value, struct pld__cost *c)
+static int sim_notify(int owner, const struct pld__cell_ref *ref, pld_notify_op op, int32_t value,
+                      struct pld__cost *c)
 {
     int me = sim_self();
     struct sim_rank *rk = &S.rk[me];
@@ -259,7 +259,7 @@ static int sim_notify(int owner, const struct pld__wbuf *b, int64_t off, pld_not
         leave_if_aborted(); /* the entry below flushes any earlier wake */
     }
     c->t_end = simgrid_get_clock() + rk->ahead;
-    int32_t *cell = pld__shm_cell(b, owner, off);
+    int32_t *cell = ref->addr;
     if (op == PLD_NOTIFY_SET)
         *cell = value;
     else
@@ -310,11 +310,10 @@ static void declare_deadlock_if_stuck(void)
  * before then (only a negative add or a Set from another rank could make
  * it); an EQ wait catches up first, so that it sees the cell as it is at
  * its model time. */
-static void sim_wait(const struct pld__wbuf *b, int64_t off, pld_wait_cmp cmp, int32_t expected)
+static void sim_wait(const struct pld__cell_ref *ref, pld_wait_cmp cmp, int32_t expected)
 {
-    int me = sim_self();
-    struct sim_rank *rk = &S.rk[me];
-    const int32_t *cell = pld__shm_cell(b, me, off);
+    struct sim_rank *rk = &S.rk[sim_self()];
+    const int32_t *cell = ref->addr;
     if (cmp == PLD_WAIT_EQ)
         catch_up(&rk->ahead);
     flush_wakes(); /* before this actor can block */

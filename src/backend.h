@@ -36,6 +36,14 @@ struct pld__span {
     pl_shape full;
 };
 
+/* A signal cell: `off` bytes into a rank's slot of `b`, and its address
+ * when that slot is in this process's memory (NULL otherwise). */
+struct pld__cell_ref {
+    const struct pld__wbuf *b;
+    int64_t off;
+    int32_t *addr;
+};
+
 /* What one operation costs its caller (cost.c fills the inputs). */
 struct pld__cost {
     double before;         /* s of device work before the bytes leave */
@@ -106,15 +114,14 @@ struct pld_backend {
      * target when it returns. */
     int (*write)(int peer, const struct pld__wbuf *b, const struct pld__region *rg,
                  struct pld__span src, pl_atomic op, struct pld__cost *c);
-    /* Applies `op` with `value` to the INT32 cell `off` bytes into `owner`'s
-     * slot of `b` (the owner may be the caller), releasing what the caller
-     * wrote before, and wakes the owner's waiter; returns once the update
-     * is visible to the owner. */
-    int (*notify)(int owner, const struct pld__wbuf *b, int64_t off, pld_notify_op op,
-                  int32_t value, struct pld__cost *c);
-    /* Blocks the caller until its own cell `off` bytes into its slot of `b`
-     * satisfies cmp(expected); acquires what the notifier released. */
-    void (*wait)(const struct pld__wbuf *b, int64_t off, pld_wait_cmp cmp, int32_t expected);
+    /* Applies `op` with `value` to `owner`'s INT32 cell (the owner may be
+     * the caller), releasing what the caller wrote before, and wakes the
+     * owner's waiter; returns once the update is visible to the owner. */
+    int (*notify)(int owner, const struct pld__cell_ref *cell, pld_notify_op op, int32_t value,
+                  struct pld__cost *c);
+    /* Blocks the caller until its own cell satisfies cmp(expected);
+     * acquires what the notifier released. */
+    void (*wait)(const struct pld__cell_ref *cell, pld_wait_cmp cmp, int32_t expected);
 
     /* Bottleneck bandwidth of the route from -> to, B/s (summaries); may be
      * NULL when the backend has no such notion. */

@@ -60,9 +60,10 @@ void pld__notify(const char *file, int line, pld_dtensor target, struct pld_noti
     /* the cell's address, when the owner's window is in this process */
     int32_t *cell =
         pld__R->be->caps & PLD_CAP_DISTRIBUTED ? NULL : pld__shm_cell(target.win, peer, at);
+    struct pld__cell_ref ref = {target.win, at, cell};
     struct pld__cost c;
     pld__price_notify(&c, me, peer);
-    int rc = pld__R->be->notify(peer, target.win, at, kw.op, (int32_t)kw.value, &c);
+    int rc = pld__R->be->notify(peer, &ref, kw.op, (int32_t)kw.value, &c);
     pld__op_done(file, line, id, me, peer, rc, &c);
     if (cell) {
         pld__races_access(me, target.win, peer, at, at + 4, 1, 1, op, file, line);
@@ -96,7 +97,8 @@ void pld__wait(const char *file, int line, pld_dtensor signal, struct pld_wait_k
     check_signal(file, line, op, "signal", signal, kw.offsets);
 
     int64_t at = signal.win_offset + cell_offset(signal, kw.offsets);
-    const int32_t *cell = pld__shm_cell(signal.win, me, at);
+    int32_t *cell = pld__shm_cell(signal.win, me, at);
+    struct pld__cell_ref ref = {signal.win, at, cell};
     rk->wait = (struct pld__wait_info){
         .active = 1,
         .buf = signal.win,
@@ -108,7 +110,7 @@ void pld__wait(const char *file, int line, pld_dtensor signal, struct pld_wait_k
         .line = line,
         .collective = rk->collective,
     };
-    pld__R->be->wait(signal.win, at, kw.cmp, (int32_t)kw.expected);
+    pld__R->be->wait(&ref, kw.cmp, (int32_t)kw.expected);
     rk->wait.active = 0;
     pld__races_acquire(me, cell);
     pld__races_access(me, signal.win, me, at, at + 4, 0, 1, op, file, line);

@@ -304,17 +304,18 @@ static int mpi_write(int peer, const struct pld__wbuf *b, const struct pld__regi
     return 0;
 }
 
-static int mpi_notify(int owner, const struct pld__wbuf *b, int64_t off, pld_notify_op op,
-                      int32_t value, struct pld__cost *c)
+static int mpi_notify(int owner, const struct pld__cell_ref *cell, pld_notify_op op, int32_t value,
+                      struct pld__cost *c)
 {
+    MPI_Win w = win_of(cell->b);
     c->t_start = mpi_now();
     /* the notify releases what this rank wrote before it, its own window's
      * local stores included; even its own cell is updated through MPI, so
      * that it is atomic against the peers' notifies */
     sync_all_windows();
-    MPI_Accumulate(&value, 1, MPI_INT32_T, owner, (MPI_Aint)off, 1, MPI_INT32_T,
-                   op == PLD_NOTIFY_SET ? MPI_REPLACE : MPI_SUM, win_of(b));
-    MPI_Win_flush(owner, win_of(b));
+    MPI_Accumulate(&value, 1, MPI_INT32_T, owner, (MPI_Aint)cell->off, 1, MPI_INT32_T,
+                   op == PLD_NOTIFY_SET ? MPI_REPLACE : MPI_SUM, w);
+    MPI_Win_flush(owner, w);
     c->t_end = mpi_now();
     return 0;
 }
@@ -349,10 +350,10 @@ static int satisfied(const int32_t *cell, pld_wait_cmp cmp, int32_t expected)
     return cmp == PLD_WAIT_EQ ? v == expected : v >= expected;
 }
 
-static void mpi_wait(const struct pld__wbuf *b, int64_t off, pld_wait_cmp cmp, int32_t expected)
+static void mpi_wait(const struct pld__cell_ref *ref, pld_wait_cmp cmp, int32_t expected)
 {
-    MPI_Win w = win_of(b);
-    const int32_t *cell = pld__shm_cell(b, M.me, off);
+    MPI_Win w = win_of(ref->b);
+    const int32_t *cell = ref->addr; /* its own cell is in this process */
     double timeout = M.R->cfg->wait_timeout > 0 ? M.R->cfg->wait_timeout : 60.0;
     double deadline = MPI_Wtime() + timeout;
     long nap = 0; /* ns; 0 while polling tightly */

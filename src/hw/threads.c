@@ -99,10 +99,10 @@ static void th_dispatch(int rank, struct pld__task *t)
     pthread_mutex_unlock(&rk->mtx);
 }
 
-static int th_notify(int owner, const struct pld__wbuf *b, int64_t off, pld_notify_op op,
-                     int32_t value, struct pld__cost *c)
+static int th_notify(int owner, const struct pld__cell_ref *ref, pld_notify_op op, int32_t value,
+                     struct pld__cost *c)
 {
-    int32_t *cell = pld__shm_cell(b, owner, off);
+    int32_t *cell = ref->addr;
     c->t_start = th_now();
     /* release: everything this thread wrote before is visible to a thread
      * whose acquire load sees this update */
@@ -174,11 +174,10 @@ static _Noreturn void report_and_abort(void)
     th_abort_run();
 }
 
-static void th_wait(const struct pld__wbuf *b, int64_t off, pld_wait_cmp cmp, int32_t expected)
+static void th_wait(const struct pld__cell_ref *ref, pld_wait_cmp cmp, int32_t expected)
 {
-    int me = self_rank;
-    struct th_rank *rk = &T.rk[me];
-    const int32_t *cell = pld__shm_cell(b, me, off);
+    struct th_rank *rk = &T.rk[self_rank];
+    const int32_t *cell = ref->addr;
     double timeout = T.R->cfg->wait_timeout > 0 ? T.R->cfg->wait_timeout : 60.0;
     struct timespec deadline;
     clock_gettime(CLOCK_REALTIME, &deadline);
