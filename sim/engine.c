@@ -27,7 +27,7 @@
 struct sim_rank {
     sg_mutex_t mtx;
     sg_cond_t cond; /* signals this rank's task queue */
-    struct pld__task *head, *tail;
+    struct pld__task_queue tasks;
     /* A blocked signal wait: what it waits for, and where it sleeps.  Only
      * an update that satisfies it wakes it, with one simcall; a wait that
      * is already satisfied makes none (actors never preempt each other, so
@@ -54,12 +54,25 @@ static struct {
     double host_ahead; /* the host actor's model time past SimGrid's clock */
     int wake;          /* 1 + the rank whose wait the running actor's last notify may satisfy */
     int host_tag;
+    int cur; /* the running actor's rank, PLD__HOST or PLD__NOBODY (sim_self) */
     int host_done;
     int aborted;
     int deadlocked;
     pld__host_fn host_fn;
     const void *host_args;
 } S;
+
+/* The running actor, kept here rather than asked of SimGrid: pld__self() is
+ * called a few dozen times per operation, and sg_actor_self() costs a
+ * thread-local lookup and a dynamic_cast each time.  Any simcall may run
+ * other actors before it returns, so each one goes through SIMCALL, which
+ * puts the caller back. */
+#define SIMCALL(call)                                                                              \
+    do {                                                                                           \
+        int self_ = S.cur;                                                                         \
+        call;                                                                                      \
+        S.cur = self_;                                                                             \
+    } while (0)
 
 static void flush_wakes(void);
 
@@ -78,11 +91,7 @@ static _Noreturn void sim_abort_run(void);
 
 static int sim_self(void)
 {
-    if (!S.R)
-        return PLD__NOBODY;
-    sg_actor_t a = sg_actor_self();
-    int *tag = a ? sg_actor_get_data(a) : NULL;
-    return tag ? *tag : PLD__NOBODY;
+    return S.R ? S.cur : PLD__NOBODY;
 }
 
 static double *ahead_of(int self)
@@ -121,7 +130,7 @@ static void catch_up(double *ahead)
     double a = *ahead;
     if (a > 0) {
         double t = simgrid_get_clock() + a;
-        sg_actor_sleep_for(a);
+        SIMCALL(sg_actor_sleep_for(a));
         resume_at(ahead, t);
     }
 }
@@ -164,7 +173,7 @@ static int carry(int from, int to, struct pld__cost *c)
         rk->ahead += (double)c->extra_lats * lat;
         catch_up(&rk->ahead);
         c->t_start = simgrid_get_clock();
-        sg_host_sendto(S.hosts[from], S.hosts[to], c->bytes);
+        SIMCALL(sg_host_sendto(S.hosts[from], S.hosts[to], c->bytes));
         pld__progress_tick(S.R);
     } else {
         c->t_start = simgrid_get_clock() + rk->ahead;
@@ -205,19 +214,15 @@ static void sim_dispatch(int rank, struct pld__task *t)
     struct sim_rank *rk = &S.rk[rank];
     leave_if_aborted();
     t->not_before = simgrid_get_clock() + S.host_ahead;
-    sg_mutex_lock(rk->mtx);
-    if (rk->tail)
-        rk->tail->next = t;
-    else
-        rk->head = t;
-    rk->tail = t;
-    sg_cond_notify_all(rk->cond);
-    sg_mutex_unlock(rk->mtx);
+    SIMCALL(sg_mutex_lock(rk->mtx));
+    pld__tasks_push(&rk->tasks, t);
+    SIMCALL(sg_cond_notify_all(rk->cond));
+    SIMCALL(sg_mutex_unlock(rk->mtx));
 }
 
 static int satisfied(const int32_t *cell, pld_wait_cmp cmp, int32_t expected)
 {
-    return cmp == PLD_WAIT_EQ ? *cell == expected : *cell >= expected;
+    return pld__wait_holds(*cell, cmp, expected);
 }
 
 /* Wakes `rk`'s blocked wait (if any) when `force` or when its cell now
@@ -226,7 +231,7 @@ static void wake_waiter(struct sim_rank *rk, int force)
 {
     if (rk->wait_cell && (force || satisfied(rk->wait_cell, rk->wait_cmp, rk->wait_expected))) {
         rk->wait_cell = NULL;
-        sg_sem_release(rk->wake);
+        SIMCALL(sg_sem_release(rk->wake));
     }
 }
 
@@ -327,11 +332,14 @@ static void sim_wait(const struct pld__cell_ref *ref, pld_wait_cmp cmp, int32_t 
         blocked = 1;
         if (timeout <= 0) {
             declare_deadlock_if_stuck();
-            sg_sem_acquire(rk->wake);
+            SIMCALL(sg_sem_acquire(rk->wake));
             continue;
         }
         double left = deadline - simgrid_get_clock();
-        if (left <= 0 || sg_sem_acquire_timeout(rk->wake, left)) {
+        int timed_out = left <= 0;
+        if (!timed_out)
+            SIMCALL(timed_out = sg_sem_acquire_timeout(rk->wake, left));
+        if (timed_out) {
             /* like hardware's spin limit: this wait will not complete */
             rk->wait_cell = NULL;
             rk->ahead = 0;
@@ -356,9 +364,9 @@ static _Noreturn void sim_abort_run(void)
     S.aborted = 1;
     for (int r = 0; r < S.R->P; r++) {
         wake_waiter(&S.rk[r], 1);
-        sg_mutex_lock(S.rk[r].mtx);
-        sg_cond_notify_all(S.rk[r].cond);
-        sg_mutex_unlock(S.rk[r].mtx);
+        SIMCALL(sg_mutex_lock(S.rk[r].mtx));
+        SIMCALL(sg_cond_notify_all(S.rk[r].cond));
+        SIMCALL(sg_mutex_unlock(S.rk[r].mtx));
     }
     pld__guard_escape();
     sg_actor_exit();
@@ -370,28 +378,25 @@ static void device_main(int argc, char **argv)
     (void)argv;
     int r = *(int *)sg_actor_self_get_data();
     struct sim_rank *rk = &S.rk[r];
+    S.cur = r;
     for (;;) {
         double idle_from = simgrid_get_clock() + rk->ahead;
-        sg_mutex_lock(rk->mtx);
-        while (!rk->head && !S.host_done && !S.aborted)
-            sg_cond_wait(rk->cond, rk->mtx);
+        SIMCALL(sg_mutex_lock(rk->mtx));
+        while (!rk->tasks.head && !S.host_done && !S.aborted)
+            SIMCALL(sg_cond_wait(rk->cond, rk->mtx));
         resume_at(&rk->ahead, idle_from);
-        struct pld__task *t = rk->head;
-        if (t) {
-            rk->head = t->next;
-            if (!rk->head)
-                rk->tail = NULL;
-        }
-        sg_mutex_unlock(rk->mtx);
-        if (!t || S.aborted)
+        struct pld__task *t = pld__tasks_pop(&rk->tasks);
+        SIMCALL(sg_mutex_unlock(rk->mtx));
+        if (!t || S.aborted) {
+            pld__task_free(t);
             break;
+        }
         /* it starts when both the rank and the host's dispatch are there */
         if (t->not_before > simgrid_get_clock() + rk->ahead)
             resume_at(&rk->ahead, t->not_before);
         pld__run_task(r, t);
         flush_wakes();
-        free(t->args);
-        free(t);
+        pld__task_free(t);
     }
     if (!S.aborted)
         catch_up(&rk->ahead); /* the run ends when its last device does */
@@ -404,14 +409,15 @@ static void host_main(int argc, char **argv)
 {
     (void)argc;
     (void)argv;
+    S.cur = PLD__HOST;
     S.host_fn(S.host_args);
     if (!S.aborted)
         catch_up(&S.host_ahead);
     S.host_done = 1;
     for (int r = 0; r < S.R->P; r++) {
-        sg_mutex_lock(S.rk[r].mtx);
-        sg_cond_notify_all(S.rk[r].cond);
-        sg_mutex_unlock(S.rk[r].mtx);
+        SIMCALL(sg_mutex_lock(S.rk[r].mtx));
+        SIMCALL(sg_cond_notify_all(S.rk[r].cond));
+        SIMCALL(sg_mutex_unlock(S.rk[r].mtx));
     }
     if (!S.aborted)
         declare_deadlock_if_stuck();
@@ -419,6 +425,7 @@ static void host_main(int argc, char **argv)
 
 static void on_deadlock(void)
 {
+    S.cur = PLD__NOBODY; /* maestro calls this */
     if (S.aborted)
         return; /* the error that aborted the run has been reported */
     S.deadlocked = 1;
@@ -429,11 +436,7 @@ static void on_deadlock(void)
 static void sim_release(void)
 {
     for (int r = 0; S.rk && r < S.R->P; r++) {
-        for (struct pld__task *t = S.rk[r].head, *n; t; t = n) {
-            n = t->next;
-            free(t->args);
-            free(t);
-        }
+        pld__tasks_free(&S.rk[r].tasks);
         if (S.rk[r].cond)
             sg_cond_destroy(S.rk[r].cond);
         if (S.rk[r].wake)
@@ -503,7 +506,9 @@ static int sim_run(struct pld__run *R, pld__host_fn host, const void *args)
     sg_actor_start_(h, host_main, 0, NULL);
 
     pld__progress_start();
+    S.cur = PLD__NOBODY;
     simgrid_run();
+    S.cur = PLD__NOBODY;
     R->end_time = simgrid_get_clock();
 
     rc = 0;

@@ -63,6 +63,19 @@ struct pld__task {
     struct pld__task *next;
 };
 
+/* A FIFO of dispatched tasks (tasks.c); zeroed is empty. */
+struct pld__task_queue {
+    struct pld__task *head, *tail;
+};
+void pld__tasks_push(struct pld__task_queue *q, struct pld__task *t);
+/* The oldest task, removed from the queue; NULL when it is empty. */
+struct pld__task *pld__tasks_pop(struct pld__task_queue *q);
+/* Frees one task (NULL-safe), or every task left in `q`. */
+void pld__task_free(struct pld__task *t);
+void pld__tasks_free(struct pld__task_queue *q);
+/* Does a cell holding `value` satisfy a wait for cmp(expected)? */
+int pld__wait_holds(int32_t value, pld_wait_cmp cmp, int32_t expected);
+
 /* Runs a dispatched task on `rank` (levels.c): the backends' one way in. */
 void pld__run_task(int rank, struct pld__task *t);
 

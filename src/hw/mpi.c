@@ -43,8 +43,9 @@ static struct {
     struct pld__run *R;
     int me, np;
     double t0;
-    struct pld__task *head, *tail; /* this process's rank's tasks */
-    MPI_Win ctl;                   /* one INT32 per process: an error code, 0 while running */
+    struct pld__task_queue tasks; /* this process's rank's */
+    struct pld__task *current;    /* running; freed by run_tasks after an error */
+    MPI_Win ctl;                  /* one INT32 per process: an error code, 0 while running */
     int32_t *abort_cell;
     jmp_buf unwind; /* back to the runner of the host or of a task */
 } M;
@@ -68,11 +69,7 @@ static void mpi_dispatch(int rank, struct pld__task *t)
         free(t);
         return;
     }
-    if (M.tail)
-        M.tail->next = t;
-    else
-        M.head = t;
-    M.tail = t;
+    pld__tasks_push(&M.tasks, t);
 }
 
 static MPI_Win win_of(const struct pld__wbuf *b)
@@ -346,8 +343,7 @@ _Noreturn static void mpi_abort_run(void)
 
 static int satisfied(const int32_t *cell, pld_wait_cmp cmp, int32_t expected)
 {
-    int32_t v = __atomic_load_n(cell, __ATOMIC_ACQUIRE);
-    return cmp == PLD_WAIT_EQ ? v == expected : v >= expected;
+    return pld__wait_holds(__atomic_load_n(cell, __ATOMIC_ACQUIRE), cmp, expected);
 }
 
 static void mpi_wait(const struct pld__cell_ref *ref, pld_wait_cmp cmp, int32_t expected)
@@ -454,20 +450,14 @@ static void run_tasks(void)
 {
     self_state = M.me;
     if (setjmp(M.unwind) == 0)
-        while (M.head) {
-            struct pld__task *t = M.head;
-            pld__run_task(M.me, t);
-            M.head = t->next;
-            free(t->args);
-            free(t);
+        while ((M.current = pld__tasks_pop(&M.tasks))) {
+            pld__run_task(M.me, M.current);
+            pld__task_free(M.current);
         }
     self_state = PLD__NOBODY;
-    for (struct pld__task *t = M.head, *n; t; t = n) { /* left by an error */
-        n = t->next;
-        free(t->args);
-        free(t);
-    }
-    M.head = M.tail = NULL;
+    pld__task_free(M.current); /* left by an error, with the rest */
+    M.current = NULL;
+    pld__tasks_free(&M.tasks);
 }
 
 static int check_launch(struct pld__run *R)

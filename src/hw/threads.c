@@ -22,7 +22,7 @@ struct th_rank {
     pthread_t thread;
     pthread_mutex_t mtx;
     pthread_cond_t cond; /* its tasks and its signal cells */
-    struct pld__task *head, *tail;
+    struct pld__task_queue tasks;
     struct pld__task *current; /* running; freed by th_run if the thread exits inside it */
     int done;
     int blocked; /* in a wait */
@@ -90,11 +90,7 @@ static void th_dispatch(int rank, struct pld__task *t)
 {
     struct th_rank *rk = &T.rk[rank];
     pthread_mutex_lock(&rk->mtx);
-    if (rk->tail)
-        rk->tail->next = t;
-    else
-        rk->head = t;
-    rk->tail = t;
+    pld__tasks_push(&rk->tasks, t);
     pthread_cond_broadcast(&rk->cond);
     pthread_mutex_unlock(&rk->mtx);
 }
@@ -117,8 +113,7 @@ static int th_notify(int owner, const struct pld__cell_ref *ref, pld_notify_op o
 
 static int satisfied(const int32_t *cell, pld_wait_cmp cmp, int32_t expected)
 {
-    int32_t v = __atomic_load_n(cell, __ATOMIC_ACQUIRE);
-    return cmp == PLD_WAIT_EQ ? v == expected : v >= expected;
+    return pld__wait_holds(__atomic_load_n(cell, __ATOMIC_ACQUIRE), cmp, expected);
 }
 
 static _Noreturn void th_abort_run(void);
@@ -132,7 +127,7 @@ static int all_blocked(void)
         __atomic_load_n(&T.aborted, __ATOMIC_ACQUIRE))
         return 0;
     for (int r = 0; r < T.R->P; r++) {
-        if (T.rk[r].head)
+        if (T.rk[r].tasks.head)
             return 0;
         /* a rank still counted as blocked may have been notified and not
          * yet woken: then it will run again */
@@ -263,30 +258,19 @@ static void *device_main(void *arg)
     self_rank = r;
     for (;;) {
         pthread_mutex_lock(&rk->mtx);
-        while (!rk->head && !__atomic_load_n(&T.host_done, __ATOMIC_ACQUIRE) &&
+        while (!rk->tasks.head && !__atomic_load_n(&T.host_done, __ATOMIC_ACQUIRE) &&
                !__atomic_load_n(&T.aborted, __ATOMIC_ACQUIRE))
             pthread_cond_wait(&rk->cond, &rk->mtx);
-        struct pld__task *t = rk->head;
-        if (t) {
-            rk->head = t->next;
-            if (!rk->head)
-                rk->tail = NULL;
-        }
+        struct pld__task *t = pld__tasks_pop(&rk->tasks);
         pthread_mutex_unlock(&rk->mtx);
         if (!t || __atomic_load_n(&T.aborted, __ATOMIC_ACQUIRE)) {
-            if (t) { /* not run: freed with the queue */
-                pthread_mutex_lock(&rk->mtx);
-                t->next = rk->head;
-                rk->head = t;
-                pthread_mutex_unlock(&rk->mtx);
-            }
+            pld__task_free(t); /* not run */
             break;
         }
         rk->current = t;
         pld__run_task(r, t);
         rk->current = NULL;
-        free(t->args);
-        free(t);
+        pld__task_free(t);
     }
     device_done(rk);
     return NULL;
@@ -344,15 +328,8 @@ static int th_run(struct pld__run *R, pld__host_fn host, const void *args)
     if (!rc && (__atomic_load_n(&T.aborted, __ATOMIC_ACQUIRE) || R->error))
         rc = R->error ? R->error : PLD_EINVAL;
     for (int r = 0; r < R->P; r++) {
-        if (T.rk[r].current) { /* its thread left it through an abort */
-            free(T.rk[r].current->args);
-            free(T.rk[r].current);
-        }
-        for (struct pld__task *t = T.rk[r].head, *n; t; t = n) {
-            n = t->next;
-            free(t->args);
-            free(t);
-        }
+        pld__task_free(T.rk[r].current); /* its thread left it through an abort */
+        pld__tasks_free(&T.rk[r].tasks);
         pthread_mutex_destroy(&T.rk[r].mtx);
         pthread_cond_destroy(&T.rk[r].cond);
     }
