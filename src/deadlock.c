@@ -3,84 +3,34 @@
  * per blocked rank with its cell, and the wait-for graph that says whether
  * the ranks wait on each other in a cycle or on a rank that has finished. */
 #include "backend.h"
+#include "ptrmap.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 
 /* cell -> the last rank that notified it, for the wait-for graph */
-static const void **note_key;
-static int *note_rank;
-static size_t note_cap, note_n;
-
-static size_t note_slot(const void *key)
-{
-    size_t h = ((uintptr_t)key >> 2) * 0x9e3779b97f4a7c15ull, i = h & (note_cap - 1);
-    while (note_key[i] && note_key[i] != key)
-        i = (i + 1) & (note_cap - 1);
-    return i;
-}
-
+static struct pld__ptrmap notes;
 static pthread_mutex_t note_lock = PTHREAD_MUTEX_INITIALIZER; /* ranks may be threads */
-
-static void note_locked(const void *cell, int rank);
 
 void pld__deadlock_note(const void *cell, int rank)
 {
     pthread_mutex_lock(&note_lock);
-    note_locked(cell, rank);
+    uint64_t *v = pld__ptrmap_put(&notes, (uintptr_t)cell, NULL);
+    if (v) /* out of memory: the report says less, the run goes on */
+        *v = (uint64_t)rank;
     pthread_mutex_unlock(&note_lock);
-}
-
-static void note_locked(const void *cell, int rank)
-{
-    if (2 * (note_n + 1) > note_cap) {
-        size_t cap = note_cap ? 2 * note_cap : 256, ocap = note_cap;
-        const void **ok = note_key;
-        int *orank = note_rank;
-        note_key = calloc(cap, sizeof *note_key);
-        note_rank = calloc(cap, sizeof *note_rank);
-        if (!note_key || !note_rank) {
-            free(note_key);
-            free(note_rank);
-            note_key = ok;
-            note_rank = orank;
-            return;
-        }
-        note_cap = cap;
-        note_n = 0;
-        for (size_t i = 0; i < ocap; i++)
-            if (ok[i]) {
-                size_t j = note_slot(ok[i]);
-                note_key[j] = ok[i];
-                note_rank[j] = orank[i];
-                note_n++;
-            }
-        free(ok);
-        free(orank);
-    }
-    size_t i = note_slot(cell);
-    if (!note_key[i])
-        note_n++;
-    note_key[i] = cell;
-    note_rank[i] = rank;
 }
 
 /* The rank that last notified `cell`, or -1. */
 static int last_notifier(const void *cell)
 {
-    if (!note_cap)
-        return -1;
-    size_t i = note_slot(cell);
-    return note_key[i] ? note_rank[i] : -1;
+    const uint64_t *v = pld__ptrmap_find(&notes, (uintptr_t)cell);
+    return v ? (int)*v : -1;
 }
 
 void pld__deadlock_reset(void)
 {
-    free(note_key);
-    free(note_rank);
-    note_key = NULL;
-    note_rank = NULL;
-    note_cap = note_n = 0;
+    pld__ptrmap_free(&notes);
 }
 
 void pld__report_deadlock(struct pld__run *R)

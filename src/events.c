@@ -133,57 +133,16 @@ void pld__trace_xfer(double t0, double t1, int from, int to, double bytes, int i
     pthread_mutex_unlock(&log_lock);
 }
 
-/* The cell map: open addressing on the cell's address. */
-static size_t slot_of(const struct pld__trace *t, const void *key)
-{
-    size_t h = ((uintptr_t)key >> 2) * 0x9e3779b97f4a7c15ull;
-    size_t i = h & (t->cell_cap - 1);
-    while (t->cell_key[i] && t->cell_key[i] != key)
-        i = (i + 1) & (t->cell_cap - 1);
-    return i;
-}
-
-static void note_cell_locked(const void *cell, int64_t seq);
-
 void pld__trace_note_cell(const void *cell, int64_t seq)
-{
-    pthread_mutex_lock(&log_lock);
-    note_cell_locked(cell, seq);
-    pthread_mutex_unlock(&log_lock);
-}
-
-static void note_cell_locked(const void *cell, int64_t seq)
 {
     struct pld__trace *t = pld__R ? pld__R->trace : NULL;
     if (!t || seq < 0)
         return;
-    if (2 * (t->cell_n + 1) > t->cell_cap) {
-        size_t cap = t->cell_cap ? 2 * t->cell_cap : 256;
-        const void **keys = calloc(cap, sizeof *keys);
-        uint64_t *seqs = calloc(cap, sizeof *seqs);
-        if (!keys || !seqs) {
-            free(keys);
-            free(seqs);
-            return;
-        }
-        struct pld__trace old = *t;
-        t->cell_key = keys;
-        t->cell_seq = seqs;
-        t->cell_cap = cap;
-        for (size_t i = 0; i < old.cell_cap; i++)
-            if (old.cell_key[i]) {
-                size_t j = slot_of(t, old.cell_key[i]);
-                t->cell_key[j] = old.cell_key[i];
-                t->cell_seq[j] = old.cell_seq[i];
-            }
-        free(old.cell_key);
-        free(old.cell_seq);
-    }
-    size_t i = slot_of(t, cell);
-    if (!t->cell_key[i])
-        t->cell_n++;
-    t->cell_key[i] = cell;
-    t->cell_seq[i] = (uint64_t)seq;
+    pthread_mutex_lock(&log_lock);
+    uint64_t *v = pld__ptrmap_put(&t->cells, (uintptr_t)cell, NULL);
+    if (v) /* out of memory: that wait's cause stays unknown */
+        *v = (uint64_t)seq;
+    pthread_mutex_unlock(&log_lock);
 }
 
 void pld__trace_set_cause(int64_t seq, const void *cell)
@@ -192,11 +151,9 @@ void pld__trace_set_cause(int64_t seq, const void *cell)
     if (!t || seq < 0)
         return;
     pthread_mutex_lock(&log_lock);
-    if (t->cell_cap) {
-        size_t i = slot_of(t, cell);
-        if (t->cell_key[i])
-            t->ev[seq].cause = (int64_t)t->cell_seq[i];
-    }
+    const uint64_t *v = pld__ptrmap_find(&t->cells, (uintptr_t)cell);
+    if (v)
+        t->ev[seq].cause = (int64_t)*v;
     pthread_mutex_unlock(&log_lock);
 }
 
@@ -251,8 +208,7 @@ int pld__trace_close(struct pld__run *R)
         pld__print_summary(stdout, R, t);
     free(t->ev);
     free(t->xf);
-    free(t->cell_key);
-    free(t->cell_seq);
+    pld__ptrmap_free(&t->cells);
     free(t->path);
     free(t);
     R->trace = NULL;

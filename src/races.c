@@ -19,6 +19,7 @@
  * (--races=error) applies up to 64 ranks, upstream's limit; above that the
  * detector is off unless asked for. */
 #include "backend.h"
+#include "ptrmap.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -58,11 +59,7 @@ struct racer {
     /* cell -> clock of the notifies it carries: one probe reads the key and
      * where its clock is; clocks come CLOCKS_PER_BLOCK to a block, which
      * never moves (a growing array would touch its memory twice) */
-    struct cell {
-        const void *key;
-        uint32_t *vc;
-    } * cells;
-    size_t cell_cap, cell_n;
+    struct pld__ptrmap cells; /* values: the clocks' addresses */
     uint32_t **blocks;
     int nblocks, capblocks;
     int left; /* clocks not yet handed out in the last block */
@@ -118,7 +115,7 @@ int pld__races_end(struct pld__run *R)
     if (!RC)
         return 0;
     n = RC->races;
-    free(RC->cells);
+    pld__ptrmap_free(&RC->cells);
     for (int i = 0; i < RC->nblocks; i++)
         free(RC->blocks[i]);
     free(RC->blocks);
@@ -144,62 +141,40 @@ static uint32_t *clock_of(int r)
 
 /* ---- signal cells ---- */
 
-static size_t cell_slot(const void *key)
-{
-    size_t h = ((uintptr_t)key >> 2) * 0x9e3779b97f4a7c15ull, i = h & (RC->cell_cap - 1);
-    while (RC->cells[i].key && RC->cells[i].key != key)
-        i = (i + 1) & (RC->cell_cap - 1);
-    return i;
-}
-
 /* The clock a cell carries, or NULL if it carries none and made is NULL;
  * otherwise a new clock is made, left for the caller to fill, and *made set. */
 static uint32_t *cell_clock(const void *cell, int *made)
 {
-    int create = made != NULL;
-    if (RC->cell_cap == 0 || 2 * (RC->cell_n + 1) > RC->cell_cap) {
-        if (!create && RC->cell_cap)
-            goto lookup;
-        size_t cap = RC->cell_cap ? 2 * RC->cell_cap : 256;
-        struct cell *cells = calloc(cap, sizeof *cells);
-        if (!cells)
-            return NULL;
-        struct cell *old = RC->cells;
-        size_t ocap = RC->cell_cap;
-        RC->cells = cells;
-        RC->cell_cap = cap;
-        for (size_t i = 0; i < ocap; i++)
-            if (old[i].key)
-                RC->cells[cell_slot(old[i].key)] = old[i];
-        free(old);
+    if (!made) {
+        const uint64_t *v = pld__ptrmap_find(&RC->cells, (uintptr_t)cell);
+        return v ? (uint32_t *)(uintptr_t)*v : NULL;
     }
-lookup:;
-    size_t i = cell_slot(cell);
-    if (!RC->cells[i].key) {
-        if (!create)
-            return NULL;
-        if (RC->left == 0) {
-            if (RC->nblocks == RC->capblocks) {
-                int cap = RC->capblocks ? 2 * RC->capblocks : 16;
-                uint32_t **nb = realloc(RC->blocks, (size_t)cap * sizeof *nb);
-                if (!nb)
-                    return NULL;
-                RC->blocks = nb;
-                RC->capblocks = cap;
-            }
-            uint32_t *block = malloc((size_t)CLOCKS_PER_BLOCK * (size_t)RC->P * sizeof *block);
-            if (!block)
+    int added = 0;
+    uint64_t *v = pld__ptrmap_put(&RC->cells, (uintptr_t)cell, &added);
+    if (!v)
+        return NULL;
+    if (!added)
+        return (uint32_t *)(uintptr_t)*v;
+    if (RC->left == 0) {
+        if (RC->nblocks == RC->capblocks) {
+            int cap = RC->capblocks ? 2 * RC->capblocks : 16;
+            uint32_t **nb = realloc(RC->blocks, (size_t)cap * sizeof *nb);
+            if (!nb)
                 return NULL;
-            RC->blocks[RC->nblocks++] = block;
-            RC->left = CLOCKS_PER_BLOCK;
+            RC->blocks = nb;
+            RC->capblocks = cap;
         }
-        uint32_t *last = RC->blocks[RC->nblocks - 1];
-        RC->cells[i].key = cell;
-        RC->cells[i].vc = last + (size_t)(CLOCKS_PER_BLOCK - RC->left--) * (size_t)RC->P;
-        RC->cell_n++;
-        *made = 1;
+        uint32_t *block = malloc((size_t)CLOCKS_PER_BLOCK * (size_t)RC->P * sizeof *block);
+        if (!block)
+            return NULL;
+        RC->blocks[RC->nblocks++] = block;
+        RC->left = CLOCKS_PER_BLOCK;
     }
-    return RC->cells[i].vc;
+    uint32_t *vc =
+        RC->blocks[RC->nblocks - 1] + (size_t)(CLOCKS_PER_BLOCK - RC->left--) * (size_t)RC->P;
+    *v = (uint64_t)(uintptr_t)vc;
+    *made = 1;
+    return vc;
 }
 
 /* to[q] = max(to[q], from[q]); in blocks of eight so that -O2 vectorizes it */

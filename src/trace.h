@@ -4,6 +4,7 @@
 #define PLD_TRACE_H
 
 #include "internal.h"
+#include "ptrmap.h"
 
 /* One transfer through the interconnect (a part of an op). */
 struct pld__xfer {
@@ -22,9 +23,7 @@ struct pld__trace {
     struct pld__xfer *xf;
     size_t nx, capx;
     /* cell address -> seq of the last notify that updated it */
-    const void **cell_key;
-    uint64_t *cell_seq;
-    size_t cell_cap, cell_n;
+    struct pld__ptrmap cells;
     int summary;
 };
 
