@@ -24,7 +24,6 @@ struct pld__wbuf {
     unsigned char *mem; /* P copies back to back, `slot` bytes each */
     pl_dtype dtype;     /* as allocated; 0 for the byte form */
     int sparse;         /* mem is a sparse.c range, reached through pld__cell */
-    size_t mapped;      /* mem is an mmap of this many bytes (large dense windows) */
     const char *file;   /* allocation site */
     int line;
     void *be_data; /* the backend's handle (a distributed backend's window) */

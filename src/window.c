@@ -2,7 +2,6 @@
 #include "backend.h"
 
 #include <stdlib.h>
-#include <sys/mman.h>
 #include <string.h>
 
 pld__alloc_arg pld__alloc_shape_arg(pl_shape s)
@@ -127,27 +126,6 @@ pld_dtensor pld__window(const char *file, int line, pld_buffer buf, pl_shape sha
     return t;
 }
 
-/* Zeroed memory for every rank's copy of `b`.  A large window gets a
- * mapping of its own, which the kernel may back with 2 MiB pages: a P=256
- * run of 1 MiB windows then takes a few hundred page faults, not 65 536,
- * each of which stops the simulation (MADV_HUGEPAGE is only a hint). */
-static unsigned char *dense_alloc(struct pld__wbuf *b)
-{
-    size_t bytes;
-    if (__builtin_mul_overflow((size_t)pld__R->P, (size_t)b->slot, &bytes))
-        return NULL;
-    if (bytes < ((size_t)8 << 20))
-        return calloc(1, bytes);
-    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED)
-        return NULL;
-#ifdef MADV_HUGEPAGE
-    madvise(p, bytes, MADV_HUGEPAGE);
-#endif
-    b->mapped = bytes;
-    return p;
-}
-
 void pld__materialize(const char *file, int line, const char *op, struct pld__wbuf *b)
 {
     if (b->mem)
@@ -157,7 +135,7 @@ void pld__materialize(const char *file, int line, const char *op, struct pld__wb
         b->sparse = b->mem != NULL;
     }
     if (!b->mem)
-        b->mem = dense_alloc(b);
+        b->mem = calloc((size_t)pld__R->P, (size_t)b->slot);
     if (!b->mem)
         pld__fail(PLD_ENOMEM, file, line, op,
                   "out of memory for %d copies of %lld bytes of window '%s'%s", pld__R->P,
@@ -187,8 +165,6 @@ void pld__windows_free(struct pld__run *R)
             R->be->window_free(b);
         else if (b->sparse)
             pld__sparse_release(b->mem);
-        else if (b->mapped)
-            munmap(b->mem, b->mapped);
         else
             free(b->mem);
         free(b);
