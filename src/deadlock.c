@@ -8,12 +8,17 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-/* cell -> the last rank that notified it, for the wait-for graph */
+/* cell -> the last rank that notified it, for the wait-for graph; a sparse
+ * window keeps it beside its lines (pld__sparse_note) */
 static struct pld__ptrmap notes;
 static pthread_mutex_t note_lock = PTHREAD_MUTEX_INITIALIZER; /* ranks may be threads */
 
-void pld__deadlock_note(const void *cell, int rank)
+void pld__deadlock_note(const struct pld__wbuf *b, const void *cell, int rank)
 {
+    if (b->sparse) { /* the simulator's: one actor at a time */
+        *pld__sparse_note(cell) = (uint16_t)(rank + 1);
+        return;
+    }
     pthread_mutex_lock(&note_lock);
     uint64_t *v = pld__ptrmap_put(&notes, (uintptr_t)cell, NULL);
     if (v) /* out of memory: the report says less, the run goes on */
@@ -21,9 +26,11 @@ void pld__deadlock_note(const void *cell, int rank)
     pthread_mutex_unlock(&note_lock);
 }
 
-/* The rank that last notified `cell`, or -1. */
-static int last_notifier(const void *cell)
+/* The rank that last notified `cell` of `b`, or -1. */
+static int last_notifier(const struct pld__wbuf *b, const void *cell)
 {
+    if (b->sparse)
+        return (int)*pld__sparse_note(cell) - 1;
     const uint64_t *v = pld__ptrmap_find(&notes, (uintptr_t)cell);
     return v ? (int)*v : -1;
 }
@@ -61,7 +68,7 @@ void pld__report_deadlock(struct pld__run *R)
             next[r] = -1;
         if (!w->active)
             continue;
-        int n = last_notifier(w->cellp);
+        int n = last_notifier(w->buf, w->cellp);
         fprintf(stderr, "%s:%d: rank %d: waits for %s%s %s %lld; the cell holds %d", w->file,
                 w->line, r, w->buf->name, pld__shape_str(w->offsets, off, sizeof off),
                 w->cmp == PLD_WAIT_EQ ? "==" : ">=", (long long)w->expected, *w->cellp);

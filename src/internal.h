@@ -205,6 +205,9 @@ void pld__sparse_release(unsigned char *base);
 /* The real address of the element at p: p itself, or its place in the
  * line of a sparse window (the line is made if needed; stable after). */
 void *pld__cell(void *p);
+/* Where the last notifier of `cell`, an address pld__cell returned for a
+ * sparse window, is kept (rank + 1; 0 for none). */
+uint16_t *pld__sparse_note(const void *cell);
 /* Copies one row when either side is in a sparse window; returns 0 (and
  * does nothing) when neither is. */
 int pld__sparse_row(pl_dtype dt, unsigned char *dst, const unsigned char *src, size_t bytes,
@@ -347,7 +350,7 @@ void pld__model_default_device(struct pld__device *d);
 /* Deadlock report (deadlock.c): a header, one line per blocked rank, and
  * the wait-for graph.  pld__deadlock_note records who notified a cell. */
 void pld__report_deadlock(struct pld__run *R);
-void pld__deadlock_note(const void *cell, int rank);
+void pld__deadlock_note(const struct pld__wbuf *b, const void *cell, int rank);
 void pld__deadlock_reset(void);
 
 /* Dynamic dims (shape.c). */

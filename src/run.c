@@ -1,5 +1,5 @@
-/* run.c: configuration, the common command-line flags, backend selection,
- * and pld_run() itself. */
+/* run.c: configuration, backend selection, and pld_run() itself (the
+ * common command-line flags are options.c's). */
 #include "backend.h"
 
 #include <errno.h>
@@ -23,37 +23,6 @@ void pld_config_init(pld_config *cfg)
     cfg->backend = env && *env ? env : "sim";
     cfg->summary = 1;
     cfg->network_model = "CM02";
-}
-
-void pld_print_common_usage(void *out)
-{
-    fputs("Common options:\n"
-          "  -p, --platform NAME|FILE   a2a3sim (default), a2a3, a5sim, a5, a SimGrid FILE.xml\n"
-          "                             whose hosts are named dev0, dev1, ..., or a FILE.model\n"
-          "  -d, --device LIST          device ids, one rank each: 0,1,2,3 or 0-7 (default 0,1)\n"
-          "      --topology SPEC        generate the interconnect: mesh:8,bw=56GBps,lat=1.5us,\n"
-          "                             ring:16, torus2d:4x4, torus3d:2x2x4, star:8,\n"
-          "                             fattree:nodes=4,per_node=8,nic=25GBps (docs/models.md)\n"
-          "      --backend NAME         sim (default); threads (one OS thread per device,\n"
-          "                             wall-clock time); mpi (one process per device:\n"
-          "                             mpirun -np P PROG --backend mpi); also PLD_BACKEND\n"
-          "      --trace FILE           write a trace: FILE.json for Perfetto, FILE.svg for a\n"
-          "                             timeline picture, any other name for the text trace\n"
-          "      --seed N               seed for random inputs (default 0)\n"
-          "      --network-model NAME   sim: CM02 (default, exact latency+size/bandwidth) or LV08\n"
-          "      --races off|warn|error data-race detector (default error up to 64 ranks)\n"
-          "      --wait-timeout TIME    a wait that blocks longer (simulated) is reported as a\n"
-          "                             deadlock, like hardware's spin limit (e.g. 1ms)\n"
-          "      --no-cacheline-check   do not warn about window buffers sharing a 64-byte line\n"
-          "      --summary              after the run: busy/waiting/idle time and bytes per rank,\n"
-          "                             bytes and peak utilisation per link, critical path\n"
-          "      --no-summary           do not print the run summary line\n"
-          "      --no-data              timing only: window payloads are neither kept nor\n"
-          "                             copied (signals are); reading them back is an error\n"
-          "      --dump-outputs FILE    after the run, write every host tensor (name, dtype,\n"
-          "                             shape, exact values) to FILE, to compare backends\n"
-          "  -h, --help                 this help\n",
-          (FILE *)out);
 }
 
 int pld_config_set_devices(pld_config *cfg, const char *list)
@@ -103,102 +72,6 @@ int pld_config_set_devices(pld_config *cfg, const char *list)
     }
     cfg->ndevices = n;
     return 0;
-}
-
-/* Matches --name VALUE, --name=VALUE, or -s VALUE; sets *val and advances *i. */
-static int flag_value(int argc, char **argv, int *i, const char *lng, const char *shrt,
-                      const char **val, int *rc)
-{
-    const char *a = argv[*i];
-    size_t n = strlen(lng);
-    if (strncmp(a, lng, n) == 0 && a[n] == '=') {
-        *val = a + n + 1;
-        return 1;
-    }
-    if (strcmp(a, lng) == 0 || (shrt && strcmp(a, shrt) == 0)) {
-        if (*i + 1 >= argc) {
-            *rc = pld__config_error(PLD_EUSAGE, "%s needs a value (see --help)", a);
-            return 1;
-        }
-        *val = argv[++*i];
-        return 1;
-    }
-    return 0;
-}
-
-int pld_parse_args(pld_config *cfg, int *argc, char **argv)
-{
-    int out = 1, rc = 0, help = 0;
-    for (int i = 1; i < *argc && !rc; i++) {
-        const char *v = NULL;
-        if (flag_value(*argc, argv, &i, "--platform", "-p", &v, &rc)) {
-            if (!rc)
-                cfg->platform = v;
-        } else if (flag_value(*argc, argv, &i, "--device", "-d", &v, &rc)) {
-            if (!rc)
-                rc = pld_config_set_devices(cfg, v);
-        } else if (flag_value(*argc, argv, &i, "--backend", NULL, &v, &rc)) {
-            if (!rc)
-                cfg->backend = v;
-        } else if (flag_value(*argc, argv, &i, "--dump-outputs", NULL, &v, &rc)) {
-            if (!rc)
-                cfg->dump_outputs = v;
-        } else if (flag_value(*argc, argv, &i, "--topology", NULL, &v, &rc)) {
-            if (!rc)
-                cfg->topology = v;
-        } else if (flag_value(*argc, argv, &i, "--trace", NULL, &v, &rc)) {
-            if (!rc)
-                cfg->trace = v;
-        } else if (flag_value(*argc, argv, &i, "--network-model", NULL, &v, &rc)) {
-            if (!rc && strcmp(v, "CM02") != 0 && strcmp(v, "LV08") != 0)
-                rc =
-                    pld__config_error(PLD_EUSAGE, "--network-model '%s': expected CM02 or LV08", v);
-            if (!rc)
-                cfg->network_model = v;
-        } else if (flag_value(*argc, argv, &i, "--seed", NULL, &v, &rc)) {
-            char *end;
-            errno = 0;
-            /* v is unset when the flag came last without a value (rc says so);
-             * found by tests/fuzz/fuzz_flags */
-            unsigned long long s = rc ? 0 : strtoull(v, &end, 0);
-            if (!rc && (end == v || *end || errno || *v == '-'))
-                rc = pld__config_error(PLD_EUSAGE, "--seed '%s': expected a non-negative integer",
-                                       v);
-            cfg->seed = s;
-        } else if (flag_value(*argc, argv, &i, "--races", NULL, &v, &rc)) {
-            if (!rc && strcmp(v, "off") == 0)
-                cfg->races = PLD_RACES_OFF;
-            else if (!rc && strcmp(v, "warn") == 0)
-                cfg->races = PLD_RACES_WARN;
-            else if (!rc && strcmp(v, "error") == 0)
-                cfg->races = PLD_RACES_ERROR;
-            else if (!rc)
-                rc = pld__config_error(PLD_EUSAGE, "--races '%s': expected off, warn or error", v);
-        } else if (flag_value(*argc, argv, &i, "--wait-timeout", NULL, &v, &rc)) {
-            if (!rc && (pld__parse_time(v, &cfg->wait_timeout) || cfg->wait_timeout <= 0))
-                rc = pld__config_error(PLD_EUSAGE,
-                                       "--wait-timeout '%s': expected a simulated time such as "
-                                       "100us or 2ms",
-                                       v);
-        } else if (strcmp(argv[i], "--no-cacheline-check") == 0) {
-            cfg->no_cacheline_check = 1;
-        } else if (strcmp(argv[i], "--summary") == 0) {
-            cfg->detailed_summary = 1;
-        } else if (strcmp(argv[i], "--no-data") == 0) {
-            cfg->no_data = 1;
-        } else if (strcmp(argv[i], "--no-summary") == 0) {
-            cfg->summary = 0;
-        } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            help = 1;
-        } else {
-            argv[out++] = argv[i];
-        }
-    }
-    if (rc)
-        return rc;
-    *argc = out;
-    argv[out] = NULL;
-    return help;
 }
 
 static const struct pld_backend *find_backend(const char *name)

@@ -68,7 +68,7 @@ void pld__notify(const char *file, int line, pld_dtensor target, struct pld_noti
     if (cell) {
         pld__races_access(me, target.win, peer, at, at + 4, 1, 1, op, file, line);
         pld__races_release(me, cell, kw.op);
-        pld__deadlock_note(cell, me);
+        pld__deadlock_note(target.win, cell, me);
     }
     int64_t seq = pld__trace_op(id, t0, peer, &target, cell_offset(target, kw.offsets), 4, kw.value,
                                 file, line);

@@ -12,6 +12,8 @@
  * cannot "cover" a call without saying something about it. */
 #include "checktools.h"
 
+#include <pld/pld_run.h>
+
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -296,6 +298,57 @@ START_TEST(every_public_symbol_has_an_entry_in_api_md)
 }
 END_TEST
 
+/* The common options: every flag --help prints has a row in docs/api.md's
+ * table, every row is a flag --help prints, and a row's variable is the
+ * flag's name as PLD_NAME (both come from one table, src/options.c). */
+START_TEST(the_options_table_in_api_md_is_the_one_help_prints)
+{
+    char *help = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&help, &len);
+    ck_assert_ptr_nonnull(f);
+    pld_print_common_usage(f);
+    fclose(f);
+    char *page = slurp(PLD_SRCDIR "/docs/api.md");
+    ck_assert_msg(page != NULL, "docs/api.md is missing");
+    int flags = 0, rows = 0;
+    for (const char *p = strstr(help, "\n  "); p; p = strstr(p + 1, "\n  ")) {
+        const char *dd = strstr(p, "--");
+        char name[40] = "", row[48], var[48];
+        if (!dd || dd > p + 1 + 8 /* a flag, not a help line naming one */ ||
+            sscanf(dd + 2, "%39[a-z-]", name) != 1 || strcmp(name, "help") == 0)
+            continue;
+        flags++;
+        snprintf(row, sizeof row, "`--%s", name);
+        const char *r = strstr(page, row);
+        ck_assert_msg(r, "--%s is in --help but has no row in docs/api.md's options table", name);
+        const char *eol = strchr(r, '\n'), *v = strstr(r, "`PLD_");
+        snprintf(var, sizeof var, "PLD_");
+        for (size_t i = 0; name[i] && i + 5 < sizeof var; i++)
+            var[4 + i] = name[i] == '-' ? '_' : (char)toupper((unsigned char)name[i]),
+                    var[5 + i] = '\0';
+        if (v && v < eol)
+            ck_assert_msg(strncmp(v + 1, var, strlen(var)) == 0 && v[1 + strlen(var)] == '`',
+                          "the row of --%s names a variable other than %s", name, var);
+    }
+    for (const char *r = strstr(page, "\n| `--"); r; r = strstr(r + 1, "\n| `--")) {
+        char name[40];
+        ck_assert_int_eq(sscanf(r + 6, "%39[a-z-]", name), 1);
+        char flag[48];
+        snprintf(flag, sizeof flag, "--%s", name);
+        ck_assert_msg(strstr(help, flag), "docs/api.md has a row for %s, which --help lacks", flag);
+        rows++;
+    }
+    for (const char *r = strstr(page, "\n| `-"); r; r = strstr(r + 1, "\n| `-"))
+        if (r[5] != '-') /* "| `-p`, `--platform" */
+            rows++;
+    printf("api: %d common flags, %d rows in the options table\n", flags, rows);
+    ck_assert_int_eq(flags, rows);
+    free(page);
+    free(help);
+}
+END_TEST
+
 START_TEST(a_symbol_without_an_entry_is_named)
 {
     char header[] = "#ifndef X_H\n#define X_H\n"
@@ -327,6 +380,7 @@ int main(void)
     tcase_add_test(tc, the_extractor_finds_the_api_and_nothing_else);
     tcase_add_test(tc, a_symbol_without_an_entry_is_named);
     tcase_add_test(tc, every_public_symbol_has_an_entry_in_api_md);
+    tcase_add_test(tc, the_options_table_in_api_md_is_the_one_help_prints);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

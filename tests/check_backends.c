@@ -398,6 +398,19 @@ START_TEST(mpi_module_missing_is_one_clear_message)
     cmd_result_free(&r);
 }
 END_TEST
+
+/* A module from another build of libpld has another backend table. */
+START_TEST(mpi_module_of_another_libpld_is_refused)
+{
+    struct cmd_result r =
+        run_cmd("PLD_MPI_MODULE=%s/tests/.libs/stale_mpi_module.so %s --backend mpi", PLD_BUILDDIR,
+                tutorial("08_allreduce_mesh"));
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_contains(r.err, "the module was built for another libpld (its backend table is");
+    ck_assert_int_eq(count_error_lines(r.err), 1);
+    cmd_result_free(&r);
+}
+END_TEST
 #else
 START_TEST(mpi_backend_says_how_to_get_it)
 {
@@ -432,6 +445,7 @@ int main(void)
     tcase_add_test(mpi, mpi_refuses_what_it_cannot_do);
     tcase_add_test(mpi, mpi_module_is_loaded_only_when_asked_for);
     tcase_add_test(mpi, mpi_module_missing_is_one_clear_message);
+    tcase_add_test(mpi, mpi_module_of_another_libpld_is_refused);
 #else
     tcase_add_test(mpi, mpi_backend_says_how_to_get_it);
 #endif

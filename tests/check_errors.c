@@ -453,9 +453,13 @@ START_TEST(a_rank_that_skips_a_collective_is_a_deadlock_naming_it)
 }
 END_TEST
 
+/* _i = 1: with the signal window sparse, whose cells keep their last
+ * notifier beside their lines rather than in the report's table. */
 START_TEST(deadlock_cycle_is_named)
 {
     int code;
+    if (_i == 1)
+        setenv("PLD_SPARSE_WINDOWS", "all", 1);
     char *err = run_misuse(WAIT_CYCLE, &code);
     char line[256];
     snprintf(line, sizeof line,
@@ -847,6 +851,46 @@ START_TEST(malformed_flag_values)
 }
 END_TEST
 
+/* The options' table (src/options.c): a switch given a value, a variable
+ * with a bad value named as the variable, a flag beating its variable, and
+ * the program's own flags left in place around ours. */
+START_TEST(options_from_flags_and_variables)
+{
+    static const struct {
+        const char *cmd, *msg;
+    } bad[] = {
+        {"%s --no-data=1", "pldsim: --no-data takes no value (see --help)"},
+        {"PLD_SEED=x %s", "pldsim: PLD_SEED 'x': expected a non-negative integer"},
+        {"PLD_RACES=sometimes %s", "pldsim: PLD_RACES 'sometimes': expected off, warn or error"},
+        {"PLD_NO_DATA=maybe %s", "pldsim: PLD_NO_DATA='maybe': expected 1 or 0"},
+        {"PLD_DEVICE=3-1 %s", "-d/--device '3-1': a range is FIRST-LAST with FIRST <= LAST"},
+    };
+    char cmd[4096];
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        snprintf(cmd, sizeof cmd, bad[k].cmd, tutorial("07_dynamic_rank_count"));
+        expect_cli(cmd, 2, bad[k].msg);
+    }
+    /* PLD_DEVICE picks four ranks, -d overrides it; --mode around ours */
+    static const struct {
+        const char *cmd, *want;
+    } good[] = {
+        {"PLD_DEVICE=0-3 %s --mode=put --seed 7 --mode get", "P=4 "},
+        {"PLD_DEVICE=0-3 %s -d 0-5", "P=6 "},
+    };
+    for (size_t k = 0; k < sizeof good / sizeof good[0]; k++) {
+        snprintf(cmd, sizeof cmd, good[k].cmd, tutorial("07_dynamic_rank_count"));
+        struct cmd_result r = run_cmd("%s", cmd);
+        ck_assert_msg(r.status == 0, "%s: %s", cmd, r.err);
+        ck_assert_contains(r.out, good[k].want);
+        cmd_result_free(&r);
+    }
+    snprintf(cmd, sizeof cmd, "PLD_NO_SUMMARY=1 %s", tutorial("07_dynamic_rank_count"));
+    struct cmd_result r = run_cmd("%s", cmd);
+    ck_assert_msg(r.status == 0 && !strstr(r.out, "[pldsim]"), "%s: %s%s", cmd, r.out, r.err);
+    cmd_result_free(&r);
+}
+END_TEST
+
 START_TEST(unknown_backend)
 {
     char cmd[4096];
@@ -863,8 +907,9 @@ int main(void)
     tcase_add_loop_exit_test(api, api_misuse_is_one_clear_message, 3, 0,
                              (int)(sizeof cases / sizeof cases[0]));
     tcase_add_exit_test(api, deadlock_is_reported_per_rank, 4);
+    tcase_add_test(api, options_from_flags_and_variables);
     tcase_add_exit_test(api, a_rank_that_skips_a_collective_is_a_deadlock_naming_it, 4);
-    tcase_add_exit_test(api, deadlock_cycle_is_named, 4);
+    tcase_add_loop_exit_test(api, deadlock_cycle_is_named, 4, 0, 2);
     tcase_add_exit_test(api, deadlock_on_a_finished_rank_is_named, 4);
     tcase_add_exit_test(api, wait_timeout_reports_while_others_run, 4);
     tcase_add_exit_test(api, threads_deadlock_is_reported_per_rank, 4);

@@ -83,14 +83,18 @@ typedef struct pld_config {
 void pld_config_init(pld_config *cfg);
 
 /* Parses the common flags out of argv and removes them, leaving argv[0] and
- * the program's own flags (argc updated):
+ * the program's own flags in order (argc updated):
  *   -p, --platform NAME|FILE.xml   -d, --device LIST (e.g. 0,1,2,3 or 0-7)
  *   --backend NAME   --trace FILE   --seed N   --network-model CM02|LV08
- *   --topology SPEC (e.g. ring:16,bw=56GBps,lat=2us)   --no-data   --summary
+ *   --topology SPEC (e.g. ring:16,bw=56GBps,lat=2us)   --races MODE
+ *   --wait-timeout TIME   --no-cacheline-check   --no-data   --summary
  *   --no-summary   --dump-outputs FILE
- * `--help` prints the common part of the usage and returns 1 so the caller
- * can add its own and exit 0.  A bad value prints one message and returns
- * PLD_EUSAGE.  Otherwise returns 0. */
+ * (--flag VALUE or --flag=VALUE).  Each option's PLD_* variable
+ * (PLD_PLATFORM, PLD_DEVICE, ...; docs/api.md) is read first, so a flag
+ * overrides it.  `--help` prints the common part of the usage and returns
+ * 1 so the caller can add its own and exit 0.  A bad or missing value
+ * prints one message naming the flag or variable and returns PLD_EUSAGE.
+ * Otherwise returns 0.  Not thread-safe (getopt_long's state is global). */
 int pld_parse_args(pld_config *cfg, int *argc, char **argv);
 
 /* Prints the common flags' help to `out` (a FILE*). */

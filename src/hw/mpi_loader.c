@@ -68,6 +68,15 @@ const struct pld_backend *pld__mpi_backend(char *why, size_t len)
         snprintf(why, len, "the module has no pld_mpi_bind/pld_backend_mpi");
         return NULL;
     }
+    /* a module built against another libpld has another contract: calling
+     * through its table would jump to the wrong hooks */
+    if (b->size != sizeof(struct pld_backend)) {
+        snprintf(why, len,
+                 "the module was built for another libpld (its backend table is %zu bytes, "
+                 "this libpld's %zu); rebuild pldsim",
+                 b->size, sizeof(struct pld_backend));
+        return NULL;
+    }
     if (bind(handle, why, len) != 0)
         return NULL;
     return be = b;
