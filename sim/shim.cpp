@@ -37,20 +37,6 @@ extern "C" void pld__sgx_seal(void)
     simgrid::s4u::Engine::get_instance()->seal_platform();
 }
 
-// Number of links on the route from `from` to `to` (0: no path; SimGrid
-// would abort the whole process on a transfer over such a pair).
-extern "C" int pld__sgx_route_links(sg_host_t from, sg_host_t to)
-{
-    try {
-        std::vector<simgrid::s4u::Link *> links;
-        double lat = 0;
-        from->route_to(to, links, &lat);
-        return (int)links.size();
-    } catch (...) {
-        return 0;
-    }
-}
-
 // The route from `from` to `to`: its link count (0: no path), and in `lat`
 // and `bw` the sum of its latencies (s) and its bottleneck bandwidth (B/s):
 // what a quiet route gives one flow under CM02 (shared/simgrid-notes.md).

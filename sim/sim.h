@@ -89,8 +89,6 @@ void pld__progress_tick(const struct pld__run *R);
 int pld__sgx_load_platform(const char *path, char *err, size_t errlen);
 /* Seals the loaded platform (routes become queryable). */
 void pld__sgx_seal(void);
-/* Links on the route from -> to; 0 when there is no path. */
-int pld__sgx_route_links(sg_host_t from, sg_host_t to);
 /* Links on the route from -> to (0 when there is no path), with the sum of
  * their latencies in `lat` (s) and the bottleneck bandwidth in `bw` (B/s). */
 int pld__sgx_route(sg_host_t from, sg_host_t to, double *lat, double *bw);
