@@ -1,5 +1,6 @@
-/* dtype.c: element sizes and names, and exact scalar conversions for every
- * dtype (16-bit floats round to nearest even, as hardware casts do). */
+/* dtype.c: element sizes and names, exact scalar conversions for every
+ * dtype (16-bit floats round to nearest even, as hardware casts do), and the
+ * element-wise copy or atomic Add of one row. */
 #include "internal.h"
 
 #include <math.h>
@@ -166,4 +167,75 @@ void pld__elem_set(pl_dtype dt, void *p, double v)
         return;
     }
     }
+}
+
+/* One element of an atomic Add.  Ranks may be threads adding into the same
+ * element, so the read-modify-write is a single atomic operation; the sum is
+ * what it always was: integers wrap, floats add in float and round to the
+ * element's type. */
+static void add_elem(pl_dtype dt, unsigned char *dst, const unsigned char *src)
+{
+    switch (dt) {
+    case PL_INT8:
+        __atomic_fetch_add((int8_t *)dst, *(const int8_t *)src, __ATOMIC_RELAXED);
+        return;
+    case PL_INT16: {
+        int16_t v;
+        memcpy(&v, src, 2);
+        __atomic_fetch_add((int16_t *)(void *)dst, v, __ATOMIC_RELAXED);
+        return;
+    }
+    case PL_INT32: {
+        int32_t v;
+        memcpy(&v, src, 4);
+        __atomic_fetch_add((int32_t *)(void *)dst, v, __ATOMIC_RELAXED);
+        return;
+    }
+    case PL_INT64: {
+        int64_t v;
+        memcpy(&v, src, 8);
+        __atomic_fetch_add((int64_t *)(void *)dst, v, __ATOMIC_RELAXED);
+        return;
+    }
+    case PL_FP32: {
+        uint32_t *p = (uint32_t *)(void *)dst, old = __atomic_load_n(p, __ATOMIC_RELAXED), want;
+        float add;
+        memcpy(&add, src, 4);
+        do {
+            float f;
+            memcpy(&f, &old, 4);
+            f += add;
+            memcpy(&want, &f, 4);
+        } while (
+            !__atomic_compare_exchange_n(p, &old, want, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+        return;
+    }
+    default: { /* FP16, BF16 */
+        uint16_t *p = (uint16_t *)(void *)dst, old = __atomic_load_n(p, __ATOMIC_RELAXED), want;
+        float add = (float)pld__elem_get(dt, src);
+        do {
+            uint16_t h = old;
+            pld__elem_set(dt, &h, (float)pld__elem_get(dt, &h) + add);
+            want = h;
+        } while (
+            !__atomic_compare_exchange_n(p, &old, want, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+        return;
+    }
+    }
+}
+
+static void add_elems(pl_dtype dt, unsigned char *dst, const unsigned char *src, int64_t n)
+{
+    size_t es = pl_dtype_size(dt);
+    for (int64_t i = 0; i < n; i++, dst += es, src += es)
+        add_elem(dt, dst, src);
+}
+
+void pld__row_apply(pl_dtype dt, unsigned char *dst, const unsigned char *src, size_t bytes,
+                    pl_atomic op)
+{
+    if (op == PL_ATOMIC_ADD)
+        add_elems(dt, dst, src, (int64_t)(bytes / pl_dtype_size(dt)));
+    else
+        memmove(dst, src, bytes);
 }

@@ -18,12 +18,6 @@ double pld__now(void)
     return pld__R && pld__R->be ? pld__R->be->now() : 0.0;
 }
 
-const char *pld__base_name(const char *path)
-{
-    const char *s = strrchr(path, '/');
-    return s ? s + 1 : path;
-}
-
 int pld__trace_open(struct pld__run *R, const char *path)
 {
     struct pld__trace *t = calloc(1, sizeof *t);

@@ -177,7 +177,7 @@ void pld__check_region(const char *file, int line, const char *op, const char *w
                        pl_shape offsets, pl_shape shape);
 
 /* Byte address of element `offsets` of `t` on rank `rank` (window views) or
- * in host memory (host tensors; rank ignored). */
+ * in host memory (host tensors; rank ignored).  region.c. */
 unsigned char *pld__elem_ptr(pl_tensor t, int rank, pl_shape offsets);
 
 /* Copies a region between two N-D row-major layouts of the same dtype.
@@ -186,8 +186,9 @@ unsigned char *pld__elem_ptr(pl_tensor t, int rank, pl_shape offsets);
 void pld__copy_region(pl_dtype dt, pl_shape shape, unsigned char *dst, pl_shape dst_full,
                       const unsigned char *src, pl_shape src_full, pl_atomic op);
 
-/* One row of a region copy: `bytes` bytes from src to dst (op ADD adds
- * element by element, atomically).  Either side may be in a sparse window. */
+/* One row of a region copy in plain memory: `bytes` bytes from src to dst
+ * (op ADD adds element by element, atomically).  dtype.c; a sparse window's
+ * rows reach it through pld__sparse_row, which resolves their lines. */
 void pld__row_apply(pl_dtype dt, unsigned char *dst, const unsigned char *src, size_t bytes,
                     pl_atomic op);
 

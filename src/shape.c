@@ -1,4 +1,5 @@
-/* shape.c: shapes, regions and N-D copies; dynamic dimensions. */
+/* shape.c: shapes, their sizes and bounds checks; dynamic dimensions.  A
+ * leaf: it knows nothing of windows or their storage (region.c does). */
 #include "internal.h"
 
 #include <string.h>
@@ -9,6 +10,11 @@ int64_t pl_shape_numel(pl_shape s)
     for (int i = 0; i < s.ndim; i++)
         n *= s.dim[i];
     return n;
+}
+
+size_t pl_tensor_bytes(pl_tensor t)
+{
+    return (size_t)pl_shape_numel(t.shape) * pl_dtype_size(t.dtype);
 }
 
 const char *pld__shape_str(pl_shape s, char *buf, size_t len)
@@ -49,121 +55,6 @@ void pld__check_region(const char *file, int line, const char *op, const char *w
                       what, t.name, pld__shape_str(t.shape, c, sizeof c), i,
                       (long long)offsets.dim[i], (long long)shape.dim[i],
                       (long long)t.shape.dim[i]);
-    }
-}
-
-unsigned char *pld__elem_ptr(pl_tensor t, int rank, pl_shape offsets)
-{
-    int64_t flat = 0;
-    for (int i = 0; i < t.shape.ndim; i++)
-        flat = flat * t.shape.dim[i] + (i < offsets.ndim ? offsets.dim[i] : 0);
-    size_t off = (size_t)flat * pl_dtype_size(t.dtype);
-    if (t.win)
-        return pld__slot(t.win, rank) + (size_t)t.win_offset + off;
-    return (unsigned char *)t.data + off;
-}
-
-/* One element of an atomic Add.  Ranks may be threads adding into the same
- * element, so the read-modify-write is a single atomic operation; the sum is
- * what it always was: integers wrap, floats add in float and round to the
- * element's type. */
-static void add_elem(pl_dtype dt, unsigned char *dst, const unsigned char *src)
-{
-    switch (dt) {
-    case PL_INT8:
-        __atomic_fetch_add((int8_t *)dst, *(const int8_t *)src, __ATOMIC_RELAXED);
-        return;
-    case PL_INT16: {
-        int16_t v;
-        memcpy(&v, src, 2);
-        __atomic_fetch_add((int16_t *)(void *)dst, v, __ATOMIC_RELAXED);
-        return;
-    }
-    case PL_INT32: {
-        int32_t v;
-        memcpy(&v, src, 4);
-        __atomic_fetch_add((int32_t *)(void *)dst, v, __ATOMIC_RELAXED);
-        return;
-    }
-    case PL_INT64: {
-        int64_t v;
-        memcpy(&v, src, 8);
-        __atomic_fetch_add((int64_t *)(void *)dst, v, __ATOMIC_RELAXED);
-        return;
-    }
-    case PL_FP32: {
-        uint32_t *p = (uint32_t *)(void *)dst, old = __atomic_load_n(p, __ATOMIC_RELAXED), want;
-        float add;
-        memcpy(&add, src, 4);
-        do {
-            float f;
-            memcpy(&f, &old, 4);
-            f += add;
-            memcpy(&want, &f, 4);
-        } while (
-            !__atomic_compare_exchange_n(p, &old, want, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
-        return;
-    }
-    default: { /* FP16, BF16 */
-        uint16_t *p = (uint16_t *)(void *)dst, old = __atomic_load_n(p, __ATOMIC_RELAXED), want;
-        float add = (float)pld__elem_get(dt, src);
-        do {
-            uint16_t h = old;
-            pld__elem_set(dt, &h, (float)pld__elem_get(dt, &h) + add);
-            want = h;
-        } while (
-            !__atomic_compare_exchange_n(p, &old, want, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
-        return;
-    }
-    }
-}
-
-static void add_elems(pl_dtype dt, unsigned char *dst, const unsigned char *src, int64_t n)
-{
-    size_t es = pl_dtype_size(dt);
-    for (int64_t i = 0; i < n; i++, dst += es, src += es)
-        add_elem(dt, dst, src);
-}
-
-void pld__row_apply(pl_dtype dt, unsigned char *dst, const unsigned char *src, size_t bytes,
-                    pl_atomic op)
-{
-    if (op == PL_ATOMIC_ADD)
-        add_elems(dt, dst, src, (int64_t)(bytes / pl_dtype_size(dt)));
-    else
-        memmove(dst, src, bytes);
-}
-
-/* Walks the region row by row (the innermost dim is contiguous on both sides). */
-void pld__copy_region(pl_dtype dt, pl_shape shape, unsigned char *dst, pl_shape dst_full,
-                      const unsigned char *src, pl_shape src_full, pl_atomic op)
-{
-    int nd = shape.ndim;
-    size_t es = pl_dtype_size(dt);
-    int64_t row = shape.dim[nd - 1];
-    int64_t idx[PL_MAX_DIMS] = {0};
-    int64_t dstride[PL_MAX_DIMS], sstride[PL_MAX_DIMS];
-
-    dstride[nd - 1] = sstride[nd - 1] = 1;
-    for (int i = nd - 2; i >= 0; i--) {
-        dstride[i] = dstride[i + 1] * dst_full.dim[i + 1];
-        sstride[i] = sstride[i + 1] * src_full.dim[i + 1];
-    }
-    for (;;) {
-        int64_t doff = 0, soff = 0;
-        for (int i = 0; i < nd - 1; i++) {
-            doff += idx[i] * dstride[i];
-            soff += idx[i] * sstride[i];
-        }
-        unsigned char *d = dst + (size_t)doff * es;
-        const unsigned char *s = src + (size_t)soff * es;
-        if (!pld__sparse_active() || !pld__sparse_row(dt, d, s, (size_t)row * es, op))
-            pld__row_apply(dt, d, s, (size_t)row * es, op);
-        int i = nd - 2;
-        while (i >= 0 && ++idx[i] == shape.dim[i])
-            idx[i--] = 0;
-        if (i < 0)
-            break;
     }
 }
 

@@ -42,11 +42,6 @@ void pl_tensor_free(pl_tensor *t)
     memset(t, 0, sizeof *t);
 }
 
-size_t pl_tensor_bytes(pl_tensor t)
-{
-    return (size_t)pl_shape_numel(t.shape) * pl_dtype_size(t.dtype);
-}
-
 pl_tensor pl__at(const char *file, int line, pl_tensor t, int64_t i)
 {
     char a[64];

@@ -2,6 +2,14 @@
  * 3 decimals, columns as docs/traces.md describes.  The golden format. */
 #include "trace.h"
 
+#include <string.h>
+
+const char *pld__base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
 int pld__write_text(FILE *out, const struct pld__run *R, const struct pld__trace *t)
 {
     fprintf(out, "# pldsim text trace v1: platform %s, P=%d\n", R->platform_desc, R->P);
