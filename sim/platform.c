@@ -1,7 +1,8 @@
 /* platform.c: turns --platform into a loaded SimGrid platform.  A model name
  * (a2a3sim, a5, ...) or a FILE.model is generated into platform XML for the
  * devices asked for; a FILE.xml is loaded as it is.  Then ranks are mapped
- * to hosts "dev<id>" and the device properties are read from <prop>s. */
+ * to hosts "dev<id>"; their device numbers come from the model, or for a
+ * FILE.xml from its <prop>s. */
 #include "sim.h"
 
 #include <errno.h>
@@ -59,8 +60,11 @@ static int write_platform(FILE *out, const struct pld__model *m, int ndev, const
 }
 
 /* Generates the platform of `m` for the devices the run asks for, and loads
- * it into SimGrid (through a temporary file, removed at once). */
-static int load_model(struct pld__run *R, const struct pld__model *m)
+ * it into SimGrid (through a temporary file, removed at once).  SimGrid
+ * takes the interconnect from the file; the ranks take their device numbers
+ * from `m` itself (*generated), not parsed back from the file's <prop>s. */
+static int load_model(struct pld__run *R, const struct pld__model *m,
+                      const struct pld__model **generated)
 {
     int maxid = 0, dims[3], nd;
     for (int r = 0; r < R->P; r++)
@@ -96,6 +100,7 @@ static int load_model(struct pld__run *R, const struct pld__model *m)
     if (rc)
         return pld__config_error(PLD_EPLATFORM, "generated platform for model %s did not load: %s",
                                  m->name, err);
+    *generated = m;
     return 0;
 }
 
@@ -106,10 +111,7 @@ static const char *builtin_model_text(const char *platform, const char **model)
     for (int i = 0; aliases[i].platform; i++)
         if (strcmp(aliases[i].platform, platform) == 0)
             *model = aliases[i].model;
-    for (int i = 0; *model && pld__builtin_models[i].name; i++)
-        if (strcmp(pld__builtin_models[i].name, *model) == 0)
-            return pld__builtin_models[i].text;
-    return NULL;
+    return *model ? pld__builtin_model_text(*model) : NULL;
 }
 
 static int read_props(sg_host_t h, struct pld__device *d, const char *platform)
@@ -122,8 +124,7 @@ static int read_props(sg_host_t h, struct pld__device *d, const char *platform)
                                      "value (see docs/models.md for units)",
                                      platform, sg_host_get_name(h), pld__device_keys[k], v);
     }
-    if (d->hbm_bw <= 0 || d->vector_rate <= 0 || d->ub_usable_bytes > d->ub_bytes ||
-        d->speed_factor <= 0)
+    if (!pld__device_usable(d))
         return pld__config_error(PLD_EPLATFORM,
                                  "%s: host %s: hbm_bw, vector_rate and speed_factor must be > 0 "
                                  "and ub_usable_bytes <= ub_bytes",
@@ -137,6 +138,7 @@ int pld__sim_load_platform(struct pld__run *R, sg_host_t *rank_hosts, sg_host_t 
     int rc = 0;
 
     struct pld__model m;
+    const struct pld__model *generated = NULL; /* the model the platform was made from */
     if (R->cfg->topology) {
         /* The spec replaces the interconnect; device numbers come from
          * the --platform model when it is a builtin one, else from a2a3. */
@@ -146,7 +148,7 @@ int pld__sim_load_platform(struct pld__run *R, sg_host_t *rank_hosts, sg_host_t 
         struct pld__model base;
         if ((rc = pld__model_parse(text, model, &base)) == 0 &&
             (rc = pld__topology_parse(R->cfg->topology, &base, &m)) == 0)
-            rc = load_model(R, &m);
+            rc = load_model(R, &m, &generated);
         if (rc)
             return rc;
         snprintf(R->platform_desc, sizeof R->platform_desc, "topology %s", R->cfg->topology);
@@ -167,7 +169,7 @@ int pld__sim_load_platform(struct pld__run *R, sg_host_t *rank_hosts, sg_host_t 
         rc = pld__model_parse(text, p, &m);
         free(text);
         if (!rc)
-            rc = load_model(R, &m);
+            rc = load_model(R, &m, &generated);
     } else {
         const char *model, *text = builtin_model_text(p, &model);
         if (!text)
@@ -178,7 +180,7 @@ int pld__sim_load_platform(struct pld__run *R, sg_host_t *rank_hosts, sg_host_t 
                                      p);
         rc = pld__model_parse(text, model, &m);
         if (!rc)
-            rc = load_model(R, &m);
+            rc = load_model(R, &m, &generated);
     }
     if (rc)
         return rc;
@@ -204,18 +206,22 @@ int pld__sim_load_platform(struct pld__run *R, sg_host_t *rank_hosts, sg_host_t 
                                      "platform %s has no host '%s' for rank %d: it holds %d "
                                      "devices (dev0..dev%d); use -d with ids below %d",
                                      p, name, r, ndev, ndev - 1, ndev);
-        pld__model_default_device(&R->ranks[r].dev);
-        if ((rc = read_props(rank_hosts[r], &R->ranks[r].dev, p)))
-            return rc;
+        if (generated) {
+            pld__model_device(generated, R->cfg->device_ids[r], &R->ranks[r].dev);
+        } else {
+            pld__device_defaults(&R->ranks[r].dev);
+            if ((rc = read_props(rank_hosts[r], &R->ranks[r].dev, p)))
+                return rc;
+        }
         R->ranks[r].device_id = R->cfg->device_ids[r];
     }
     *cpu = sg_host_by_name("host");
-    R->host_dev = R->ranks[0].dev;
-    if (*cpu) {
-        if ((rc = read_props(*cpu, &R->host_dev, p)))
-            return rc;
-    } else {
+    /* a generated platform's host has no <prop>s: it is the model's device
+     * (a straggler's factor is its own, not the host's) */
+    R->host_dev = generated ? generated->dev : R->ranks[0].dev;
+    if (!*cpu)
         *cpu = rank_hosts[0];
-    }
+    else if (!generated && (rc = read_props(*cpu, &R->host_dev, p)))
+        return rc;
     return 0;
 }

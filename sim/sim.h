@@ -3,67 +3,13 @@
 #define PLD_SIM_H
 
 #include "../src/backend.h"
+#include "../src/model.h"
 
 #include <simgrid/actor.h>
 #include <simgrid/cond.h>
 #include <simgrid/engine.h>
 #include <simgrid/host.h>
 #include <simgrid/mutex.h>
-
-#define PLD__MAX_OVERRIDES 32
-
-/* One link whose numbers differ from the model's (topology key `link`). */
-struct pld__link_override {
-    int a, b;   /* the devices it joins */
-    double bw;  /* B/s, 0 = unchanged */
-    double lat; /* s, when has_lat */
-    int has_lat;
-};
-
-/* A platform model: the interconnect and one device, as read from a
- * models/NAME.model file or a --topology spec (docs/models.md). */
-struct pld__model {
-    char name[32];
-    char topology[16];  /* hccs, mesh, star, ring, torus2d, torus3d, fattree */
-    int dims[3], ndims; /* device counts per dimension, when given */
-    int node_size;      /* hccs/fattree: devices per node, fully meshed */
-    int nodes;          /* fattree: node count */
-    int max_devices;
-    double link_bw;    /* B/s, each direction, per link between devices */
-    double link_lat;   /* s */
-    double nic_bw;     /* B/s, each direction, device <-> node switch */
-    double nic_lat;    /* s */
-    double fabric_lat; /* s, switch <-> switch between nodes */
-    double uplink_bw;  /* B/s, node switch <-> fabric; 0 = unlimited */
-    int duplex;        /* links carry each direction at full rate */
-    struct pld__link_override overrides[PLD__MAX_OVERRIDES];
-    int noverrides;
-    struct {
-        int device;
-        double factor;
-    } slow[PLD__MAX_OVERRIDES]; /* stragglers: compute slowdowns */
-    int nslow;
-    struct pld__device dev;
-};
-
-/* Parses a --topology spec on top of `base` (whose link and device numbers
- * are the defaults).  Returns 0 or PLD_EUSAGE after naming the bad field. */
-int pld__topology_parse(const char *spec, const struct pld__model *base, struct pld__model *m);
-
-/* Parses model text (`origin` names it in messages).  Returns 0, or
- * PLD_EPLATFORM after printing the bad line. */
-int pld__model_parse(const char *text, const char *origin, struct pld__model *m);
-
-/* Fills `d` with the a2a3 model's device numbers (the defaults for hosts
- * of a user platform file that lack a <prop>). */
-void pld__model_default_device(struct pld__device *d);
-
-/* Parses one device property (`key` = `value`) into `d`.  Returns 1 if the
- * key is a device property, 0 if not, -1 if the value is malformed. */
-int pld__device_set(struct pld__device *d, const char *key, const char *value);
-
-/* Names of the device properties, NULL-terminated. */
-extern const char *const pld__device_keys[];
 
 /* How many devices the platform of `m` has when `needed` are asked for
  * (a torus or a fixed-size spec may hold more); fills the dimensions.

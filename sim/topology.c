@@ -35,20 +35,17 @@ static void link_numbers(const struct pld__model *m, int a, int b, double *bw, d
     }
 }
 
+/* A device's <prop>s keep a saved platform (PLDSIM_SAVE_PLATFORM) whole:
+ * loaded back as FILE.xml it simulates the same devices.  The run that
+ * generates it takes its device numbers from the model itself. */
 static void write_host(FILE *out, const struct pld__model *m, int id, const char *in)
 {
-    const struct pld__device *d = &m->dev;
-    double speed = d->speed_factor;
-    for (int i = 0; i < m->nslow; i++)
-        if (m->slow[i].device == id)
-            speed = m->slow[i].factor;
+    struct pld__device d;
+    pld__model_device(m, id, &d);
     fprintf(out, "%s<host id=\"dev%d\" speed=\"1Gf\">\n", in, id);
-    const double values[] = {
-        d->ub_bytes,   d->ub_usable_bytes, d->hbm_bw,       d->hbm_lat,    d->vector_rate,
-        d->launch_lat, d->dispatch_lat,    d->signal_bytes, d->signal_lat, d->poll_lat,
-        speed};
     for (int k = 0; pld__device_keys[k]; k++)
-        fprintf(out, "%s  <prop id=\"%s\" value=\"%.17g\"/>\n", in, pld__device_keys[k], values[k]);
+        fprintf(out, "%s  <prop id=\"%s\" value=\"%.17g\"/>\n", in, pld__device_keys[k],
+                pld__device_get(&d, k));
     fprintf(out, "%s</host>\n", in);
 }
 

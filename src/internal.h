@@ -30,21 +30,47 @@ struct pld__wbuf {
     struct pld__wbuf *next;
 };
 
-/* The device model: what one device costs and holds.  Units: bytes, B/s,
- * seconds, elements/s.  Filled from the platform's host <prop>s. */
+/* The device model: what one device costs and holds.  One list of keys
+ * (X(key, unit)) makes the struct, the parser of model files, specs and
+ * <prop>s (device.c), and the platform writer (sim/topology.c); the unit
+ * names a pld__parse_* function of units.c.  docs/models.md explains each. */
+#define PLD__DEVICE_KEYS(X)                                                                        \
+    X(ub_bytes, size)        /* UB capacity, bytes */                                              \
+    X(ub_usable_bytes, size) /* what kernels may allocate, bytes */                                \
+    X(hbm_bw, bandwidth)     /* GM <-> UB bandwidth, B/s */                                        \
+    X(hbm_lat, time)         /* fixed cost of one GM access, s */                                  \
+    X(vector_rate, rate)     /* vector-unit throughput, elements/s */                              \
+    X(launch_lat, time)      /* kernel launch (pl_incore), s */                                    \
+    X(dispatch_lat, time)    /* host dispatch of one task (pld_dispatch), s */                     \
+    X(signal_bytes, size)    /* bytes a notify carries over the link */                            \
+    X(signal_lat, time)      /* the notifier's cost of one signal write, s */                      \
+    X(poll_lat, time)        /* a wait notices its cell this long after it holds, s */             \
+    X(speed_factor, rate)    /* compute slowdown of this device (a straggler > 1) */
+
 struct pld__device {
-    double ub_bytes;        /* UB capacity */
-    double ub_usable_bytes; /* what kernels may allocate */
-    double hbm_bw;          /* GM <-> UB bandwidth, B/s */
-    double hbm_lat;         /* fixed cost of one GM access, s */
-    double vector_rate;     /* vector-unit throughput, elements/s */
-    double launch_lat;      /* kernel launch (pl_incore), s */
-    double dispatch_lat;    /* host dispatch of one task (pld_dispatch), s */
-    double signal_bytes;    /* bytes a notify carries over the link */
-    double signal_lat;      /* the notifier's cost of one signal write, s */
-    double poll_lat;        /* a wait notices its cell this long after it holds, s */
-    double speed_factor;    /* compute slowdown of this device (a straggler > 1) */
+#define PLD__DEVICE_FIELD(key, unit) double key;
+    PLD__DEVICE_KEYS(PLD__DEVICE_FIELD)
+#undef PLD__DEVICE_FIELD
 };
+
+/* Names of the device keys in list order, NULL-terminated (device.c). */
+extern const char *const pld__device_keys[];
+
+/* The value of key number `k` (an index into pld__device_keys) of `d`. */
+double pld__device_get(const struct pld__device *d, int k);
+
+/* Parses one device key (`key` = `value`, units as its unit names) into
+ * `d`.  Returns 1 if the key is a device key, 0 if not, -1 if the value is
+ * malformed. */
+int pld__device_set(struct pld__device *d, const char *key, const char *value);
+
+/* The a2a3 model's device numbers: the defaults for hosts of a platform
+ * file without <prop>s, and the device of backends without a platform. */
+void pld__device_defaults(struct pld__device *d);
+
+/* Is `d` usable: hbm_bw, vector_rate and speed_factor > 0 and
+ * ub_usable_bytes <= ub_bytes?  1 or 0. */
+int pld__device_usable(const struct pld__device *d);
 
 /* What a rank is blocked on, for the deadlock report. */
 struct pld__wait_info {
@@ -343,10 +369,6 @@ void pld__races_access(int me, const struct pld__wbuf *b, int copy, int64_t lo, 
  * are ignored. */
 void pld__races_region(int me, pl_tensor t, int copy, pl_shape offsets, pl_shape shape, int write,
                        int atomic, const char *op, const char *file, int line);
-
-/* The a2a3 model's device numbers (sim/model.c): the defaults for hosts
- * without <prop>s, and the device of backends that have no platform. */
-void pld__model_default_device(struct pld__device *d);
 
 /* Deadlock report (deadlock.c): a header, one line per blocked rank, and
  * the wait-for graph.  pld__deadlock_note records who notified a cell. */

@@ -105,6 +105,52 @@ START_TEST(more_devices_fill_more_nodes)
 }
 END_TEST
 
+/* The one key list drives the struct, the parser, the platform writer and
+ * the per-device numbers the ranks get: every key set through the parser
+ * reads back from its field, appears in the written platform with its
+ * value, and a straggler changes its device's speed_factor only. */
+START_TEST(every_device_key_is_parsed_written_and_read)
+{
+    struct pld__model m;
+    ck_assert_int_eq(model_of("a2a3", &m), 0);
+    int n = 0;
+    for (int k = 0; pld__device_keys[k]; k++, n++) {
+        char v[32];
+        snprintf(v, sizeof v, "%d", 1000 + k);
+        ck_assert_int_eq(pld__device_set(&m.dev, pld__device_keys[k], v), 1);
+        ck_assert(pld__device_get(&m.dev, k) == 1000 + k);
+    }
+    ck_assert_int_eq(n, (int)(sizeof(struct pld__device) / sizeof(double)));
+    ck_assert_int_eq(pld__device_set(&m.dev, "warp_speed", "1"), 0);
+    ck_assert_int_eq(pld__device_set(&m.dev, "hbm_bw", "fast"), -1);
+    m.slow[0].device = 1;
+    m.slow[0].factor = 2.5;
+    m.nslow = 1;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    int dims[3], nd;
+    ck_assert_int_eq(pld__model_devices(&m, 2, dims, &nd), 2);
+    ck_assert_int_eq(pld__platform_write(f, &m, 2, dims, nd), 0);
+    fclose(f);
+    for (int k = 0; pld__device_keys[k]; k++) {
+        char want[96];
+        snprintf(want, sizeof want, "<prop id=\"%s\" value=\"%d\"/>", pld__device_keys[k],
+                 1000 + k);
+        ck_assert_int_eq(count_lines_with(buf, want),
+                         strcmp(pld__device_keys[k], "speed_factor") == 0 ? 1 : 2);
+    }
+    ck_assert_contains(buf, "<prop id=\"speed_factor\" value=\"2.5\"/>");
+    free(buf);
+    struct pld__device d0, d1;
+    pld__model_device(&m, 0, &d0);
+    pld__model_device(&m, 1, &d1);
+    ck_assert(d1.speed_factor == 2.5 && d0.speed_factor == m.dev.speed_factor);
+    d1.speed_factor = d0.speed_factor;
+    ck_assert_int_eq(memcmp(&d0, &d1, sizeof d0), 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("units");
@@ -114,6 +160,7 @@ int main(void)
     tcase_add_test(tc, model_errors_name_the_line);
     tcase_add_test(tc, one_node_is_a_full_mesh);
     tcase_add_test(tc, more_devices_fill_more_nodes);
+    tcase_add_test(tc, every_device_key_is_parsed_written_and_read);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

@@ -497,7 +497,7 @@ static int mpi_run(struct pld__run *R, pld__host_fn host, const void *args)
     if (rc)
         return rc;
     pld__mute_host = M.me != 0;
-    pld__model_default_device(&R->host_dev); /* no platform: the UB size is a2a3's */
+    pld__device_defaults(&R->host_dev); /* no platform: the UB size is a2a3's */
     snprintf(R->platform_desc, sizeof R->platform_desc, "mpi");
     for (int r = 0; r < R->P; r++) {
         R->ranks[r].dev = R->host_dev;

@@ -296,7 +296,7 @@ static int th_run(struct pld__run *R, pld__host_fn host, const void *args)
     if (!T.rk)
         return pld__config_error(PLD_ENOMEM, "out of memory for %d ranks", R->P);
     /* no platform here: the device numbers (the UB size) are a2a3's */
-    pld__model_default_device(&R->host_dev);
+    pld__device_defaults(&R->host_dev);
     snprintf(R->platform_desc, sizeof R->platform_desc, "threads");
     clock_gettime(CLOCK_MONOTONIC, &T.t0);
     int started = 0;

@@ -2,45 +2,16 @@
  *  - model files (models/NAME.model): `key = value` lines, `#` comments;
  *  - topology specs (--topology KIND:DIMS,key=value,...).
  * See docs/models.md for every key, its unit, default and range. */
-#include "sim.h"
+#include "model.h"
 
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
-const char *const pld__device_keys[] = {
-    "ub_bytes",     "ub_usable_bytes", "hbm_bw",     "hbm_lat",  "vector_rate",  "launch_lat",
-    "dispatch_lat", "signal_bytes",    "signal_lat", "poll_lat", "speed_factor", NULL};
-
 static const char *const topologies[] = {"hccs",    "mesh",    "star",    "ring",
                                          "torus2d", "torus3d", "fattree", NULL};
 
-int pld__device_set(struct pld__device *d, const char *key, const char *value)
-{
-    struct {
-        const char *key;
-        double *field;
-        int (*parse)(const char *, double *);
-    } map[] = {
-        {"ub_bytes", &d->ub_bytes, pld__parse_size},
-        {"ub_usable_bytes", &d->ub_usable_bytes, pld__parse_size},
-        {"hbm_bw", &d->hbm_bw, pld__parse_bandwidth},
-        {"hbm_lat", &d->hbm_lat, pld__parse_time},
-        {"vector_rate", &d->vector_rate, pld__parse_rate},
-        {"launch_lat", &d->launch_lat, pld__parse_time},
-        {"dispatch_lat", &d->dispatch_lat, pld__parse_time},
-        {"signal_bytes", &d->signal_bytes, pld__parse_size},
-        {"signal_lat", &d->signal_lat, pld__parse_time},
-        {"poll_lat", &d->poll_lat, pld__parse_time},
-        {"speed_factor", &d->speed_factor, pld__parse_rate},
-    };
-    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-        if (strcmp(key, map[i].key) == 0)
-            return map[i].parse(value, map[i].field) == 0 ? 1 : -1;
-    return 0;
-}
-
-static const char *builtin_text(const char *name)
+const char *pld__builtin_model_text(const char *name)
 {
     for (int i = 0; pld__builtin_models[i].name; i++)
         if (strcmp(pld__builtin_models[i].name, name) == 0)
@@ -48,12 +19,12 @@ static const char *builtin_text(const char *name)
     return NULL;
 }
 
-void pld__model_default_device(struct pld__device *d)
+void pld__model_device(const struct pld__model *m, int id, struct pld__device *d)
 {
-    struct pld__model m;
-    const char *text = builtin_text("a2a3");
-    if (text && pld__model_parse(text, "a2a3", &m) == 0)
-        *d = m.dev;
+    *d = m->dev;
+    for (int i = 0; i < m->nslow; i++)
+        if (m->slow[i].device == id)
+            d->speed_factor = m->slow[i].factor;
 }
 
 static void model_defaults(struct pld__model *m)
@@ -235,7 +206,7 @@ static int model_set(struct pld__model *m, const char *key, const char *v)
     }
     if (strcmp(key, "base") == 0) {
         struct pld__model b;
-        const char *text = builtin_text(v);
+        const char *text = pld__builtin_model_text(v);
         if (!text || pld__model_parse(text, v, &b) != 0)
             return -1;
         m->dev = b.dev;
@@ -257,9 +228,7 @@ static char *trim(char *s)
 
 static int check_complete(const struct pld__model *m, const char *origin)
 {
-    if (m->link_bw <= 0 || m->dev.hbm_bw <= 0 || m->dev.vector_rate <= 0 ||
-        m->dev.ub_usable_bytes <= 0 || m->dev.ub_usable_bytes > m->dev.ub_bytes ||
-        m->dev.speed_factor <= 0)
+    if (m->link_bw <= 0 || m->dev.ub_usable_bytes <= 0 || !pld__device_usable(&m->dev))
         return pld__config_error(PLD_EPLATFORM,
                                  "%s: incomplete model: link_bw, hbm_bw, vector_rate, "
                                  "speed_factor and ub_usable_bytes <= ub_bytes are required",

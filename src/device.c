@@ -1,0 +1,52 @@
+/* device.c: the device model's keys, generated from PLD__DEVICE_KEYS
+ * (internal.h), and its defaults.  The keys are one list so that a new
+ * device property is one line there: the struct, this parser, the platform
+ * writer and the <prop> reader cannot disagree on its name or its unit. */
+#include "model.h"
+
+#include <stddef.h>
+#include <string.h>
+
+const char *const pld__device_keys[] = {
+#define PLD__DEVICE_NAME(key, unit) #key,
+    PLD__DEVICE_KEYS(PLD__DEVICE_NAME)
+#undef PLD__DEVICE_NAME
+        NULL};
+
+static const struct {
+    size_t offset;
+    int (*parse)(const char *, double *);
+} fields[] = {
+#define PLD__DEVICE_SLOT(key, unit) {offsetof(struct pld__device, key), pld__parse_##unit},
+    PLD__DEVICE_KEYS(PLD__DEVICE_SLOT)
+#undef PLD__DEVICE_SLOT
+};
+
+double pld__device_get(const struct pld__device *d, int k)
+{
+    return *(const double *)(const void *)((const char *)d + fields[k].offset);
+}
+
+int pld__device_set(struct pld__device *d, const char *key, const char *value)
+{
+    for (int k = 0; pld__device_keys[k]; k++)
+        if (strcmp(key, pld__device_keys[k]) == 0)
+            return fields[k].parse(value, (double *)(void *)((char *)d + fields[k].offset)) == 0
+                       ? 1
+                       : -1;
+    return 0;
+}
+
+void pld__device_defaults(struct pld__device *d)
+{
+    struct pld__model m;
+    const char *text = pld__builtin_model_text("a2a3");
+    if (text && pld__model_parse(text, "a2a3", &m) == 0)
+        *d = m.dev;
+}
+
+int pld__device_usable(const struct pld__device *d)
+{
+    return d->hbm_bw > 0 && d->vector_rate > 0 && d->speed_factor > 0 &&
+           d->ub_usable_bytes <= d->ub_bytes;
+}
