@@ -22,6 +22,7 @@ import _pldsim
 
 from . import options
 from .errors import RunError, UsageTypeError, UsageValueError
+from .isolate import run_in_child, tensors_in
 from .levels import DEVICE, HOST, KERNEL, Function, run_as
 from .values import HOST_NAMES, is_torch_tensor
 
@@ -215,10 +216,20 @@ def _run(entry: Function, self_obj: Any, args: tuple, kwargs: dict, platform: st
     # Ctrl-C ends the process during a run: Python's handler would only run
     # once the simulation is over
     old = signal.signal(signal.SIGINT, signal.SIG_DFL)
+    who = f"host function {entry.name}"
+
+    def run() -> tuple:
+        return _pldsim.run(opts, platform, devices, who, host)
+
     try:
-        rc, python_error, _stats = _pldsim.run(opts, platform, devices, f"host function {entry.name}", host)
+        if backend == "threads":
+            rc, python_error, _stats = run()
+        else:  # SimGrid runs once per process: each run gets a child of its own
+            rc, python_error = run_in_child(run, tensors_in([*args, *kwargs.values()]), who)
     finally:
         signal.signal(signal.SIGINT, old)
+    if rc is None:
+        raise RunError(f"the pldsim run of {entry.name} did not finish (see the message above)", -1, 1)
     if rc:
         code = 1 if python_error else _pldsim.exit_code(rc)
         raise RunError(f"the pldsim run of {entry.name} failed (see the message above)", rc, code)

@@ -40,6 +40,16 @@ class Errors(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(r.stdout.splitlines()[-1], "OK")
 
+    def test_a_killed_simulation_is_reported_not_hung(self):
+        # each sim run has a process of its own; its death is the run's failure
+        r = run("killed")
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertEqual(
+            message_lines(r.stderr),
+            ["pldsim: the process simulating host function host was killed by signal 9 (SIGKILL); the run has no result"],
+        )
+        self.assertNotIn("OK", r.stdout.splitlines())
+
     def test_a_python_exception_in_a_kernel_is_reported_once_with_its_traceback(self):
         for backend in ("sim", "threads"):
             with self.subTest(backend=backend):

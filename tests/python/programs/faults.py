@@ -10,8 +10,11 @@ sends), race (a remote_load with no barrier after the peer's store),
 bad-arg (a whole [2, 1, 64] tensor where the per-device function wants one
 rank's [1, 64]), host-kernel (the host calls a kernel itself),
 scalar-first (a scalar before a tensor in a dispatch), host-error (a
-Python exception in the host orchestrator)."""
+Python exception in the host orchestrator), killed (rank 1's kernel kills
+the process it runs in with SIGKILL)."""
 
+import os
+import signal
 import sys
 
 import pypto.language as pl
@@ -35,6 +38,8 @@ def kernel(
     t = pl.load(x, [0, 0], [1, SIZE])
     if MODE == "python-error" and me == 1:
         t = t if 1 / 0 else t  # FAULT python-error
+    elif MODE == "killed" and me == 1:
+        os.kill(os.getpid(), signal.SIGKILL)
     elif MODE == "misuse":
         t = pld.tile.remote_load(data, peer=P + 3, offsets=[0, 0], shape=[1, SIZE])  # FAULT misuse
     elif MODE == "bad-type":

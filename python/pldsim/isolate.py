@@ -1,0 +1,96 @@
+"""One simulation per child process, so that a process can run many.
+
+SimGrid cannot be restarted: a process that has run the sim backend once
+cannot run it again.  A test session (pytest), a persistent worker or a
+script that calls a compiled program twice needs more than one run, so each
+sim run happens in a forked child.  The child shares the argument tensors'
+memory with the parent (``share_memory_`` moves their storage to shared
+memory in place, keeping their values), so whatever the run writes into
+them is there when the call returns, as it would be in-process.
+
+What does not come back: writes into tensors that reach the run other than
+through its arguments (a global, an attribute), and changes to other Python
+objects.  docs/python.md says so."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import traceback
+from typing import Any, Callable, Iterable
+
+from .values import is_torch_tensor
+
+
+def tensors_in(values: Iterable[Any]) -> list[Any]:
+    """The torch tensors among `values`, looking into lists, tuples and
+    dicts (a program may pass its outputs as a list)."""
+    found: list[Any] = []
+    seen: set[int] = set()
+
+    def walk(v: Any) -> None:
+        if id(v) in seen:
+            return
+        seen.add(id(v))
+        if is_torch_tensor(v):
+            found.append(v)
+        elif isinstance(v, (list, tuple)):
+            for x in v:
+                walk(x)
+        elif isinstance(v, dict):
+            for x in v.values():
+                walk(x)
+
+    for v in values:
+        walk(v)
+    return found
+
+
+def run_in_child(run: Callable[[], tuple], tensors: list[Any], who: str) -> tuple[int | None, bool]:
+    """Runs `run` (which returns pld_run's (rc, python_error, stats)) of
+    `who` (as messages name it) in a forked child and returns (rc, python_error) as the child saw them.  A
+    child that dies without a result (a signal, a crash) gives rc None,
+    with the reason printed."""
+    for t in tensors:
+        if t.device.type == "cpu":
+            t.share_memory_()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    rfd, wfd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: run, report, and leave without Python's exit
+        os.close(rfd)
+        code = 70
+        try:
+            rc, python_error, _stats = run()
+            os.write(wfd, f"{int(rc)} {int(bool(python_error))}".encode())
+            code = 0
+        except BaseException:  # noqa: BLE001 - the parent reports it
+            traceback.print_exc()
+        finally:
+            try:
+                sys.stdout.flush()
+                sys.stderr.flush()
+            finally:
+                os._exit(code)
+    os.close(wfd)
+    chunks = []
+    with os.fdopen(rfd, "rb") as r:
+        for chunk in iter(lambda: r.read(64), b""):
+            chunks.append(chunk)
+    _, status = os.waitpid(pid, 0)
+    reply = b"".join(chunks).decode().split()
+    if len(reply) == 2:
+        return int(reply[0]), reply[1] == "1"
+    if os.WIFSIGNALED(status):
+        n = os.WTERMSIG(status)
+        try:
+            name = f" ({signal.Signals(n).name})"
+        except ValueError:
+            name = ""
+        why = f"was killed by signal {n}{name}"
+    else:
+        why = f"exited with status {os.WEXITSTATUS(status)} before it finished"
+    print(f"pldsim: the process simulating {who} {why}; the run has no result", file=sys.stderr)
+    return None, False
