@@ -2,10 +2,13 @@
 pldsim, as SMPI's smpirun runs an MPI program on SimGrid.
 
     pldsim-py [PLDSIM OPTIONS] PROGRAM.py [PROGRAM ARGS]
+    pldsim-py [PLDSIM OPTIONS] -m MODULE [MODULE ARGS]
 
 The options before PROGRAM.py are pldsim's; everything after it goes to
 the program, whose own argparse sees exactly what it would see when run
-with python.  Each option can also be given as a PLD_* variable."""
+with python.  Each option can also be given as a PLD_* variable.  `-m
+pytest` runs upstream's system tests: the pytest plugin pldsim.pytest_plugin
+is loaded into every pytest the program starts."""
 
 from __future__ import annotations
 
@@ -18,7 +21,8 @@ import traceback
 from . import PACKAGE_DIRS, __version__, options
 from .errors import RunError, UsageError
 
-USAGE = "usage: pldsim-py [PLDSIM OPTIONS] PROGRAM.py [PROGRAM ARGS]"
+USAGE = "usage: pldsim-py [PLDSIM OPTIONS] PROGRAM.py [PROGRAM ARGS]\n       pldsim-py [PLDSIM OPTIONS] -m MODULE [MODULE ARGS]"
+PYTEST_PLUGIN = "pldsim.pytest_plugin"
 
 
 def _help() -> str:
@@ -29,6 +33,8 @@ def _help() -> str:
         "(upstream PyPTO), on the pldsim simulator: every per-device function and kernel",
         "runs as Python on its simulated device, with simulated time, traces, the race",
         "detector and the deadlock report.  PROGRAM ARGS go to the program (its -p, -d, ...).",
+        "-m MODULE runs a module as `python -m` does: `-m pytest --platform a2a3sim --device",
+        "0-3 TESTFILE.py` runs upstream's distributed system tests (docs/python.md).",
         "",
         "Options (each also read from the PLD_* variable named on the right):",
     ]
@@ -66,6 +72,10 @@ def parse(argv: list[str]) -> tuple[dict[str, str], list[str]]:
         if a == "--":
             i += 1
             break
+        if a == "-m":
+            if i + 1 >= len(argv) or not argv[i + 1]:
+                raise UsageExit(f"pldsim-py: -m needs a module name\n{USAGE}")
+            return env, argv[i:]
         if not a.startswith("-") or a == "-":
             break
         name, eq, value = a.partition("=")
@@ -136,6 +146,13 @@ def main(argv: list[str], n_paths: int = 0) -> int:
         print(e, file=sys.stderr)
         return 2
     os.environ.update(env)
+    # every pytest this process starts gets upstream's fixtures and options
+    plugins = [p for p in os.environ.get("PYTEST_PLUGINS", "").split(",") if p]
+    if PYTEST_PLUGIN not in plugins:
+        os.environ["PYTEST_PLUGINS"] = ",".join([*plugins, PYTEST_PLUGIN])
+    if prog_argv[0] == "-m":
+        _seed(os.environ.get("PLD_SEED", "0"))
+        return _guarded(lambda: _run_module(prog_argv[1], prog_argv[2:], n_paths))
     path = prog_argv[0]
     if not os.path.isfile(path):
         print(f"pldsim-py: {path}: no such program file", file=sys.stderr)
@@ -145,8 +162,37 @@ def main(argv: list[str], n_paths: int = 0) -> int:
     # as `python PROGRAM.py` does, the program's directory comes on the
     # path, but after pldsim's pypto, which must not be shadowed
     sys.path.insert(n_paths, os.path.dirname(os.path.abspath(path)))
+    return _guarded(lambda: runpy.run_path(path, run_name="__main__"))
+
+
+def _run_module(name: str, args: list[str], n_paths: int) -> None:
+    """`python -m NAME ARGS`: the current directory on the path (after
+    pldsim's pypto), and the module's own file as argv[0]."""
+    import importlib.util
+
+    sys.path.insert(n_paths, os.getcwd())
     try:
-        runpy.run_path(path, run_name="__main__")
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None:
+        raise _NoModule(name)
+    sys.argv = [spec.origin or name, *args]
+    runpy.run_module(name, run_name="__main__", alter_sys=True)
+
+
+class _NoModule(Exception):
+    pass
+
+
+def _guarded(run) -> int:
+    """Runs the program and turns how it ended into pldsim-py's status."""
+    try:
+        run()
+    except _NoModule as e:
+        hint = " (on Debian: apt-get install python3-pytest)" if str(e) == "pytest" else ""
+        print(f"pldsim-py: no module named {e}{hint}; -m runs a module on the path, as python -m does", file=sys.stderr)
+        return 2
     except RunError as e:
         sys.stdout.flush()
         return e.exit_code

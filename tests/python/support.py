@@ -17,19 +17,24 @@ STEPS = os.path.join(SRC, "tutorials")
 TIMEOUT = 120
 
 
-def run(argv: list[str], env: dict[str, str] | None = None, cwd: str | None = None) -> subprocess.CompletedProcess:
-    """Runs a command; its stdout and stderr as text.  A hang fails the test."""
+def run(
+    argv: list[str], env: dict[str, str] | None = None, cwd: str | None = None, input_text: str | None = None
+) -> subprocess.CompletedProcess:
+    """Runs a command (`input_text` on its stdin); its stdout and stderr as
+    text.  A hang fails the test."""
     full = dict(os.environ)
     # the PLD_* settings of the caller's shell must not change the runs
     for k in list(full):
         if k.startswith("PLD_"):
             del full[k]
     full.update(env or {})
-    return subprocess.run(argv, capture_output=True, text=True, timeout=TIMEOUT, env=full, cwd=cwd)
+    return subprocess.run(argv, capture_output=True, text=True, timeout=TIMEOUT, env=full, cwd=cwd, input=input_text)
 
 
-def pldsim_py(*args: str, env: dict[str, str] | None = None, cwd: str | None = None) -> subprocess.CompletedProcess:
-    return run([RUNNER, *args], env=env, cwd=cwd)
+def pldsim_py(
+    *args: str, env: dict[str, str] | None = None, cwd: str | None = None, input_text: str | None = None
+) -> subprocess.CompletedProcess:
+    return run([RUNNER, *args], env=env, cwd=cwd, input_text=input_text)
 
 
 def program(name: str) -> str:
