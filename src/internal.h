@@ -202,6 +202,18 @@ const char *pld__shape_str(pl_shape s, char *buf, size_t len);
 void pld__check_region(const char *file, int line, const char *op, const char *what, pl_tensor t,
                        pl_shape offsets, pl_shape shape);
 
+/* The part of a `shape` tile that a load at `offsets` of `t` reads: all of
+ * it when `valid` has no dims, else `valid` (same rank, each dim 1..shape),
+ * cut to the source's edge when `clamp`.  Fails, naming `op`, on a bad valid
+ * shape or (through pld__check_region, naming `t` as `what`) a read out
+ * of bounds.  tile.c. */
+pl_shape pld__load_extent(const char *file, int line, const char *op, const char *what, pl_tensor t, pl_shape offsets,
+                          pl_shape shape, pl_shape valid, int clamp);
+
+/* Zeroes a tile's elements outside its valid part, so they read as zeros
+ * (hardware leaves them as they were; a simulation should not).  tile.c. */
+void pld__tile_zero_tail(pl_tile *t);
+
 /* Byte address of element `offsets` of `t` on rank `rank` (window views) or
  * in host memory (host tensors; rank ignored).  region.c. */
 unsigned char *pld__elem_ptr(pl_tensor t, int rank, pl_shape offsets);

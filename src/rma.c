@@ -64,17 +64,20 @@ pl_tile pld__remote_load(const char *file, int line, pld_dtensor target,
         pld__fail(PLD_EINVAL, file, line, op, "missing required keyword .offsets");
     if (kw.shape.ndim == 0)
         pld__fail(PLD_EINVAL, file, line, op, "missing required keyword .shape");
-    pld__check_region(file, line, op, "target", target, kw.offsets, kw.shape);
+    pl_shape valid =
+        pld__load_extent(file, line, op, "target", target, kw.offsets, kw.shape, kw.valid_shape, 0);
     pld__check_tile_rows(file, line, op, kw.shape, target.dtype);
     pl_tile tile = pld__tile_alloc(file, line, op, target.dtype, kw.shape, !pld__has_data(&target));
-    size_t bytes = (size_t)pl_shape_numel(kw.shape) * pl_dtype_size(target.dtype);
+    tile.valid = valid;
+    size_t bytes = (size_t)pl_shape_numel(valid) * pl_dtype_size(target.dtype);
     struct pld__cost c;
-    struct pld__region rg = pld__region_of(target, kw.offsets, kw.shape);
+    struct pld__region rg = pld__region_of(target, kw.offsets, valid);
     pld__price_transfer(&c, peer, me, bytes);
     int rc = pld__R->be->read(peer, target.win, &rg,
                               (struct pld__span){tile.no_data ? NULL : tile.data, kw.shape}, &c);
+    pld__tile_zero_tail(&tile);
     pld__op_done(file, line, PLD__OP_REMOTE_LOAD, peer, me, rc, &c);
-    pld__races_region(me, target, peer, kw.offsets, kw.shape, 0, 0, op, file, line);
+    pld__races_region(me, target, peer, kw.offsets, valid, 0, 0, op, file, line);
     pld__trace_op(PLD__OP_REMOTE_LOAD, t0, peer, &target, offset_bytes(target, kw.offsets),
                   (int64_t)bytes, PLD__MISSING, file, line);
     return tile;
@@ -96,18 +99,18 @@ void pld__remote_store(const char *file, int line, pl_tile tile, pld_dtensor tar
         pld__fail(PLD_EINVAL, file, line, op, "dtype mismatch: tile is %s but target '%s' is %s",
                   pl_dtype_name(tile.dtype), target.name, pl_dtype_name(target.dtype));
     check_atomic(file, line, op, kw.atomic, target.dtype);
-    pld__check_region(file, line, op, "target", target, kw.offsets, tile.shape);
-    size_t bytes = (size_t)pl_shape_numel(tile.shape) * pl_dtype_size(tile.dtype);
+    pld__check_region(file, line, op, "target", target, kw.offsets, tile.valid);
+    size_t bytes = (size_t)pl_shape_numel(tile.valid) * pl_dtype_size(tile.dtype);
     enum pld__op id = kw.atomic == PL_ATOMIC_ADD ? PLD__OP_REMOTE_STORE_ADD : PLD__OP_REMOTE_STORE;
     int data = pld__has_data(&target) && !tile.no_data;
     struct pld__cost c;
-    struct pld__region rg = pld__region_of(target, kw.offsets, tile.shape);
+    struct pld__region rg = pld__region_of(target, kw.offsets, tile.valid);
     pld__price_transfer(&c, me, peer, bytes);
     int rc =
         pld__R->be->write(peer, target.win, &rg,
                           (struct pld__span){data ? tile.data : NULL, tile.shape}, kw.atomic, &c);
     pld__op_done(file, line, id, me, peer, rc, &c);
-    pld__races_region(me, target, peer, kw.offsets, tile.shape, 1, kw.atomic == PL_ATOMIC_ADD, op,
+    pld__races_region(me, target, peer, kw.offsets, tile.valid, 1, kw.atomic == PL_ATOMIC_ADD, op,
                       file, line);
     pld__trace_op(id, t0, peer, &target, offset_bytes(target, kw.offsets), (int64_t)bytes,
                   PLD__MISSING, file, line);

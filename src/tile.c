@@ -20,22 +20,86 @@ static int64_t flat_offset_bytes(pl_tensor t, pl_shape offsets)
     return flat * (int64_t)pl_dtype_size(t.dtype);
 }
 
-pl_tile pl__load(const char *file, int line, pl_tensor t, pl_shape offsets, pl_shape shape)
+pl_shape pld__load_extent(const char *file, int line, const char *op, const char *what, pl_tensor t, pl_shape offsets,
+                          pl_shape shape, pl_shape valid, int clamp)
 {
-    struct pld__rank *rk = pld__kernel_rank(file, line, "pl_load");
+    char a[64], b[64];
+    if (valid.ndim == 0)
+        valid = shape;
+    else if (valid.ndim != shape.ndim)
+        pld__fail(PLD_EINVAL, file, line, op, "valid_shape %s has %d dims but the shape %s has %d",
+                  pld__shape_str(valid, a, sizeof a), valid.ndim,
+                  pld__shape_str(shape, b, sizeof b), shape.ndim);
+    for (int i = 0; i < valid.ndim; i++)
+        if (valid.dim[i] < 1 || valid.dim[i] > shape.dim[i])
+            pld__fail(PLD_EINVAL, file, line, op,
+                      "valid_shape %s: dim %d is %lld; expected 1..%lld (it narrows the shape %s, "
+                      "never widens it)",
+                      pld__shape_str(valid, a, sizeof a), i, (long long)valid.dim[i],
+                      (long long)shape.dim[i], pld__shape_str(shape, b, sizeof b));
+    if (clamp && offsets.ndim == t.shape.ndim && valid.ndim == t.shape.ndim)
+        for (int i = 0; i < valid.ndim; i++) {
+            int64_t left = t.shape.dim[i] - offsets.dim[i];
+            if (left < 1)
+                pld__fail(
+                    PLD_EINVAL, file, line, op,
+                    "clamp: offsets %s are past the end of '%s' %s in dim %d: nothing is left "
+                    "to read",
+                    pld__shape_str(offsets, a, sizeof a), t.name,
+                    pld__shape_str(t.shape, b, sizeof b), i);
+            if (left < valid.dim[i])
+                valid.dim[i] = left;
+        }
+    pld__check_region(file, line, op, what, t, offsets, valid);
+    return valid;
+}
+
+static int is_partial(const pl_tile *t)
+{
+    for (int i = 0; i < t->shape.ndim; i++)
+        if (t->valid.dim[i] != t->shape.dim[i])
+            return 1;
+    return 0;
+}
+
+void pld__tile_zero_tail(pl_tile *t)
+{
+    if (t->no_data || !is_partial(t))
+        return;
+    int nd = t->shape.ndim;
+    size_t es = pl_dtype_size(t->dtype);
+    int64_t idx[PL_MAX_DIMS] = {0}, n = pl_shape_numel(t->shape);
+    for (int64_t k = 0; k < n; k++) {
+        int outside = 0;
+        for (int i = 0; i < nd; i++)
+            outside |= idx[i] >= t->valid.dim[i];
+        if (outside)
+            memset((unsigned char *)t->data + k * (int64_t)es, 0, es);
+        for (int i = nd - 1; i >= 0 && ++idx[i] == t->shape.dim[i]; i--)
+            idx[i] = 0;
+    }
+}
+
+pl_tile pl__load(const char *file, int line, pl_tensor t, pl_shape offsets, pl_shape shape,
+                 struct pl_load_kw kw)
+{
+    pld__kernel_rank(file, line, "pl_load");
     int me = pld__self();
     double t0 = pld__now();
     check_gm(file, line, "pl_load", "source", t);
-    pld__check_region(file, line, "pl_load", "source", t, offsets, shape);
+    pl_shape valid =
+        pld__load_extent(file, line, "pl_load", "source", t, offsets, shape, kw.valid_shape, kw.clamp);
     pld__check_tile_rows(file, line, "pl_load", shape, t.dtype);
-    (void)rk;
     pl_tile tile = pld__tile_alloc(file, line, "pl_load", t.dtype, shape, !pld__has_data(&t));
-    size_t bytes = (size_t)pl_shape_numel(shape) * pl_dtype_size(t.dtype);
+    tile.valid = valid;
+    size_t bytes = (size_t)pl_shape_numel(valid) * pl_dtype_size(t.dtype);
     pld__charge_gm(bytes);
-    pld__races_region(me, t, me, offsets, shape, 0, 0, "pl_load", file, line);
-    if (!tile.no_data)
-        pld__copy_region(t.dtype, shape, tile.data, shape, pld__elem_ptr(t, me, offsets), t.shape,
+    pld__races_region(me, t, me, offsets, valid, 0, 0, "pl_load", file, line);
+    if (!tile.no_data) {
+        pld__copy_region(t.dtype, valid, tile.data, shape, pld__elem_ptr(t, me, offsets), t.shape,
                          PL_ATOMIC_NONE);
+        pld__tile_zero_tail(&tile);
+    }
     pld__trace_op(PLD__OP_LOAD, t0, -1, &t, flat_offset_bytes(t, offsets), (int64_t)bytes,
                   PLD__MISSING, file, line);
     return tile;
@@ -59,8 +123,8 @@ pl_tensor pl__store(const char *file, int line, pl_tile tile, pl_shape offsets, 
                   "atomic must be PL_ATOMIC_NONE or PL_ATOMIC_ADD");
     if (kw.atomic == PL_ATOMIC_ADD && t.dtype == PL_INT64)
         pld__fail(PLD_EINVAL, file, line, "pl_store", "atomic Add does not support INT64");
-    pld__check_region(file, line, "pl_store", "destination", t, offsets, tile.shape);
-    size_t bytes = (size_t)pl_shape_numel(tile.shape) * pl_dtype_size(t.dtype);
+    pld__check_region(file, line, "pl_store", "destination", t, offsets, tile.valid);
+    size_t bytes = (size_t)pl_shape_numel(tile.valid) * pl_dtype_size(t.dtype);
     if (tile.no_data && !t.win)
         pld__fail_no_data(file, line, "pl_store",
                           "the tile holds window data and the destination is a host tensor");
@@ -69,19 +133,19 @@ pl_tensor pl__store(const char *file, int line, pl_tile tile, pl_shape offsets, 
         /* the backend's write: on MPI an atomic Add is atomic only
          * against other MPI atomics, a peer's included */
         struct pld__cost c;
-        struct pld__region rg = pld__region_of(t, offsets, tile.shape);
+        struct pld__region rg = pld__region_of(t, offsets, tile.valid);
         pld__price_store(&c, bytes);
         pld__R->be->write(me, t.win, &rg, (struct pld__span){data ? tile.data : NULL, tile.shape},
                           kw.atomic, &c);
     } else {
         pld__charge_gm(bytes);
         if (data)
-            pld__copy_region(t.dtype, tile.shape, pld__elem_ptr(t, me, offsets), t.shape, tile.data,
+            pld__copy_region(t.dtype, tile.valid, pld__elem_ptr(t, me, offsets), t.shape, tile.data,
                              tile.shape, kw.atomic);
     }
-    pld__races_region(me, t, me, offsets, tile.shape, 1, kw.atomic == PL_ATOMIC_ADD, "pl_store",
+    pld__races_region(me, t, me, offsets, tile.valid, 1, kw.atomic == PL_ATOMIC_ADD, "pl_store",
                       file, line);
-    pld__host_written(t, offsets, tile.shape);
+    pld__host_written(t, offsets, tile.valid);
     pld__trace_op(kw.atomic == PL_ATOMIC_ADD ? PLD__OP_STORE_ADD : PLD__OP_STORE, t0, -1, &t,
                   flat_offset_bytes(t, offsets), (int64_t)bytes, PLD__MISSING, file, line);
     return t;
@@ -164,6 +228,8 @@ static pl_tile binop_tt(const char *file, int line, const char *op, enum binop k
         pld__fail(PLD_EINVAL, file, line, op, "shape mismatch: %s vs %s",
                   pld__shape_str(a.shape, sa, sizeof sa), pld__shape_str(b.shape, sb, sizeof sb));
     pl_tile r = pld__tile_alloc(file, line, op, a.dtype, a.shape, a.no_data || b.no_data);
+    for (int i = 0; i < a.shape.ndim; i++) /* what holds data in both */
+        r.valid.dim[i] = a.valid.dim[i] < b.valid.dim[i] ? a.valid.dim[i] : b.valid.dim[i];
     /* the operands are read while the result is written: all three are live */
     pld__check_tile(file, line, op, "first operand", a);
     pld__check_tile(file, line, op, "second operand", b);
@@ -177,9 +243,11 @@ static pl_tile binop_tt(const char *file, int line, const char *op, enum binop k
         double y = pld__elem_get(a.dtype, (char *)b.data + i * es);
         pld__elem_set(a.dtype, (char *)r.data + i * es, apply(k, x, y, is_int));
     }
-    pld__charge_vector(n);
-    pld__trace_op(binop_trace[k], t0, -1, NULL, -1, (int64_t)(n * (int64_t)es), PLD__MISSING, file,
-                  line);
+    /* the vector unit works on the valid part; what lies past it is zeroed */
+    pld__tile_zero_tail(&r);
+    int64_t nv = pl_shape_numel(r.valid);
+    pld__charge_vector(nv);
+    pld__trace_op(binop_trace[k], t0, -1, NULL, -1, nv * (int64_t)es, PLD__MISSING, file, line);
     return r;
 }
 
@@ -189,6 +257,7 @@ static pl_tile binop_ts(const char *file, int line, const char *op, enum binop k
     double t0 = pld__now();
     pld__check_tile(file, line, op, "tile operand", a);
     pl_tile r = pld__tile_alloc(file, line, op, a.dtype, a.shape, a.no_data);
+    r.valid = a.valid;
     pld__check_tile(file, line, op, "tile operand", a); /* live with the result */
     int64_t n = pl_shape_numel(a.shape);
     size_t es = pl_dtype_size(a.dtype);
@@ -197,9 +266,10 @@ static pl_tile binop_ts(const char *file, int line, const char *op, enum binop k
         double x = pld__elem_get(a.dtype, (char *)a.data + i * es);
         pld__elem_set(a.dtype, (char *)r.data + i * es, apply(k, x, s, is_int));
     }
-    pld__charge_vector(n);
-    pld__trace_op(binop_trace_s[k], t0, -1, NULL, -1, (int64_t)(n * (int64_t)es), PLD__MISSING,
-                  file, line);
+    pld__tile_zero_tail(&r);
+    int64_t nv = pl_shape_numel(r.valid);
+    pld__charge_vector(nv);
+    pld__trace_op(binop_trace_s[k], t0, -1, NULL, -1, nv * (int64_t)es, PLD__MISSING, file, line);
     return r;
 }
 

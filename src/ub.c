@@ -208,7 +208,8 @@ pl_tile pld__tile_alloc(const char *file, int line, const char *op, pl_dtype dt,
                   "bytes usable of %.0f",
                   rk->kernel, pld__shape_str(shape, a, sizeof a), pl_dtype_name(dt), bytes,
                   rk->dev.ub_usable_bytes, rk->dev.ub_bytes);
-    pl_tile t = {.dtype = dt, .shape = shape, .epoch = rk->epoch, .no_data = no_data};
+    pl_tile t = {
+        .dtype = dt, .shape = shape, .valid = shape, .epoch = rk->epoch, .no_data = no_data};
     /* a --no-data tile needs no values, only a unique address; every op
      * that makes a tile with values writes all of them */
     size_t alloc = bytes && !no_data ? bytes : 1;
@@ -226,13 +227,19 @@ void pld__check_tile_rows(const char *file, int line, const char *op, pl_shape s
     size_t row = (size_t)shape.dim[shape.ndim - 1] * pl_dtype_size(dt);
     int64_t rows = pl_shape_numel(shape) / shape.dim[shape.ndim - 1];
     /* One row is padded to 32 bytes in UB; several rows cannot be, so each
-     * must already be a multiple of 32 bytes.  Builtins are exempt: upstream's
-     * compiler lays out their ragged chunks itself. */
+     * must already be a multiple of 32 bytes.  A [M, 1] tile is a column,
+     * laid out column-major (upstream's DN layout): then the column, M
+     * elements, is what must be a multiple of 32 bytes.  Builtins are exempt:
+     * upstream's compiler lays out their ragged chunks itself. */
     if (rows <= 1 || row % PLD__ROW_ALIGN == 0 || pld__R->ranks[pld__self()].collective)
+        return;
+    size_t column = (size_t)rows * pl_dtype_size(dt);
+    if (shape.dim[shape.ndim - 1] == 1 && column % PLD__ROW_ALIGN == 0)
         return;
     pld__fail(PLD_EINVAL, file, line, op,
               "tile shape %s %s has %lld rows of %zu bytes; rows of a multi-row UB tile must be "
-              "a multiple of %d bytes (use pl_read/pl_write for single elements)",
+              "a multiple of %d bytes, or for a [M, 1] column tile the column of M elements "
+              "(use pl_read/pl_write for single elements)",
               pld__shape_str(shape, a, sizeof a), pl_dtype_name(dt), (long long)rows, row,
               PLD__ROW_ALIGN);
 }

@@ -61,6 +61,10 @@ enum misuse {
     ADD_SHAPE_MISMATCH,
     READ_OUT_OF_BOUNDS,
     COMM_CTX_OF_HOST_TENSOR,
+    VALID_SHAPE_WIDER,
+    VALID_SHAPE_RANK,
+    CLAMP_PAST_THE_END,
+    VALID_READ_OUT_OF_BOUNDS,
 };
 
 static _Atomic int bad_line; /* the offending call's line (atomic: ranks may be threads) */
@@ -236,6 +240,18 @@ static void kernel(const struct rank_args *a)
     case COMM_CTX_OF_HOST_TENSOR:
         bad_line = __LINE__; (void)pld_get_comm_ctx(a->x);
         break;
+    case VALID_SHAPE_WIDER:
+        bad_line = __LINE__; (void)pl_load(a->data, PL_IDX(0, 0), PL_SHAPE(1, 32), .valid_shape = PL_SHAPE(1, 40));
+        break;
+    case VALID_SHAPE_RANK:
+        bad_line = __LINE__; (void)pld_tile_remote_load(a->data, .peer = 1 - me, .offsets = PL_IDX(0, 0), .shape = PL_SHAPE(1, 32), .valid_shape = PL_SHAPE(32));
+        break;
+    case CLAMP_PAST_THE_END:
+        bad_line = __LINE__; (void)pl_load(a->data, PL_IDX(0, 64), PL_SHAPE(1, 8), .clamp = 1);
+        break;
+    case VALID_READ_OUT_OF_BOUNDS:
+        bad_line = __LINE__; (void)pl_load(a->data, PL_IDX(0, 48), PL_SHAPE(1, 32), .valid_shape = PL_SHAPE(1, 24));
+        break;
     default: /* the host-side cases */
         break;
     }
@@ -389,6 +405,16 @@ static const struct {
      "out of bounds of tensor 'sig' [2, 1] (dim 0: 2 + 1 > 2)"},
     {COMM_CTX_OF_HOST_TENSOR, "pld_get_comm_ctx", "rank 0",
      "'x' is a host tensor; a comm context comes from a window view (pld_window)"},
+    {VALID_SHAPE_WIDER, "pl_load", "rank 0",
+     "valid_shape [1, 40]: dim 1 is 40; expected 1..32 (it narrows the shape [1, 32], never "
+     "widens it)"},
+    {VALID_SHAPE_RANK, "pld_tile_remote_load", "rank 0",
+     "valid_shape [32] has 1 dims but the shape [1, 32] has 2"},
+    {CLAMP_PAST_THE_END, "pl_load", "rank 0",
+     "clamp: offsets [0, 64] are past the end of 'data' [1, 64] in dim 1: nothing is left to read"},
+    {VALID_READ_OUT_OF_BOUNDS, "pl_load", "rank 0",
+     "region at offsets [0, 48] with shape [1, 24] is out of bounds of source 'data' [1, 64] (dim "
+     "1: 48 + 24 > 64)"},
     {VIEW_LARGER_THAN_BUFFER, "pld_window", "host",
      "a [2, 64] FP32 view needs 512 bytes but buffer 'data' has 256"},
     {SIGNAL_NOT_INT32, "pld_system_notify", "rank 0",

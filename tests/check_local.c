@@ -242,6 +242,90 @@ START_TEST(ub_limit_counts_live_tiles_not_all_tiles)
 }
 END_TEST
 
+/* ---- valid_shape: a ragged tail loads, computes and stores only real data ---- */
+
+struct ragged_args {
+    pl_tensor x, y, zeros;
+    pld_dtensor win;
+    double t_full, t_half, t_quarter; /* load times of 16, 8 and 4 valid elements */
+};
+
+static double load_time(const struct ragged_args *a, int64_t valid)
+{
+    double t0 = pld_time();
+    (void)pl_load(a->x, PL_IDX(0, 0), PL_SHAPE(1, 16), .valid_shape = PL_SHAPE(1, valid));
+    return pld_time() - t0;
+}
+
+static void ragged_kernel(struct ragged_args *a)
+{
+    /* 40 columns in tiles of 16: the last tile holds 8, and reads past x's end
+     * would be out of bounds were it not for its valid part */
+    for (int64_t col = 0; col < 40; col += 16) {
+        int64_t valid = 40 - col < 16 ? 40 - col : 16;
+        pl_tile t =
+            pl_load(a->x, PL_IDX(0, col), PL_SHAPE(1, 16), .valid_shape = PL_SHAPE(1, valid));
+        pl_store(pl_add(pl_mul(t, 2), t), PL_IDX(0, col), a->y); /* the valid part only */
+    }
+    /* clamp cuts the read at the edge; the rest of the tile reads as zero */
+    pl_tile c = pl_load(a->x, PL_IDX(0, 32), PL_SHAPE(1, 16), .clamp = 1);
+    ck_assert_int_eq((int)c.valid.dim[1], 8);
+    for (int k = 0; k < 16; k++)
+        pl_write(a->zeros, PL_IDX(0, k), pl_tile_get(c, k));
+    /* a remote_load's valid part: only 8 of 16 columns come over */
+    pl_store(pl_load(a->x, PL_IDX(0, 0), PL_SHAPE(1, 16)), PL_IDX(0, 0), a->win);
+    pl_tile r = pld_tile_remote_load(a->win, .peer = 0, .offsets = PL_IDX(0, 0),
+                                     .shape = PL_SHAPE(1, 16), .valid_shape = PL_SHAPE(1, 8));
+    pl_store(r, PL_IDX(0, 40), a->y);
+    a->t_full = load_time(a, 16);
+    a->t_half = load_time(a, 8);
+    a->t_quarter = load_time(a, 4);
+}
+
+static void ragged_device(struct ragged_args *const *a)
+{
+    pl_incore(ragged_kernel, *a);
+}
+
+static void ragged_host(struct ragged_args *a)
+{
+    pld_buffer b = pld_alloc_window_buffer(PL_SHAPE(1, 16), PL_FP32, .name = "win");
+    a->win = pld_window(b, PL_SHAPE(1, 16), PL_FP32);
+    pld_dispatch(0, ragged_device, a);
+}
+
+START_TEST(valid_shape_moves_and_charges_only_the_valid_part)
+{
+    struct ragged_args a = {.x = pl_tensor_new(PL_SHAPE(1, 40), PL_FP32, "x"),
+                            .y = pl_tensor_new(PL_SHAPE(1, 56), PL_FP32, "y"),
+                            .zeros = pl_tensor_new(PL_SHAPE(1, 16), PL_FP32, "zeros")};
+    pl_fill_arange(a.x, 1, 1);
+    for (int k = 0; k < 56; k++)
+        pl_tensor_set(a.y, k, -1);
+    pld_config cfg;
+    pld_config_init(&cfg);
+    cfg.summary = 0;
+    ck_assert_int_eq(pld_run(&cfg, ragged_host, &a), 0);
+    for (int k = 0; k < 40; k++)
+        ck_assert_msg(pl_tensor_get(a.y, k) == 3.0 * (k + 1), "y[%d] = %g", k,
+                      pl_tensor_get(a.y, k));
+    for (int k = 0; k < 8; k++) /* the remote_load's valid part, stored at 40 */
+        ck_assert(pl_tensor_get(a.y, 40 + k) == k + 1);
+    for (int k = 48; k < 56; k++) /* the store wrote the valid part and nothing past it */
+        ck_assert(pl_tensor_get(a.y, k) == -1);
+    for (int k = 0; k < 16; k++)
+        ck_assert(pl_tensor_get(a.zeros, k) == (k < 8 ? 33 + k : 0));
+    /* a load costs hbm_lat + bytes / hbm_bw: linear in the valid bytes */
+    ck_assert(a.t_full > a.t_half && a.t_half > a.t_quarter && a.t_quarter > 0);
+    ck_assert_msg(fabs((a.t_full - a.t_half) - 2 * (a.t_half - a.t_quarter)) < 1e-15,
+                  "load times %.17g %.17g %.17g are not linear in the valid bytes", a.t_full,
+                  a.t_half, a.t_quarter);
+    pl_tensor_free(&a.x);
+    pl_tensor_free(&a.y);
+    pl_tensor_free(&a.zeros);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("local");
@@ -254,6 +338,7 @@ int main(void)
     tcase_add_test(tc, randn_is_seeded_and_standard);
     tcase_add_test(tc, local_ops_compute_what_they_say);
     tcase_add_test(tc, ub_limit_counts_live_tiles_not_all_tiles);
+    tcase_add_test(tc, valid_shape_moves_and_charges_only_the_valid_part);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

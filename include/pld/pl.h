@@ -175,7 +175,8 @@ int pl_equal(pl_tensor a, pl_tensor b, char *why, size_t whylen);
  * acc = pl_add(acc, t) does not accumulate UB. */
 typedef struct pl_tile {
     pl_dtype dtype;
-    pl_shape shape;
+    pl_shape shape; /* the tile as allocated in UB */
+    pl_shape valid; /* the leading part that holds data: `shape` unless a load narrowed it */
     void *data;
     uint64_t epoch; /* which kernel invocation owns it */
     int32_t index;  /* its slot in that kernel's UB bookkeeping */
@@ -188,20 +189,32 @@ typedef enum pl_atomic {
     PL_ATOMIC_ADD = 1,  /* dst += src (FP32, FP16, BF16, INT32, INT16, INT8) */
 } pl_atomic;
 
-/* pl_load(t, offsets, shape): copies a region of global memory (a host
- * tensor, or the executing rank's copy of a window view) into a new tile.
+struct pl_load_kw {
+    pl_shape valid_shape; /* read only this leading part of `shape` (a ragged tail) */
+    int clamp;            /* cut the read back to the source's edge instead of failing */
+};
+/* pl_load(t, offsets, shape[, .valid_shape, .clamp]): copies a region of
+ * global memory (a host tensor, or the executing rank's copy of a window
+ * view) into a new tile of `shape`.  With .valid_shape only that leading
+ * part is read (and charged); the tile keeps `shape` in UB, its other
+ * elements read as zero, and ops and stores use the valid part.  With
+ * .clamp the valid part is cut to what the source has past `offsets`.
  * Charges GM->UB time at HBM bandwidth.  Errors: outside a kernel, offsets or
- * shape rank != tensor rank, region out of bounds, a row (innermost dim) not a
- * multiple of 32 bytes, UB overflow. */
-#define pl_load(t, offsets, shape) pl__load(PLD__SRC, (t), (offsets), (shape))
-pl_tile pl__load(const char *file, int line, pl_tensor t, pl_shape offsets, pl_shape shape);
+ * shape rank != tensor rank, the read region (offsets + valid part) out of
+ * bounds, a valid_shape of another rank or wider than `shape`, a row
+ * (innermost dim) not a multiple of 32 bytes, UB overflow. */
+#define pl_load(t, offsets, ...)   pl__load(PLD__SRC, (t), (offsets), PLD__LOAD_ARGS(__VA_ARGS__))
+#define PLD__LOAD_ARGS(shape, ...) (shape), PLD__KW(struct pl_load_kw, __VA_ARGS__)
+pl_tile pl__load(const char *file, int line, pl_tensor t, pl_shape offsets, pl_shape shape,
+                 struct pl_load_kw kw);
 
 struct pl_store_kw {
     pl_atomic atomic;
 };
-/* pl_store(tile, offsets, t[, .atomic = PL_ATOMIC_ADD]): writes a tile into
- * global memory at `offsets`; returns `t` (upstream rebinds: y = pl.store()).
- * Charges UB->GM time.  Errors as pl_load, plus dtype mismatch. */
+/* pl_store(tile, offsets, t[, .atomic = PL_ATOMIC_ADD]): writes the tile's
+ * valid part (all of it, unless a load narrowed it) into global memory at
+ * `offsets`; returns `t` (upstream rebinds: y = pl.store()).  Charges UB->GM
+ * time.  Errors as pl_load, plus dtype mismatch. */
 #define pl_store(tile, offsets, t, ...)                                                            \
     pl__store(PLD__SRC, (tile), (offsets), (t), PLD__KW(struct pl_store_kw, __VA_ARGS__))
 pl_tensor pl__store(const char *file, int line, pl_tile tile, pl_shape offsets, pl_tensor t,

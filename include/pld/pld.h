@@ -150,11 +150,14 @@ struct pld_remote_load_kw {
     int64_t peer;
     pl_shape offsets;
     pl_shape shape;
+    pl_shape valid_shape; /* pull only this leading part of `shape` (a ragged tail) */
 };
-/* pld_tile_remote_load(target, .peer, .offsets, .shape): pulls a region of
- * the peer's copy of `target` into a new local tile; completes before the
- * kernel continues and carries no signal.  Errors: missing keyword, peer out
- * of range, region out of bounds, a row not a multiple of 32 bytes, UB full. */
+/* pld_tile_remote_load(target, .peer, .offsets, .shape[, .valid_shape]):
+ * pulls a region of the peer's copy of `target` into a new local tile;
+ * completes before the kernel continues and carries no signal.  With
+ * .valid_shape only that part moves, as pl_load's.  Errors: missing keyword,
+ * peer out of range, region (offsets + valid part) out of bounds, a bad
+ * valid_shape, a row not a multiple of 32 bytes, UB full. */
 #define pld_tile_remote_load(target, ...)                                                          \
     pld__remote_load(PLD__SRC, (target),                                                           \
                      PLD__KW(struct pld_remote_load_kw, .peer = PLD__MISSING, __VA_ARGS__))

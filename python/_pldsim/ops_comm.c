@@ -43,19 +43,20 @@ static PyObject *py_wait(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
-/* remote_load(file, line, target, peer, offsets, shape) -> Tile */
+/* remote_load(file, line, target, peer, offsets, shape, valid_shape or None) -> Tile */
 static PyObject *py_remote_load(PyObject *self, PyObject *args)
 {
     (void)self;
     SRC_ARGS
-    PyObject *target, *off, *shape;
+    PyObject *target, *off, *shape, *valid;
     long long peer;
-    if (!PyArg_ParseTuple(args, SRC_FMT "OLOO", SRC_PTRS, &target, &peer, &off, &shape))
+    if (!PyArg_ParseTuple(args, SRC_FMT "OLOOO", SRC_PTRS, &target, &peer, &off, &shape, &valid))
         return NULL;
     SRC_C()
     pl_tensor *t = pldsim_view(target, "target");
     struct pld_remote_load_kw kw = {.peer = peer};
-    if (!t || pldsim_shape(off, &kw.offsets, "offsets") || pldsim_shape(shape, &kw.shape, "shape"))
+    if (!t || pldsim_shape(off, &kw.offsets, "offsets") || pldsim_shape(shape, &kw.shape, "shape") ||
+        (valid != Py_None && pldsim_shape(valid, &kw.valid_shape, "valid_shape")))
         return NULL;
     pl_tensor tv = *t;
     pl_tile r;

@@ -126,22 +126,25 @@ static PyObject *py_nranks(PyObject *self, PyObject *args)
     return ctx_read(args, 1);
 }
 
-/* load(file, line, view, offsets, shape) -> Tile */
+/* load(file, line, view, offsets, shape, valid_shape or None, clamp) -> Tile */
 static PyObject *py_load(PyObject *self, PyObject *args)
 {
     (void)self;
     SRC_ARGS
-    PyObject *view, *off, *shape;
-    if (!PyArg_ParseTuple(args, SRC_FMT "OOO", SRC_PTRS, &view, &off, &shape))
+    PyObject *view, *off, *shape, *valid;
+    int clamp;
+    if (!PyArg_ParseTuple(args, SRC_FMT "OOOOp", SRC_PTRS, &view, &off, &shape, &valid, &clamp))
         return NULL;
     SRC_C()
     pl_tensor *t = pldsim_view(view, "the source of pl.load");
     pl_shape o, s;
-    if (!t || pldsim_shape(off, &o, "offsets") || pldsim_shape(shape, &s, "shapes"))
+    struct pl_load_kw kw = {.clamp = clamp};
+    if (!t || pldsim_shape(off, &o, "offsets") || pldsim_shape(shape, &s, "shapes") ||
+        (valid != Py_None && pldsim_shape(valid, &kw.valid_shape, "valid_shape")))
         return NULL;
     pl_tensor tv = *t;
     pl_tile r;
-    PLDSIM_CALL(r = pl__load(file, line, tv, o, s));
+    PLDSIM_CALL(r = pl__load(file, line, tv, o, s, kw));
     return pldsim_new_tile(r);
 }
 

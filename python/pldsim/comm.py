@@ -194,12 +194,11 @@ def window(buf: Any, shape: Any, *, dtype: Any) -> DistributedTensor:
 def remote_load(target: Any, peer: Any, offsets: Any, shape: Any, valid_shape: Any = None) -> Tile:
     """Pulls a region of the peer's copy of `target` into a new tile."""
     op = "pld.tile.remote_load"
-    if valid_shape is not None:
-        raise UnsupportedError(op, "valid_shape= is not supported by pldsim (load a full tile)")
     if not isinstance(target, DistributedTensor):
         raise UsageTypeError(op, f"pld.tile.remote_load expects a DistributedTensor target (window-bound); got {type(target).__name__}")
     file, line = caller()
-    return Tile(_pldsim.remote_load(file, line, target._view, scalar_int(peer, op, "peer"), index_list(offsets, op, "offsets"), index_list(shape, op, "shape")))
+    valid = None if valid_shape is None else index_list(valid_shape, op, "valid_shape")
+    return Tile(_pldsim.remote_load(file, line, target._view, scalar_int(peer, op, "peer"), index_list(offsets, op, "offsets"), index_list(shape, op, "shape"), valid))
 
 
 def tile_remote_store(src_tile: Any, target: Any, peer: Any, offsets: Any, *, atomic: Any = AtomicType.None_) -> None:

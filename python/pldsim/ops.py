@@ -14,6 +14,7 @@ from typing import Any
 import _pldsim
 
 from .errors import UnsupportedError, UsageTypeError
+from .loops import CarriedLoop
 from .values import DataType, DistributedTensor, Tile, any_view, dtype_of_code, index_list, is_torch_tensor, tile_of
 from .where import caller
 
@@ -32,12 +33,9 @@ def load(tensor: Any, offsets: Any, shapes: Any, valid_shape: Any = None, target
     new tile."""
     op = "pl.load"
     file, line = caller()
-    if valid_shape is not None:
-        raise UnsupportedError(op, "valid_shape= is not supported by pldsim (load a full tile)")
-    if clamp:
-        raise UnsupportedError(op, "clamp=True is not supported by pldsim")
     v = any_view(tensor, op, "the tensor")
-    return Tile(_pldsim.load(file, line, v, index_list(offsets, op, "offsets"), index_list(shapes, op, "shapes")))
+    valid = None if valid_shape is None else index_list(valid_shape, op, "valid_shape")
+    return Tile(_pldsim.load(file, line, v, index_list(offsets, op, "offsets"), index_list(shapes, op, "shapes"), valid, bool(clamp)))
 
 
 def store(tile: Any, offsets: Any, output_tensor: Any, shapes: Any = None, *, atomic: Any = 0) -> Any:
@@ -149,9 +147,9 @@ def cast(input: Any, target_type: Any, mode: Any = "round") -> Any:  # noqa: A00
 
 
 def range(*args: Any, init_values: Any = None) -> Any:  # noqa: A001 - upstream's name
-    """A loop: on pldsim a Python range (bounds are ints at run time)."""
-    if init_values is not None:
-        raise UnsupportedError("pl.range", "loop-carried init_values= are not supported by pldsim (assign in the loop)")
+    """A loop: on pldsim a Python range (bounds are ints at run time); with
+    init_values, one that carries values (loops.py)."""
     if not 1 <= len(args) <= 3:
         raise UsageTypeError("pl.range", f"pl.range takes 1 to 3 bounds, got {len(args)}")
-    return builtins.range(*(index_list(a, "pl.range", "a bound")[0] for a in args))
+    indices = builtins.range(*(index_list(a, "pl.range", "a bound")[0] for a in args))
+    return indices if init_values is None else CarriedLoop(indices, init_values)

@@ -73,7 +73,8 @@ void pld__allreduce_ring(struct pld__coll *c, pl_tensor flat, pld_dtensor signal
     pld__wait((c)->file, (c)->line, (sigt),                                                        \
               (struct pld_wait_kw){.offsets = (offs), .expected = (exp), .cmp = PLD_WAIT_GE})
 #define COLL_LOAD(c, t, off, len)                                                                  \
-    pl__load((c)->file, (c)->line, (t), PL_IDX(0, (off)), PL_SHAPE(1, (len)))
+    pl__load((c)->file, (c)->line, (t), PL_IDX(0, (off)), PL_SHAPE(1, (len)),                      \
+             (struct pl_load_kw){0})
 #define COLL_STORE(c, tile, t, off)                                                                \
     pl__store((c)->file, (c)->line, (tile), PL_IDX(0, (off)), (t), (struct pl_store_kw){0})
 #define COLL_REMOTE_LOAD(c, t, peer_, off, len)                                                    \

@@ -77,6 +77,16 @@ class Constructs(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("P=1", r.stdout)
 
+    def test_valid_shape_clamp_and_carried_loops(self):
+        r = features("ragged")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("OK", r.stdout)
+
+    def test_a_yield_of_the_wrong_count_is_upstreams_value_error(self):
+        r = features("yield-count")
+        self.assertEqual(r.returncode, 3, r.stderr)
+        self.assertRegex(r.stderr, r"features\.py:\d+: rank 0: pl\.yield_: the loop carries 2 value\(s\) \(init_values\) but pl\.yield_ gives 1")
+
     def test_a_compiled_program_runs_again_in_one_process(self):
         r = features("twice")
         self.assertEqual(r.returncode, 0, r.stderr)

@@ -17,6 +17,7 @@ import enum
 from typing import Any
 
 from pldsim import ops as _ops
+from pldsim.loops import yield_
 from pldsim import program as _program
 from pldsim.comm import AtomicType
 from pldsim.errors import UnsupportedError
@@ -181,7 +182,7 @@ _UPSTREAM_ONLY = frozenset(
     aiv_initialize_pipe reserve_buffer import_peer_buffer tfree_to_aic tfree_to_aiv create_tensor
     assemble cos dim full scope manual_scope submit spmd_submit no_dep dump_tag scatter
     scatter_update sin arange gather paged_gather random create_l1 gather_row get_block_idx
-    get_block_num get_subblock_idx mrgsort sort32 while_ yield_ cond func_attr at cluster spmd
+    get_block_num get_subblock_idx mrgsort sort32 while_ cond func_attr at cluster spmd
     split_aiv parse loads parse_program loads_program Array Tuple RUNTIME""".split()
 )
 
@@ -224,6 +225,6 @@ __all__ = [
     "Tensor", "Tile", "UINT8", "UINT16", "UINT32", "UINT64", "add", "cast", "const", "dynamic", "function",
     "inline", "jit", "load", "max", "maximum", "min", "minimum", "mul", "parallel", "pipeline", "program",
     "range", "read", "static_assert", "static_print", "store", "sub", "system", "tensor", "tile", "typing",
-    "unroll", "write",
+    "unroll", "write", "yield_",
 ]
 _ = _program  # compile entry points are reached through Function.compile and pypto.ir

@@ -11,7 +11,10 @@ pipeline-alone: pipeline=True without chunks.  dynamic-mismatch: two
 tensors that bind pl.dynamic("NR") differently.  unsupported: pl.exp.
 direct: a host orchestrator called directly with config=.  kernel-alone:
 a kernel called from plain Python.  seed: prints a checksum of
-torch.randn.  twice: calls the compiled program three times."""
+torch.randn.  twice: calls the compiled program three times.  ragged: a
+[1, 40] row in [1, 16] tiles whose last holds 8 (valid_shape), a running
+sum carried by pl.range(init_values=) and pl.yield_, and a clamp=True load.
+yield-count: a pl.yield_ of two values in a loop that carries one."""
 
 import sys
 
@@ -120,6 +123,30 @@ def double_host(x: pl.Tensor[[NR, 1, COLS], pl.FP32], y: pl.Out[pl.Tensor[[NR, 1
         double_on_device(x[r], y[r], device=r)
 
 
+RAGGED = 40
+
+
+@pl.jit.incore
+def ragged(x: pl.Tensor[[1, RAGGED], pl.FP32], y: pl.Out[pl.Tensor[[1, RAGGED], pl.FP32]], s: pl.Out[pl.Tensor[[1, 16], pl.FP32]]):
+    acc = pl.mul(pl.load(x, [0, 0], [1, 16]), 0)
+    for col, (y_iter, acc_iter) in pl.range(0, RAGGED, 16, init_values=(y, acc)):
+        valid = pl.min(16, RAGGED - col)
+        t = pl.load(x, [0, col], [1, 16], valid_shape=[1, valid])
+        y_iter = pl.store(pl.add(t, t), [0, col], y_iter)
+        if MODE == "yield-count":
+            y_out, acc_out = pl.yield_(y_iter)
+        else:
+            y_out, acc_out = pl.yield_(y_iter, pl.add(acc_iter, t))
+    tail = pl.load(x, [0, 32], [1, 16], clamp=True)  # 8 real elements, 8 zeros
+    pl.store(pl.add(acc_out, tail), [0, 0], s)
+    return y_out
+
+
+@pl.jit
+def ragged_on_device(x: pl.Tensor[[1, RAGGED], pl.FP32], y: pl.Out[pl.Tensor[[1, RAGGED], pl.FP32]], s: pl.Out[pl.Tensor[[1, 16], pl.FP32]]):
+    return ragged(x, y, s)
+
+
 def config() -> RunConfig:
     return RunConfig(distributed_config=DistributedConfig(device_ids=list(range(P))))
 
@@ -162,6 +189,16 @@ elif MODE == "kernel-alone":
     y = torch.zeros(1, COLS)
     double(x, y)  # one device by default: DistributedConfig() is device 0
     assert torch.equal(y, 2 * x)
+elif MODE in ("ragged", "yield-count"):
+    x = torch.arange(1.0, RAGGED + 1).reshape(1, RAGGED)
+    y = torch.zeros(1, RAGGED)
+    s = torch.zeros(1, 16)
+    ragged_on_device(x, y, s)  # one device
+    assert torch.equal(y, 2 * x), y
+    # columns 0..7 summed over the three tiles, plus the clamped tail's x[32 + k] again;
+    # a sum is valid where both operands are, so past the last tile's 8 columns: zeros
+    want = torch.tensor([x[0, k] + x[0, 16 + k] + 2 * x[0, 32 + k] if k < 8 else 0 for k in range(16)]).reshape(1, 16)
+    assert torch.equal(s, want), (s, want)
 elif MODE == "seed":
     print(f"checksum {float(torch.randn(1000).sum()):.6f}")
 else:
