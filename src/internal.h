@@ -136,6 +136,7 @@ struct pld__run {
     struct pld__deadlock_state *deadlock; /* who last notified each dense cell, or NULL */
     struct pld__host_writes *host_writes; /* what this process's rank stored in host tensors */
     struct pld__sparse *sparse;           /* the sparse windows, NULL when none */
+    void *be_state; /* the backend's own, from its run hook until that returns */
 };
 
 /* The run in progress, or NULL outside pld_run(). */
