@@ -46,7 +46,8 @@ struct sim_rank {
     } memo[4];
 };
 
-static struct {
+/* The backend's share of the run (R->be_state). */
+struct sim_state {
     struct pld__run *R;
     sg_host_t *hosts;
     sg_host_t cpu;
@@ -60,7 +61,13 @@ static struct {
     int deadlocked;
     pld__host_fn host_fn;
     const void *host_args;
-} S;
+    struct pld__progress progress;
+};
+
+/* R->be_state, cached: set when sim_run starts, NULL again when it
+ * returns.  The hooks read it dozens of times per operation, and through
+ * pld__R each read would take two loads more. */
+static struct sim_state *S;
 
 /* The running actor, kept here rather than asked of SimGrid: pld__self() is
  * called a few dozen times per operation, and sg_actor_self() costs a
@@ -69,9 +76,9 @@ static struct {
  * puts the caller back. */
 #define SIMCALL(call)                                                                              \
     do {                                                                                           \
-        int self_ = S.cur;                                                                         \
+        int self_ = S->cur;                                                                        \
         call;                                                                                      \
-        S.cur = self_;                                                                             \
+        S->cur = self_;                                                                            \
     } while (0)
 
 static void flush_wakes(void);
@@ -81,7 +88,7 @@ static void flush_wakes(void);
 static void leave_if_aborted(void)
 {
     flush_wakes();
-    if (S.aborted) {
+    if (S->aborted) {
         pld__guard_escape(); /* an embedded interpreter unwinds itself */
         sg_actor_exit();
     }
@@ -91,12 +98,12 @@ static _Noreturn void sim_abort_run(void);
 
 static int sim_self(void)
 {
-    return S.R ? S.cur : PLD__NOBODY;
+    return S ? S->cur : PLD__NOBODY;
 }
 
 static double *ahead_of(int self)
 {
-    return self >= 0 ? &S.rk[self].ahead : &S.host_ahead;
+    return self >= 0 ? &S->rk[self].ahead : &S->host_ahead;
 }
 
 static double sim_now(void)
@@ -151,7 +158,7 @@ static int route(struct sim_rank *rk, int from, int to, double *lat, double *bw)
     if (m->links == 0 || m->from != from || m->to != to) {
         m->from = from;
         m->to = to;
-        m->links = pld__sgx_route(S.hosts[from], S.hosts[to], &m->lat, &m->bw);
+        m->links = pld__sgx_route(S->hosts[from], S->hosts[to], &m->lat, &m->bw);
     }
     *lat = m->lat;
     *bw = m->bw;
@@ -164,7 +171,7 @@ static int route(struct sim_rank *rk, int from, int to, double *lat, double *bw)
 static int carry(int from, int to, struct pld__cost *c)
 {
     int me = sim_self();
-    struct sim_rank *rk = &S.rk[me];
+    struct sim_rank *rk = &S->rk[me];
     rk->ahead += c->before;
     if (from != to && c->bytes > 0) {
         double lat, bw;
@@ -173,8 +180,8 @@ static int carry(int from, int to, struct pld__cost *c)
         rk->ahead += (double)c->extra_lats * lat;
         catch_up(&rk->ahead);
         c->t_start = simgrid_get_clock();
-        SIMCALL(sg_host_sendto(S.hosts[from], S.hosts[to], c->bytes));
-        pld__progress_tick(S.R);
+        SIMCALL(sg_host_sendto(S->hosts[from], S->hosts[to], c->bytes));
+        pld__progress_tick(&S->progress, S->R);
     } else {
         c->t_start = simgrid_get_clock() + rk->ahead;
     }
@@ -189,7 +196,7 @@ static int sim_read(int peer, const struct pld__wbuf *b, const struct pld__regio
     if (rc)
         return rc;
     pld__shm_read(peer, b, rg, dst);
-    S.rk[sim_self()].ahead += c->after;
+    S->rk[sim_self()].ahead += c->after;
     return 0;
 }
 
@@ -200,20 +207,20 @@ static int sim_write(int peer, const struct pld__wbuf *b, const struct pld__regi
     if (rc)
         return rc;
     pld__shm_write(peer, b, rg, src, op);
-    S.rk[sim_self()].ahead += c->after;
+    S->rk[sim_self()].ahead += c->after;
     return 0;
 }
 
 static double sim_route_bw(int from, int to)
 {
-    return S.hosts ? sg_host_get_route_bandwidth(S.hosts[from], S.hosts[to]) : 0;
+    return S && S->hosts ? sg_host_get_route_bandwidth(S->hosts[from], S->hosts[to]) : 0;
 }
 
 static void sim_dispatch(int rank, struct pld__task *t)
 {
-    struct sim_rank *rk = &S.rk[rank];
+    struct sim_rank *rk = &S->rk[rank];
     leave_if_aborted();
-    t->not_before = simgrid_get_clock() + S.host_ahead;
+    t->not_before = simgrid_get_clock() + S->host_ahead;
     SIMCALL(sg_mutex_lock(rk->mtx));
     pld__tasks_push(&rk->tasks, t);
     SIMCALL(sg_cond_notify_all(rk->cond));
@@ -239,9 +246,9 @@ static void wake_waiter(struct sim_rank *rk, int force)
  * handed it over: by then the notify's release is recorded (races.c). */
 static void flush_wakes(void)
 {
-    if (S.wake) {
-        wake_waiter(&S.rk[S.wake - 1], 0);
-        S.wake = 0;
+    if (S->wake) {
+        wake_waiter(&S->rk[S->wake - 1], 0);
+        S->wake = 0;
     }
 }
 
@@ -249,7 +256,7 @@ static int sim_notify(int owner, const struct pld__cell_ref *ref, pld_notify_op 
                       struct pld__cost *c)
 {
     int me = sim_self();
-    struct sim_rank *rk = &S.rk[me];
+    struct sim_rank *rk = &S->rk[me];
     rk->ahead += c->before;
     c->t_start = simgrid_get_clock() + rk->ahead;
     if (owner != me) {
@@ -259,7 +266,7 @@ static int sim_notify(int owner, const struct pld__cell_ref *ref, pld_notify_op 
             return PLD_EPLATFORM;
         rk->ahead += lat + (bw > 0 ? c->bytes / bw : 0);
         catch_up(&rk->ahead);
-        pld__progress_tick(S.R);
+        pld__progress_tick(&S->progress, S->R);
     } else {
         leave_if_aborted(); /* the entry below flushes any earlier wake */
     }
@@ -269,8 +276,8 @@ static int sim_notify(int owner, const struct pld__cell_ref *ref, pld_notify_op 
         *cell = value;
     else
         *cell = (int32_t)((uint32_t)*cell + (uint32_t)value); /* wraps like the hardware */
-    if (S.rk[owner].wait_cell == cell)
-        S.wake = owner + 1;
+    if (S->rk[owner].wait_cell == cell)
+        S->wake = owner + 1;
     rk->ahead += c->after;
     return 0;
 }
@@ -284,10 +291,10 @@ static int sim_notify(int owner, const struct pld__cell_ref *ref, pld_notify_op 
 static int all_stuck(void)
 {
     int blocked = 0;
-    if (!S.host_done || S.aborted || S.R->cfg->wait_timeout > 0)
+    if (!S->host_done || S->aborted || S->R->cfg->wait_timeout > 0)
         return 0;
-    for (int r = 0; r < S.R->P; r++) {
-        const struct sim_rank *rk = &S.rk[r];
+    for (int r = 0; r < S->R->P; r++) {
+        const struct sim_rank *rk = &S->rk[r];
         if (rk->done)
             continue;
         if (!rk->wait_cell || satisfied(rk->wait_cell, rk->wait_cmp, rk->wait_expected))
@@ -301,10 +308,10 @@ static void declare_deadlock_if_stuck(void)
 {
     if (!all_stuck())
         return;
-    S.deadlocked = 1;
-    pld__report_deadlock(S.R);
+    S->deadlocked = 1;
+    pld__report_deadlock(S->R);
     int zero = 0;
-    __atomic_compare_exchange_n(&S.R->error, &zero, PLD_EDEADLOCK, 0, __ATOMIC_ACQ_REL,
+    __atomic_compare_exchange_n(&S->R->error, &zero, PLD_EDEADLOCK, 0, __ATOMIC_ACQ_REL,
                                 __ATOMIC_ACQUIRE);
     sim_abort_run();
 }
@@ -317,15 +324,15 @@ static void declare_deadlock_if_stuck(void)
  * its model time. */
 static void sim_wait(const struct pld__cell_ref *ref, pld_wait_cmp cmp, int32_t expected)
 {
-    struct sim_rank *rk = &S.rk[sim_self()];
+    struct sim_rank *rk = &S->rk[sim_self()];
     const int32_t *cell = ref->addr;
     if (cmp == PLD_WAIT_EQ)
         catch_up(&rk->ahead);
     flush_wakes(); /* before this actor can block */
     double t = simgrid_get_clock() + rk->ahead;
-    double timeout = S.R->cfg->wait_timeout, deadline = t + timeout;
+    double timeout = S->R->cfg->wait_timeout, deadline = t + timeout;
     int blocked = 0;
-    while (!satisfied(cell, cmp, expected) && !S.aborted) {
+    while (!satisfied(cell, cmp, expected) && !S->aborted) {
         rk->wait_cell = cell;
         rk->wait_cmp = cmp;
         rk->wait_expected = expected;
@@ -343,10 +350,10 @@ static void sim_wait(const struct pld__cell_ref *ref, pld_wait_cmp cmp, int32_t 
             /* like hardware's spin limit: this wait will not complete */
             rk->wait_cell = NULL;
             rk->ahead = 0;
-            S.R->timed_out = 1;
-            pld__report_deadlock(S.R);
-            if (!S.R->error)
-                S.R->error = PLD_EDEADLOCK;
+            S->R->timed_out = 1;
+            pld__report_deadlock(S->R);
+            if (!S->R->error)
+                S->R->error = PLD_EDEADLOCK;
             sim_abort_run();
         }
     }
@@ -361,12 +368,12 @@ static void sim_wait(const struct pld__cell_ref *ref, pld_wait_cmp cmp, int32_t 
  * woken to notice. */
 static _Noreturn void sim_abort_run(void)
 {
-    S.aborted = 1;
-    for (int r = 0; r < S.R->P; r++) {
-        wake_waiter(&S.rk[r], 1);
-        SIMCALL(sg_mutex_lock(S.rk[r].mtx));
-        SIMCALL(sg_cond_notify_all(S.rk[r].cond));
-        SIMCALL(sg_mutex_unlock(S.rk[r].mtx));
+    S->aborted = 1;
+    for (int r = 0; r < S->R->P; r++) {
+        wake_waiter(&S->rk[r], 1);
+        SIMCALL(sg_mutex_lock(S->rk[r].mtx));
+        SIMCALL(sg_cond_notify_all(S->rk[r].cond));
+        SIMCALL(sg_mutex_unlock(S->rk[r].mtx));
     }
     pld__guard_escape();
     sg_actor_exit();
@@ -377,17 +384,17 @@ static void device_main(int argc, char **argv)
     (void)argc;
     (void)argv;
     int r = *(int *)sg_actor_self_get_data();
-    struct sim_rank *rk = &S.rk[r];
-    S.cur = r;
+    struct sim_rank *rk = &S->rk[r];
+    S->cur = r;
     for (;;) {
         double idle_from = simgrid_get_clock() + rk->ahead;
         SIMCALL(sg_mutex_lock(rk->mtx));
-        while (!rk->tasks.head && !S.host_done && !S.aborted)
+        while (!rk->tasks.head && !S->host_done && !S->aborted)
             SIMCALL(sg_cond_wait(rk->cond, rk->mtx));
         resume_at(&rk->ahead, idle_from);
         struct pld__task *t = pld__tasks_pop(&rk->tasks);
         SIMCALL(sg_mutex_unlock(rk->mtx));
-        if (!t || S.aborted) {
+        if (!t || S->aborted) {
             pld__task_free(t);
             break;
         }
@@ -398,10 +405,10 @@ static void device_main(int argc, char **argv)
         flush_wakes();
         pld__task_free(t);
     }
-    if (!S.aborted)
+    if (!S->aborted)
         catch_up(&rk->ahead); /* the run ends when its last device does */
     rk->done = 1;
-    if (!S.aborted)
+    if (!S->aborted)
         declare_deadlock_if_stuck();
 }
 
@@ -409,58 +416,54 @@ static void host_main(int argc, char **argv)
 {
     (void)argc;
     (void)argv;
-    S.cur = PLD__HOST;
-    S.host_fn(S.host_args);
-    if (!S.aborted)
-        catch_up(&S.host_ahead);
-    S.host_done = 1;
-    for (int r = 0; r < S.R->P; r++) {
-        SIMCALL(sg_mutex_lock(S.rk[r].mtx));
-        SIMCALL(sg_cond_notify_all(S.rk[r].cond));
-        SIMCALL(sg_mutex_unlock(S.rk[r].mtx));
+    S->cur = PLD__HOST;
+    S->host_fn(S->host_args);
+    if (!S->aborted)
+        catch_up(&S->host_ahead);
+    S->host_done = 1;
+    for (int r = 0; r < S->R->P; r++) {
+        SIMCALL(sg_mutex_lock(S->rk[r].mtx));
+        SIMCALL(sg_cond_notify_all(S->rk[r].cond));
+        SIMCALL(sg_mutex_unlock(S->rk[r].mtx));
     }
-    if (!S.aborted)
+    if (!S->aborted)
         declare_deadlock_if_stuck();
 }
 
 static void on_deadlock(void)
 {
-    S.cur = PLD__NOBODY; /* maestro calls this */
-    if (S.aborted)
+    S->cur = PLD__NOBODY; /* maestro calls this */
+    if (S->aborted)
         return; /* the error that aborted the run has been reported */
-    S.deadlocked = 1;
-    pld__report_deadlock(S.R);
+    S->deadlocked = 1;
+    pld__report_deadlock(S->R);
 }
 
-/* Frees what sim_run allocated, including tasks a failed run left queued. */
-static void sim_release(void)
+/* Frees what sim_run allocated, on every way out of it, including tasks a
+ * failed run left queued. */
+static void sim_release(struct pld__run *R)
 {
-    for (int r = 0; S.rk && r < S.R->P; r++) {
-        pld__tasks_free(&S.rk[r].tasks);
-        if (S.rk[r].cond)
-            sg_cond_destroy(S.rk[r].cond);
-        if (S.rk[r].wake)
-            sg_sem_destroy(S.rk[r].wake);
-        if (S.rk[r].mtx)
-            sg_mutex_destroy(S.rk[r].mtx);
+    for (int r = 0; S->rk && r < R->P; r++) {
+        pld__tasks_free(&S->rk[r].tasks);
+        if (S->rk[r].cond)
+            sg_cond_destroy(S->rk[r].cond);
+        if (S->rk[r].wake)
+            sg_sem_destroy(S->rk[r].wake);
+        if (S->rk[r].mtx)
+            sg_mutex_destroy(S->rk[r].mtx);
     }
-    free(S.hosts);
-    free(S.rk);
-    S.hosts = NULL;
-    S.rk = NULL;
-    S.R = NULL;
+    free(S->hosts);
+    free(S->rk);
+    free(S);
+    S = R->be_state = NULL;
 }
 
-static int sim_run(struct pld__run *R, pld__host_fn host, const void *args)
+/* Starts SimGrid, builds the platform and the actors, and runs them. */
+static int simulate(struct pld__run *R)
 {
     int argc = 1, rc;
     char factory[64];
     char *argv[] = {(char *)"pldsim", NULL, NULL};
-
-    memset(&S, 0, sizeof S);
-    S.R = R;
-    S.host_fn = host;
-    S.host_args = args;
 
     /* SimGrid's own chatter (config changes, its deadlock dump) would bury
      * our one-line messages; we report everything that matters ourselves. */
@@ -480,50 +483,61 @@ static int sim_run(struct pld__run *R, pld__host_fn host, const void *args)
     sg_cfg_set_double("network/TCP-gamma", 0);
     sg_cfg_set_boolean("debug/verbose-exit", "no");
 
-    S.hosts = calloc((size_t)R->P, sizeof *S.hosts);
-    S.rk = calloc((size_t)R->P, sizeof *S.rk);
-    if (!S.hosts || !S.rk)
+    S->hosts = calloc((size_t)R->P, sizeof *S->hosts);
+    S->rk = calloc((size_t)R->P, sizeof *S->rk);
+    if (!S->hosts || !S->rk)
         return pld__config_error(PLD_ENOMEM, "out of memory for %d ranks", R->P);
-    if ((rc = pld__sim_load_platform(R, S.hosts, &S.cpu)))
+    if ((rc = pld__sim_load_platform(R, S->hosts, &S->cpu)))
         return rc;
     pld__sgx_seal();
     pld__sgx_on_deadlock(on_deadlock);
 
     for (int r = 0; r < R->P; r++) {
         char name[32];
-        S.rk[r].mtx = sg_mutex_init();
-        S.rk[r].cond = sg_cond_init();
-        S.rk[r].wake = sg_sem_init(0);
-        S.rk[r].tag = r;
+        S->rk[r].mtx = sg_mutex_init();
+        S->rk[r].cond = sg_cond_init();
+        S->rk[r].wake = sg_sem_init(0);
+        S->rk[r].tag = r;
         snprintf(name, sizeof name, "rank%d", r);
-        sg_actor_t a = sg_actor_init(name, S.hosts[r]);
-        sg_actor_set_data(a, &S.rk[r].tag);
+        sg_actor_t a = sg_actor_init(name, S->hosts[r]);
+        sg_actor_set_data(a, &S->rk[r].tag);
         sg_actor_start_(a, device_main, 0, NULL);
     }
-    S.host_tag = PLD__HOST;
-    sg_actor_t h = sg_actor_init("host", S.cpu);
-    sg_actor_set_data(h, &S.host_tag);
+    S->host_tag = PLD__HOST;
+    sg_actor_t h = sg_actor_init("host", S->cpu);
+    sg_actor_set_data(h, &S->host_tag);
     sg_actor_start_(h, host_main, 0, NULL);
 
-    pld__progress_start();
-    S.cur = PLD__NOBODY;
+    pld__progress_start(&S->progress);
+    S->cur = PLD__NOBODY;
     simgrid_run();
-    S.cur = PLD__NOBODY;
+    S->cur = PLD__NOBODY;
     R->end_time = simgrid_get_clock();
 
     rc = 0;
-    if (S.aborted)
+    if (S->aborted)
         rc = R->error ? R->error : PLD_EINVAL;
-    else if (S.deadlocked)
+    else if (S->deadlocked)
         rc = PLD_EDEADLOCK;
     else
         for (int r = 0; r < R->P; r++)
-            if (!S.rk[r].done) {
+            if (!S->rk[r].done) {
                 pld__report_deadlock(R);
                 rc = PLD_EDEADLOCK;
                 break;
             }
-    sim_release();
+    return rc;
+}
+
+static int sim_run(struct pld__run *R, pld__host_fn host, const void *args)
+{
+    if (!(S = R->be_state = calloc(1, sizeof *S)))
+        return pld__config_error(PLD_ENOMEM, "out of memory for the simulator's state");
+    S->R = R;
+    S->host_fn = host;
+    S->host_args = args;
+    int rc = simulate(R);
+    sim_release(R);
     return rc;
 }
 

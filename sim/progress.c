@@ -11,9 +11,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static double interval, started, last;
-static uint64_t ticks;
-
 static double wall(void)
 {
     struct timespec ts;
@@ -21,11 +18,11 @@ static double wall(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-void pld__progress_start(void)
+void pld__progress_start(struct pld__progress *p)
 {
     const char *e = getenv("PLD_PROGRESS");
     char *end;
-    interval = isatty(STDERR_FILENO) ? 10 : 0;
+    double interval = isatty(STDERR_FILENO) ? 10 : 0;
     if (e && *e) {
         double v = strtod(e, &end);
         if (end != e && *end == '\0' && v >= 0)
@@ -33,20 +30,20 @@ void pld__progress_start(void)
         else
             fprintf(stderr, "pldsim: PLD_PROGRESS=%s: expected seconds (0 = off); ignored\n", e);
     }
-    started = last = wall();
-    ticks = 0;
+    double now = wall();
+    *p = (struct pld__progress){.interval = interval, .started = now, .last = now};
 }
 
-void pld__progress_tick(const struct pld__run *R)
+void pld__progress_tick(struct pld__progress *p, const struct pld__run *R)
 {
-    if (interval <= 0 || (++ticks & 1023) != 0)
+    if (p->interval <= 0 || (++p->ticks & 1023) != 0)
         return;
     double now = wall();
-    if (now - last < interval)
+    if (now - p->last < p->interval)
         return;
-    last = now;
+    p->last = now;
     uint64_t n = __atomic_load_n(&R->transfers, __ATOMIC_RELAXED);
     fprintf(stderr, "[pldsim] %.1f s wall: simulated %.3f us, %llu transfers (%.0f/s)\n",
-            now - started, simgrid_get_clock() * 1e6, (unsigned long long)n,
-            (double)n / (now - started));
+            now - p->started, simgrid_get_clock() * 1e6, (unsigned long long)n,
+            (double)n / (now - p->started));
 }

@@ -24,10 +24,17 @@ int pld__platform_write(FILE *out, const struct pld__model *m, int ndev, const i
  * R->ranks[].dev and R->host_dev.  Returns 0 or a PLD_E* code (printed). */
 int pld__sim_load_platform(struct pld__run *R, sg_host_t *rank_hosts, sg_host_t *cpu);
 
-/* progress.c: starts the clock of the progress lines (PLD_PROGRESS). */
-void pld__progress_start(void);
+/* progress.c: the clock of the progress lines, part of the engine's
+ * per-run state. */
+struct pld__progress {
+    double interval;      /* s of wall time between lines; 0 = off */
+    double started, last; /* wall clock at the start and at the last line */
+    uint64_t ticks;       /* transfers counted */
+};
+/* Starts the clock of the progress lines (PLD_PROGRESS). */
+void pld__progress_start(struct pld__progress *p);
 /* Counts one transfer; every interval, prints how far the run has got. */
-void pld__progress_tick(const struct pld__run *R);
+void pld__progress_tick(struct pld__progress *p, const struct pld__run *R);
 
 /* C++ shim (shim.cpp). */
 /* simgrid_load_platform, with SimGrid's exceptions turned into a message in

@@ -87,7 +87,8 @@ struct pld_backend {
     /* Sets up ranks (R->ranks[r].dev, R->host_dev, R->platform_desc), runs
      * host(args) as the host orchestrator and every dispatched task, and
      * returns when all are done.  Returns 0 or a negative PLD_E* code (it
-     * prints the message itself for platform/device errors). */
+     * prints the message itself for platform/device errors).  The backend's
+     * own state hangs off R->be_state: made here, freed before returning. */
     int (*run)(struct pld__run *R, pld__host_fn host, const void *args);
 
     /* The executing rank, PLD__HOST, or PLD__NOBODY. */

@@ -8,9 +8,12 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-/* cell -> the last rank that notified it, for the wait-for graph; a sparse
- * window keeps it beside its lines (pld__sparse_note) */
-static struct pld__ptrmap notes;
+/* The run's: made by the first notify of a dense cell. */
+struct pld__deadlock_state {
+    /* cell -> the last rank that notified it, for the wait-for graph; a
+     * sparse window keeps it beside its lines (pld__sparse_note) */
+    struct pld__ptrmap notes;
+};
 static pthread_mutex_t note_lock = PTHREAD_MUTEX_INITIALIZER; /* ranks may be threads */
 
 void pld__deadlock_note(const struct pld__wbuf *b, const void *cell, int rank)
@@ -20,24 +23,32 @@ void pld__deadlock_note(const struct pld__wbuf *b, const void *cell, int rank)
         return;
     }
     pthread_mutex_lock(&note_lock);
-    uint64_t *v = pld__ptrmap_put(&notes, (uintptr_t)cell, NULL);
-    if (v) /* out of memory: the report says less, the run goes on */
+    struct pld__deadlock_state *d = pld__R->deadlock;
+    if (!d)
+        d = pld__R->deadlock = calloc(1, sizeof *d);
+    /* out of memory: the report says less, the run goes on */
+    uint64_t *v = d ? pld__ptrmap_put(&d->notes, (uintptr_t)cell, NULL) : NULL;
+    if (v)
         *v = (uint64_t)rank;
     pthread_mutex_unlock(&note_lock);
 }
 
 /* The rank that last notified `cell` of `b`, or -1. */
-static int last_notifier(const struct pld__wbuf *b, const void *cell)
+static int last_notifier(const struct pld__run *R, const struct pld__wbuf *b, const void *cell)
 {
     if (b->sparse)
         return (int)*pld__sparse_note(cell) - 1;
-    const uint64_t *v = pld__ptrmap_find(&notes, (uintptr_t)cell);
+    const uint64_t *v = R->deadlock ? pld__ptrmap_find(&R->deadlock->notes, (uintptr_t)cell) : NULL;
     return v ? (int)*v : -1;
 }
 
-void pld__deadlock_reset(void)
+void pld__deadlock_free(struct pld__run *R)
 {
-    pld__ptrmap_free(&notes);
+    if (!R->deadlock)
+        return;
+    pld__ptrmap_free(&R->deadlock->notes);
+    free(R->deadlock);
+    R->deadlock = NULL;
 }
 
 void pld__report_deadlock(struct pld__run *R)
@@ -68,7 +79,7 @@ void pld__report_deadlock(struct pld__run *R)
             next[r] = -1;
         if (!w->active)
             continue;
-        int n = last_notifier(w->buf, w->cellp);
+        int n = last_notifier(R, w->buf, w->cellp);
         fprintf(stderr, "%s:%d: rank %d: waits for %s%s %s %lld; the cell holds %d", w->file,
                 w->line, r, w->buf->name, pld__shape_str(w->offsets, off, sizeof off),
                 w->cmp == PLD_WAIT_EQ ? "==" : ">=", (long long)w->expected, *w->cellp);

@@ -20,12 +20,18 @@ struct write_range {
     size_t len;
 };
 
+/* Every host tensor alive in the process, whether or not a run is in
+ * progress: pl_tensor_new is called before pld_run, and --dump-outputs
+ * reads them after the backend returns. */
 static struct live_tensor *live;
 static size_t nlive, live_cap;
 static uint32_t next_id;
 
-static struct write_range *writes;
-static size_t nwrites, writes_cap;
+/* The run's: made by the first store of a rank into a host tensor. */
+struct pld__host_writes {
+    struct write_range *w;
+    size_t n, cap;
+};
 
 static int grow(void **arr, size_t *cap, size_t need, size_t elem)
 {
@@ -59,21 +65,24 @@ void pld__host_tensor_forget(const void *data)
         }
 }
 
-static void note_range(const unsigned char *p, size_t len)
+static void note_range(struct pld__host_writes *hw, const unsigned char *p, size_t len)
 {
-    if (nwrites && writes[nwrites - 1].p + writes[nwrites - 1].len == p) {
-        writes[nwrites - 1].len += len; /* the next row of the same region */
+    if (hw->n && hw->w[hw->n - 1].p + hw->w[hw->n - 1].len == p) {
+        hw->w[hw->n - 1].len += len; /* the next row of the same region */
         return;
     }
-    if (grow((void **)&writes, &writes_cap, nwrites + 1, sizeof *writes))
+    if (grow((void **)&hw->w, &hw->cap, hw->n + 1, sizeof *hw->w))
         pld__fail(PLD_ENOMEM, __FILE__, __LINE__, "pl_store", "out of memory");
-    writes[nwrites++] = (struct write_range){p, len};
+    hw->w[hw->n++] = (struct write_range){p, len};
 }
 
 void pld__host_written(pl_tensor t, pl_shape offsets, pl_shape shape)
 {
     if (t.win || !pld__R || !(pld__R->be->caps & PLD_CAP_DISTRIBUTED) || pld__self() < 0)
         return;
+    struct pld__host_writes *hw = pld__R->host_writes;
+    if (!hw && !(hw = pld__R->host_writes = calloc(1, sizeof *hw)))
+        pld__fail(PLD_ENOMEM, __FILE__, __LINE__, "pl_store", "out of memory");
     int nd = t.shape.ndim;
     size_t es = pl_dtype_size(t.dtype);
     int64_t cols = shape.dim[nd - 1], rows = pl_shape_numel(shape) / cols;
@@ -82,7 +91,7 @@ void pld__host_written(pl_tensor t, pl_shape offsets, pl_shape shape)
         pl_shape at = offsets;
         for (int d = 0; d < nd - 1; d++)
             at.dim[d] = offsets.dim[d] + idx[d];
-        note_range(pld__elem_ptr(t, 0, at), (size_t)cols * es);
+        note_range(hw, pld__elem_ptr(t, 0, at), (size_t)cols * es);
         for (int d = nd - 2; d >= 0; d--) { /* odometer over the leading dims */
             if (++idx[d] < shape.dim[d])
                 break;
@@ -91,11 +100,13 @@ void pld__host_written(pl_tensor t, pl_shape offsets, pl_shape shape)
     }
 }
 
-void pld__host_writes_reset(void)
+void pld__host_writes_free(struct pld__run *R)
 {
-    free(writes);
-    writes = NULL;
-    nwrites = writes_cap = 0;
+    if (!R->host_writes)
+        return;
+    free(R->host_writes->w);
+    free(R->host_writes);
+    R->host_writes = NULL;
 }
 
 static const struct live_tensor *owner_of(const unsigned char *p, size_t len)
@@ -115,23 +126,25 @@ enum { HEADER = 4 + 8 + 8 };
 
 int pld__host_writes_pack(unsigned char **out, size_t *len)
 {
-    size_t total = 0;
-    for (size_t i = 0; i < nwrites; i++)
-        if (owner_of(writes[i].p, writes[i].len))
-            total += HEADER + writes[i].len;
+    const struct pld__host_writes *hw = pld__R->host_writes;
+    const struct write_range *w = hw ? hw->w : NULL;
+    size_t total = 0, nw = hw ? hw->n : 0;
+    for (size_t i = 0; i < nw; i++)
+        if (owner_of(w[i].p, w[i].len))
+            total += HEADER + w[i].len;
     unsigned char *buf = malloc(total ? total : 1), *q = buf;
     if (!buf)
         return PLD_ENOMEM;
-    for (size_t i = 0; i < nwrites; i++) {
-        const struct live_tensor *lt = owner_of(writes[i].p, writes[i].len);
+    for (size_t i = 0; i < nw; i++) {
+        const struct live_tensor *lt = owner_of(w[i].p, w[i].len);
         if (!lt) /* freed during the run: nobody can read it afterwards */
             continue;
-        uint64_t off = (uint64_t)(writes[i].p - (const unsigned char *)lt->t.data);
-        uint64_t n = writes[i].len;
+        uint64_t off = (uint64_t)(w[i].p - (const unsigned char *)lt->t.data);
+        uint64_t n = w[i].len;
         memcpy(q, &lt->id, 4);
         memcpy(q + 4, &off, 8);
         memcpy(q + 12, &n, 8);
-        memcpy(q + HEADER, writes[i].p, n);
+        memcpy(q + HEADER, w[i].p, n);
         q += HEADER + n;
     }
     *out = buf;

@@ -129,7 +129,15 @@ struct pld__rank {
 struct pld__trace;
 struct pld_backend;
 
-/* The state of the (single) run in progress. */
+/* Each module's share of the run, private to its file. */
+struct pld__racer;          /* races.c */
+struct pld__deadlock_state; /* deadlock.c */
+struct pld__host_writes;    /* host_writes.c */
+struct pld__sparse;         /* sparse.c */
+
+/* The state of the (single) run in progress.  pld_run zeroes it at the
+ * start and frees what every module hung off it in one place at the end,
+ * so nothing of one run leaks into the next. */
 struct pld__run {
     const pld_config *cfg;
     const struct pld_backend *be;
@@ -150,6 +158,11 @@ struct pld__run {
     int timed_out;                /* a wait passed --wait-timeout (not a full deadlock) */
     int notifiers_unknown;        /* the deadlock report cannot say who notified a cell */
     struct pld_guard *host_guard; /* the host orchestrator's innermost armed guard */
+    struct pld__racer *racer;     /* the race detector's clocks and records; NULL when off */
+    struct pld__deadlock_state *deadlock; /* who last notified each dense cell, or NULL */
+    struct pld__host_writes *host_writes; /* what this process's rank stored in host tensors */
+    struct pld__sparse *sparse;           /* the sparse windows, NULL when none */
+    void *be_state; /* the backend's own, from its run hook until that returns */
 };
 
 /* The run in progress, or NULL outside pld_run(). */
@@ -357,7 +370,8 @@ void pld__host_written(pl_tensor t, pl_shape offsets, pl_shape shape);
  * PLD_ENOMEM / PLD_EINVAL. */
 int pld__host_writes_pack(unsigned char **out, size_t *len);
 int pld__host_writes_apply(const unsigned char *in, size_t len);
-void pld__host_writes_reset(void);
+/* Frees the run's recorded writes (run.c's teardown). */
+void pld__host_writes_free(struct pld__run *R);
 /* Writes every live host tensor (name, dtype, shape, values) to `path`:
  * --dump-outputs, to compare runs on different backends. */
 int pld__host_tensors_dump(const char *path);
@@ -372,7 +386,8 @@ _Noreturn void pld__fail_no_data(const char *file, int line, const char *op, con
 
 /* The data-race detector (races.c). */
 void pld__races_begin(struct pld__run *R);
-int pld__races_end(struct pld__run *R); /* returns the races reported */
+int pld__races_found(const struct pld__run *R); /* the races reported so far */
+void pld__races_free(struct pld__run *R);       /* run.c's teardown */
 void pld__races_release(int me, const void *cell, pld_notify_op op);
 void pld__races_acquire(int me, const void *cell);
 void pld__races_access(int me, const struct pld__wbuf *b, int copy, int64_t lo, int64_t hi,
@@ -386,9 +401,10 @@ void pld__races_region(int me, pl_tensor t, int copy, pl_shape offsets, pl_shape
  * the wait-for graph.  pld__deadlock_note records who notified a cell. */
 void pld__report_deadlock(struct pld__run *R);
 void pld__deadlock_note(const struct pld__wbuf *b, const void *cell, int rank);
-void pld__deadlock_reset(void);
+void pld__deadlock_free(struct pld__run *R); /* run.c's teardown */
 
-/* Dynamic dims (shape.c). */
+/* Dynamic dims (shape.c).  Their names outlive runs (pl_dynamic may be
+ * called before pld_run); this unbinds them for a new run. */
 void pld__dynamic_reset(void);
 
 /* Physical quantities with units (units.c).  Each parses a number with an

@@ -53,7 +53,7 @@ struct shadow {
 #define MAX_RECORDS      512 /* per copy of a buffer; the oldest go first */
 #define CLOCKS_PER_BLOCK 256
 
-struct racer {
+struct pld__racer {
     int P;
     uint32_t *vc; /* P x P: vc[r * P + q] = what rank r knows of rank q */
     /* cell -> clock of the notifies it carries: one probe reads the key and
@@ -75,13 +75,6 @@ struct racer {
     int races;
 };
 
-static struct racer *RC;
-
-int pld__races_enabled(void)
-{
-    return RC != NULL;
-}
-
 void pld__races_begin(struct pld__run *R)
 {
     int mode = R->cfg->races;
@@ -94,27 +87,30 @@ void pld__races_begin(struct pld__run *R)
     R->races_mode = mode;
     if (mode == PLD_RACES_OFF)
         return;
-    RC = calloc(1, sizeof *RC);
+    struct pld__racer *RC = calloc(1, sizeof *RC);
     if (!RC)
         return;
     RC->P = R->P;
     RC->vc = calloc((size_t)R->P * (size_t)R->P, sizeof *RC->vc);
     if (!RC->vc) {
         free(RC);
-        RC = NULL;
         return;
     }
     for (int r = 0; r < R->P; r++)
         RC->vc[(size_t)r * R->P + r] = 1;
+    R->racer = RC;
 }
 
-int pld__races_end(struct pld__run *R)
+int pld__races_found(const struct pld__run *R)
 {
-    int n = 0;
-    (void)R;
+    return R->racer ? R->racer->races : 0;
+}
+
+void pld__races_free(struct pld__run *R)
+{
+    struct pld__racer *RC = R->racer;
     if (!RC)
-        return 0;
-    n = RC->races;
+        return;
     pld__ptrmap_free(&RC->cells);
     for (int i = 0; i < RC->nblocks; i++)
         free(RC->blocks[i]);
@@ -130,11 +126,10 @@ int pld__races_end(struct pld__run *R)
     free(RC->seen);
     free(RC->vc);
     free(RC);
-    RC = NULL;
-    return n;
+    R->racer = NULL;
 }
 
-static uint32_t *clock_of(int r)
+static uint32_t *clock_of(const struct pld__racer *RC, int r)
 {
     return RC->vc + (size_t)r * RC->P;
 }
@@ -143,7 +138,7 @@ static uint32_t *clock_of(int r)
 
 /* The clock a cell carries, or NULL if it carries none and made is NULL;
  * otherwise a new clock is made, left for the caller to fill, and *made set. */
-static uint32_t *cell_clock(const void *cell, int *made)
+static uint32_t *cell_clock(struct pld__racer *RC, const void *cell, int *made)
 {
     if (!made) {
         const uint64_t *v = pld__ptrmap_find(&RC->cells, (uintptr_t)cell);
@@ -193,10 +188,11 @@ static void join(uint32_t *restrict to, const uint32_t *restrict from, int n)
 
 void pld__races_release(int me, const void *cell, pld_notify_op op)
 {
+    struct pld__racer *RC = pld__R->racer;
     if (!RC)
         return;
     int made = 0;
-    uint32_t *cv = cell_clock(cell, &made), *mine = clock_of(me);
+    uint32_t *cv = cell_clock(RC, cell, &made), *mine = clock_of(RC, me);
     if (cv && (made || op == PLD_NOTIFY_SET)) /* a join into a new (all-zero) clock copies */
         memcpy(cv, mine, (size_t)RC->P * sizeof *cv);
     else if (cv)
@@ -206,21 +202,22 @@ void pld__races_release(int me, const void *cell, pld_notify_op op)
 
 void pld__races_acquire(int me, const void *cell)
 {
+    struct pld__racer *RC = pld__R->racer;
     if (!RC)
         return;
-    uint32_t *cv = cell_clock(cell, NULL);
+    uint32_t *cv = cell_clock(RC, cell, NULL);
     if (cv)
-        join(clock_of(me), cv, RC->P);
+        join(clock_of(RC, me), cv, RC->P);
 }
 
 /* ---- data accesses ---- */
 
-static int happens_before(const struct access *a, int me)
+static int happens_before(const struct pld__racer *RC, const struct access *a, int me)
 {
-    return a->rank == me || clock_of(me)[a->rank] >= a->epoch;
+    return a->rank == me || clock_of(RC, me)[a->rank] >= a->epoch;
 }
 
-static int reported(const char *f1, int l1, const char *f2, int l2)
+static int reported(struct pld__racer *RC, const char *f1, int l1, const char *f2, int l2)
 {
     for (int i = 0; i < RC->nseen; i++)
         if (((RC->seen[i].f1 == f1 && RC->seen[i].l1 == l1 && RC->seen[i].f2 == f2 &&
@@ -243,8 +240,9 @@ static int reported(const char *f1, int l1, const char *f2, int l2)
     return 0;
 }
 
-static void report(const struct access *old, const struct site *ow, const struct access *now,
-                   const struct site *nw, const struct pld__wbuf *b, int copy)
+static void report(struct pld__racer *RC, const struct access *old, const struct site *ow,
+                   const struct access *now, const struct site *nw, const struct pld__wbuf *b,
+                   int copy)
 {
     /* Ranks run ahead of each other on their own clocks (sim/engine.c), so
      * the access found second may be the earlier one: the report names the
@@ -255,7 +253,7 @@ static void report(const struct access *old, const struct site *ow, const struct
         old = now, ow = nw;
         now = a, nw = w;
     }
-    if (reported(ow->file, ow->line, nw->file, nw->line))
+    if (reported(RC, ow->file, ow->line, nw->file, nw->line))
         return;
     RC->races++;
     int64_t lo = old->lo > now->lo ? old->lo : now->lo, hi = old->hi < now->hi ? old->hi : now->hi;
@@ -272,6 +270,7 @@ static void report(const struct access *old, const struct site *ow, const struct
 void pld__races_access(int me, const struct pld__wbuf *b, int copy, int64_t lo, int64_t hi,
                        int write, int atomic, const char *op, const char *file, int line)
 {
+    struct pld__racer *RC = pld__R->racer;
     if (!RC || hi <= lo)
         return;
     if (b->id >= RC->nbufs) {
@@ -287,7 +286,7 @@ void pld__races_access(int me, const struct pld__wbuf *b, int copy, int64_t lo, 
     if (!RC->shadow[b->id] && !(RC->shadow[b->id] = calloc((size_t)RC->P, sizeof **RC->shadow)))
         return;
     struct shadow *s = &RC->shadow[b->id][copy];
-    struct access now = {lo, hi, me, clock_of(me)[me], (unsigned)write, (unsigned)atomic};
+    struct access now = {lo, hi, me, clock_of(RC, me)[me], (unsigned)write, (unsigned)atomic};
     struct site here = {op, file, line, pld__now()};
     int keep = 0, mask = s->cap - 1;
     /* An atomic access conflicts only with plain ones and supersedes none,
@@ -300,9 +299,9 @@ void pld__races_access(int me, const struct pld__wbuf *b, int copy, int64_t lo, 
         /* records are never empty, so only one that overlaps can race or be
          * covered */
         if (a->lo < hi && lo < a->hi) {
-            int before = happens_before(a, me);
+            int before = happens_before(RC, a, me);
             if ((a->write || write) && !(a->atomic && atomic) && !before)
-                report(a, &s->w[j], &now, &here, b, copy);
+                report(RC, a, &s->w[j], &now, &here, b, copy);
             /* a write that covers an access ordered before it supersedes it */
             if (write && !atomic && a->lo >= lo && a->hi <= hi && before) {
                 s->plain -= !a->atomic;
@@ -345,7 +344,7 @@ void pld__races_access(int me, const struct pld__wbuf *b, int copy, int64_t lo, 
 void pld__races_region(int me, pl_tensor t, int copy, pl_shape offsets, pl_shape shape, int write,
                        int atomic, const char *op, const char *file, int line)
 {
-    if (!RC || !t.win)
+    if (!pld__R->racer || !t.win)
         return;
     /* one contiguous run per row of the region */
     int nd = shape.ndim;

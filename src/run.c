@@ -82,6 +82,21 @@ static const struct pld_backend *find_backend(const char *name)
     return NULL;
 }
 
+/* The one teardown of a run, whatever point it reached: what every module
+ * hung off R, its windows and its ranks.  The next run starts from a
+ * zeroed struct, so nothing is reset anywhere else. */
+static void run_free(struct pld__run *R)
+{
+    for (int r = 0; r < R->P; r++)
+        pld__ub_release_all(&R->ranks[r]);
+    pld__windows_free(R); /* releases the sparse windows too */
+    pld__races_free(R);
+    pld__deadlock_free(R);
+    pld__host_writes_free(R);
+    free(R->ranks);
+    pld__R = NULL;
+}
+
 static void human_bytes(uint64_t b, char *buf, size_t len)
 {
     if (b < 1024)
@@ -159,14 +174,13 @@ int pld__run(const pld_config *cfg, pld__host_fn host, const void *args)
     snprintf(R.platform_desc, sizeof R.platform_desc, "%s", cfg->platform);
     pld__dynamic_reset();
     if ((cfg->trace || cfg->detailed_summary) && (rc = pld__trace_open(&R, cfg->trace))) {
-        free(R.ranks);
+        run_free(&R);
         return rc;
     }
     pld__R = &R;
     pld__races_begin(&R);
     rc = be->run(&R, host, args);
-    int races = pld__races_end(&R);
-    pld__deadlock_reset();
+    int races = pld__races_found(&R);
     if (races && rc == 0 && R.races_mode == PLD_RACES_ERROR)
         rc = pld__config_error(PLD_ERACE,
                                "%d data race%s found (--races=error; --races=warn reports them "
@@ -182,7 +196,6 @@ int pld__run(const pld_config *cfg, pld__host_fn host, const void *args)
         if (!rc)
             rc = drc;
     }
-    pld__host_writes_reset();
     last_stats = (pld_run_stats){.time_s = R.end_time,
                                  .bytes_moved = R.bytes_moved,
                                  .nranks = R.P,
@@ -201,11 +214,7 @@ int pld__run(const pld_config *cfg, pld__host_fn host, const void *args)
         }
         fflush(stdout);
     }
-    for (int r = 0; r < R.P; r++)
-        pld__ub_release_all(&R.ranks[r]);
-    pld__windows_free(&R);
-    free(R.ranks);
-    pld__R = NULL;
+    run_free(&R);
     return rc;
 }
 

@@ -42,17 +42,15 @@
  * makes 42 M lines, and this is 0.8 GB of table instead of 2.1 GB.  That is
  * also why it is not the side tables' map (ptrmap.h), whose 16-byte entries
  * would cost a quarter of a gigabyte more here. */
-struct sparse {
+struct pld__sparse {
     uintptr_t lo, hi; /* the reserved range */
     uint64_t *keys;   /* line number + 1; 0 = empty */
     uint32_t *lines;  /* the line's index in the arenas */
     size_t cap, n;
     unsigned char **arenas;
-    size_t narenas, used; /* lines used in the last arena */
-    struct sparse *next;
+    size_t narenas, used;     /* lines used in the last arena */
+    struct pld__sparse *next; /* the run's list (R->sparse): few, one per large INT32 buffer */
 };
-
-static struct sparse *all; /* few: one per large INT32 buffer */
 
 int pld__sparse_wanted(const struct pld__wbuf *b)
 {
@@ -72,9 +70,9 @@ int pld__sparse_wanted(const struct pld__wbuf *b)
     return mode == 2 || b->slot >= 16 * 4096;
 }
 
-static struct sparse *find(uintptr_t p)
+static struct pld__sparse *find(struct pld__sparse *all, uintptr_t p)
 {
-    for (struct sparse *s = all; s; s = s->next)
+    for (struct pld__sparse *s = all; s; s = s->next)
         if (p >= s->lo && p < s->hi)
             return s;
     return NULL;
@@ -82,7 +80,7 @@ static struct sparse *find(uintptr_t p)
 
 unsigned char *pld__sparse_reserve(size_t bytes)
 {
-    struct sparse *s = calloc(1, sizeof *s);
+    struct pld__sparse *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
     /* PROT_NONE and MAP_NORESERVE: address space only, never counted
@@ -94,15 +92,15 @@ unsigned char *pld__sparse_reserve(size_t bytes)
     }
     s->lo = (uintptr_t)base;
     s->hi = s->lo + bytes;
-    s->next = all;
-    all = s;
+    s->next = pld__R->sparse;
+    pld__R->sparse = s;
     return base;
 }
 
 void pld__sparse_release(unsigned char *base)
 {
-    for (struct sparse **pp = &all; *pp; pp = &(*pp)->next) {
-        struct sparse *s = *pp;
+    for (struct pld__sparse **pp = &pld__R->sparse; *pp; pp = &(*pp)->next) {
+        struct pld__sparse *s = *pp;
         if (s->lo != (uintptr_t)base)
             continue;
         *pp = s->next;
@@ -117,7 +115,7 @@ void pld__sparse_release(unsigned char *base)
     }
 }
 
-static size_t slot_of(const struct sparse *s, uint64_t key)
+static size_t slot_of(const struct pld__sparse *s, uint64_t key)
 {
     size_t i = (size_t)(key * 0x9e3779b97f4a7c15ull >> 20) & (s->cap - 1);
     while (s->keys[i] && s->keys[i] != key)
@@ -125,7 +123,7 @@ static size_t slot_of(const struct sparse *s, uint64_t key)
     return i;
 }
 
-static unsigned char *line_at(const struct sparse *s, uint32_t index)
+static unsigned char *line_at(const struct pld__sparse *s, uint32_t index)
 {
     return s->arenas[index >> ARENA_BITS] + (index & (ARENA_LINES - 1)) * LINE;
 }
@@ -135,7 +133,7 @@ static _Noreturn void out_of_memory(void)
     pld__fail(PLD_ENOMEM, "pldsim", 0, "window", "out of memory for sparse window lines");
 }
 
-static void grow(struct sparse *s)
+static void grow(struct pld__sparse *s)
 {
     size_t cap = s->cap ? 2 * s->cap : 1024;
     uint64_t *okeys = s->keys, *keys = calloc(cap, sizeof *keys);
@@ -157,7 +155,7 @@ static void grow(struct sparse *s)
 }
 
 /* The line holding address p; NULL if it was never written and !create. */
-static unsigned char *line_of(struct sparse *s, uintptr_t p, int create)
+static unsigned char *line_of(struct pld__sparse *s, uintptr_t p, int create)
 {
     uint64_t key = (p - s->lo) / LINE + 1;
     if (s->cap) {
@@ -194,14 +192,14 @@ static unsigned char *line_of(struct sparse *s, uintptr_t p, int create)
 
 void *pld__cell(void *p)
 {
-    struct sparse *s = all ? find((uintptr_t)p) : NULL;
+    struct pld__sparse *s = find(pld__R->sparse, (uintptr_t)p);
     if (!s)
         return p;
     return line_of(s, (uintptr_t)p, 1) + ((uintptr_t)p - s->lo) % LINE;
 }
 
 /* Bytes from p to the end of its line, at most n. */
-static size_t piece(const struct sparse *s, uintptr_t p, size_t n)
+static size_t piece(const struct pld__sparse *s, uintptr_t p, size_t n)
 {
     size_t left = LINE - (p - s->lo) % LINE;
     return left < n ? left : n;
@@ -210,7 +208,8 @@ static size_t piece(const struct sparse *s, uintptr_t p, size_t n)
 int pld__sparse_row(pl_dtype dt, unsigned char *dst, const unsigned char *src, size_t bytes,
                     pl_atomic op)
 {
-    struct sparse *sd = find((uintptr_t)dst), *ss = find((uintptr_t)src);
+    struct pld__sparse *all = pld__R->sparse;
+    struct pld__sparse *sd = find(all, (uintptr_t)dst), *ss = find(all, (uintptr_t)src);
     if (!sd && !ss)
         return 0;
     /* gather the source row first, as source and destination may overlap;
@@ -243,7 +242,7 @@ int pld__sparse_row(pl_dtype dt, unsigned char *dst, const unsigned char *src, s
 
 int pld__sparse_active(void)
 {
-    return all != NULL;
+    return pld__R->sparse != NULL;
 }
 
 uint16_t *pld__sparse_note(const void *cell)

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Process-wide and never reset, unlike the run's state: a tile kept from an
+ * earlier run then never matches a later kernel's epoch. */
 static uint64_t next_epoch = 1;
 
 void pld__ub_enter(struct pld__rank *rk)

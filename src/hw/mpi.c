@@ -39,37 +39,40 @@
 #include <time.h>
 #include <unistd.h>
 
-static struct {
+/* The backend's share of the run (R->be_state). */
+struct mpi_state {
     struct pld__run *R;
     int me, np;
+    int self; /* what mpi_self says: PLD__HOST, me, or PLD__NOBODY between the two */
     double t0;
     struct pld__task_queue tasks; /* this process's rank's */
     struct pld__task *current;    /* running; freed by run_tasks after an error */
     MPI_Win ctl;                  /* one INT32 per process: an error code, 0 while running */
     int32_t *abort_cell;
     jmp_buf unwind; /* back to the runner of the host or of a task */
-} M;
+};
 
-static int self_state = PLD__NOBODY;
+/* R->be_state, cached: set when mpi_run starts, NULL again when it returns. */
+static struct mpi_state *M;
 
 static int mpi_self(void)
 {
-    return self_state;
+    return M ? M->self : PLD__NOBODY;
 }
 
 static double mpi_now(void)
 {
-    return MPI_Wtime() - M.t0;
+    return M ? MPI_Wtime() - M->t0 : 0.0; /* outside a run there is no clock */
 }
 
 static void mpi_dispatch(int rank, struct pld__task *t)
 {
-    if (rank != M.me) { /* runs in its own process */
+    if (rank != M->me) { /* runs in its own process */
         free(t->args);
         free(t);
         return;
     }
-    pld__tasks_push(&M.tasks, t);
+    pld__tasks_push(&M->tasks, t);
 }
 
 static MPI_Win win_of(const struct pld__wbuf *b)
@@ -81,7 +84,7 @@ static MPI_Win win_of(const struct pld__wbuf *b)
  * their RMA to local loads, at a window synchronisation. */
 static void sync_all_windows(void)
 {
-    for (const struct pld__wbuf *b = M.R->wbufs; b; b = b->next)
+    for (const struct pld__wbuf *b = M->R->wbufs; b; b = b->next)
         MPI_Win_sync(win_of(b));
 }
 
@@ -137,9 +140,9 @@ static MPI_Datatype basic_type(pl_dtype dt)
 _Noreturn static void internal_error(const char *what)
 {
     fflush(stdout);
-    fprintf(stderr, "pldsim: mpi backend: rank %d: %s\n", M.me, what);
-    M.R->error = PLD_EINVAL;
-    M.R->be->abort_run();
+    fprintf(stderr, "pldsim: mpi backend: rank %d: %s\n", M->me, what);
+    M->R->error = PLD_EINVAL;
+    M->R->be->abort_run();
 }
 
 /* The target side of a region: a subarray of `elem` over the view. */
@@ -266,7 +269,7 @@ static int mpi_read(int peer, const struct pld__wbuf *b, const struct pld__regio
                     struct pld__span dst, struct pld__cost *c)
 {
     c->t_start = mpi_now();
-    if (peer == M.me) {
+    if (peer == M->me) {
         pld__shm_read(peer, b, rg, dst); /* a plain load of its own slot */
     } else if (is_packed(rg, dst)) {
         get_packed(peer, b, rg, dst.ptr);
@@ -287,7 +290,7 @@ static int mpi_write(int peer, const struct pld__wbuf *b, const struct pld__regi
     /* MPI makes accumulates atomic only against other MPI atomics on the
      * same location: a rank's own Add goes through MPI too, as its own
      * notifies do, or it races with a peer's */
-    if (peer == M.me && op == PL_ATOMIC_NONE) {
+    if (peer == M->me && op == PL_ATOMIC_NONE) {
         pld__shm_write(peer, b, rg, src, op);
     } else if (is_packed(rg, src)) {
         put_packed(peer, b, rg, src.ptr, op);
@@ -321,24 +324,24 @@ static int mpi_notify(int owner, const struct pld__cell_ref *cell, pld_notify_op
 static void raise_abort(int code)
 {
     int32_t c = code;
-    for (int p = 0; p < M.np; p++) {
-        MPI_Accumulate(&c, 1, MPI_INT32_T, p, 0, 1, MPI_INT32_T, MPI_REPLACE, M.ctl);
-        MPI_Win_flush(p, M.ctl);
+    for (int p = 0; p < M->np; p++) {
+        MPI_Accumulate(&c, 1, MPI_INT32_T, p, 0, 1, MPI_INT32_T, MPI_REPLACE, M->ctl);
+        MPI_Win_flush(p, M->ctl);
     }
 }
 
 static int abort_seen(void)
 {
-    MPI_Win_sync(M.ctl);
-    return __atomic_load_n(M.abort_cell, __ATOMIC_ACQUIRE) != 0;
+    MPI_Win_sync(M->ctl);
+    return __atomic_load_n(M->abort_cell, __ATOMIC_ACQUIRE) != 0;
 }
 
 _Noreturn static void mpi_abort_run(void)
 {
-    int code = M.R->error ? M.R->error : PLD_EINVAL;
+    int code = M->R->error ? M->R->error : PLD_EINVAL;
     if (!abort_seen())
         raise_abort(code);
-    longjmp(M.unwind, 1);
+    longjmp(M->unwind, 1);
 }
 
 static int satisfied(const int32_t *cell, pld_wait_cmp cmp, int32_t expected)
@@ -350,7 +353,7 @@ static void mpi_wait(const struct pld__cell_ref *ref, pld_wait_cmp cmp, int32_t 
 {
     MPI_Win w = win_of(ref->b);
     const int32_t *cell = ref->addr; /* its own cell is in this process */
-    double timeout = M.R->cfg->wait_timeout > 0 ? M.R->cfg->wait_timeout : 60.0;
+    double timeout = M->R->cfg->wait_timeout > 0 ? M->R->cfg->wait_timeout : 60.0;
     double deadline = MPI_Wtime() + timeout;
     long nap = 0; /* ns; 0 while polling tightly */
     for (unsigned polls = 0;; polls++) {
@@ -358,14 +361,14 @@ static void mpi_wait(const struct pld__cell_ref *ref, pld_wait_cmp cmp, int32_t 
         if (satisfied(cell, cmp, expected))
             break;
         if (abort_seen()) /* another rank failed: stop here, still counted as waiting */
-            longjmp(M.unwind, 1);
+            longjmp(M->unwind, 1);
         if (MPI_Wtime() > deadline) {
-            M.R->timed_out = 1;
+            M->R->timed_out = 1;
             int zero = 0;
-            __atomic_compare_exchange_n(&M.R->error, &zero, PLD_EDEADLOCK, 0, __ATOMIC_ACQ_REL,
+            __atomic_compare_exchange_n(&M->R->error, &zero, PLD_EDEADLOCK, 0, __ATOMIC_ACQ_REL,
                                         __ATOMIC_ACQUIRE);
             raise_abort(PLD_EDEADLOCK);
-            longjmp(M.unwind, 1);
+            longjmp(M->unwind, 1);
         }
         if (polls >= 64) {
             /* the notifier may share our core (mpirun --oversubscribe) */
@@ -389,16 +392,16 @@ static void finalize_at_exit(void)
 
 static void report_deadlock(void)
 {
-    struct pld__run *R = M.R;
+    struct pld__run *R = M->R;
     struct pld__wait_msg mine, *all = NULL;
-    pld__wait_export(M.me, &mine);
-    if (M.me == 0 && !(all = calloc((size_t)M.np, sizeof *all)))
+    pld__wait_export(M->me, &mine);
+    if (M->me == 0 && !(all = calloc((size_t)M->np, sizeof *all)))
         return;
     MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, 0,
                MPI_COMM_WORLD);
-    if (M.me != 0)
+    if (M->me != 0)
         return;
-    for (int r = 0; r < M.np; r++)
+    for (int r = 0; r < M->np; r++)
         pld__wait_import(r, &all[r]);
     R->notifiers_unknown = 1;
     R->timed_out = 1; /* here the only way to find one: process 0's wait may not have timed out */
@@ -414,21 +417,21 @@ static int exchange_host_writes(void)
     int rc = pld__host_writes_pack(&mine, &len), bad = 0;
     if (rc) /* the others wait in the broadcasts below: nothing sane is left */
         MPI_Abort(MPI_COMM_WORLD, pld_exit_code(rc));
-    for (int root = 0; root < M.np; root++) {
+    for (int root = 0; root < M->np; root++) {
         uint64_t n = len;
         MPI_Bcast(&n, 1, MPI_UINT64_T, root, MPI_COMM_WORLD);
-        unsigned char *buf = root == M.me ? mine : malloc(n ? n : 1);
+        unsigned char *buf = root == M->me ? mine : malloc(n ? n : 1);
         if (!buf) {
             fprintf(stderr,
                     "pldsim: mpi backend: rank %d: out of memory for %llu bytes of "
                     "results\n",
-                    M.me, (unsigned long long)n);
+                    M->me, (unsigned long long)n);
             MPI_Abort(MPI_COMM_WORLD, pld_exit_code(PLD_ENOMEM));
         }
         for (uint64_t at = 0; at < n; at += INT_MAX)
             MPI_Bcast(buf + at, (int)(n - at < INT_MAX ? n - at : INT_MAX), MPI_BYTE, root,
                       MPI_COMM_WORLD);
-        if (root != M.me) {
+        if (root != M->me) {
             if (pld__host_writes_apply(buf, n))
                 bad = PLD_EINVAL;
             free(buf);
@@ -440,35 +443,35 @@ static int exchange_host_writes(void)
 
 static void run_host(pld__host_fn host, const void *args)
 {
-    self_state = PLD__HOST;
-    if (setjmp(M.unwind) == 0)
+    M->self = PLD__HOST;
+    if (setjmp(M->unwind) == 0)
         host(args);
-    self_state = PLD__NOBODY;
+    M->self = PLD__NOBODY;
 }
 
 static void run_tasks(void)
 {
-    self_state = M.me;
-    if (setjmp(M.unwind) == 0)
-        while ((M.current = pld__tasks_pop(&M.tasks))) {
-            pld__run_task(M.me, M.current);
-            pld__task_free(M.current);
+    M->self = M->me;
+    if (setjmp(M->unwind) == 0)
+        while ((M->current = pld__tasks_pop(&M->tasks))) {
+            pld__run_task(M->me, M->current);
+            pld__task_free(M->current);
         }
-    self_state = PLD__NOBODY;
-    pld__task_free(M.current); /* left by an error, with the rest */
-    M.current = NULL;
-    pld__tasks_free(&M.tasks);
+    M->self = PLD__NOBODY;
+    pld__task_free(M->current); /* left by an error, with the rest */
+    M->current = NULL;
+    pld__tasks_free(&M->tasks);
 }
 
 static int check_launch(struct pld__run *R)
 {
     const char *why = NULL;
     char buf[256];
-    if (M.np != R->P) {
+    if (M->np != R->P) {
         snprintf(buf, sizeof buf,
                  "the mpi backend runs one process per device: the device list has %d but "
                  "mpirun started %d; run mpirun -np %d PROG --backend mpi",
-                 R->P, M.np, R->P);
+                 R->P, M->np, R->P);
         why = buf;
     } else if (R->cfg->no_data) {
         why = "--no-data is a timing-study option of the sim backend; the mpi backend keeps "
@@ -476,39 +479,33 @@ static int check_launch(struct pld__run *R)
     }
     if (!why)
         return 0;
-    if (M.me == 0) /* every process finds the same: say it once */
-        pld__config_error(R->P == M.np ? PLD_EUSAGE : PLD_EDEVICES, "%s", why);
-    return R->P == M.np ? PLD_EUSAGE : PLD_EDEVICES;
+    if (M->me == 0) /* every process finds the same: say it once */
+        pld__config_error(R->P == M->np ? PLD_EUSAGE : PLD_EDEVICES, "%s", why);
+    return R->P == M->np ? PLD_EUSAGE : PLD_EDEVICES;
 }
 
-static int mpi_run(struct pld__run *R, pld__host_fn host, const void *args)
+/* Runs the host, then this process's rank's tasks, and gathers the run's
+ * outcome from every process. */
+static int run_process(struct pld__run *R, pld__host_fn host, const void *args)
 {
-    int inited, provided;
-    MPI_Initialized(&inited);
-    if (!inited) {
-        MPI_Init_thread(NULL, NULL, MPI_THREAD_SINGLE, &provided);
-        atexit(finalize_at_exit);
-    }
-    memset(&M, 0, sizeof M);
-    M.R = R;
-    MPI_Comm_rank(MPI_COMM_WORLD, &M.me);
-    MPI_Comm_size(MPI_COMM_WORLD, &M.np);
+    MPI_Comm_rank(MPI_COMM_WORLD, &M->me);
+    MPI_Comm_size(MPI_COMM_WORLD, &M->np);
     int rc = check_launch(R);
     if (rc)
         return rc;
-    pld__mute_host = M.me != 0;
+    pld__mute_host = M->me != 0;
     pld__device_defaults(&R->host_dev); /* no platform: the UB size is a2a3's */
     snprintf(R->platform_desc, sizeof R->platform_desc, "mpi");
     for (int r = 0; r < R->P; r++) {
         R->ranks[r].dev = R->host_dev;
         R->ranks[r].device_id = R->cfg->device_ids[r];
     }
-    MPI_Win_allocate(sizeof(int32_t), sizeof(int32_t), MPI_INFO_NULL, MPI_COMM_WORLD, &M.abort_cell,
-                     &M.ctl);
-    *M.abort_cell = 0;
-    MPI_Win_lock_all(MPI_MODE_NOCHECK, M.ctl);
+    MPI_Win_allocate(sizeof(int32_t), sizeof(int32_t), MPI_INFO_NULL, MPI_COMM_WORLD,
+                     &M->abort_cell, &M->ctl);
+    *M->abort_cell = 0;
+    MPI_Win_lock_all(MPI_MODE_NOCHECK, M->ctl);
     MPI_Barrier(MPI_COMM_WORLD);
-    M.t0 = MPI_Wtime();
+    M->t0 = MPI_Wtime();
 
     run_host(host, args);
     /* every window is allocated and zeroed in every process before any
@@ -520,12 +517,12 @@ static int mpi_run(struct pld__run *R, pld__host_fn host, const void *args)
     MPI_Barrier(MPI_COMM_WORLD);
 
     /* the run's code: the first failing rank's own error */
-    int *codes = malloc((size_t)M.np * sizeof *codes), own = R->error;
+    int *codes = malloc((size_t)M->np * sizeof *codes), own = R->error;
     if (!codes)
-        return pld__config_error(PLD_ENOMEM, "out of memory for %d ranks", M.np);
+        return pld__config_error(PLD_ENOMEM, "out of memory for %d ranks", M->np);
     MPI_Allgather(&own, 1, MPI_INT, codes, 1, MPI_INT, MPI_COMM_WORLD);
     rc = 0;
-    for (int p = 0; p < M.np && !rc; p++)
+    for (int p = 0; p < M->np && !rc; p++)
         rc = codes[p];
     free(codes);
     if (rc == PLD_EDEADLOCK)
@@ -539,11 +536,11 @@ static int mpi_run(struct pld__run *R, pld__host_fn host, const void *args)
     R->bytes_moved = total;
     double mine = mpi_now();
     MPI_Allreduce(&mine, &R->end_time, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    MPI_Win_unlock_all(M.ctl);
-    MPI_Win_free(&M.ctl);
+    MPI_Win_unlock_all(M->ctl);
+    MPI_Win_free(&M->ctl);
 
     const char *all = getenv("PLD_MPI_ALL_STDOUT");
-    if (M.me != 0 && !(all && strcmp(all, "1") == 0)) {
+    if (M->me != 0 && !(all && strcmp(all, "1") == 0)) {
         /* the others print what process 0 prints, from the same data */
         fflush(stdout);
         int fd = open("/dev/null", O_WRONLY);
@@ -552,6 +549,24 @@ static int mpi_run(struct pld__run *R, pld__host_fn host, const void *args)
             close(fd);
         }
     }
+    return rc;
+}
+
+static int mpi_run(struct pld__run *R, pld__host_fn host, const void *args)
+{
+    int inited, provided;
+    MPI_Initialized(&inited);
+    if (!inited) {
+        MPI_Init_thread(NULL, NULL, MPI_THREAD_SINGLE, &provided);
+        atexit(finalize_at_exit);
+    }
+    if (!(M = R->be_state = calloc(1, sizeof *M)))
+        return pld__config_error(PLD_ENOMEM, "out of memory for the mpi backend's state");
+    M->R = R;
+    M->self = PLD__NOBODY;
+    int rc = run_process(R, host, args);
+    free(M);
+    M = R->be_state = NULL;
     return rc;
 }
 

@@ -26,13 +26,14 @@ struct th_rank {
     struct pld__task *current; /* running; freed by th_run if the thread exits inside it */
     int done;
     int blocked; /* in a wait */
-    /* what the wait is for, read under T.state by all_blocked */
+    /* what the wait is for, read under T->state by all_blocked */
     const int32_t *wait_cell;
     pld_wait_cmp wait_cmp;
     int32_t wait_expected;
 };
 
-static struct {
+/* The backend's share of the run (R->be_state). */
+struct th_state {
     struct pld__run *R;
     struct th_rank *rk;
     struct timespec t0;
@@ -41,7 +42,11 @@ static struct {
     int aborted;
     int deadlocked;
     jmp_buf host_abort;
-} T;
+};
+
+/* R->be_state, cached: set when th_run starts, NULL again when it returns,
+ * by when every device thread has been joined. */
+static struct th_state *T;
 
 static _Thread_local int self_rank = PLD__NOBODY;
 
@@ -56,8 +61,10 @@ static int th_self(void)
 static double th_now(void)
 {
     struct timespec t;
+    if (!T)
+        return 0.0; /* outside a run there is no clock */
     clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)(t.tv_sec - T.t0.tv_sec) + (double)(t.tv_nsec - T.t0.tv_nsec) * 1e-9;
+    return (double)(t.tv_sec - T->t0.tv_sec) + (double)(t.tv_nsec - T->t0.tv_nsec) * 1e-9;
 }
 
 /* Shared memory: the copy is the transfer, and it takes the time it takes. */
@@ -81,14 +88,14 @@ static int th_write(int peer, const struct pld__wbuf *b, const struct pld__regio
 
 static void wake(int r)
 {
-    pthread_mutex_lock(&T.rk[r].mtx);
-    pthread_cond_broadcast(&T.rk[r].cond);
-    pthread_mutex_unlock(&T.rk[r].mtx);
+    pthread_mutex_lock(&T->rk[r].mtx);
+    pthread_cond_broadcast(&T->rk[r].cond);
+    pthread_mutex_unlock(&T->rk[r].mtx);
 }
 
 static void th_dispatch(int rank, struct pld__task *t)
 {
-    struct th_rank *rk = &T.rk[rank];
+    struct th_rank *rk = &T->rk[rank];
     pthread_mutex_lock(&rk->mtx);
     pld__tasks_push(&rk->tasks, t);
     pthread_cond_broadcast(&rk->cond);
@@ -118,20 +125,20 @@ static int satisfied(const int32_t *cell, pld_wait_cmp cmp, int32_t expected)
 
 static _Noreturn void th_abort_run(void);
 
-/* Called with T.state held: is every live device blocked, with no more
+/* Called with T->state held: is every live device blocked, with no more
  * tasks to come?  Then nobody can ever notify. */
 static int all_blocked(void)
 {
     /* after an error the others stop blocked or done: that is no deadlock */
-    if (!T.host_done || T.nblocked == 0 || T.nblocked + T.ndone < T.R->P ||
-        __atomic_load_n(&T.aborted, __ATOMIC_ACQUIRE))
+    if (!T->host_done || T->nblocked == 0 || T->nblocked + T->ndone < T->R->P ||
+        __atomic_load_n(&T->aborted, __ATOMIC_ACQUIRE))
         return 0;
-    for (int r = 0; r < T.R->P; r++) {
-        if (T.rk[r].tasks.head)
+    for (int r = 0; r < T->R->P; r++) {
+        if (T->rk[r].tasks.head)
             return 0;
         /* a rank still counted as blocked may have been notified and not
          * yet woken: then it will run again */
-        const struct th_rank *w = &T.rk[r];
+        const struct th_rank *w = &T->rk[r];
         if (w->blocked && satisfied(w->wait_cell, w->wait_cmp, w->wait_expected))
             return 0;
     }
@@ -142,15 +149,15 @@ static int all_blocked(void)
  * or the host) records it and prints the one report; returns 1 for them. */
 static int declare_deadlock(void)
 {
-    pthread_mutex_lock(&T.state);
-    int first = !T.deadlocked;
-    T.deadlocked = 1;
-    pthread_mutex_unlock(&T.state);
+    pthread_mutex_lock(&T->state);
+    int first = !T->deadlocked;
+    T->deadlocked = 1;
+    pthread_mutex_unlock(&T->state);
     if (first) {
         int zero = 0;
-        __atomic_compare_exchange_n(&T.R->error, &zero, PLD_EDEADLOCK, 0, __ATOMIC_ACQ_REL,
+        __atomic_compare_exchange_n(&T->R->error, &zero, PLD_EDEADLOCK, 0, __ATOMIC_ACQ_REL,
                                     __ATOMIC_ACQUIRE);
-        pld__report_deadlock(T.R);
+        pld__report_deadlock(T->R);
     }
     return first;
 }
@@ -158,8 +165,8 @@ static int declare_deadlock(void)
 /* Tells every rank to stop and wakes them all. */
 static void stop_all(void)
 {
-    __atomic_store_n(&T.aborted, 1, __ATOMIC_RELEASE);
-    for (int r = 0; r < T.R->P; r++)
+    __atomic_store_n(&T->aborted, 1, __ATOMIC_RELEASE);
+    for (int r = 0; r < T->R->P; r++)
         wake(r);
 }
 
@@ -171,9 +178,9 @@ static _Noreturn void report_and_abort(void)
 
 static void th_wait(const struct pld__cell_ref *ref, pld_wait_cmp cmp, int32_t expected)
 {
-    struct th_rank *rk = &T.rk[self_rank];
+    struct th_rank *rk = &T->rk[self_rank];
     const int32_t *cell = ref->addr;
-    double timeout = T.R->cfg->wait_timeout > 0 ? T.R->cfg->wait_timeout : 60.0;
+    double timeout = T->R->cfg->wait_timeout > 0 ? T->R->cfg->wait_timeout : 60.0;
     struct timespec deadline;
     clock_gettime(CLOCK_REALTIME, &deadline);
     deadline.tv_sec += (time_t)timeout;
@@ -192,19 +199,19 @@ static void th_wait(const struct pld__cell_ref *ref, pld_wait_cmp cmp, int32_t e
     }
     if (satisfied(cell, cmp, expected))
         return;
-    pthread_mutex_lock(&T.state);
+    pthread_mutex_lock(&T->state);
     rk->wait_cell = cell;
     rk->wait_cmp = cmp;
     rk->wait_expected = expected;
     rk->blocked = 1;
-    T.nblocked++;
+    T->nblocked++;
     int dead = all_blocked();
-    pthread_mutex_unlock(&T.state);
+    pthread_mutex_unlock(&T->state);
     if (dead)
         report_and_abort();
     int timed_out = 0;
     pthread_mutex_lock(&rk->mtx);
-    while (!satisfied(cell, cmp, expected) && !__atomic_load_n(&T.aborted, __ATOMIC_ACQUIRE)) {
+    while (!satisfied(cell, cmp, expected) && !__atomic_load_n(&T->aborted, __ATOMIC_ACQUIRE)) {
         if (pthread_cond_timedwait(&rk->cond, &rk->mtx, &deadline) == ETIMEDOUT &&
             !satisfied(cell, cmp, expected)) {
             timed_out = 1;
@@ -213,14 +220,14 @@ static void th_wait(const struct pld__cell_ref *ref, pld_wait_cmp cmp, int32_t e
     }
     pthread_mutex_unlock(&rk->mtx);
     if (timed_out) {
-        T.R->timed_out = 1;
+        T->R->timed_out = 1;
         report_and_abort(); /* stays counted as blocked, as the report says */
     }
-    pthread_mutex_lock(&T.state);
+    pthread_mutex_lock(&T->state);
     rk->blocked = 0;
-    T.nblocked--;
-    pthread_mutex_unlock(&T.state);
-    if (__atomic_load_n(&T.aborted, __ATOMIC_ACQUIRE))
+    T->nblocked--;
+    pthread_mutex_unlock(&T->state);
+    if (__atomic_load_n(&T->aborted, __ATOMIC_ACQUIRE))
         th_abort_run();
 }
 
@@ -229,22 +236,22 @@ static _Noreturn void th_abort_run(void)
     stop_all();
     pld__guard_escape(); /* an embedded interpreter unwinds itself */
     if (self_rank == PLD__HOST)
-        longjmp(T.host_abort, 1);
+        longjmp(T->host_abort, 1);
     pthread_exit(NULL);
 }
 
 /* A device finished: it may leave the others all blocked. */
 static void device_done(struct th_rank *rk)
 {
-    pthread_mutex_lock(&T.state);
+    pthread_mutex_lock(&T->state);
     rk->done = 1;
-    T.ndone++;
+    T->ndone++;
     int dead = all_blocked();
-    pthread_mutex_unlock(&T.state);
+    pthread_mutex_unlock(&T->state);
     if (dead) {
         /* wake a blocked rank so that it reports (reporting needs its wait) */
-        for (int r = 0; r < T.R->P; r++)
-            if (T.rk[r].blocked)
+        for (int r = 0; r < T->R->P; r++)
+            if (T->rk[r].blocked)
                 wake(r);
         if (declare_deadlock())
             stop_all();
@@ -254,16 +261,16 @@ static void device_done(struct th_rank *rk)
 static void *device_main(void *arg)
 {
     int r = (int)(intptr_t)arg;
-    struct th_rank *rk = &T.rk[r];
+    struct th_rank *rk = &T->rk[r];
     self_rank = r;
     for (;;) {
         pthread_mutex_lock(&rk->mtx);
-        while (!rk->tasks.head && !__atomic_load_n(&T.host_done, __ATOMIC_ACQUIRE) &&
-               !__atomic_load_n(&T.aborted, __ATOMIC_ACQUIRE))
+        while (!rk->tasks.head && !__atomic_load_n(&T->host_done, __ATOMIC_ACQUIRE) &&
+               !__atomic_load_n(&T->aborted, __ATOMIC_ACQUIRE))
             pthread_cond_wait(&rk->cond, &rk->mtx);
         struct pld__task *t = pld__tasks_pop(&rk->tasks);
         pthread_mutex_unlock(&rk->mtx);
-        if (!t || __atomic_load_n(&T.aborted, __ATOMIC_ACQUIRE)) {
+        if (!t || __atomic_load_n(&T->aborted, __ATOMIC_ACQUIRE)) {
             pld__task_free(t); /* not run */
             break;
         }
@@ -277,65 +284,73 @@ static void *device_main(void *arg)
 }
 
 /* Runs the host function; an error on the host longjmps back here.  Kept
- * apart from th_run so that no local of th_run lives across setjmp. */
+ * apart from run_threads so that none of its locals lives across setjmp. */
 static void run_host(pld__host_fn host, const void *args)
 {
     self_rank = PLD__HOST;
-    if (setjmp(T.host_abort) == 0)
+    if (setjmp(T->host_abort) == 0)
         host(args);
     self_rank = PLD__NOBODY;
 }
 
-static int th_run(struct pld__run *R, pld__host_fn host, const void *args)
+/* Starts a thread per rank, runs the host, and joins them. */
+static int run_threads(struct pld__run *R, pld__host_fn host, const void *args)
 {
     int rc = 0;
-    memset(&T, 0, sizeof T);
-    T.R = R;
-    pthread_mutex_init(&T.state, NULL);
-    T.rk = calloc((size_t)R->P, sizeof *T.rk);
-    if (!T.rk)
-        return pld__config_error(PLD_ENOMEM, "out of memory for %d ranks", R->P);
     /* no platform here: the device numbers (the UB size) are a2a3's */
     pld__device_defaults(&R->host_dev);
     snprintf(R->platform_desc, sizeof R->platform_desc, "threads");
-    clock_gettime(CLOCK_MONOTONIC, &T.t0);
+    clock_gettime(CLOCK_MONOTONIC, &T->t0);
     int started = 0;
     for (int r = 0; r < R->P; r++) {
         R->ranks[r].dev = R->host_dev;
         R->ranks[r].device_id = R->cfg->device_ids[r];
-        pthread_mutex_init(&T.rk[r].mtx, NULL);
-        pthread_cond_init(&T.rk[r].cond, NULL);
+        pthread_mutex_init(&T->rk[r].mtx, NULL);
+        pthread_cond_init(&T->rk[r].cond, NULL);
     }
     for (int r = 0; r < R->P; r++, started++)
-        if (pthread_create(&T.rk[r].thread, NULL, device_main, (void *)(intptr_t)r) != 0) {
+        if (pthread_create(&T->rk[r].thread, NULL, device_main, (void *)(intptr_t)r) != 0) {
             rc = pld__config_error(PLD_ENOMEM, "cannot start a thread for rank %d of %d", r, R->P);
-            __atomic_store_n(&T.aborted, 1, __ATOMIC_RELEASE);
+            __atomic_store_n(&T->aborted, 1, __ATOMIC_RELEASE);
             break;
         }
     if (!rc)
         run_host(host, args);
-    pthread_mutex_lock(&T.state);
-    __atomic_store_n(&T.host_done, 1, __ATOMIC_RELEASE);
+    pthread_mutex_lock(&T->state);
+    __atomic_store_n(&T->host_done, 1, __ATOMIC_RELEASE);
     int dead = all_blocked();
-    pthread_mutex_unlock(&T.state);
+    pthread_mutex_unlock(&T->state);
     for (int r = 0; r < started; r++)
         wake(r);
     if (dead && declare_deadlock())
         stop_all();
     for (int r = 0; r < started; r++)
-        pthread_join(T.rk[r].thread, NULL);
+        pthread_join(T->rk[r].thread, NULL);
     R->end_time = th_now();
-    if (!rc && (__atomic_load_n(&T.aborted, __ATOMIC_ACQUIRE) || R->error))
+    if (!rc && (__atomic_load_n(&T->aborted, __ATOMIC_ACQUIRE) || R->error))
         rc = R->error ? R->error : PLD_EINVAL;
-    for (int r = 0; r < R->P; r++) {
-        pld__task_free(T.rk[r].current); /* its thread left it through an abort */
-        pld__tasks_free(&T.rk[r].tasks);
-        pthread_mutex_destroy(&T.rk[r].mtx);
-        pthread_cond_destroy(&T.rk[r].cond);
+    return rc;
+}
+
+static int th_run(struct pld__run *R, pld__host_fn host, const void *args)
+{
+    if (!(T = R->be_state = calloc(1, sizeof *T)))
+        return pld__config_error(PLD_ENOMEM, "out of memory for the threads backend's state");
+    T->R = R;
+    pthread_mutex_init(&T->state, NULL);
+    T->rk = calloc((size_t)R->P, sizeof *T->rk);
+    int rc = T->rk ? run_threads(R, host, args)
+                   : pld__config_error(PLD_ENOMEM, "out of memory for %d ranks", R->P);
+    for (int r = 0; T->rk && r < R->P; r++) {
+        pld__task_free(T->rk[r].current); /* its thread left it through an abort */
+        pld__tasks_free(&T->rk[r].tasks);
+        pthread_mutex_destroy(&T->rk[r].mtx);
+        pthread_cond_destroy(&T->rk[r].cond);
     }
-    pthread_mutex_destroy(&T.state);
-    free(T.rk);
-    T.rk = NULL;
+    pthread_mutex_destroy(&T->state);
+    free(T->rk);
+    free(T);
+    T = R->be_state = NULL;
     return rc;
 }
 
