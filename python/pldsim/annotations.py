@@ -9,6 +9,9 @@ annotation says and what was passed."""
 
 from __future__ import annotations
 
+import contextlib
+import threading
+
 import inspect
 from typing import Any
 
@@ -16,7 +19,96 @@ from .errors import UsageTypeError, UsageValueError
 from .values import DataType, DistributedTensor, Tile, dtype_of_code, dtype_of_torch, is_torch_tensor
 
 
-class DynVar:
+class _DimArith:
+    """Arithmetic on run-time dimensions: ``M * 2`` or ``NR * SIZE`` in an
+    annotation is a DynExpr, checked (or solved for its one unbound name)
+    when the function is called."""
+
+    __slots__ = ()
+
+    def _op(self, other: Any, sym: str, f: Any, swap: bool = False) -> "DynExpr":
+        if isinstance(other, bool) or not isinstance(other, (int, _DimArith)):
+            return NotImplemented
+        a, b = (other, self) if swap else (self, other)
+        return DynExpr(lambda env: f(_eval(a, env), _eval(b, env)), f"{_text(a)} {sym} {_text(b)}", _names(a) | _names(b))
+
+    def __add__(self, o: Any) -> "DynExpr":
+        return self._op(o, "+", lambda x, y: x + y)
+
+    def __radd__(self, o: Any) -> "DynExpr":
+        return self._op(o, "+", lambda x, y: x + y, swap=True)
+
+    def __sub__(self, o: Any) -> "DynExpr":
+        return self._op(o, "-", lambda x, y: x - y)
+
+    def __rsub__(self, o: Any) -> "DynExpr":
+        return self._op(o, "-", lambda x, y: x - y, swap=True)
+
+    def __mul__(self, o: Any) -> "DynExpr":
+        return self._op(o, "*", lambda x, y: x * y)
+
+    def __rmul__(self, o: Any) -> "DynExpr":
+        return self._op(o, "*", lambda x, y: x * y, swap=True)
+
+    def __floordiv__(self, o: Any) -> "DynExpr":
+        return self._op(o, "//", lambda x, y: x // y)
+
+    def __index__(self) -> int:
+        """Its value in the body of a call whose arguments bound it."""
+        return self.value(_Lookup())
+
+    __int__ = __index__
+
+
+class _Lookup(dict):
+    """The bindings of the running call, for DynVar.value."""
+
+    def __missing__(self, name: str) -> int:
+        return _lookup(name)
+
+
+# The dims bound by the calls running on this thread (each rank runs its
+# Python on a thread of its own), innermost last: in a function's body, NR
+# is what its arguments bound it to.
+_bound = threading.local()
+
+
+@contextlib.contextmanager
+def dims_bound(dyn: dict[str, int]):
+    """Makes `dyn` the run-time value of the pl.dynamic names in the body
+    of the call it surrounds."""
+    stack = getattr(_bound, "stack", None)
+    if stack is None:
+        stack = _bound.stack = []
+    stack.append(dyn)
+    try:
+        yield
+    finally:
+        stack.pop()
+
+
+def _lookup(name: str) -> int:
+    for env in reversed(getattr(_bound, "stack", None) or ()):
+        if name in env:
+            return env[name]
+    raise UsageValueError(
+        "pl.dynamic", f"{name} has no value here: only a function whose arguments bind it (in their annotations) can use it"
+    )
+
+
+def _eval(d: Any, env: dict[str, int]) -> int:
+    return d if isinstance(d, int) else d.value(env)
+
+
+def _text(d: Any) -> str:
+    return f"({d!r})" if isinstance(d, DynExpr) else repr(d)
+
+
+def _names(d: Any) -> frozenset[str]:
+    return frozenset() if isinstance(d, int) else d.names
+
+
+class DynVar(_DimArith):
     """A dimension bound at run time, as ``pl.dynamic("NR")``."""
 
     __slots__ = ("name",)
@@ -28,6 +120,40 @@ class DynVar:
 
     def __repr__(self) -> str:
         return self.name
+
+    @property
+    def names(self) -> frozenset[str]:
+        return frozenset((self.name,))
+
+    def value(self, env: dict[str, int]) -> int:
+        return env[self.name]
+
+
+class DynExpr(_DimArith):
+    """A dimension computed from run-time ones (``M * 2``)."""
+
+    __slots__ = ("_f", "_text", "names")
+
+    def __init__(self, f: Any, text: str, names: frozenset[str]):
+        self._f, self._text, self.names = f, text, names
+
+    def __repr__(self) -> str:
+        return self._text
+
+    def value(self, env: dict[str, int]) -> int:
+        return self._f(env)
+
+    def solve(self, env: dict[str, int], got: int) -> int | None:
+        """The value of its one unbound name that makes it `got`, when the
+        expression is affine in that name (a * x + b, as shapes are), else
+        None."""
+        (name,) = self.names - env.keys()
+        at = lambda x: self._f({**env, name: x})  # noqa: E731
+        b, a = at(0), at(1) - at(0)
+        if a == 0 or (got - b) % a:
+            return None
+        x = (got - b) // a
+        return x if at(x) == got else None
 
 
 class TensorAnn:
@@ -77,7 +203,7 @@ def tensor_annotation(cls: type, item: Any) -> TensorAnn:
     if not isinstance(shape, (list, tuple)):
         raise TypeError(f"{cls.__name__}[shape, dtype]: shape must be a list, got {shape!r}")
     for d in shape:
-        if not isinstance(d, (int, DynVar)) or isinstance(d, bool):
+        if not isinstance(d, (int, _DimArith)) or isinstance(d, bool):
             raise TypeError(f"{cls.__name__}[shape, dtype]: dimensions are ints or pl.dynamic, got {d!r}")
     if not isinstance(dtype, DataType):
         raise TypeError(f"{cls.__name__}[shape, dtype]: dtype must be a pl dtype such as pl.FP32, got {dtype!r}")
@@ -134,19 +260,23 @@ class Signature:
         except TypeError as e:
             raise UsageTypeError(op, f"{self.fn.__name__}() {e}") from None
 
-    def check(self, op: str, bound: inspect.BoundArguments) -> None:
-        """Checks every annotated argument; binds pl.dynamic dims."""
+    def check(self, op: str, bound: inspect.BoundArguments) -> dict[str, int]:
+        """Checks every annotated argument; returns the pl.dynamic dims
+        they bind (for dims_bound around the body)."""
         dyn: dict[str, int] = {}
+        later: list[tuple[str, int, DynExpr, int]] = []  # computed dims, once their names are bound
         for p in self.params:
             if p.name not in bound.arguments or p.name not in self.anns:
                 continue
             ann = self.anns[p.name]
             if isinstance(ann, DirectionAnn):
                 ann = ann.inner
-            _check_one(op, self.fn.__name__, p.name, ann, bound.arguments[p.name], dyn)
+            _check_one(op, self.fn.__name__, p.name, ann, bound.arguments[p.name], dyn, later)
+        _check_computed(op, dyn, later)
+        return dyn
 
 
-def _check_one(op: str, fname: str, pname: str, ann: Any, v: Any, dyn: dict[str, int]) -> None:
+def _check_one(op: str, fname: str, pname: str, ann: Any, v: Any, dyn: dict[str, int], later: list) -> None:
     where = f"argument '{pname}' of {fname}"
     if isinstance(ann, ScalarAnn):
         _check_scalar(op, where, ann, v)
@@ -174,7 +304,9 @@ def _check_one(op: str, fname: str, pname: str, ann: Any, v: Any, dyn: dict[str,
     if len(shape) != len(ann.shape):
         raise UsageValueError(op, f"{where} is annotated {ann!r} but got {_describe(v)}: {len(shape)} dimensions, not {len(ann.shape)}")
     for i, (want, got) in enumerate(zip(ann.shape, shape)):
-        if isinstance(want, DynVar):
+        if isinstance(want, DynExpr):
+            later.append((where, i, want, got))
+        elif isinstance(want, DynVar):
             bound = dyn.setdefault(want.name, got)
             if bound != got:
                 raise UsageValueError(
@@ -184,6 +316,32 @@ def _check_one(op: str, fname: str, pname: str, ann: Any, v: Any, dyn: dict[str,
                 )
         elif want != got:
             raise UsageValueError(op, f"{where} is annotated {ann!r} but got {_describe(v)}: dimension {i} is {got}, not {want}")
+
+
+def _check_computed(op: str, dyn: dict[str, int], later: list[tuple[str, int, DynExpr, int]]) -> None:
+    """Checks the computed dims (``M * 2``) once the plain ones have bound
+    their names, solving for a name that only a computed dim binds."""
+    while later:
+        progress = False
+        for item in list(later):
+            where, i, expr, got = item
+            unbound = expr.names - dyn.keys()
+            if len(unbound) == 1:
+                x = expr.solve(dyn, got)
+                if x is None:
+                    raise UsageValueError(op, f"{where}: dimension {i} is {expr!r}, which no value of {next(iter(unbound))} makes {got}")
+                dyn[next(iter(unbound))] = x
+                unbound = frozenset()
+            if not unbound:
+                if expr.value(dyn) != got:
+                    env = ", ".join(f"{n} = {dyn[n]}" for n in sorted(expr.names))
+                    raise UsageValueError(op, f"{where}: dimension {i} is {expr!r} = {expr.value(dyn)} ({env}), but it has {got}")
+                later.remove(item)
+                progress = True
+        if not progress:
+            where, i, expr, got = later[0]
+            names = ", ".join(sorted(expr.names - dyn.keys()))
+            raise UsageValueError(op, f"{where}: dimension {i} is {expr!r} and nothing binds {names} alone; give one of them a plain dimension")
 
 
 _INT_RANGES = {"INT8": 8, "INT16": 16, "INT32": 32, "INT64": 64, "INDEX": 64}
@@ -212,4 +370,4 @@ def _check_scalar(op: str, where: str, ann: ScalarAnn, v: Any) -> None:
         raise UsageValueError(op, f"{where} is annotated {ann!r} but {v} does not fit in {dt!r}")
 
 
-__all__ = ["DirectionAnn", "DynVar", "ScalarAnn", "Signature", "TensorAnn", "dtype_of_code", "tensor_annotation"]
+__all__ = ["DirectionAnn", "DynExpr", "DynVar", "ScalarAnn", "Signature", "TensorAnn", "dtype_of_code", "tensor_annotation"]

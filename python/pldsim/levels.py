@@ -20,7 +20,7 @@ from typing import Any
 
 import _pldsim
 
-from .annotations import Signature
+from .annotations import Signature, dims_bound
 from .errors import UsageTypeError, describe
 from .values import DistributedTensor, is_torch_tensor, scalar_int
 from .where import caller
@@ -145,8 +145,8 @@ class Function:
         """A call at the same level: an ordinary function call."""
         sig = self.signature()
         bound = sig.bind(op, args, kwargs, self_obj)
-        sig.check(op, bound)
-        return self.fn(*bound.args, **bound.kwargs)
+        with dims_bound(sig.check(op, bound)):
+            return self.fn(*bound.args, **bound.kwargs)
 
 
 def _check_tensors_first(fn: Function, bound: Any, op: str) -> None:
@@ -170,13 +170,14 @@ def _dispatch(fn: Function, self_obj: Any, args: tuple, kwargs: dict, device: An
     where = caller()
     sig = fn.signature()
     bound = sig.bind(op, args, kwargs, self_obj)
-    sig.check(op, bound)
+    dyn = sig.check(op, bound)
     _check_tensors_first(fn, bound, op)
     rank = scalar_int(device, op, "device")
     call_args, call_kwargs = bound.args, bound.kwargs
 
     def task() -> None:
-        run_as(DEVICE, fn.fn, *call_args, **call_kwargs)
+        with dims_bound(dyn):
+            run_as(DEVICE, fn.fn, *call_args, **call_kwargs)
 
     _pldsim.dispatch(where[0], where[1], rank, f"per-device function {fn.name}", task)
 
@@ -186,11 +187,12 @@ def _incore(fn: Function, self_obj: Any, args: tuple, kwargs: dict) -> Any:
     where = caller()
     sig = fn.signature()
     bound = sig.bind(op, args, kwargs, self_obj)
-    sig.check(op, bound)
+    dyn = sig.check(op, bound)
     _check_tensors_first(fn, bound, op)
     _pldsim.incore_enter(where[0], where[1], fn.name)
     try:
-        result = run_as(KERNEL, fn.fn, *bound.args, **bound.kwargs)
+        with dims_bound(dyn):
+            result = run_as(KERNEL, fn.fn, *bound.args, **bound.kwargs)
     except _pldsim.Abort:
         raise  # the run is ending: nothing to free
     except BaseException:

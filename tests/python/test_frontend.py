@@ -62,6 +62,14 @@ class Constructs(unittest.TestCase):
         )
         self.assertNotIn("pldsim/", r.stderr)
 
+    def test_a_computed_dim_is_solved_checked_and_usable_in_the_body(self):
+        r = features("composite")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("OK", r.stdout)
+        r = features("composite-mismatch")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("argument 'x' of composite: dimension 0 is M * 2, which no value of M makes 3", r.stderr)
+
     def test_an_op_pldsim_lacks_says_so(self):
         r = features("unsupported")
         self.assertEqual(r.returncode, 3, r.stderr)

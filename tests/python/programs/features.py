@@ -14,7 +14,9 @@ a kernel called from plain Python.  seed: prints a checksum of
 torch.randn.  twice: calls the compiled program three times.  ragged: a
 [1, 40] row in [1, 16] tiles whose last holds 8 (valid_shape), a running
 sum carried by pl.range(init_values=) and pl.yield_, and a clamp=True load.
-yield-count: a pl.yield_ of two values in a loop that carries one."""
+yield-count: a pl.yield_ of two values in a loop that carries one.
+composite: a kernel annotated [M * 2, COLS], called with 4 rows, that
+loads M * 2 rows in its body.  composite-mismatch: the same with 3 rows."""
 
 import sys
 
@@ -147,6 +149,15 @@ def ragged_on_device(x: pl.Tensor[[1, RAGGED], pl.FP32], y: pl.Out[pl.Tensor[[1,
     return ragged(x, y, s)
 
 
+M = pl.dynamic("M")
+
+
+@pl.jit.incore
+def composite(x: pl.Tensor[[M * 2, COLS], pl.FP32], y: pl.Out[pl.Tensor[[M * 2, COLS], pl.FP32]]):
+    t = pl.load(x, [0, 0], [M * 2, COLS])  # M is bound by the arguments: 2
+    return pl.store(pl.add(t, t), [0, 0], y)
+
+
 def config() -> RunConfig:
     return RunConfig(distributed_config=DistributedConfig(device_ids=list(range(P))))
 
@@ -199,6 +210,12 @@ elif MODE in ("ragged", "yield-count"):
     # a sum is valid where both operands are, so past the last tile's 8 columns: zeros
     want = torch.tensor([x[0, k] + x[0, 16 + k] + 2 * x[0, 32 + k] if k < 8 else 0 for k in range(16)]).reshape(1, 16)
     assert torch.equal(s, want), (s, want)
+elif MODE in ("composite", "composite-mismatch"):
+    rows = 4 if MODE == "composite" else 3
+    x = torch.randn(rows, COLS)
+    y = torch.zeros(rows, COLS)
+    composite(x, y)
+    assert torch.equal(y, 2 * x)
 elif MODE == "seed":
     print(f"checksum {float(torch.randn(1000).sum()):.6f}")
 else:
