@@ -352,6 +352,106 @@ START_TEST(back_to_back_calls_reuse_one_signal)
 }
 END_TEST
 
+/* ---- all_to_all_v: variable counts, fixed transfers ---- */
+
+#define V_MAX  3  /* MAX_RECV: rows each rank owns per peer */
+#define V_COLS 16 /* a 64-byte row */
+
+/* What rank r sends to d: 0..V_MAX+1 rows, so some exceed the capacity
+ * (clamped) and some are empty. */
+static int v_count(int r, int d)
+{
+    return (r + 2 * d) % (V_MAX + 2);
+}
+
+struct v_args {
+    pld_dtensor in, tgt, sig, rc;
+    pl_tensor counts, out, rc_out; /* this rank's rows of the host tensors */
+};
+
+static void v_kernel(const struct v_args *a)
+{
+    int me = pld_rank(pld_get_comm_ctx(a->tgt)), p = pld_nranks(pld_get_comm_ctx(a->tgt));
+    for (int d = 0; d < p; d++)
+        for (int k = 0; k < V_MAX; k++)
+            for (int j = 0; j < V_COLS; j++)
+                pl_write(a->in, PL_IDX(d * V_MAX + k, j), me * 1000 + d * 10 + k + j * 0.5);
+    for (int call = 0; call < 2; call++) /* twice: the signal clears itself */
+        pld_tensor_all_to_all_v(a->in, a->tgt, a->sig, a->counts, a->rc);
+    pl_store(pl_load(a->tgt, PL_IDX(0, 0), PL_SHAPE(p * V_MAX, V_COLS)), PL_IDX(0, 0), a->out);
+    for (int s = 0; s < p; s++)
+        pl_write(a->rc_out, PL_IDX(s), pl_read(a->rc, PL_IDX(s, 0)));
+    pl_write(a->rc_out, PL_IDX(p),
+             pl_read(a->sig, PL_IDX(0, 0)) + pl_read(a->sig, PL_IDX(p - 1, 0)));
+}
+
+static void v_device(const struct v_args *a)
+{
+    pl_incore(v_kernel, a);
+}
+
+static pl_tensor v_counts, v_out, v_rc_out;
+
+static void v_host(const void *unused)
+{
+    (void)unused;
+    pl_shape rows = PL_SHAPE(P * V_MAX, V_COLS), cells = PL_SHAPE(P, 1);
+    pld_buffer in = pld_alloc_window_buffer(rows, PL_FP32, .name = "in");
+    pld_buffer tgt = pld_alloc_window_buffer(rows, PL_FP32, .name = "tgt");
+    pld_buffer sig = pld_alloc_window_buffer(cells, PL_INT32, .name = "sig");
+    pld_buffer rc = pld_alloc_window_buffer(cells, PL_INT32, .name = "rc");
+    for (int r = 0; r < P; r++) {
+        struct v_args a = {pld_window(in, rows, PL_FP32),
+                           pld_window(tgt, rows, PL_FP32),
+                           pld_window(sig, cells, PL_INT32),
+                           pld_window(rc, cells, PL_INT32),
+                           pl_at(v_counts, r),
+                           pl_at(v_out, r),
+                           pl_at(v_rc_out, r)};
+        pld_dispatch(r, v_device, a);
+    }
+}
+
+START_TEST(all_to_all_v_delivers_blocks_and_clamped_counts)
+{
+    P = 2 + _i; /* 2..8 */
+    v_counts = pl_tensor_new(PL_SHAPE(P, P), PL_INT32, "send_counts");
+    v_out = pl_tensor_new(PL_SHAPE(P, P * V_MAX, V_COLS), PL_FP32, "out");
+    v_rc_out = pl_tensor_new(PL_SHAPE(P, P + 1), PL_INT32, "recv_counts");
+    for (int r = 0; r < P; r++)
+        for (int d = 0; d < P; d++)
+            pl_tensor_set(v_counts, r * P + d, v_count(r, d));
+    pld_config cfg;
+    pld_config_init(&cfg);
+    cfg.summary = 0;
+    char list[16];
+    snprintf(list, sizeof list, "0-%d", P - 1);
+    ck_assert_int_eq(pld_config_set_devices(&cfg, list), 0);
+    ck_assert_int_eq(pld_run(&cfg, v_host, NULL), 0);
+    for (int me = 0; me < P; me++) {
+        for (int s = 0; s < P; s++) {
+            int want = v_count(s, me) < V_MAX ? v_count(s, me) : V_MAX;
+            ck_assert_msg(pl_tensor_get(v_rc_out, me * (P + 1) + s) == want,
+                          "P=%d: rank %d's recv_counts[%d] = %g, expected %d", P, me, s,
+                          pl_tensor_get(v_rc_out, me * (P + 1) + s), want);
+            /* all MAX_RECV rows of the block cross, whatever the count */
+            for (int k = 0; k < V_MAX; k++)
+                for (int j = 0; j < V_COLS; j++) {
+                    double got = pl_tensor_get(
+                        v_out, ((int64_t)me * P * V_MAX + s * V_MAX + k) * V_COLS + j);
+                    ck_assert_msg(got == s * 1000 + me * 10 + k + j * 0.5,
+                                  "P=%d: rank %d block %d row %d col %d = %g", P, me, s, k, j, got);
+                }
+        }
+        ck_assert_msg(pl_tensor_get(v_rc_out, me * (P + 1) + P) == 0,
+                      "P=%d: rank %d's signal does not read zero after the calls", P, me);
+    }
+    pl_tensor_free(&v_counts);
+    pl_tensor_free(&v_out);
+    pl_tensor_free(&v_rc_out);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("collectives");
@@ -363,5 +463,9 @@ int main(void)
     tcase_set_timeout(reuse, 60);
     tcase_add_loop_test(reuse, back_to_back_calls_reuse_one_signal, 0, 2);
     suite_add_tcase(s, reuse);
+    TCase *v = tcase_create("all_to_all_v");
+    tcase_set_timeout(v, 60);
+    tcase_add_loop_test(v, all_to_all_v_delivers_blocks_and_clamped_counts, 0, 7); /* P = 2..8 */
+    suite_add_tcase(s, v);
     return run_suite(s);
 }

@@ -65,6 +65,8 @@ enum misuse {
     VALID_SHAPE_RANK,
     CLAMP_PAST_THE_END,
     VALID_READ_OUT_OF_BOUNDS,
+    A2AV_ROWS_NOT_PER_RANK,
+    A2AV_ALIAS,
 };
 
 static _Atomic int bad_line; /* the offending call's line (atomic: ranks may be threads) */
@@ -224,6 +226,12 @@ static void kernel(const struct rank_args *a)
         break;
     case ALL_TO_ALL_SHAPES:
         bad_line = __LINE__; pld_tensor_all_to_all(a->rows, a->data, a->sig);
+        break;
+    case A2AV_ROWS_NOT_PER_RANK:
+        bad_line = __LINE__; pld_tensor_all_to_all_v(a->rows_first, a->data, a->sig, a->sig, a->sig);
+        break;
+    case A2AV_ALIAS:
+        bad_line = __LINE__; pld_tensor_all_to_all_v(a->rows, a->rows, a->sig, a->sig, a->sig);
         break;
     case BROADCAST_ROOT_RANGE:
         bad_line = __LINE__; pld_tensor_broadcast(a->data, a->sig, .root = 7);
@@ -405,6 +413,9 @@ static const struct {
      "out of bounds of tensor 'sig' [2, 1] (dim 0: 2 + 1 > 2)"},
     {COMM_CTX_OF_HOST_TENSOR, "pld_get_comm_ctx", "rank 0",
      "'x' is a host tensor; a comm context comes from a window view (pld_window)"},
+    {A2AV_ROWS_NOT_PER_RANK, "pld_tensor_all_to_all_v", "rank 0",
+     "expected both [2 * MAX_RECV, S] of the same dtype"},
+    {A2AV_ALIAS, "pld_tensor_all_to_all_v", "rank 0", "input 'rows' aliases target 'rows'"},
     {VALID_SHAPE_WIDER, "pl_load", "rank 0",
      "valid_shape [1, 40]: dim 1 is 40; expected 1..32 (it narrows the shape [1, 32], never "
      "widens it)"},

@@ -300,6 +300,23 @@ pld_dtensor pld__tensor_reduce_scatter(const char *file, int line, pld_dtensor t
 pld_dtensor pld__tensor_all_to_all(const char *file, int line, pl_tensor input, pld_dtensor target,
                                    pld_dtensor signal);
 
+/* pld_tensor_all_to_all_v(input, target, signal, send_counts, recv_counts):
+ * the variable-count exchange (upstream's all_to_all_v, MPI_Alltoallv's
+ * shape).  `input` and `target` are [P * MAX_RECV, S]; rows d*MAX_RECV.. of
+ * my input are my block for rank d, and all MAX_RECV of them go to block
+ * `me` of d's `target` (counts never change the transfer).  I also set d's
+ * recv_counts[me] (INT32 window, [P] or [P, 1]) to min(send_counts[d],
+ * MAX_RECV) (send_counts: INT32 [P] or [P, 1], host or window); rows past
+ * a block's count are not meaningful.  Then a barrier on `signal` ([P] or
+ * [P, 1], self-clearing).  Returns `target`.  Errors: shapes or dtypes that
+ * differ, a row count not a multiple of P, `input` aliasing `target`, bad
+ * counts tensors. */
+#define pld_tensor_all_to_all_v(input, target, signal, send_counts, recv_counts)                   \
+    pld__tensor_all_to_all_v(PLD__SRC, (input), (target), (signal), (send_counts), (recv_counts))
+pld_dtensor pld__tensor_all_to_all_v(const char *file, int line, pl_tensor input,
+                                     pld_dtensor target, pld_dtensor signal, pl_tensor send_counts,
+                                     pld_dtensor recv_counts);
+
 /* ------------------------------------------------------------------ */
 /* Levels                                                              */
 

@@ -55,7 +55,8 @@ static PyObject *py_remote_load(PyObject *self, PyObject *args)
     SRC_C()
     pl_tensor *t = pldsim_view(target, "target");
     struct pld_remote_load_kw kw = {.peer = peer};
-    if (!t || pldsim_shape(off, &kw.offsets, "offsets") || pldsim_shape(shape, &kw.shape, "shape") ||
+    if (!t || pldsim_shape(off, &kw.offsets, "offsets") ||
+        pldsim_shape(shape, &kw.shape, "shape") ||
         (valid != Py_None && pldsim_shape(valid, &kw.valid_shape, "valid_shape")))
         return NULL;
     pl_tensor tv = *t;
@@ -253,6 +254,27 @@ static PyObject *py_all_to_all(PyObject *self, PyObject *args)
     return exchange(args, 1);
 }
 
+/* all_to_all_v(file, line, input, target, signal, send_counts, recv_counts) */
+static PyObject *py_all_to_all_v(PyObject *self, PyObject *args)
+{
+    (void)self;
+    SRC_ARGS
+    PyObject *input, *target, *sig, *send, *recv;
+    if (!PyArg_ParseTuple(args, SRC_FMT "OOOOO", SRC_PTRS, &input, &target, &sig, &send, &recv))
+        return NULL;
+    SRC_C()
+    pl_tensor *i = pldsim_view(input, "input");
+    pl_tensor *t = i ? pldsim_view(target, "target") : NULL;
+    pl_tensor *s = t ? pldsim_view(sig, "signal") : NULL;
+    pl_tensor *sc = s ? pldsim_view(send, "send_counts") : NULL;
+    pl_tensor *rc = sc ? pldsim_view(recv, "recv_counts") : NULL;
+    if (!rc)
+        return NULL;
+    pl_tensor iv = *i, tv = *t, sv = *s, scv = *sc, rcv = *rc;
+    PLDSIM_CALL(pld__tensor_all_to_all_v(file, line, iv, tv, sv, scv, rcv));
+    Py_RETURN_NONE;
+}
+
 PyMethodDef pldsim_comm_methods[] = {
     {"notify", py_notify, METH_VARARGS, "notify(file, line, target, peer, offsets, value, op)"},
     {"wait", py_wait, METH_VARARGS, "wait(file, line, signal, offsets, expected, cmp)"},
@@ -271,5 +293,7 @@ PyMethodDef pldsim_comm_methods[] = {
      "reduce_scatter(file, line, target, signal, op)"},
     {"allgather", py_allgather, METH_VARARGS, "allgather(file, line, local, target, signal)"},
     {"all_to_all", py_all_to_all, METH_VARARGS, "all_to_all(file, line, input, target, signal)"},
+    {"all_to_all_v", py_all_to_all_v, METH_VARARGS,
+     "all_to_all_v(file, line, input, target, signal, send_counts, recv_counts)"},
     {NULL, NULL, 0, NULL},
 };

@@ -372,5 +372,13 @@ def all_to_all(input: Any, target: Any, signal: Any) -> Any:  # noqa: A002 - ups
     return target
 
 
-def all_to_all_v(*args: Any, **kwargs: Any) -> Any:
-    raise UnsupportedError("pld.tensor.all_to_all_v", "all_to_all_v is not supported by pldsim yet")
+def all_to_all_v(input: Any, target: Any, signal: Any, send_counts: Any, recv_counts: Any) -> Any:  # noqa: A002
+    """Block d (MAX_RECV = rows / P rows) of my `input` goes to block `me` of
+    rank d's `target`, and min(send_counts[d], MAX_RECV) to d's
+    recv_counts[me]; returns `target`."""
+    op = "pld.tensor.all_to_all_v"
+    i, c = any_view(input, op, "input"), any_view(send_counts, op, "send_counts")
+    t, s, r = _window(target, op, "target"), _window(signal, op, "signal"), _window(recv_counts, op, "recv_counts")
+    file, line = caller()
+    _pldsim.all_to_all_v(file, line, i, t, s, c, r)
+    return target

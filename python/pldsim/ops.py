@@ -15,7 +15,7 @@ import _pldsim
 
 from .errors import UnsupportedError, UsageTypeError
 from .loops import CarriedLoop
-from .values import DataType, DistributedTensor, Tile, any_view, dtype_of_code, index_list, is_torch_tensor, tile_of
+from .values import INDEX, INT64, DataType, DistributedTensor, Tile, any_view, dtype_of_code, index_list, is_torch_tensor, tile_of
 from .where import caller
 
 _ATOMIC_NONE, _ATOMIC_ADD = 0, 1
@@ -136,6 +136,10 @@ def cast(input: Any, target_type: Any, mode: Any = "round") -> Any:  # noqa: A00
     """A scalar converted to `target_type` (rounded to FP16/BF16, truncated
     and range-checked for integers)."""
     op = "pl.cast"
+    if target_type is INDEX:  # a 64-bit index: what pl.range and offsets take
+        target_type, result_type = INT64, INDEX
+    else:
+        result_type = target_type
     if not isinstance(target_type, DataType) or not target_type.code:
         raise UsageTypeError(op, f"target_type must be a pl dtype pldsim has (such as pl.FP32), got {target_type!r}")
     if isinstance(input, Tile) or is_torch_tensor(input) or isinstance(input, DistributedTensor):
@@ -143,7 +147,7 @@ def cast(input: Any, target_type: Any, mode: Any = "round") -> Any:  # noqa: A00
     if isinstance(input, bool) or not isinstance(input, (int, float)):
         raise UsageTypeError(op, f"the input must be a number, got {type(input).__name__}")
     file, line = caller()
-    return _typed(_pldsim.cast(file, line, float(input), target_type.code), target_type)
+    return _typed(_pldsim.cast(file, line, float(input), target_type.code), result_type)
 
 
 def range(*args: Any, init_values: Any = None) -> Any:  # noqa: A001 - upstream's name

@@ -22,11 +22,7 @@ pld_dtensor pld__tensor_all_to_all(const char *file, int line, pl_tensor input, 
                   input.name, pld__shape_str(input.shape, a, sizeof a), pl_dtype_name(input.dtype),
                   target.name, pld__shape_str(target.shape, b, sizeof b),
                   pl_dtype_name(target.dtype), c.nr);
-    if (pld__aliases(input, target))
-        pld__fail(PLD_EINVAL, file, line, c.name,
-                  "input '%s' aliases target '%s': incoming rows would overwrite rows not yet "
-                  "sent; use a separate buffer",
-                  input.name, target.name);
+    pld__coll_check_exchange_input(&c, input, target);
     pld__coll_mesh_signal(&c, signal);
     int64_t s = target.shape.dim[1];
     int mark = pld__ub_mark();

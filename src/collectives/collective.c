@@ -130,3 +130,12 @@ int pld__aliases(pl_tensor a, pl_tensor b)
     int64_t b0 = b.win_offset, b1 = b0 + (int64_t)pl_tensor_bytes(b);
     return a0 < b1 && b0 < a1;
 }
+
+void pld__coll_check_exchange_input(struct pld__coll *c, pl_tensor input, pld_dtensor target)
+{
+    if (pld__aliases(input, target))
+        pld__fail(PLD_EINVAL, c->file, c->line, c->name,
+                  "input '%s' aliases target '%s': incoming rows would overwrite rows not yet "
+                  "sent; use a separate buffer",
+                  input.name, target.name);
+}

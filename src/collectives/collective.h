@@ -40,6 +40,10 @@ void pld__coll_epilogue(struct pld__coll *c);
  * other dtypes when `any_dtype`). */
 void pld__coll_check_target(struct pld__coll *c, const char *what, pl_tensor t, int any_dtype);
 
+/* An exchange's (all_to_all, all_to_all_v) input must not share bytes with
+ * its target: incoming rows would overwrite rows not yet sent. */
+void pld__coll_check_exchange_input(struct pld__coll *c, pl_tensor input, pld_dtensor target);
+
 /* `t` seen as one row [1, numel] (tensors are contiguous). */
 pl_tensor pld__flat(pl_tensor t);
 

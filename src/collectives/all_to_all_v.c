@@ -1,0 +1,86 @@
+/* all_to_all_v.c: pld_tensor_all_to_all_v, the variable-count exchange, as
+ * upstream defines it.  Every rank owns a block of MAX = rows / P rows per
+ * peer: for each destination d (ourselves included) it pushes its whole
+ * block d (MAX rows: counts are read at run time, so they never change the
+ * transfer) into block `me` of d's target, and sets d's recv_counts[me] to
+ * min(send_counts[d], MAX).  Then the credit barrier: every push and count
+ * is visible once it passes. */
+#include "collective.h"
+
+/* send_counts[d] clamped to 0..max, read like pl_read (a GM access). */
+static int32_t count_for(struct pld__coll *c, pl_tensor counts, int d, int64_t max)
+{
+    if (!pld__has_data(&counts))
+        return (int32_t)max; /* --no-data: the count is not kept; the transfer is the same */
+    pl_shape at = counts.shape.ndim == 2 ? PL_IDX(d, 0) : PL_IDX(d);
+    double n = pl__read(c->file, c->line, counts, at);
+    return (int32_t)(n < 0 ? 0 : n > (double)max ? max : n);
+}
+
+static int is_counts(const struct pld__coll *c, pl_tensor t)
+{
+    return t.dtype == PL_INT32 &&
+           ((t.shape.ndim == 1 && t.shape.dim[0] == c->nr) ||
+            (t.shape.ndim == 2 && t.shape.dim[0] == c->nr && t.shape.dim[1] == 1));
+}
+
+pld_dtensor pld__tensor_all_to_all_v(const char *file, int line, pl_tensor input,
+                                     pld_dtensor target, pld_dtensor signal, pl_tensor send_counts,
+                                     pld_dtensor recv_counts)
+{
+    struct pld__coll c;
+    char a[64], b[64];
+    pld__coll_begin(&c, file, line, "pld_tensor_all_to_all_v", target);
+    pld__coll_check_target(&c, "target", target, 1);
+    if (input.dtype == 0)
+        pld__fail(PLD_EINVAL, file, line, c.name, "input is not a tensor (uninitialised?)");
+    int ok = target.shape.ndim == 2 && target.shape.dim[0] % c.nr == 0 && input.shape.ndim == 2 &&
+             input.shape.dim[0] == target.shape.dim[0] &&
+             input.shape.dim[1] == target.shape.dim[1] && input.dtype == target.dtype;
+    if (!ok)
+        pld__fail(PLD_EINVAL, file, line, c.name,
+                  "input '%s' is %s %s and target '%s' is %s %s; expected both [%d * MAX_RECV, S] "
+                  "of the same dtype",
+                  input.name, pld__shape_str(input.shape, a, sizeof a), pl_dtype_name(input.dtype),
+                  target.name, pld__shape_str(target.shape, b, sizeof b),
+                  pl_dtype_name(target.dtype), c.nr);
+    pld__coll_check_exchange_input(&c, input, target);
+    if (send_counts.dtype == 0 || !is_counts(&c, send_counts))
+        pld__fail(PLD_EINVAL, file, line, c.name,
+                  "send_counts '%s' is %s %s; expected INT32 of shape [%d] or [%d, 1] (rows for "
+                  "each destination)",
+                  send_counts.name ? send_counts.name : "?",
+                  pld__shape_str(send_counts.shape, a, sizeof a), pl_dtype_name(send_counts.dtype),
+                  c.nr, c.nr);
+    if (!recv_counts.win || !is_counts(&c, recv_counts))
+        pld__fail(PLD_EINVAL, file, line, c.name,
+                  "recv_counts '%s' is %s %s%s; expected an INT32 window view of shape [%d] or "
+                  "[%d, 1]",
+                  recv_counts.name ? recv_counts.name : "?",
+                  pld__shape_str(recv_counts.shape, a, sizeof a), pl_dtype_name(recv_counts.dtype),
+                  recv_counts.win ? "" : " (a host tensor)", c.nr, c.nr);
+    pld__coll_mesh_signal(&c, signal);
+    int64_t max = target.shape.dim[0] / c.nr, s = target.shape.dim[1];
+    pl_shape mine = recv_counts.shape.ndim == 2 ? PL_IDX(c.me, 0) : PL_IDX(c.me);
+    int mark = pld__ub_mark();
+    for (int d = 0; d < c.nr; d++) {
+        pld__put(file, line, target,
+                 (struct pld_p2p_kw){.peer = d,
+                                     .src = input,
+                                     .dst_offsets = PL_IDX(c.me * max, 0),
+                                     .src_offsets = PL_IDX(d * max, 0),
+                                     .shape = PL_SHAPE(max, s),
+                                     .chunk_rows = 1,
+                                     .chunk_cols = pld__chunk_elems(target.dtype)});
+        pld__notify(file, line, recv_counts,
+                    (struct pld_notify_kw){.peer = d,
+                                           .offsets = mine,
+                                           .value = count_for(&c, send_counts, d, max),
+                                           .op = PLD_NOTIFY_SET});
+    }
+    pld__ub_fold(mark); /* one record for the staging tiles of all the puts */
+    pld__coll_barrier(&c);
+    pld__coll_epilogue(&c);
+    pld__coll_end(&c);
+    return target;
+}
