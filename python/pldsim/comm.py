@@ -15,7 +15,9 @@ from typing import Any
 
 import _pldsim
 
+from . import host_builtins
 from .errors import UnsupportedError, UsageTypeError, UsageValueError
+from .levels import HOST, level
 from .ops import atomic_code, load
 from .values import CommCtx, DataType, DistributedTensor, Ptr, Tile, any_view, index_list, is_torch_tensor, scalar_int, tensor_dtype, tile_of
 from .where import caller
@@ -299,7 +301,7 @@ def barrier(signal: Any) -> Any:
     op = "pld.tensor.barrier"
     s = _window(signal, op, "signal")
     file, line = caller()
-    _pldsim.barrier(file, line, s)
+    host_builtins.run(op, file, line, lambda: _pldsim.barrier(file, line, s))
     return signal
 
 
@@ -310,6 +312,8 @@ def allreduce(target: Any, signal: Any = _MISSING, *, op: Any = ReduceOp.Sum, mo
         raise UsageTypeError(name, f"pld.tensor.allreduce core_num must be a positive compile-time int, got {type(core_num).__name__}")
     if core_num <= 0:
         raise UsageValueError(name, f"pld.tensor.allreduce core_num must be positive, got {core_num}")
+    on_host = level() == HOST
+    file, line = caller()
     if signal is _MISSING:
         if mode != "mesh":
             raise UsageValueError(
@@ -317,17 +321,22 @@ def allreduce(target: Any, signal: Any = _MISSING, *, op: Any = ReduceOp.Sum, mo
                 f'pld.tensor.allreduce mode="{mode}" requires an explicit signal; host signal synthesis only supports '
                 'mesh mode. Pass a window-bound signal, e.g. pld.tensor.allreduce(target, signal, mode="ring").',
             )
-        raise UnsupportedError(name, "an allreduce without a signal (synthesized by upstream's compiler on the host) is not supported by pldsim; pass a signal window")
+        if not on_host:
+            raise UsageTypeError(name, "pld.tensor.allreduce in a kernel needs a signal window (only the host orchestrator's form synthesizes one)")
+        signal = host_builtins.synthesized_signal(file, line)
     if signal is None:
         raise UsageTypeError(name, "pld.tensor.allreduce signal cannot be None; omit the signal argument for host synthesis")
     if core_num != 1:
-        raise UsageValueError(name, f"pld.tensor.allreduce in a kernel takes core_num=1 (got {core_num})")
+        if not on_host:
+            raise UsageValueError(name, f"pld.tensor.allreduce in a kernel takes core_num=1 (got {core_num})")
+        raise UnsupportedError(name, f"core_num={core_num} (a multicore host allreduce) is not supported by pldsim yet; use core_num=1")
     if mode not in ("mesh", "ring"):
         raise UsageValueError(name, f'pld.tensor.allreduce mode must be "mesh" or "ring", got {mode!r}')
     code = _enum(op, ReduceOp, name, "op") + 1
+    if on_host and mode == "ring":
+        raise UnsupportedError(name, 'mode="ring" from the host orchestrator (its [2*(NR-1)+1, NR] signal) is not supported by pldsim yet; call it in a kernel')
     t, s = _window(target, name, "target"), _window(signal, name, "signal")
-    file, line = caller()
-    _pldsim.allreduce(file, line, t, s, code, 1 if mode == "mesh" else 2)
+    host_builtins.run(name, file, line, lambda: _pldsim.allreduce(file, line, t, s, code, 1 if mode == "mesh" else 2))
     return target
 
 
@@ -338,7 +347,7 @@ def broadcast(target: Any, signal: Any, *, root: Any) -> Any:
         raise UsageValueError(op, f"pld.tensor.broadcast root must be a non-negative int, got {root!r}")
     t, s = _window(target, op, "target"), _window(signal, op, "signal")
     file, line = caller()
-    _pldsim.broadcast(file, line, t, s, root)
+    host_builtins.run(op, file, line, lambda: _pldsim.broadcast(file, line, t, s, root))
     return target
 
 
@@ -348,7 +357,7 @@ def allgather(local_data: Any, target: Any, signal: Any) -> Any:
     loc = any_view(local_data, op, "local_data")
     t, s = _window(target, op, "target"), _window(signal, op, "signal")
     file, line = caller()
-    _pldsim.allgather(file, line, loc, t, s)
+    host_builtins.run(op, file, line, lambda: _pldsim.allgather(file, line, loc, t, s))
     return target
 
 
@@ -358,7 +367,7 @@ def reduce_scatter(target: Any, signal: Any, *, op: Any = ReduceOp.Sum) -> Any:
     code = _enum(op, ReduceOp, name, "op") + 1
     t, s = _window(target, name, "target"), _window(signal, name, "signal")
     file, line = caller()
-    _pldsim.reduce_scatter(file, line, t, s, code)
+    host_builtins.run(name, file, line, lambda: _pldsim.reduce_scatter(file, line, t, s, code))
     return target
 
 
@@ -368,7 +377,7 @@ def all_to_all(input: Any, target: Any, signal: Any) -> Any:  # noqa: A002 - ups
     i = any_view(input, op, "input")
     t, s = _window(target, op, "target"), _window(signal, op, "signal")
     file, line = caller()
-    _pldsim.all_to_all(file, line, i, t, s)
+    host_builtins.run(op, file, line, lambda: _pldsim.all_to_all(file, line, i, t, s))
     return target
 
 
@@ -380,5 +389,5 @@ def all_to_all_v(input: Any, target: Any, signal: Any, send_counts: Any, recv_co
     i, c = any_view(input, op, "input"), any_view(send_counts, op, "send_counts")
     t, s, r = _window(target, op, "target"), _window(signal, op, "signal"), _window(recv_counts, op, "recv_counts")
     file, line = caller()
-    _pldsim.all_to_all_v(file, line, i, t, s, c, r)
+    host_builtins.run(op, file, line, lambda: _pldsim.all_to_all_v(file, line, i, t, s, c, r))
     return target

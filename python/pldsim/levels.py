@@ -189,10 +189,15 @@ def _incore(fn: Function, self_obj: Any, args: tuple, kwargs: dict) -> Any:
     bound = sig.bind(op, args, kwargs, self_obj)
     dyn = sig.check(op, bound)
     _check_tensors_first(fn, bound, op)
-    _pldsim.incore_enter(where[0], where[1], fn.name)
+    with dims_bound(dyn):
+        return in_kernel(where[0], where[1], fn.name, fn.fn, *bound.args, **bound.kwargs)
+
+
+def in_kernel(file: str, line: int, name: str, body: Any, *args: Any, **kwargs: Any) -> Any:
+    """Runs body(*args) as kernel `name` (a fresh UB, freed after)."""
+    _pldsim.incore_enter(file, line, name)
     try:
-        with dims_bound(dyn):
-            result = run_as(KERNEL, fn.fn, *bound.args, **bound.kwargs)
+        result = run_as(KERNEL, body, *args, **kwargs)
     except _pldsim.Abort:
         raise  # the run is ending: nothing to free
     except BaseException:

@@ -20,7 +20,7 @@ from typing import Any
 
 import _pldsim
 
-from . import options
+from . import host_builtins, options
 from .errors import RunError, UsageTypeError, UsageValueError
 from .isolate import run_in_child, tensors_in
 from .levels import DEVICE, HOST, KERNEL, Function, run_as
@@ -211,6 +211,7 @@ def _run(entry: Function, self_obj: Any, args: tuple, kwargs: dict, platform: st
             "C programs (mpirun -np P PROG --backend mpi)",
         )
     _register_host_tensors(entry, self_obj, args, kwargs)
+    host_builtins.signals.clear()  # the last run's windows are gone
     host = _host_body(entry, self_obj, args, kwargs, len(device_ids))
     devices = ",".join(str(d) for d in device_ids)
     # Ctrl-C ends the process during a run: Python's handler would only run

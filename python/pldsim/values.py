@@ -267,6 +267,8 @@ def index_list(x: Any, op: str, what: str) -> list[int]:
     """`x` as a list of ints (an offsets or shape argument)."""
     if isinstance(x, int) and not isinstance(x, bool):
         return [x]
+    if not isinstance(x, (list, tuple)) and hasattr(x, "__index__") and not isinstance(x, bool):
+        return [int(x.__index__())]  # a pl.dynamic dim or Scalar as one bound
     if not isinstance(x, (list, tuple)):
         raise UsageTypeError(op, f"{what} must be a list of ints, got {type(x).__name__}")
     out = []

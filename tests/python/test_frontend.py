@@ -95,6 +95,19 @@ class Constructs(unittest.TestCase):
         self.assertEqual(r.returncode, 3, r.stderr)
         self.assertRegex(r.stderr, r"features\.py:\d+: rank 0: pl\.yield_: the loop carries 2 value\(s\) \(init_values\) but pl\.yield_ gives 1")
 
+    def test_host_builtins_dispatch_the_collective_to_every_rank(self):
+        prog = support.program("host_builtins.py")
+        r = support.pldsim_py(prog)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("OK", r.stdout)
+        self.assertEqual(r.stderr, "")  # no warning: pldsim's private signal has a line of its own
+        r = support.pldsim_py(prog, "ring")
+        self.assertEqual(r.returncode, 3)
+        self.assertRegex(r.stderr, r"host_builtins\.py:\d+: host: pld\.tensor\.allreduce: mode=\"ring\" from the host orchestrator .* not supported by pldsim yet")
+        r = support.pldsim_py(prog, "kernel-no-signal")
+        self.assertEqual(r.returncode, 3)
+        self.assertRegex(r.stderr, r"host_builtins\.py:\d+: rank 0: pld\.tensor\.allreduce: in a kernel needs a signal window")
+
     def test_a_compiled_program_runs_again_in_one_process(self):
         r = features("twice")
         self.assertEqual(r.returncode, 0, r.stderr)
