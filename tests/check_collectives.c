@@ -298,19 +298,25 @@ static int check_case(const struct tcase *c, char *why, size_t len)
     return 1;
 }
 
-START_TEST(builtins_match_the_serial_reference)
+/* Runs `host` on devices 0..P-1 on the simulator, and asserts it succeeds. */
+static void run_on_p(void (*host_fn)(const void *))
 {
-    P = 2 + _i;
-    rng = 0x5eed0000u + (uint64_t)P;
-    make_cases(CASES_PER_KIND * NKINDS, 0);
-    sig_after = pl_tensor_new(PL_SHAPE(P, P + 2 * (P - 1) * P), PL_INT32, "signals");
     pld_config cfg;
     pld_config_init(&cfg);
     cfg.summary = 0;
     char list[16];
     snprintf(list, sizeof list, "0-%d", P - 1);
     ck_assert_int_eq(pld_config_set_devices(&cfg, list), 0);
-    ck_assert_int_eq(pld_run(&cfg, host, NULL), 0);
+    ck_assert_int_eq(pld_run(&cfg, host_fn, NULL), 0);
+}
+
+START_TEST(builtins_match_the_serial_reference)
+{
+    P = 2 + _i;
+    rng = 0x5eed0000u + (uint64_t)P;
+    make_cases(CASES_PER_KIND * NKINDS, 0);
+    sig_after = pl_tensor_new(PL_SHAPE(P, P + 2 * (P - 1) * P), PL_INT32, "signals");
+    run_on_p(host);
 
     int per_kind[NKINDS] = {0};
     char why[512];
@@ -337,13 +343,8 @@ START_TEST(back_to_back_calls_reuse_one_signal)
     back_to_back = 1;
     make_cases(102, 48);
     sig_after = pl_tensor_new(PL_SHAPE(P, P + 2 * (P - 1) * P), PL_INT32, "signals");
-    pld_config cfg;
-    pld_config_init(&cfg);
-    cfg.summary = 0;
-    char list[16], why[512];
-    snprintf(list, sizeof list, "0-%d", P - 1);
-    ck_assert_int_eq(pld_config_set_devices(&cfg, list), 0);
-    ck_assert_int_eq(pld_run(&cfg, host, NULL), 0);
+    char why[512];
+    run_on_p(host);
     for (int i = 0; i < ncases; i++)
         ck_assert_msg(check_case(&cases[i], why, sizeof why), "call %d: %s", i, why);
     for (int64_t i = 0; i < pl_shape_numel(sig_after.shape); i++)
@@ -421,13 +422,7 @@ START_TEST(all_to_all_v_delivers_blocks_and_clamped_counts)
     for (int r = 0; r < P; r++)
         for (int d = 0; d < P; d++)
             pl_tensor_set(v_counts, r * P + d, v_count(r, d));
-    pld_config cfg;
-    pld_config_init(&cfg);
-    cfg.summary = 0;
-    char list[16];
-    snprintf(list, sizeof list, "0-%d", P - 1);
-    ck_assert_int_eq(pld_config_set_devices(&cfg, list), 0);
-    ck_assert_int_eq(pld_run(&cfg, v_host, NULL), 0);
+    run_on_p(v_host);
     for (int me = 0; me < P; me++) {
         for (int s = 0; s < P; s++) {
             int want = v_count(s, me) < V_MAX ? v_count(s, me) : V_MAX;
@@ -452,6 +447,82 @@ START_TEST(all_to_all_v_delivers_blocks_and_clamped_counts)
 }
 END_TEST
 
+/* ---- host builtins: the collectives called by the host orchestrator ---- */
+
+#define H_COLS 64
+
+struct h_args {
+    pl_tensor x, y;         /* this rank's rows of the host tensors */
+    pld_dtensor data, rows; /* [1, H_COLS] and [P, H_COLS] windows */
+    int phase;              /* 0: publish x into data; 1: copy data and rows out */
+};
+
+static void h_kernel(const struct h_args *a)
+{
+    if (a->phase == 0) {
+        pl_store(pl_load(a->x, PL_IDX(0, 0), PL_SHAPE(1, H_COLS)), PL_IDX(0, 0), a->data);
+        return;
+    }
+    pl_store(pl_load(a->data, PL_IDX(0, 0), PL_SHAPE(1, H_COLS)), PL_IDX(0, 0), a->y);
+    pl_store(pl_load(a->rows, PL_IDX(0, 0), PL_SHAPE(P, H_COLS)), PL_IDX(1, 0), a->y);
+}
+
+static void h_device(const struct h_args *a)
+{
+    pl_incore(h_kernel, a);
+}
+
+static pl_tensor h_x, h_y;
+
+static void h_host(const void *unused)
+{
+    (void)unused;
+    pld_buffer d = pld_alloc_window_buffer(PL_SHAPE(1, H_COLS), PL_FP32, .name = "data");
+    pld_buffer rows = pld_alloc_window_buffer(PL_SHAPE(P, H_COLS), PL_FP32, .name = "rows");
+    pld_buffer s = pld_alloc_window_buffer(64, .name = "sig");
+    pld_dtensor data = pld_window(d, PL_SHAPE(1, H_COLS), PL_FP32);
+    pld_dtensor sig = pld_window(s, PL_SHAPE(P, 1), PL_INT32);
+    struct h_args a = {.data = data, .rows = pld_window(rows, PL_SHAPE(P, H_COLS), PL_FP32)};
+    for (int r = 0; r < P; r++) {
+        a.x = pl_at(h_x, r);
+        pld_dispatch(r, h_device, a);
+    }
+    /* called here, on the host: each is a builtin kernel on every rank */
+    pld_tensor_allgather(data, a.rows, sig); /* rows[s] = rank s's x */
+    pld_tensor_allreduce(data, sig, .op = PLD_REDUCE_MAX);
+    pld_tensor_barrier(sig);
+    a.phase = 1;
+    for (int r = 0; r < P; r++) {
+        a.y = pl_at(h_y, r);
+        pld_dispatch(r, h_device, a);
+    }
+}
+
+START_TEST(host_builtins_run_the_collective_on_every_rank)
+{
+    P = 2 + 2 * _i; /* 2, 4, 6 */
+    h_x = pl_tensor_new(PL_SHAPE(P, 1, H_COLS), PL_FP32, "x");
+    h_y = pl_tensor_new(PL_SHAPE(P, 1 + P, H_COLS), PL_FP32, "y");
+    for (int64_t i = 0; i < P * H_COLS; i++)
+        pl_tensor_set(h_x, i, (double)((i * 7919) % 1000) - 500);
+    run_on_p(h_host);
+    for (int r = 0; r < P; r++)
+        for (int j = 0; j < H_COLS; j++) {
+            double max = -1e9;
+            for (int s = 0; s < P; s++) {
+                double xs = pl_tensor_get(h_x, s * H_COLS + j);
+                max = xs > max ? xs : max;
+                ck_assert(pl_tensor_get(h_y, ((int64_t)r * (1 + P) + 1 + s) * H_COLS + j) == xs);
+            }
+            ck_assert_msg(pl_tensor_get(h_y, (int64_t)r * (1 + P) * H_COLS + j) == max,
+                          "P=%d rank %d col %d: max %g, got %g", P, r, j, max,
+                          pl_tensor_get(h_y, (int64_t)r * (1 + P) * H_COLS + j));
+        }
+    pl_tensor_free(&h_x);
+    pl_tensor_free(&h_y);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("collectives");
@@ -466,6 +537,7 @@ int main(void)
     TCase *v = tcase_create("all_to_all_v");
     tcase_set_timeout(v, 60);
     tcase_add_loop_test(v, all_to_all_v_delivers_blocks_and_clamped_counts, 0, 7); /* P = 2..8 */
+    tcase_add_loop_test(v, host_builtins_run_the_collective_on_every_rank, 0, 3);
     suite_add_tcase(s, v);
     return run_suite(s);
 }

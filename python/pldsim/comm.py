@@ -301,7 +301,7 @@ def barrier(signal: Any) -> Any:
     op = "pld.tensor.barrier"
     s = _window(signal, op, "signal")
     file, line = caller()
-    host_builtins.run(op, file, line, lambda: _pldsim.barrier(file, line, s))
+    _pldsim.barrier(file, line, s)
     return signal
 
 
@@ -336,7 +336,7 @@ def allreduce(target: Any, signal: Any = _MISSING, *, op: Any = ReduceOp.Sum, mo
     if on_host and mode == "ring":
         raise UnsupportedError(name, 'mode="ring" from the host orchestrator (its [2*(NR-1)+1, NR] signal) is not supported by pldsim yet; call it in a kernel')
     t, s = _window(target, name, "target"), _window(signal, name, "signal")
-    host_builtins.run(name, file, line, lambda: _pldsim.allreduce(file, line, t, s, code, 1 if mode == "mesh" else 2))
+    _pldsim.allreduce(file, line, t, s, code, 1 if mode == "mesh" else 2)
     return target
 
 
@@ -347,7 +347,7 @@ def broadcast(target: Any, signal: Any, *, root: Any) -> Any:
         raise UsageValueError(op, f"pld.tensor.broadcast root must be a non-negative int, got {root!r}")
     t, s = _window(target, op, "target"), _window(signal, op, "signal")
     file, line = caller()
-    host_builtins.run(op, file, line, lambda: _pldsim.broadcast(file, line, t, s, root))
+    _pldsim.broadcast(file, line, t, s, root)
     return target
 
 
@@ -357,7 +357,7 @@ def allgather(local_data: Any, target: Any, signal: Any) -> Any:
     loc = any_view(local_data, op, "local_data")
     t, s = _window(target, op, "target"), _window(signal, op, "signal")
     file, line = caller()
-    host_builtins.run(op, file, line, lambda: _pldsim.allgather(file, line, loc, t, s))
+    _pldsim.allgather(file, line, loc, t, s)
     return target
 
 
@@ -367,7 +367,7 @@ def reduce_scatter(target: Any, signal: Any, *, op: Any = ReduceOp.Sum) -> Any:
     code = _enum(op, ReduceOp, name, "op") + 1
     t, s = _window(target, name, "target"), _window(signal, name, "signal")
     file, line = caller()
-    host_builtins.run(name, file, line, lambda: _pldsim.reduce_scatter(file, line, t, s, code))
+    _pldsim.reduce_scatter(file, line, t, s, code)
     return target
 
 
@@ -377,7 +377,7 @@ def all_to_all(input: Any, target: Any, signal: Any) -> Any:  # noqa: A002 - ups
     i = any_view(input, op, "input")
     t, s = _window(target, op, "target"), _window(signal, op, "signal")
     file, line = caller()
-    host_builtins.run(op, file, line, lambda: _pldsim.all_to_all(file, line, i, t, s))
+    _pldsim.all_to_all(file, line, i, t, s)
     return target
 
 
@@ -389,5 +389,5 @@ def all_to_all_v(input: Any, target: Any, signal: Any, send_counts: Any, recv_co
     i, c = any_view(input, op, "input"), any_view(send_counts, op, "send_counts")
     t, s, r = _window(target, op, "target"), _window(signal, op, "signal"), _window(recv_counts, op, "recv_counts")
     file, line = caller()
-    host_builtins.run(op, file, line, lambda: _pldsim.all_to_all_v(file, line, i, t, s, c, r))
+    _pldsim.all_to_all_v(file, line, i, t, s, c, r)
     return target

@@ -28,6 +28,15 @@ pld_dtensor pld__tensor_all_to_all_v(const char *file, int line, pl_tensor input
                                      pld_dtensor target, pld_dtensor signal, pl_tensor send_counts,
                                      pld_dtensor recv_counts)
 {
+    if (pld__on_host()) {
+        pld__host_builtin(
+            &(struct pld__host_call){.kind = PLD__HB_ALL_TO_ALL_V,
+                                     .file = file,
+                                     .line = line,
+                                     .name = "builtin pld_tensor_all_to_all_v",
+                                     .t = {input, target, signal, send_counts, recv_counts}});
+        return target;
+    }
     struct pld__coll c;
     char a[64], b[64];
     pld__coll_begin(&c, file, line, "pld_tensor_all_to_all_v", target);

@@ -4,6 +4,14 @@
 
 pld_dtensor pld__tensor_barrier(const char *file, int line, pld_dtensor signal)
 {
+    if (pld__on_host()) {
+        pld__host_builtin(&(struct pld__host_call){.kind = PLD__HB_BARRIER,
+                                                   .file = file,
+                                                   .line = line,
+                                                   .name = "builtin pld_tensor_barrier",
+                                                   .t = {signal}});
+        return signal;
+    }
     struct pld__coll c;
     pld__coll_begin(&c, file, line, "pld_tensor_barrier", signal);
     pld__coll_mesh_signal(&c, signal);

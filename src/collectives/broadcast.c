@@ -6,6 +6,15 @@
 pld_dtensor pld__tensor_broadcast(const char *file, int line, pld_dtensor target,
                                   pld_dtensor signal, struct pld_broadcast_kw kw)
 {
+    if (pld__on_host()) {
+        pld__host_builtin(&(struct pld__host_call){.kind = PLD__HB_BROADCAST,
+                                                   .file = file,
+                                                   .line = line,
+                                                   .name = "builtin pld_tensor_broadcast",
+                                                   .t = {target, signal},
+                                                   .broadcast = kw});
+        return target;
+    }
     struct pld__coll c;
     pld__coll_begin(&c, file, line, "pld_tensor_broadcast", target);
     pld__coll_check_target(&c, "target", target, 1);

@@ -67,6 +67,38 @@ int pld__aliases(pl_tensor a, pl_tensor b);
 void pld__allreduce_mesh(struct pld__coll *c, pl_tensor flat, pld_reduce_op op);
 void pld__allreduce_ring(struct pld__coll *c, pl_tensor flat, pld_dtensor signal, pld_reduce_op op);
 
+/* ---- host builtins (host_builtin.c) ---- */
+
+enum pld__host_kind {
+    PLD__HB_BARRIER,
+    PLD__HB_ALLREDUCE,
+    PLD__HB_BROADCAST,
+    PLD__HB_ALLGATHER,
+    PLD__HB_REDUCE_SCATTER,
+    PLD__HB_ALL_TO_ALL,
+    PLD__HB_ALL_TO_ALL_V,
+};
+
+/* One collective call made by the host orchestrator, with its arguments in
+ * the order of the collective's parameters. */
+struct pld__host_call {
+    enum pld__host_kind kind;
+    const char *file; /* the user's call */
+    int line;
+    const char *name; /* the builtin kernel's name, "builtin pld_tensor_barrier" */
+    pl_tensor t[5];
+    struct pld_allreduce_kw allreduce;
+    struct pld_broadcast_kw broadcast;
+    struct pld_reduce_scatter_kw reduce_scatter;
+};
+
+/* Is the caller the host orchestrator (of a run in progress)? */
+int pld__on_host(void);
+/* Dispatches `h` to every rank, in rank order, as a builtin kernel. */
+void pld__host_builtin(const struct pld__host_call *h);
+/* The task each rank runs: the kernel that makes the call there. */
+void pld__host_task(const struct pld__host_call *h);
+
 /* Shorthands for the primitives with the user's location. */
 #define COLL_NOTIFY(c, sigt, peer_, offs, val)                                                     \
     pld__notify(                                                                                   \

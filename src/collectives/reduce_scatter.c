@@ -9,6 +9,15 @@
 pld_dtensor pld__tensor_reduce_scatter(const char *file, int line, pld_dtensor target,
                                        pld_dtensor signal, struct pld_reduce_scatter_kw kw)
 {
+    if (pld__on_host()) {
+        pld__host_builtin(&(struct pld__host_call){.kind = PLD__HB_REDUCE_SCATTER,
+                                                   .file = file,
+                                                   .line = line,
+                                                   .name = "builtin pld_tensor_reduce_scatter",
+                                                   .t = {target, signal},
+                                                   .reduce_scatter = kw});
+        return target;
+    }
     struct pld__coll c;
     char a[64];
     pld__coll_begin(&c, file, line, "pld_tensor_reduce_scatter", target);

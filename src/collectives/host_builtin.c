@@ -1,0 +1,52 @@
+/* host_builtin.c: a builtin collective called from the host orchestrator.
+ *
+ * Upstream's compiler lowers a collective written in a host orchestrator
+ * into a builtin kernel dispatched to every rank at that point of the
+ * host's program.  So does pldsim: the call becomes one task per rank, in
+ * rank order, whose kernel makes the same call there.  Each rank runs its
+ * tasks in order, so the builtin comes after the host's earlier dispatches
+ * to that rank and before its later ones.  Window views name every rank's
+ * copy at once, so the same arguments serve every rank. */
+#include "collective.h"
+
+void pld__host_builtin(const struct pld__host_call *h)
+{
+    for (int r = 0; r < pld__R->P; r++)
+        pld__dispatch(h->file, h->line, r, h->name, (pld__task_fn)(void (*)(void))pld__host_task, h,
+                      sizeof *h);
+}
+
+void pld__host_task(const struct pld__host_call *h)
+{
+    pld__incore_enter(h->file, h->line, h->name);
+    const pl_tensor *t = h->t;
+    switch (h->kind) {
+    case PLD__HB_BARRIER:
+        pld__tensor_barrier(h->file, h->line, t[0]);
+        break;
+    case PLD__HB_ALLREDUCE:
+        pld__tensor_allreduce(h->file, h->line, t[0], t[1], h->allreduce);
+        break;
+    case PLD__HB_BROADCAST:
+        pld__tensor_broadcast(h->file, h->line, t[0], t[1], h->broadcast);
+        break;
+    case PLD__HB_ALLGATHER:
+        pld__tensor_allgather(h->file, h->line, t[0], t[1], t[2]);
+        break;
+    case PLD__HB_REDUCE_SCATTER:
+        pld__tensor_reduce_scatter(h->file, h->line, t[0], t[1], h->reduce_scatter);
+        break;
+    case PLD__HB_ALL_TO_ALL:
+        pld__tensor_all_to_all(h->file, h->line, t[0], t[1], t[2]);
+        break;
+    case PLD__HB_ALL_TO_ALL_V:
+        pld__tensor_all_to_all_v(h->file, h->line, t[0], t[1], t[2], t[3], t[4]);
+        break;
+    }
+    pld__incore_exit();
+}
+
+int pld__on_host(void)
+{
+    return pld__R && pld__self() < 0;
+}
