@@ -159,8 +159,8 @@ static struct region p2p_region(const char *file, int line, const char *op, pl_t
  * product of the leading dims, cols = the innermost dim), checks that the
  * staging tile fits in UB, and returns the chunk sizes in bytes. */
 static int64_t plan_chunks(const char *file, int line, const char *op, struct region *r,
-                           pl_dtype dt, const struct pld_p2p_kw *kw, int64_t *nchunks,
-                           int64_t *chunk_bytes, int64_t *last_bytes)
+                           pl_dtype dt, const struct pld_p2p_kw *kw, int user_stage,
+                           int64_t *nchunks, int64_t *chunk_bytes, int64_t *last_bytes)
 {
     int64_t cols = r->shape.dim[r->shape.ndim - 1], rows = pl_shape_numel(r->shape) / cols;
     int64_t es = (int64_t)pl_dtype_size(dt);
@@ -179,7 +179,8 @@ static int64_t plan_chunks(const char *file, int line, const char *op, struct re
                   "UB overflow in kernel %s: the staging tile needs %lld bytes and the limit is "
                   "%.0f; set .chunk_rows/.chunk_cols to stage smaller pieces",
                   rk->kernel, (long long)stage, rk->dev.ub_usable_bytes);
-    pld__ub_transient(file, line, op, (size_t)stage);
+    if (!user_stage) /* a tile-level put/get stages through the caller's own tiles */
+        pld__ub_transient(file, line, op, (size_t)stage);
     int64_t nr = (rows + cr - 1) / cr, nc = (cols + cc - 1) / cc;
     *nchunks = nr * nc;
     *chunk_bytes = cr * cc * es;
@@ -194,9 +195,11 @@ static int64_t plan_chunks(const char *file, int line, const char *op, struct re
     return total;
 }
 
-void pld__put(const char *file, int line, pld_dtensor dst, struct pld_p2p_kw kw)
+/* A put, tensor-level (the staging tile is the compiler's, counted here) or
+ * tile-level (user_stage: the caller's tiles, chunks already set from them). */
+static void put(const char *file, int line, const char *op, pld_dtensor dst, struct pld_p2p_kw kw,
+                int user_stage)
 {
-    static const char op[] = "pld_tensor_put";
     pld__kernel_rank(file, line, op);
     int me = pld__self();
     double t0 = pld__now();
@@ -207,7 +210,7 @@ void pld__put(const char *file, int line, pld_dtensor dst, struct pld_p2p_kw kw)
         pld__fail(PLD_EINVAL, file, line, op, "missing required keyword .src");
     check_atomic(file, line, op, kw.atomic, dst.dtype);
     struct region r = p2p_region(file, line, op, dst, kw.src, &kw);
-    int64_t total = plan_chunks(file, line, op, &r, dst.dtype, &kw, &n, &chunk, &last);
+    int64_t total = plan_chunks(file, line, op, &r, dst.dtype, &kw, user_stage, &n, &chunk, &last);
     enum pld__op id = kw.atomic == PL_ATOMIC_ADD ? PLD__OP_PUT_ADD : PLD__OP_PUT;
     int data = pld__has_data(&dst) && pld__has_data(&kw.src);
     struct pld__cost c;
@@ -223,9 +226,9 @@ void pld__put(const char *file, int line, pld_dtensor dst, struct pld_p2p_kw kw)
                   line);
 }
 
-void pld__get(const char *file, int line, pl_tensor dst, struct pld_p2p_kw kw)
+static void get(const char *file, int line, const char *op, pl_tensor dst, struct pld_p2p_kw kw,
+                int user_stage)
 {
-    static const char op[] = "pld_tensor_get";
     pld__kernel_rank(file, line, op);
     int me = pld__self();
     double t0 = pld__now();
@@ -239,7 +242,7 @@ void pld__get(const char *file, int line, pl_tensor dst, struct pld_p2p_kw kw)
     if (kw.atomic != PL_ATOMIC_NONE)
         pld__fail(PLD_EINVAL, file, line, op, "get has no .atomic");
     struct region r = p2p_region(file, line, op, dst, kw.src, &kw);
-    int64_t total = plan_chunks(file, line, op, &r, dst.dtype, &kw, &n, &chunk, &last);
+    int64_t total = plan_chunks(file, line, op, &r, dst.dtype, &kw, user_stage, &n, &chunk, &last);
     if (!pld__has_data(&kw.src) && !dst.win)
         pld__fail_no_data(file, line, op, "it pulls window data into a host tensor");
     int data = pld__has_data(&dst) && pld__has_data(&kw.src);
@@ -254,4 +257,69 @@ void pld__get(const char *file, int line, pl_tensor dst, struct pld_p2p_kw kw)
     pld__host_written(dst, r.dst_off, r.shape);
     pld__trace_op(PLD__OP_GET, t0, peer, &kw.src, offset_bytes(kw.src, r.src_off), total,
                   PLD__MISSING, file, line);
+}
+
+void pld__put(const char *file, int line, pld_dtensor dst, struct pld_p2p_kw kw)
+{
+    put(file, line, "pld_tensor_put", dst, kw, 0);
+}
+
+void pld__get(const char *file, int line, pl_tensor dst, struct pld_p2p_kw kw)
+{
+    get(file, line, "pld_tensor_get", dst, kw, 0);
+}
+
+/* The tensor-level keywords of a tile-level put/get: chunks of the stage
+ * tile's shape (rows: its leading dims; columns: its last), double-buffered
+ * when a second stage is given. */
+static struct pld_p2p_kw staged_kw(const char *file, int line, const char *op, pl_tensor dst,
+                                   const struct pld_tile_p2p_kw *kw)
+{
+    char a[64], b[64];
+    pld__check_tile(file, line, op, "stage", kw->stage);
+    if (kw->stage.dtype != dst.dtype)
+        pld__fail(PLD_EINVAL, file, line, op, "dtype mismatch: stage is %s but dst '%s' is %s",
+                  pl_dtype_name(kw->stage.dtype), dst.name, pl_dtype_name(dst.dtype));
+    int two = kw->stage2.dtype != 0;
+    if (two) {
+        pld__check_tile(file, line, op, "stage2", kw->stage2);
+        int same =
+            kw->stage2.dtype == kw->stage.dtype && kw->stage2.shape.ndim == kw->stage.shape.ndim;
+        for (int i = 0; same && i < kw->stage.shape.ndim; i++)
+            same = kw->stage2.shape.dim[i] == kw->stage.shape.dim[i];
+        if (!same)
+            pld__fail(PLD_EINVAL, file, line, op,
+                      "stage2 is %s %s but stage is %s %s; the two stages of a double-buffered "
+                      "transfer must match",
+                      pld__shape_str(kw->stage2.shape, a, sizeof a),
+                      pl_dtype_name(kw->stage2.dtype), pld__shape_str(kw->stage.shape, b, sizeof b),
+                      pl_dtype_name(kw->stage.dtype));
+    }
+    pl_shape st = kw->stage.shape;
+    int64_t cols = st.dim[st.ndim - 1];
+    return (struct pld_p2p_kw){.peer = kw->peer,
+                               .src = kw->src,
+                               .dst_offsets = kw->dst_offsets,
+                               .src_offsets = kw->src_offsets,
+                               .shape = kw->shape,
+                               .atomic = kw->atomic,
+                               .chunk_rows = pl_shape_numel(st) / cols,
+                               .chunk_cols = cols,
+                               .pipeline = two};
+}
+
+void pld__tile_put(const char *file, int line, pld_dtensor dst, struct pld_tile_p2p_kw kw)
+{
+    static const char op[] = "pld_tile_put";
+    pld__kernel_rank(file, line, op);
+    put(file, line, op, dst, staged_kw(file, line, op, dst, &kw), 1);
+}
+
+void pld__tile_get(const char *file, int line, pl_tensor dst, struct pld_tile_p2p_kw kw)
+{
+    static const char op[] = "pld_tile_get";
+    pld__kernel_rank(file, line, op);
+    if (kw.atomic != PL_ATOMIC_NONE)
+        pld__fail(PLD_EINVAL, file, line, op, "get has no .atomic");
+    get(file, line, op, dst, staged_kw(file, line, op, dst, &kw), 1);
 }

@@ -399,7 +399,7 @@ static void v_host(const void *unused)
     pl_shape rows = PL_SHAPE(P * V_MAX, V_COLS), cells = PL_SHAPE(P, 1);
     pld_buffer in = pld_alloc_window_buffer(rows, PL_FP32, .name = "in");
     pld_buffer tgt = pld_alloc_window_buffer(rows, PL_FP32, .name = "tgt");
-    pld_buffer sig = pld_alloc_window_buffer(cells, PL_INT32, .name = "sig");
+    pld_buffer sig = pld_alloc_window_buffer(64, .name = "sig"); /* a line of its own */
     pld_buffer rc = pld_alloc_window_buffer(cells, PL_INT32, .name = "rc");
     for (int r = 0; r < P; r++) {
         struct v_args a = {pld_window(in, rows, PL_FP32),
@@ -523,6 +523,104 @@ START_TEST(host_builtins_run_the_collective_on_every_rank)
 }
 END_TEST
 
+/* ---- tile-level put/get: staged through the caller's tiles ---- */
+
+#define T_ROWS 4
+#define T_COLS 64
+
+struct t_args {
+    pld_dtensor src, dst, back, sig;
+    int bad;      /* elements of dst and back that are not what the peer sent */
+    double dt[6]; /* elapsed: tensor put, tile put, tensor pipelined, tile pipelined, get x2 */
+};
+
+static void t_kernel(struct t_args *a)
+{
+    int me = pld_rank(pld_get_comm_ctx(a->src)), peer = 1 - me;
+    for (int r = 0; r < T_ROWS; r++)
+        for (int j = 0; j < T_COLS; j++)
+            pl_write(a->src, PL_IDX(r, j), me * 1000 + r * 100 + j);
+    pld_tensor_barrier(a->sig); /* the gets below read what the peer just wrote */
+    pl_tile stage = pl_load(a->src, PL_IDX(0, 0), PL_SHAPE(1, 16));
+    pl_tile stage2 = pl_load(a->src, PL_IDX(0, 16), PL_SHAPE(1, 16));
+    double t = pld_time();
+    pld_tensor_put(a->dst, .peer = peer, .src = a->src, .chunk_rows = 1, .chunk_cols = 16);
+    a->dt[0] = pld_time() - t;
+    t = pld_time();
+    pld_tile_put(a->dst, .peer = peer, .src = a->src, .stage = stage);
+    a->dt[1] = pld_time() - t;
+    t = pld_time();
+    pld_tensor_put(a->dst, .peer = peer, .src = a->src, .chunk_rows = 1, .chunk_cols = 16,
+                   .pipeline = 1);
+    a->dt[2] = pld_time() - t;
+    t = pld_time();
+    pld_tile_put(a->dst, .peer = peer, .src = a->src, .stage = stage, .stage2 = stage2);
+    a->dt[3] = pld_time() - t;
+    t = pld_time();
+    pld_tensor_get(a->back, .peer = peer, .src = a->src, .dst_offsets = PL_IDX(0, 0),
+                   .src_offsets = PL_IDX(1, 0), .shape = PL_SHAPE(2, T_COLS), .chunk_rows = 1,
+                   .chunk_cols = 16);
+    a->dt[4] = pld_time() - t;
+    t = pld_time();
+    pld_tile_get(a->back, .peer = peer, .src = a->src, .stage = stage, .dst_offsets = PL_IDX(2, 0),
+                 .src_offsets = PL_IDX(1, 0), .shape = PL_SHAPE(2, T_COLS));
+    a->dt[5] = pld_time() - t;
+    pld_tensor_barrier(a->sig); /* the peer's puts into my dst are done */
+    for (int r = 0; r < T_ROWS; r++)
+        for (int j = 0; j < T_COLS; j++) {
+            a->bad += pl_read(a->dst, PL_IDX(r, j)) != peer * 1000 + r * 100 + j;
+            /* back: rows 1..2 of the peer's src, got twice */
+            a->bad += pl_read(a->back, PL_IDX(r, j)) != peer * 1000 + (1 + r % 2) * 100 + j;
+        }
+}
+
+static struct t_args t_out[2];
+
+static void t_device(struct t_args *const *a)
+{
+    pl_incore(t_kernel, *a);
+}
+
+static void t_host(const void *unused)
+{
+    (void)unused;
+    pl_shape sh = PL_SHAPE(T_ROWS, T_COLS);
+    pld_buffer s = pld_alloc_window_buffer(sh, PL_FP32, .name = "src");
+    pld_buffer d = pld_alloc_window_buffer(sh, PL_FP32, .name = "dst");
+    pld_buffer b = pld_alloc_window_buffer(sh, PL_FP32, .name = "back");
+    pld_buffer g = pld_alloc_window_buffer(64, .name = "sig");
+    for (int r = 0; r < 2; r++) {
+        t_out[r] = (struct t_args){.src = pld_window(s, sh, PL_FP32),
+                                   .dst = pld_window(d, sh, PL_FP32),
+                                   .back = pld_window(b, sh, PL_FP32),
+                                   .sig = pld_window(g, PL_SHAPE(2, 1), PL_INT32)};
+        struct t_args *p = &t_out[r];
+        pld_dispatch(r, t_device, p);
+    }
+}
+
+/* Staged through the caller's tiles, a put or get moves the same data at the
+ * same price as the tensor-level form with the stage's chunks. */
+START_TEST(tile_put_and_get_cost_what_the_tensor_forms_with_those_chunks_cost)
+{
+    P = 2;
+    run_on_p(t_host);
+    for (int r = 0; r < 2; r++) {
+        const double *dt = t_out[r].dt;
+        ck_assert(dt[0] > 0 && dt[2] > 0 && dt[4] > 0);
+        /* equal up to the rounding of the absolute times they are read from */
+        ck_assert_msg(fabs(dt[1] - dt[0]) < 1e-15, "rank %d: tile put %.17g, tensor put %.17g", r,
+                      dt[1], dt[0]);
+        ck_assert_msg(fabs(dt[3] - dt[2]) < 1e-15,
+                      "rank %d: pipelined tile put %.17g, tensor %.17g", r, dt[3], dt[2]);
+        ck_assert_msg(fabs(dt[5] - dt[4]) < 1e-15, "rank %d: tile get %.17g, tensor get %.17g", r,
+                      dt[5], dt[4]);
+        ck_assert(dt[2] < dt[0]); /* double buffering overlaps the two legs */
+        ck_assert_int_eq(t_out[r].bad, 0);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("collectives");
@@ -538,6 +636,7 @@ int main(void)
     tcase_set_timeout(v, 60);
     tcase_add_loop_test(v, all_to_all_v_delivers_blocks_and_clamped_counts, 0, 7); /* P = 2..8 */
     tcase_add_loop_test(v, host_builtins_run_the_collective_on_every_rank, 0, 3);
+    tcase_add_test(v, tile_put_and_get_cost_what_the_tensor_forms_with_those_chunks_cost);
     suite_add_tcase(s, v);
     return run_suite(s);
 }

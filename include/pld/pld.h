@@ -212,6 +212,35 @@ void pld__put(const char *file, int line, pld_dtensor dst, struct pld_p2p_kw kw)
     pld__get(PLD__SRC, (dst), PLD__KW(struct pld_p2p_kw, .peer = PLD__MISSING, __VA_ARGS__))
 void pld__get(const char *file, int line, pl_tensor dst, struct pld_p2p_kw kw);
 
+struct pld_tile_p2p_kw {
+    int64_t peer;
+    pl_tensor src;
+    pl_tile stage;        /* the staging tile: each chunk is its shape */
+    pl_tile stage2;       /* optional: a second stage of the same shape, double-buffered */
+    pl_shape dst_offsets; /* region form: all three of these, or none */
+    pl_shape src_offsets;
+    pl_shape shape;
+    pl_atomic atomic; /* put only */
+};
+/* pld_tile_put(dst, .peer, .src, .stage[, .stage2][, .dst_offsets,
+ *              .src_offsets, .shape][, .atomic]): the tile-level put,
+ * staged through the caller's own UB tiles (upstream's pld.tile.put, what
+ * the compiler makes of pld.tensor.put): chunks of .stage's shape (rows:
+ * its leading dims, columns: its last), double-buffered with .stage2.  The
+ * stages' contents afterwards are unspecified.  Costs and errors as
+ * pld_tensor_put's, plus a stage of another dtype and mismatched stages. */
+#define pld_tile_put(dst, ...)                                                                     \
+    pld__tile_put(PLD__SRC, (dst),                                                                 \
+                  PLD__KW(struct pld_tile_p2p_kw, .peer = PLD__MISSING, __VA_ARGS__))
+void pld__tile_put(const char *file, int line, pld_dtensor dst, struct pld_tile_p2p_kw kw);
+
+/* pld_tile_get(dst, .peer, .src, .stage[, .stage2][, region]): the
+ * tile-level get, staged like pld_tile_put; no atomic. */
+#define pld_tile_get(dst, ...)                                                                     \
+    pld__tile_get(PLD__SRC, (dst),                                                                 \
+                  PLD__KW(struct pld_tile_p2p_kw, .peer = PLD__MISSING, __VA_ARGS__))
+void pld__tile_get(const char *file, int line, pl_tensor dst, struct pld_tile_p2p_kw kw);
+
 /* ------------------------------------------------------------------ */
 /* Collectives                                                         */
 

@@ -261,6 +261,9 @@ static const char *python_op_name(const char *op)
         {"pld_tensor_allgather", "pld.tensor.allgather"},
         {"pld_tensor_reduce_scatter", "pld.tensor.reduce_scatter"},
         {"pld_tensor_all_to_all", "pld.tensor.all_to_all"},
+        {"pld_tensor_all_to_all_v", "pld.tensor.all_to_all_v"},
+        {"pld_tile_put", "pld.tile.put"},
+        {"pld_tile_get", "pld.tile.get"},
     };
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         if (strcmp(op, names[i][0]) == 0)

@@ -146,6 +146,59 @@ static PyObject *py_get(PyObject *self, PyObject *args)
     return p2p(args, 0);
 }
 
+/* tile_put(file, line, dst, peer, src, stage, stage2 or None, dst_offsets,
+ *          src_offsets, shape, atomic) and tile_get(...) without atomic */
+static PyObject *tile_p2p(PyObject *args, int is_put)
+{
+    SRC_ARGS
+    PyObject *dst, *src, *stage, *stage2, *doff, *soff, *shape;
+    long long peer;
+    int atomic = PL_ATOMIC_NONE, ok;
+    if (is_put)
+        ok = PyArg_ParseTuple(args, SRC_FMT "OLOOOOOOi", SRC_PTRS, &dst, &peer, &src, &stage,
+                              &stage2, &doff, &soff, &shape, &atomic);
+    else
+        ok = PyArg_ParseTuple(args, SRC_FMT "OLOOOOOO", SRC_PTRS, &dst, &peer, &src, &stage,
+                              &stage2, &doff, &soff, &shape);
+    if (!ok)
+        return NULL;
+    SRC_C()
+    pl_tensor *d = pldsim_view(dst, "dst"), *s = d ? pldsim_view(src, "src") : NULL;
+    pl_tile *st = s ? pldsim_tile(stage, "stage") : NULL;
+    pl_tile *st2 = st && stage2 != Py_None ? pldsim_tile(stage2, "stage2") : NULL;
+    if (!st || (stage2 != Py_None && !st2))
+        return NULL;
+    struct pld_p2p_kw region = {0};
+    if (p2p_kw(&region, doff, soff, shape))
+        return NULL;
+    struct pld_tile_p2p_kw kw = {.peer = peer,
+                                 .src = *s,
+                                 .stage = *st,
+                                 .stage2 = st2 ? *st2 : (pl_tile){0},
+                                 .dst_offsets = region.dst_offsets,
+                                 .src_offsets = region.src_offsets,
+                                 .shape = region.shape,
+                                 .atomic = (pl_atomic)atomic};
+    pl_tensor dv = *d;
+    if (is_put)
+        PLDSIM_CALL(pld__tile_put(file, line, dv, kw));
+    else
+        PLDSIM_CALL(pld__tile_get(file, line, dv, kw));
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_tile_put(PyObject *self, PyObject *args)
+{
+    (void)self;
+    return tile_p2p(args, 1);
+}
+
+static PyObject *py_tile_get(PyObject *self, PyObject *args)
+{
+    (void)self;
+    return tile_p2p(args, 0);
+}
+
 /* barrier(file, line, signal) */
 static PyObject *py_barrier(PyObject *self, PyObject *args)
 {
@@ -286,6 +339,10 @@ PyMethodDef pldsim_comm_methods[] = {
      "put(file, line, dst, peer, src, dst_off, src_off, shape, atomic, rows, cols, pipeline)"},
     {"get", py_get, METH_VARARGS,
      "get(file, line, dst, peer, src, dst_off, src_off, shape, rows, cols, pipeline)"},
+    {"tile_put", py_tile_put, METH_VARARGS,
+     "tile_put(file, line, dst, peer, src, stage, stage2, dst_off, src_off, shape, atomic)"},
+    {"tile_get", py_tile_get, METH_VARARGS,
+     "tile_get(file, line, dst, peer, src, stage, stage2, dst_off, src_off, shape)"},
     {"barrier", py_barrier, METH_VARARGS, "barrier(file, line, signal)"},
     {"allreduce", py_allreduce, METH_VARARGS, "allreduce(file, line, target, signal, op, mode)"},
     {"broadcast", py_broadcast, METH_VARARGS, "broadcast(file, line, target, signal, root)"},

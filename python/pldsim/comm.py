@@ -291,6 +291,35 @@ def get(dst: Any, peer: Any, src: Any, dst_offsets: Any = None, src_offsets: Any
     _pldsim.get(file, line, d, scalar_int(peer, op, "peer"), src._view, *region, chunk_rows, chunk_cols, bool(pipeline))
 
 
+def tile_put(dst: Any, peer: Any, src: Any, stage: Any, stage2: Any = None, dst_offsets: Any = None, src_offsets: Any = None, shape: Any = None, *, atomic: Any = AtomicType.None_) -> None:
+    """pld.tensor.put staged through the caller's own tiles: chunks of
+    `stage`'s shape, double-buffered with `stage2`."""
+    op = "pld.tile.put"
+    if not isinstance(dst, DistributedTensor):
+        raise UsageTypeError(op, f"pld.tile.put expects a DistributedTensor dst (window-bound); got {type(dst).__name__}")
+    if not (isinstance(src, DistributedTensor) or is_torch_tensor(src)):
+        raise UsageTypeError(op, f"pld.tile.put expects a Tensor or DistributedTensor src; got {type(src).__name__}")
+    st, st2 = tile_of(stage, op, "stage"), None if stage2 is None else tile_of(stage2, op, "stage2")
+    region = _region(op, dst_offsets, src_offsets, shape)
+    s = any_view(src, op, "src")
+    file, line = caller()
+    _pldsim.tile_put(file, line, dst._view, scalar_int(peer, op, "peer"), s, st, st2, *region, atomic_code(atomic, op))
+
+
+def tile_get(dst: Any, peer: Any, src: Any, stage: Any, stage2: Any = None, dst_offsets: Any = None, src_offsets: Any = None, shape: Any = None) -> None:
+    """pld.tensor.get staged through the caller's own tiles."""
+    op = "pld.tile.get"
+    if not (isinstance(dst, DistributedTensor) or is_torch_tensor(dst)):
+        raise UsageTypeError(op, f"pld.tile.get expects a Tensor or DistributedTensor dst; got {type(dst).__name__}")
+    if not isinstance(src, DistributedTensor):
+        raise UsageTypeError(op, f"pld.tile.get expects a DistributedTensor src (window-bound); got {type(src).__name__}")
+    st, st2 = tile_of(stage, op, "stage"), None if stage2 is None else tile_of(stage2, op, "stage2")
+    region = _region(op, dst_offsets, src_offsets, shape)
+    d = any_view(dst, op, "dst")
+    file, line = caller()
+    _pldsim.tile_get(file, line, d, scalar_int(peer, op, "peer"), src._view, st, st2, *region)
+
+
 # ---- collectives --------------------------------------------------------------------
 
 _MISSING = object()

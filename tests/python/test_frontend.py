@@ -39,6 +39,17 @@ class Constructs(unittest.TestCase):
         self.assertLess(piped, chunked)
         self.assertGreater(piped, whole)
 
+    def test_tile_put_and_get_stage_through_the_callers_tiles(self):
+        modes = ["put-chunks", "tile-put", "put-pipeline", "tile-put-pipeline", "get-chunks", "tile-get"]
+        runs = dict(zip(modes, support.in_parallel(features, modes)))
+        for mode, r in runs.items():
+            with self.subTest(mode=mode):
+                self.assertEqual(r.returncode, 0, r.stderr)
+                self.assertEqual(r.stdout.splitlines()[-1], "OK")
+        # the stage's shape is the chunk: the same time as the tensor form with those chunks
+        for tensor_form, tile_form in (("put-chunks", "tile-put"), ("put-pipeline", "tile-put-pipeline"), ("get-chunks", "tile-get")):
+            self.assertEqual(sim_time(runs[tile_form].stdout), sim_time(runs[tensor_form].stdout), tile_form)
+
     def test_pipeline_without_chunks_is_upstreams_value_error(self):
         r = features("pipeline-alone")
         self.assertEqual(r.returncode, 3, r.stderr)

@@ -6,7 +6,8 @@ one per mode, for the tests:
 put / put-chunks / put-pipeline / get-chunks: a [4, 64] region moved to
 the right neighbour with put (or pulled with get), whole or staged in
 [1, 16] chunks, with or without double buffering; prints the simulated
-time.  reduce-ops: allreduce with Max, Min and Prod, mesh and ring.
+time.  tile-put / tile-put-pipeline / tile-get: the same through
+pld.tile.put/get with [1, 16] stage tiles (two when pipelined).  reduce-ops: allreduce with Max, Min and Prod, mesh and ring.
 pipeline-alone: pipeline=True without chunks.  dynamic-mismatch: two
 tensors that bind pl.dynamic("NR") differently.  unsupported: pl.exp.
 direct: a host orchestrator called directly with config=.  kernel-alone:
@@ -28,7 +29,10 @@ from pypto.runtime import RunConfig
 
 MODE = sys.argv[1]
 P, ROWS, COLS = 2, 4, 64
-CHUNKS = {"put": (0, 0, False), "put-chunks": (1, 16, False), "put-pipeline": (1, 16, True), "get-chunks": (1, 16, False)}
+CHUNKS = {
+    "put": (0, 0, False), "put-chunks": (1, 16, False), "put-pipeline": (1, 16, True), "get-chunks": (1, 16, False),
+    "tile-put": (1, 16, False), "tile-put-pipeline": (1, 16, True), "tile-get": (1, 16, False),
+}
 NR = pl.dynamic("NR")
 
 
@@ -44,12 +48,21 @@ def move(
     me, nr = pld.rank(ctx), pld.nranks(ctx)
     rows, cols, pipeline = CHUNKS.get(MODE, (0, 0, True))
     src = pl.store(pl.load(x, [0, 0], [ROWS, COLS]), [0, 0], src)
-    if MODE == "get-chunks":
+    # the staging tiles of the tile-level forms, loaded in every mode so that
+    # the modes' times differ only by their transfers
+    stage, stage2 = pl.load(x, [0, 0], [1, 16]), pl.load(x, [0, 16], [1, 16])
+    if MODE in ("get-chunks", "tile-get"):
         pld.system.notify(sig, peer=(me + nr - 1) % nr, offsets=[0, 0], value=1, op=pld.NotifyOp.AtomicAdd)
         pld.system.wait(sig, offsets=[0, 0], expected=1, cmp=pld.WaitCmp.Ge)
-        pld.tensor.get(dst, (me + 1) % nr, src, [0, 0], [0, 0], [ROWS, COLS], chunk_rows=rows, chunk_cols=cols)
+        if MODE == "tile-get":
+            pld.tile.get(dst, (me + 1) % nr, src, stage, None, [0, 0], [0, 0], [ROWS, COLS])
+        else:
+            pld.tensor.get(dst, (me + 1) % nr, src, [0, 0], [0, 0], [ROWS, COLS], chunk_rows=rows, chunk_cols=cols)
     else:
-        pld.tensor.put(dst, (me + 1) % nr, src, chunk_rows=rows, chunk_cols=cols, pipeline=pipeline)
+        if MODE.startswith("tile-put"):
+            pld.tile.put(dst, (me + 1) % nr, src, stage, stage2 if pipeline else None)
+        else:
+            pld.tensor.put(dst, (me + 1) % nr, src, chunk_rows=rows, chunk_cols=cols, pipeline=pipeline)
         pld.system.notify(sig, peer=(me + 1) % nr, offsets=[0, 0], value=1, op=pld.NotifyOp.AtomicAdd)
         pld.system.wait(sig, offsets=[0, 0], expected=1, cmp=pld.WaitCmp.Ge)
     return pl.store(pl.load(dst, [0, 0], [ROWS, COLS]), [0, 0], y)
@@ -166,7 +179,7 @@ if MODE in CHUNKS or MODE == "pipeline-alone":
     x = torch.randn(P, ROWS, COLS)
     y = torch.zeros(P, ROWS, COLS)
     move_host.compile(x, y, config=config())(x, y)
-    step = 1 if MODE == "get-chunks" else -1
+    step = 1 if MODE in ("get-chunks", "tile-get") else -1
     assert torch.equal(y, torch.stack([x[(r + step) % P] for r in range(P)]))
 elif MODE == "reduce-ops":
     x = torch.randn(P, 1, COLS)
