@@ -20,7 +20,7 @@ from typing import Any
 
 import _pldsim
 
-from .annotations import Signature, dims_bound
+from .annotations import DirectionAnn, Signature, dims_bound
 from .errors import UsageTypeError, describe
 from .values import DistributedTensor, is_torch_tensor, scalar_int
 from .where import caller
@@ -113,11 +113,14 @@ class Function:
         if self.kind == DEVICE:
             if lvl == HOST:
                 if device is _MISSING:
-                    raise UsageTypeError(
-                        op,
-                        f"{self.name} is a per-device function ({self.decorator}): "
-                        f"the host orchestrator dispatches it with device=r",
-                    )
+                    # one device: it is the only place the call can go
+                    if _pldsim.world_size(*caller()) != 1:
+                        raise UsageTypeError(
+                            op,
+                            f"{self.name} is a per-device function ({self.decorator}): "
+                            f"the host orchestrator dispatches it with device=r",
+                        )
+                    device = 0
                 return _dispatch(self, self_obj, args, kwargs, device)
             if device is not _MISSING:
                 raise UsageTypeError(op, f"only the host orchestrator dispatches with device=; {lvl}s cannot")
@@ -180,6 +183,10 @@ def _dispatch(fn: Function, self_obj: Any, args: tuple, kwargs: dict, device: An
             run_as(DEVICE, fn.fn, *call_args, **call_kwargs)
 
     _pldsim.dispatch(where[0], where[1], rank, f"per-device function {fn.name}", task)
+    # what the host gets back: the tensors the function writes (its pl.Out
+    # and pl.InOut arguments), filled once the task has run
+    outs = [bound.arguments[p.name] for p in sig.params if isinstance(sig.anns.get(p.name), DirectionAnn) and p.name in bound.arguments]
+    return outs[0] if len(outs) == 1 else tuple(outs) if outs else None
 
 
 def _incore(fn: Function, self_obj: Any, args: tuple, kwargs: dict) -> Any:

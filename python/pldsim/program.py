@@ -21,7 +21,7 @@ from typing import Any
 import _pldsim
 
 from . import host_builtins, options
-from .errors import RunError, UsageTypeError, UsageValueError
+from .errors import RunError, UnsupportedError, UsageTypeError, UsageValueError
 from .isolate import run_in_child, tensors_in
 from .levels import DEVICE, HOST, KERNEL, Function, run_as
 from .values import HOST_NAMES, is_torch_tensor
@@ -108,10 +108,62 @@ class CompiledProgram:
             platform = _run_config(config, f"{self.name}(...)").platform
         _run(self._entry, self._self, args, kwargs, platform, self.device_ids)
 
-    def prepare(self, *args: Any, **kwargs: Any) -> Any:
-        raise NotImplementedError(
-            "pldsim: prepare() (a persistent worker) is not supported; call the compiled program once"
-        )
+    def prepare(
+        self,
+        config: Any = None,
+        *,
+        extra_compiled: Any = (),
+        persistent: bool = False,
+        reset_persistent_windows: bool | None = None,
+        callbacks: Any = None,
+        sub_worker_overrides: Any = None,
+        startup_timeout_s: float | None = None,
+    ) -> "PreparedProgram":
+        """A reusable handle (upstream's DistributedWorker): each call of it
+        is one run of this program.  Every run starts with zeroed windows,
+        which is what upstream's persistent worker resets them to between
+        dispatches."""
+        del startup_timeout_s  # pldsim starts nothing ahead of a call
+        if config is not None:
+            _run_config(config, f"{self.name}.prepare")
+        if persistent and reset_persistent_windows is False:
+            raise UnsupportedError(
+                f"{self.name}.prepare",
+                "reset_persistent_windows=False (windows kept from one dispatch to the next) is not supported by "
+                "pldsim yet: each dispatch is a run of its own, with zeroed windows",
+            )
+        for name, given in (("extra_compiled", extra_compiled), ("callbacks", callbacks), ("sub_worker_overrides", sub_worker_overrides)):
+            if given:
+                raise UnsupportedError(f"{self.name}.prepare", f"{name}= is not supported by pldsim yet")
+        return PreparedProgram(self)
+
+
+class PreparedProgram:
+    """What prepare() returns: call it (or use it as a context manager and
+    call it inside) to run the program; close() ends it."""
+
+    def __init__(self, compiled: CompiledProgram):
+        self._compiled = compiled
+        self.closed = False
+
+    def __enter__(self) -> "PreparedProgram":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.closed = True
+
+    def __call__(self, *args: Any, config: Any = None, **kwargs: Any) -> None:
+        if self.closed:
+            raise RuntimeError(f"{self._compiled.name}: this prepared program has been closed")
+        self._compiled(*args, config=config, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        if name in ("submit", "alloc_tensor", "malloc", "copy_to", "copy_from", "free", "free_tensor", "alloc_stacked_tensor"):
+            raise UnsupportedError(f"{self._compiled.name}.prepare()", f"{name} (worker-resident device memory and asynchronous submits) is not supported by pldsim yet")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
 
 def _functions_of(cls: type) -> list[Function]:

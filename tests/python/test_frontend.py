@@ -119,6 +119,22 @@ class Constructs(unittest.TestCase):
         self.assertEqual(r.returncode, 3)
         self.assertRegex(r.stderr, r"host_builtins\.py:\d+: rank 0: pld\.tensor\.allreduce: in a kernel needs a signal window")
 
+    def test_prepare_gives_a_handle_that_runs_the_program(self):
+        prog = support.program("prepared.py")
+        r = support.pldsim_py(prog)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.count("[pldsim] backend=sim platform=a2a3sim P=1"), 3, r.stdout)
+        self.assertIn("OK", r.stdout)
+        for mode, status, text in (
+            ("closed", 1, "RuntimeError: Doubler: this prepared program has been closed"),
+            ("keep-windows", 1, "NotImplementedError: reset_persistent_windows=False (windows kept from one dispatch to the next) is not supported by pldsim yet"),
+            ("two-devices", 3, "host: chip: is a per-device function (@pl.function): the host orchestrator dispatches it with device=r"),
+        ):
+            with self.subTest(mode=mode):
+                r = support.pldsim_py(prog, mode)
+                self.assertEqual(r.returncode, status, r.stderr)
+                self.assertIn(text, r.stderr)
+
     def test_a_compiled_program_runs_again_in_one_process(self):
         r = features("twice")
         self.assertEqual(r.returncode, 0, r.stderr)
