@@ -27,10 +27,12 @@ enum pld__kind {
     X(MUL, "mul", "pl_mul", KERNEL)                                                                \
     X(MAX, "max", "pl_max", KERNEL)                                                                \
     X(MIN, "min", "pl_min", KERNEL)                                                                \
+    X(SUB, "sub", "pl_sub", KERNEL)                                                                \
     X(ADDS, "adds", "pl_adds", KERNEL)                                                             \
     X(MULS, "muls", "pl_muls", KERNEL)                                                             \
     X(MAXS, "maxs", "pl_maxs", KERNEL)                                                             \
     X(MINS, "mins", "pl_mins", KERNEL)                                                             \
+    X(SUBS, "subs", "pl_subs", KERNEL)                                                             \
     X(LAUNCH, "launch", "pl_incore", KERNEL)                                                       \
     X(REMOTE_LOAD, "remote_load", "pld_tile_remote_load", DATA)                                    \
     X(REMOTE_STORE, "remote_store", "pld_tile_remote_store", DATA)                                 \

@@ -20,8 +20,8 @@ static int64_t flat_offset_bytes(pl_tensor t, pl_shape offsets)
     return flat * (int64_t)pl_dtype_size(t.dtype);
 }
 
-pl_shape pld__load_extent(const char *file, int line, const char *op, const char *what, pl_tensor t, pl_shape offsets,
-                          pl_shape shape, pl_shape valid, int clamp)
+pl_shape pld__load_extent(const char *file, int line, const char *op, const char *what, pl_tensor t,
+                          pl_shape offsets, pl_shape shape, pl_shape valid, int clamp)
 {
     char a[64], b[64];
     if (valid.ndim == 0)
@@ -87,8 +87,8 @@ pl_tile pl__load(const char *file, int line, pl_tensor t, pl_shape offsets, pl_s
     int me = pld__self();
     double t0 = pld__now();
     check_gm(file, line, "pl_load", "source", t);
-    pl_shape valid =
-        pld__load_extent(file, line, "pl_load", "source", t, offsets, shape, kw.valid_shape, kw.clamp);
+    pl_shape valid = pld__load_extent(file, line, "pl_load", "source", t, offsets, shape,
+                                      kw.valid_shape, kw.clamp);
     pld__check_tile_rows(file, line, "pl_load", shape, t.dtype);
     pl_tile tile = pld__tile_alloc(file, line, "pl_load", t.dtype, shape, !pld__has_data(&t));
     tile.valid = valid;
@@ -151,10 +151,11 @@ pl_tensor pl__store(const char *file, int line, pl_tile tile, pl_shape offsets, 
     return t;
 }
 
-enum binop { ADD, MUL, MAX, MIN };
-static const enum pld__op binop_trace[] = {PLD__OP_ADD, PLD__OP_MUL, PLD__OP_MAX, PLD__OP_MIN};
-static const enum pld__op binop_trace_s[] = {PLD__OP_ADDS, PLD__OP_MULS, PLD__OP_MAXS,
-                                             PLD__OP_MINS};
+enum binop { ADD, MUL, MAX, MIN, SUB };
+static const enum pld__op binop_trace[] = {PLD__OP_ADD, PLD__OP_MUL, PLD__OP_MAX, PLD__OP_MIN,
+                                           PLD__OP_SUB};
+static const enum pld__op binop_trace_s[] = {PLD__OP_ADDS, PLD__OP_MULS, PLD__OP_MAXS, PLD__OP_MINS,
+                                             PLD__OP_SUBS};
 
 /* One element: exact in int64 for integer dtypes, in float for the float
  * dtypes (FP16 and BF16 compute through float, like the vector unit). */
@@ -171,6 +172,8 @@ static double apply(enum binop k, double x, double y, int is_int)
             return (double)(a > b ? a : b);
         case MIN:
             return (double)(a < b ? a : b);
+        case SUB:
+            return (double)(a - b);
         }
     }
     float a = (float)x, b = (float)y;
@@ -183,6 +186,8 @@ static double apply(enum binop k, double x, double y, int is_int)
         return a > b ? a : b;
     case MIN:
         return a < b ? a : b;
+    case SUB:
+        return a - b;
     }
     return 0;
 }
@@ -207,6 +212,10 @@ static void apply_fp32(enum binop k, float *restrict r, const float *a, const fl
     case MIN:
         for (int64_t i = 0; i < n; i++)
             r[i] = a[i] < b[i] ? a[i] : b[i];
+        break;
+    case SUB:
+        for (int64_t i = 0; i < n; i++)
+            r[i] = a[i] - b[i];
         break;
     }
 }
@@ -286,6 +295,7 @@ PLD__BINOP(add, ADD, "pl_add")
 PLD__BINOP(mul, MUL, "pl_mul")
 PLD__BINOP(max, MAX, "pl_max")
 PLD__BINOP(min, MIN, "pl_min")
+PLD__BINOP(sub, SUB, "pl_sub")
 
 static void check_index(const char *file, int line, const char *op, pl_tensor t, pl_shape idx)
 {

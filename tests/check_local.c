@@ -137,12 +137,12 @@ struct ops_args {
 
 static void ops_kernel(const struct ops_args *a)
 {
-    /* FP16 through float: (x * 2) + x, then + 0.5 */
+    /* FP16 through float: (x * 2) + x, then + 0.5, minus x, plus x */
     pl_tile h = pl_load(a->x16, PL_IDX(0, 0), PL_SHAPE(1, 16));
-    pl_store(pl_add(pl_add(pl_mul(h, 2), h), 0.5), PL_IDX(0, 0), a->y16);
-    /* INT32 exact: x * x + 7 */
+    pl_store(pl_add(pl_sub(pl_add(pl_add(pl_mul(h, 2), h), 0.5), h), h), PL_IDX(0, 0), a->y16);
+    /* INT32 exact: x * x + 7 - x - 1 */
     pl_tile i = pl_load(a->xi, PL_IDX(0, 0), PL_SHAPE(1, 8));
-    pl_store(pl_add(pl_mul(i, i), 7), PL_IDX(0, 0), a->yi);
+    pl_store(pl_sub(pl_sub(pl_add(pl_mul(i, i), 7), i), 1), PL_IDX(0, 0), a->yi);
     /* atomic add into a window, twice, then read back */
     pl_tile f = pl_load(a->x16, PL_IDX(0, 0), PL_SHAPE(1, 16));
     pl_store(f, PL_IDX(0, 0), a->acc, .atomic = PL_ATOMIC_ADD);
@@ -190,7 +190,7 @@ START_TEST(local_ops_compute_what_they_say)
     }
     for (int k = 0; k < 8; k++) {
         int64_t x = -3 + 1000 * k;
-        ck_assert(pl_tensor_get(a.yi, k) == (double)(x * x + 7));
+        ck_assert(pl_tensor_get(a.yi, k) == (double)(x * x + 7 - x - 1));
     }
     ck_assert(pl_tensor_get(a.cells, 0) == 2998);
     ck_assert(pl_tensor_get(a.cells, 1) == 3);

@@ -229,10 +229,15 @@ pl_tensor pl__store(const char *file, int line, pl_tile tile, pl_shape offsets, 
 /* Element-wise maximum and minimum, tile x tile or tile x scalar. */
 #define pl_max(a, b) _Generic((b), pl_tile : pl__max_tt, default : pl__max_ts)(PLD__SRC, (a), (b))
 #define pl_min(a, b) _Generic((b), pl_tile : pl__min_tt, default : pl__min_ts)(PLD__SRC, (a), (b))
+/* Element-wise a-b, tile - tile or tile - scalar, as pl_add (integers wrap
+ * as int64 arithmetic truncated to the dtype, floats subtract in float). */
+#define pl_sub(a, b) _Generic((b), pl_tile : pl__sub_tt, default : pl__sub_ts)(PLD__SRC, (a), (b))
 pl_tile pl__add_tt(const char *file, int line, pl_tile a, pl_tile b);
 pl_tile pl__add_ts(const char *file, int line, pl_tile a, double b);
 pl_tile pl__mul_tt(const char *file, int line, pl_tile a, pl_tile b);
 pl_tile pl__mul_ts(const char *file, int line, pl_tile a, double b);
+pl_tile pl__sub_tt(const char *file, int line, pl_tile a, pl_tile b);
+pl_tile pl__sub_ts(const char *file, int line, pl_tile a, double b);
 pl_tile pl__max_tt(const char *file, int line, pl_tile a, pl_tile b);
 pl_tile pl__max_ts(const char *file, int line, pl_tile a, double b);
 pl_tile pl__min_tt(const char *file, int line, pl_tile a, pl_tile b);

@@ -241,6 +241,7 @@ static const char *python_op_name(const char *op)
         {"pl_mul", "pl.mul"},
         {"pl_max", "pl.maximum"},
         {"pl_min", "pl.minimum"},
+        {"pl_sub", "pl.sub"},
         {"pl_incore", "kernel call"},
         {"pld_dispatch", "dispatch (device=)"},
         {"pld_world_size", "pld.world_size"},

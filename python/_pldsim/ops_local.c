@@ -181,12 +181,12 @@ static PyObject *py_elementwise(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, SRC_FMT "iOO", SRC_PTRS, &op, &a, &b))
         return NULL;
     SRC_C()
-    if (op < 0 || op > 3)
+    if (op < 0 || op > 4)
         return PyErr_Format(PyExc_ValueError, "unknown element-wise op %d", op);
-    static pl_tile (*const tt[])(const char *, int, pl_tile, pl_tile) = {pl__add_tt, pl__mul_tt,
-                                                                         pl__max_tt, pl__min_tt};
-    static pl_tile (*const ts[])(const char *, int, pl_tile, double) = {pl__add_ts, pl__mul_ts,
-                                                                        pl__max_ts, pl__min_ts};
+    static pl_tile (*const tt[])(const char *, int, pl_tile, pl_tile) = {
+        pl__add_tt, pl__mul_tt, pl__max_tt, pl__min_tt, pl__sub_tt};
+    static pl_tile (*const ts[])(const char *, int, pl_tile, double) = {
+        pl__add_ts, pl__mul_ts, pl__max_ts, pl__min_ts, pl__sub_ts};
     pl_tile *ta = pldsim_tile(a, "the first operand");
     if (!ta)
         return NULL;

@@ -62,7 +62,7 @@ def _elementwise(code: int, name: str, lhs: Any, rhs: Any) -> Any:
         raise UsageTypeError(op, f"the second operand must be a tile or a number, got {type(rhs).__name__}")
     if isinstance(lhs, (int, float)) and isinstance(rhs, (int, float)):
         # scalar arithmetic (on the AICPU upstream): plain Python
-        return {0: lambda: lhs + rhs, 1: lambda: lhs * rhs, 2: lambda: builtins.max(lhs, rhs), 3: lambda: builtins.min(lhs, rhs)}[code]()
+        return {0: lambda: lhs + rhs, 1: lambda: lhs * rhs, 2: lambda: builtins.max(lhs, rhs), 3: lambda: builtins.min(lhs, rhs), 4: lambda: lhs - rhs}[code]()
     if is_torch_tensor(lhs) or isinstance(lhs, DistributedTensor):
         raise UnsupportedError(op, f"{op} on tensors (a tensor-level op) is not supported by pldsim: pl.load tiles and combine those")
     raise UsageTypeError(op, f"the first operand must be a tile, got {type(lhs).__name__}")
@@ -89,10 +89,8 @@ def minimum(lhs: Any, rhs: Any) -> Any:
 
 
 def sub(lhs: Any, rhs: Any) -> Any:
-    """Scalar subtraction; tiles: not supported by pldsim."""
-    if isinstance(lhs, (int, float)) and isinstance(rhs, (int, float)):
-        return lhs - rhs
-    raise UnsupportedError("pl.sub", "pl.sub on tiles is not supported by pldsim (pl.add and pl.mul are)")
+    """Element-wise lhs - rhs: tile - tile, or tile - scalar."""
+    return _elementwise(4, "sub", lhs, rhs)
 
 
 def _as_index(offset: Any, op: str) -> list[int]:

@@ -168,7 +168,7 @@ M = pl.dynamic("M")
 @pl.jit.incore
 def composite(x: pl.Tensor[[M * 2, COLS], pl.FP32], y: pl.Out[pl.Tensor[[M * 2, COLS], pl.FP32]]):
     t = pl.load(x, [0, 0], [M * 2, COLS])  # M is bound by the arguments: 2
-    return pl.store(pl.add(t, t), [0, 0], y)
+    return pl.store(pl.add(pl.sub(pl.add(t, t), t), t), [0, 0], y)  # (2x - x) + x, exact
 
 
 def config() -> RunConfig:
