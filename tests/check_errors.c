@@ -142,12 +142,13 @@ static void kernel(const struct rank_args *a)
         bad_line = __LINE__; pld_system_wait(a->sig, .offsets = PL_IDX(0, 0), .expected = 1, .cmp = PLD_WAIT_GE);
         break;
     case UB_PEAK: {
-        /* four 64 KiB tiles are live together while t1 + t2 is computed */
-        pl_tile t1 = pl_load(a->x, PL_IDX(0, 0), PL_SHAPE(1, 16384));
-        pl_tile t2 = pl_load(a->x, PL_IDX(0, 16384), PL_SHAPE(1, 16384));
-        pl_tile t3 = pl_load(a->x, PL_IDX(0, 32768), PL_SHAPE(1, 16384));
+        /* four 48 KiB tiles are live together while t1 + t2 is computed:
+         * t1 and t2 are used again, so the sum cannot take either's UB */
+        pl_tile t1 = pl_load(a->x, PL_IDX(0, 0), PL_SHAPE(1, 12288));
+        pl_tile t2 = pl_load(a->x, PL_IDX(0, 12288), PL_SHAPE(1, 12288));
+        pl_tile t3 = pl_load(a->x, PL_IDX(0, 24576), PL_SHAPE(1, 12288));
         bad_line = __LINE__; pl_tile sum = pl_add(t1, t2);
-        (void)pl_add(sum, t3);
+        (void)pl_add(pl_add(sum, t3), pl_add(t1, t2));
         break;
     }
     case RING_SIGNAL_SHAPE:
@@ -583,7 +584,7 @@ START_TEST(ub_peak_of_live_tiles_is_checked_when_the_kernel_returns)
     char *err = run_misuse(UB_PEAK, &code);
     char want[512];
     snprintf(want, sizeof want,
-             "%s:%d: rank 0: pl_incore: UB overflow in kernel kernel: 4 tiles totalling 262144 "
+             "%s:%d: rank 0: pl_incore: UB overflow in kernel kernel: 4 tiles totalling 196608 "
              "bytes are live at once (from %s:%d), and the limit is 188416 bytes usable of 196608",
              __FILE__, incore_line, __FILE__, bad_line);
     ck_assert_contains(err, want);
@@ -598,11 +599,11 @@ END_TEST
  * peaks no higher than the one before extends that record instead of
  * adding one (ub.c).  These two runs pin down that the kernel's peak is
  * still exact: a tile held across a 2-rank ring allreduce of 8192 FP32
- * (one 16 KiB piece per round; its reduce round holds the received piece,
- * the local one and their sum: 3 x 16384 = 49152 bytes) counts against it,
- * and one that died before it does not. */
+ * (one 16 KiB piece per round; its reduce round holds the received piece
+ * and the local one, whose sum takes the local one's UB: 2 x 16384 = 32768
+ * bytes) counts against it, and one that died before it does not. */
 
-enum { HELD_FLOATS = 36000 }; /* 144000 bytes: fits beside 4 KiB pieces, not beside 16 KiB */
+enum { HELD_FLOATS = 40000 }; /* 160000 bytes: fits beside 4 KiB pieces, not beside 16 KiB */
 
 struct ub_args {
     pl_tensor held_src;          /* [2, HELD_FLOATS]: a row per rank */
@@ -668,10 +669,10 @@ START_TEST(ub_peak_counts_a_tile_held_across_builtins)
     int code;
     char *err = run_ub_case(0, &code);
     char want[512];
-    /* 144000 + 49152 = 193152 > 188416: the big allreduce's reduce round,
+    /* 160000 + 32768 = 192768 > 188416: the big allreduce's reduce round,
      * though the small one's pieces, which come after, extend its record */
     snprintf(want, sizeof want,
-             "%s:%d: rank 0: pl_incore: UB overflow in kernel ub_kernel: 4 tiles totalling 193152 "
+             "%s:%d: rank 0: pl_incore: UB overflow in kernel ub_kernel: 3 tiles totalling 192768 "
              "bytes are live at once (from %s:%d), and the limit is 188416 bytes usable of 196608",
              __FILE__, ub_incore_line, __FILE__, ub_big_line);
     ck_assert_contains(err, want);
@@ -685,8 +686,8 @@ START_TEST(ub_peak_ignores_a_tile_that_died_before_a_larger_builtin)
 {
     int code;
     char *err = run_ub_case(1, &code);
-    /* at most 144000 + 3 x 4096 = 156288 with the small allreduce, and
-     * 49152 with the big one once the held tile is dead */
+    /* at most 160000 + 2 x 4096 = 168192 with the small allreduce, and
+     * 32768 with the big one once the held tile is dead */
     ck_assert_msg(code == 0, "exit %d:\n%s", code, err);
     ck_assert_msg(count_error_lines(err) == 0, "unexpected errors:\n%s", err);
     free(err);

@@ -326,6 +326,42 @@ START_TEST(valid_shape_moves_and_charges_only_the_valid_part)
 }
 END_TEST
 
+/* Two 64 KiB tiles and their sum: the sum takes an operand's UB, since the
+ * add is both operands' last use (upstream's planner computes in place), so
+ * the kernel fits where three separate tiles (192 KiB) would not. */
+static void in_place_kernel(const struct loop_args *a)
+{
+    pl_tile s = pl_add(pl_load(a->x, PL_IDX(0, 0), PL_SHAPE(1, 16384)),
+                       pl_load(a->x, PL_IDX(0, 16384), PL_SHAPE(1, 16384)));
+    pl_store(s, PL_IDX(0, 0), a->y);
+}
+
+static void in_place_device(const struct loop_args *a)
+{
+    pl_incore(in_place_kernel, a);
+}
+
+static void in_place_host(const struct loop_args *a)
+{
+    pld_dispatch(0, in_place_device, *a);
+}
+
+START_TEST(an_op_writes_over_an_operand_it_is_the_last_use_of)
+{
+    struct loop_args a = {pl_tensor_new(PL_SHAPE(1, 32768), PL_FP32, "x"),
+                          pl_tensor_new(PL_SHAPE(1, 16384), PL_FP32, "y")};
+    pl_fill_arange(a.x, 0, 1);
+    pld_config cfg;
+    pld_config_init(&cfg);
+    cfg.summary = 0;
+    ck_assert_int_eq(pld_run(&cfg, in_place_host, &a), 0);
+    for (int k = 0; k < 16384; k += 1000)
+        ck_assert(pl_tensor_get(a.y, k) == k + (k + 16384.0));
+    pl_tensor_free(&a.x);
+    pl_tensor_free(&a.y);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("local");
@@ -339,6 +375,7 @@ int main(void)
     tcase_add_test(tc, local_ops_compute_what_they_say);
     tcase_add_test(tc, ub_limit_counts_live_tiles_not_all_tiles);
     tcase_add_test(tc, valid_shape_moves_and_charges_only_the_valid_part);
+    tcase_add_test(tc, an_op_writes_over_an_operand_it_is_the_last_use_of);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }
