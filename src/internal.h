@@ -220,12 +220,15 @@ void pld__check_region(const char *file, int line, const char *op, const char *w
  * cut to the source's edge when `clamp`.  Fails, naming `op`, on a bad valid
  * shape or (through pld__check_region, naming `t` as `what`) a read out
  * of bounds.  tile.c. */
-pl_shape pld__load_extent(const char *file, int line, const char *op, const char *what, pl_tensor t, pl_shape offsets,
-                          pl_shape shape, pl_shape valid, int clamp);
+pl_shape pld__load_extent(const char *file, int line, const char *op, const char *what, pl_tensor t,
+                          pl_shape offsets, pl_shape shape, pl_shape valid, int clamp);
 
 /* Zeroes a tile's elements outside its valid part, so they read as zeros
  * (hardware leaves them as they were; a simulation should not).  tile.c. */
 void pld__tile_zero_tail(pl_tile *t);
+
+/* Are two shapes the same (rank and every dim)?  1 or 0.  shape.c. */
+int pld__shape_eq(pl_shape a, pl_shape b);
 
 /* Byte address of element `offsets` of `t` on rank `rank` (window views) or
  * in host memory (host tensors; rank ignored).  region.c. */

@@ -141,10 +141,7 @@ static struct region p2p_region(const char *file, int line, const char *op, pl_t
         pld__check_region(file, line, op, "src", src, r.src_off, r.shape);
         return r;
     }
-    int same = dst.shape.ndim == src.shape.ndim;
-    for (int i = 0; same && i < dst.shape.ndim; i++)
-        same = dst.shape.dim[i] == src.shape.dim[i];
-    if (!same)
+    if (!pld__shape_eq(dst.shape, src.shape))
         pld__fail(PLD_EINVAL, file, line, op,
                   "without a region dst and src must have the same shape: dst '%s' %s, src '%s' "
                   "%s",
@@ -283,11 +280,8 @@ static struct pld_p2p_kw staged_kw(const char *file, int line, const char *op, p
     int two = kw->stage2.dtype != 0;
     if (two) {
         pld__check_tile(file, line, op, "stage2", kw->stage2);
-        int same =
-            kw->stage2.dtype == kw->stage.dtype && kw->stage2.shape.ndim == kw->stage.shape.ndim;
-        for (int i = 0; same && i < kw->stage.shape.ndim; i++)
-            same = kw->stage2.shape.dim[i] == kw->stage.shape.dim[i];
-        if (!same)
+        if (kw->stage2.dtype != kw->stage.dtype ||
+            !pld__shape_eq(kw->stage2.shape, kw->stage.shape))
             pld__fail(PLD_EINVAL, file, line, op,
                       "stage2 is %s %s but stage is %s %s; the two stages of a double-buffered "
                       "transfer must match",
@@ -311,7 +305,6 @@ static struct pld_p2p_kw staged_kw(const char *file, int line, const char *op, p
 void pld__tile_put(const char *file, int line, pld_dtensor dst, struct pld_tile_p2p_kw kw)
 {
     static const char op[] = "pld_tile_put";
-    pld__kernel_rank(file, line, op);
     put(file, line, op, dst, staged_kw(file, line, op, dst, &kw), 1);
 }
 

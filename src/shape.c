@@ -12,6 +12,16 @@ int64_t pl_shape_numel(pl_shape s)
     return n;
 }
 
+int pld__shape_eq(pl_shape a, pl_shape b)
+{
+    if (a.ndim != b.ndim)
+        return 0;
+    for (int i = 0; i < a.ndim; i++)
+        if (a.dim[i] != b.dim[i])
+            return 0;
+    return 1;
+}
+
 size_t pl_tensor_bytes(pl_tensor t)
 {
     return (size_t)pl_shape_numel(t.shape) * pl_dtype_size(t.dtype);

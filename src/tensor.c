@@ -133,10 +133,7 @@ static int compare(pl_tensor a, pl_tensor b, double rtol, double atol, int exact
                    size_t whylen)
 {
     char sa[64], sb[64];
-    int same = a.shape.ndim == b.shape.ndim;
-    for (int i = 0; same && i < a.shape.ndim; i++)
-        same = a.shape.dim[i] == b.shape.dim[i];
-    if (!same) {
+    if (!pld__shape_eq(a.shape, b.shape)) {
         if (why)
             snprintf(why, whylen, "shape mismatch: '%s' %s vs '%s' %s", a.name,
                      pld__shape_str(a.shape, sa, sizeof sa), b.name,

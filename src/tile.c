@@ -230,10 +230,7 @@ static pl_tile binop_tt(const char *file, int line, const char *op, enum binop k
     if (a.dtype != b.dtype)
         pld__fail(PLD_EINVAL, file, line, op, "dtype mismatch: %s vs %s", pl_dtype_name(a.dtype),
                   pl_dtype_name(b.dtype));
-    int same = a.shape.ndim == b.shape.ndim;
-    for (int i = 0; same && i < a.shape.ndim; i++)
-        same = a.shape.dim[i] == b.shape.dim[i];
-    if (!same)
+    if (!pld__shape_eq(a.shape, b.shape))
         pld__fail(PLD_EINVAL, file, line, op, "shape mismatch: %s vs %s",
                   pld__shape_str(a.shape, sa, sizeof sa), pld__shape_str(b.shape, sb, sizeof sb));
     pl_tile r = pld__tile_alloc(file, line, op, a.dtype, a.shape, a.no_data || b.no_data);
