@@ -37,13 +37,35 @@ struct sim_rank {
     pld_wait_cmp wait_cmp;
     int32_t wait_expected;
     int done;
-    int tag;      /* actor data: the rank number */
-    double ahead; /* model time past SimGrid's clock, s */
+    /* The DMA engines (put_async), started by the rank's first one: a FIFO
+     * of queued writes that the engine actors take from, and where the
+     * rank sleeps while it waits for one to land. */
+    sg_mutex_t dma_mtx;
+    sg_cond_t dma_cond;
+    sg_sem_t dma_wake;
+    struct dma_job *dma_head, *dma_tail;
+    struct dma_job *dma_waiting; /* the write the rank sleeps on, or NULL */
+    struct dma_job *dma_all;     /* every job made, for sim_release */
+    struct dma_job *dma_free;    /* waited jobs, for reuse */
+    int tag;                     /* actor data: the rank number */
+    double ahead;                /* model time past SimGrid's clock, s */
     /* the last routes this rank used: a lookup costs more than a flow */
     struct route_memo {
         int from, to, links;
         double lat, bw;
     } memo[4];
+};
+
+/* One asynchronous write, from its issue until it is waited. */
+struct dma_job {
+    int from, to;
+    const struct pld__wbuf *b;
+    struct pld__region rg;
+    struct pld__span src;
+    struct pld__cost c;
+    int done;
+    struct dma_job *next;     /* in the queue, or the free list */
+    struct dma_job *all_next; /* in dma_all */
 };
 
 /* The backend's share of the run (R->be_state). */
@@ -211,6 +233,139 @@ static int sim_write(int peer, const struct pld__wbuf *b, const struct pld__regi
     return 0;
 }
 
+/* An engine of rank `r`: takes the oldest queued write, pays its engine
+ * time, moves its bytes as one flow from the rank's host (taking at least
+ * lat + bytes/rate when it has a rate), and lands them.
+ * Engines are daemons: SimGrid ends them with the run's last rank. */
+static void dma_main(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    int r = *(int *)sg_actor_self_get_data();
+    struct sim_rank *rk = &S->rk[r];
+    S->cur = PLD__NOBODY;
+    sg_actor_daemonize(sg_actor_self());
+    for (;;) {
+        SIMCALL(sg_mutex_lock(rk->dma_mtx));
+        while (!rk->dma_head && !S->aborted)
+            SIMCALL(sg_cond_wait(rk->dma_cond, rk->dma_mtx));
+        struct dma_job *j = rk->dma_head;
+        if (j && !(rk->dma_head = j->next))
+            rk->dma_tail = NULL;
+        SIMCALL(sg_mutex_unlock(rk->dma_mtx));
+        if (!j || S->aborted)
+            return;
+        double lat = 0, bw = 0;
+        if (j->from != j->to && j->c.bytes > 0)
+            route(rk, j->from, j->to, &lat, &bw); /* checked at the issue */
+        double pre = j->c.engine + (double)j->c.extra_lats * lat;
+        if (pre > 0)
+            SIMCALL(sg_actor_sleep_for(pre));
+        double t0 = j->c.t_start = simgrid_get_clock();
+        if (j->from != j->to && j->c.bytes > 0) {
+            SIMCALL(sg_host_sendto(S->hosts[j->from], S->hosts[j->to], j->c.bytes));
+            pld__progress_tick(&S->progress, S->R);
+            /* an engine slower than the route: it streams the bytes at its
+             * own rate (SimGrid 3.32 cannot cap a host-to-host flow) */
+            double own =
+                j->c.rate > 0 ? t0 + lat + j->c.bytes / j->c.rate - simgrid_get_clock() : 0;
+            if (own > 0)
+                SIMCALL(sg_actor_sleep_for(own));
+        }
+        if (S->aborted)
+            return;
+        pld__shm_write(j->to, j->b, &j->rg, j->src, PL_ATOMIC_NONE);
+        j->c.t_end = simgrid_get_clock();
+        j->done = 1;
+        if (rk->dma_waiting == j) {
+            rk->dma_waiting = NULL;
+            SIMCALL(sg_sem_release(rk->dma_wake));
+        }
+    }
+}
+
+/* Makes rank r's engines.  Creating an actor is a simcall that may run
+ * others, so the caller's identity is put back afterwards as SIMCALL does. */
+static void dma_start(int r)
+{
+    struct sim_rank *rk = &S->rk[r];
+    int self = S->cur;
+    rk->dma_mtx = sg_mutex_init();
+    rk->dma_cond = sg_cond_init();
+    rk->dma_wake = sg_sem_init(0);
+    int n = (int)S->R->ranks[r].dev.sdma_engines;
+    for (int e = 0; e < n; e++) {
+        char name[48];
+        snprintf(name, sizeof name, "rank%d-sdma%d", r, e);
+        sg_actor_t a = sg_actor_init(name, S->hosts[r]);
+        sg_actor_set_data(a, &rk->tag);
+        sg_actor_start_(a, dma_main, 0, NULL);
+    }
+    S->cur = self;
+}
+
+static int sim_write_async(int peer, const struct pld__wbuf *b, const struct pld__region *rg,
+                           struct pld__span src, const struct pld__cost *c, void **h)
+{
+    int me = sim_self();
+    struct sim_rank *rk = &S->rk[me];
+    if (me != peer && c->bytes > 0) {
+        double lat, bw;
+        if (route(rk, me, peer, &lat, &bw))
+            return PLD_EPLATFORM;
+    }
+    if (!rk->dma_mtx)
+        dma_start(me);
+    struct dma_job *j = rk->dma_free;
+    if (j) {
+        rk->dma_free = j->next;
+    } else {
+        if (!(j = calloc(1, sizeof *j)))
+            return PLD_ENOMEM;
+        j->all_next = rk->dma_all;
+        rk->dma_all = j;
+    }
+    j->from = me;
+    j->to = peer;
+    j->b = b;
+    j->rg = *rg;
+    j->src = src;
+    j->c = *c;
+    j->done = 0;
+    j->next = NULL;
+    /* the engine starts at the issue's end in model time */
+    rk->ahead += c->before;
+    catch_up(&rk->ahead);
+    SIMCALL(sg_mutex_lock(rk->dma_mtx));
+    if (rk->dma_tail)
+        rk->dma_tail->next = j;
+    else
+        rk->dma_head = j;
+    rk->dma_tail = j;
+    SIMCALL(sg_cond_notify_one(rk->dma_cond));
+    SIMCALL(sg_mutex_unlock(rk->dma_mtx));
+    *h = j;
+    return 0;
+}
+
+static void sim_wait_write(void *h, struct pld__cost *c)
+{
+    struct dma_job *j = h;
+    struct sim_rank *rk = &S->rk[sim_self()];
+    catch_up(&rk->ahead); /* what has landed by the caller's model time */
+    if (!j->done) {
+        double t = simgrid_get_clock() + rk->ahead;
+        rk->dma_waiting = j;
+        SIMCALL(sg_sem_acquire(rk->dma_wake));
+        resume_at(&rk->ahead, t);
+    }
+    leave_if_aborted();
+    c->t_start = j->c.t_start;
+    c->t_end = j->c.t_end;
+    j->next = rk->dma_free;
+    rk->dma_free = j;
+}
+
 static double sim_route_bw(int from, int to)
 {
     return S && S->hosts ? sg_host_get_route_bandwidth(S->hosts[from], S->hosts[to]) : 0;
@@ -371,6 +526,15 @@ static _Noreturn void sim_abort_run(void)
     S->aborted = 1;
     for (int r = 0; r < S->R->P; r++) {
         wake_waiter(&S->rk[r], 1);
+        if (S->rk[r].dma_waiting) {
+            S->rk[r].dma_waiting = NULL;
+            SIMCALL(sg_sem_release(S->rk[r].dma_wake));
+        }
+        if (S->rk[r].dma_mtx) {
+            SIMCALL(sg_mutex_lock(S->rk[r].dma_mtx));
+            SIMCALL(sg_cond_notify_all(S->rk[r].dma_cond));
+            SIMCALL(sg_mutex_unlock(S->rk[r].dma_mtx));
+        }
         SIMCALL(sg_mutex_lock(S->rk[r].mtx));
         SIMCALL(sg_cond_notify_all(S->rk[r].cond));
         SIMCALL(sg_mutex_unlock(S->rk[r].mtx));
@@ -451,6 +615,15 @@ static void sim_release(struct pld__run *R)
             sg_sem_destroy(S->rk[r].wake);
         if (S->rk[r].mtx)
             sg_mutex_destroy(S->rk[r].mtx);
+        if (S->rk[r].dma_mtx) {
+            sg_cond_destroy(S->rk[r].dma_cond);
+            sg_sem_destroy(S->rk[r].dma_wake);
+            sg_mutex_destroy(S->rk[r].dma_mtx);
+        }
+        for (struct dma_job *j = S->rk[r].dma_all, *n; j; j = n) {
+            n = j->all_next;
+            free(j);
+        }
     }
     free(S->hosts);
     free(S->rk);
@@ -557,4 +730,6 @@ const struct pld_backend pld_backend_sim = {
     .wait = sim_wait,
     .route_bw = sim_route_bw,
     .abort_run = sim_abort_run,
+    .write_async = sim_write_async,
+    .wait_write = sim_wait_write,
 };

@@ -1,4 +1,4 @@
-// shim.cpp: the two things SimGrid 3.32's C API lacks, behind extern "C".
+// shim.cpp: the things SimGrid 3.32's C API lacks, behind extern "C".
 // - Loading a platform throws C++ exceptions on malformed files; an uncaught
 //   one would abort the process, so it is caught here and turned into text.
 // - The deadlock signal exists only in C++ (s4u::Engine::on_deadlock_cb).

@@ -50,6 +50,8 @@ struct pld__cost {
     int64_t extra_lats;    /* route latencies beyond the first: a staged copy's later chunks */
     double bytes;          /* over the route; 0 for a rank's own window */
     double after;          /* s of device work once they have arrived */
+    double engine;         /* async writes: s of DMA-engine work before the bytes leave */
+    double rate;           /* async writes: the engine's own throughput, B/s; 0: unlimited */
     double t_start, t_end; /* out: when the bytes left and arrived */
 };
 
@@ -153,6 +155,25 @@ struct pld_backend {
     int (*window_alloc)(struct pld__wbuf *b);
     /* Releases what window_alloc made (collective, at the end of the run). */
     void (*window_free)(struct pld__wbuf *b);
+
+    /* Asynchronous writes (put_async); NULL when the backend has none: the
+     * front end then writes synchronously at the issue.  A backend with
+     * them models the device's DMA engines (docs/models.md). */
+
+    /* Pays c->before on the caller's clock, then queues the write of `src`
+     * into region `rg` of `peer`'s slot of `b` for one of the caller's
+     * dev.sdma_engines engines and returns at once with its handle in *h.
+     * The engine that takes it pays c->engine s and c->extra_lats route
+     * latencies, then moves c->bytes over the route, taking at least the
+     * route latency plus c->bytes / c->rate (0: no such floor), and then the
+     * bytes land.  `rg` is copied; `src` must
+     * stay valid until wait_write.  Returns 0, or PLD_EPLATFORM at once
+     * when there is no route (printing nothing). */
+    int (*write_async)(int peer, const struct pld__wbuf *b, const struct pld__region *rg,
+                       struct pld__span src, const struct pld__cost *c, void **h);
+    /* Blocks the caller until write `h` has landed, sets c->t_start and
+     * c->t_end (when its bytes left and arrived), and frees `h`. */
+    void (*wait_write)(void *h, struct pld__cost *c);
 };
 
 /* Compiled-in backends, NULL-terminated. */
@@ -176,6 +197,25 @@ void pld__price_transfer(struct pld__cost *c, int from, int to, size_t bytes);
 void pld__price_staged(struct pld__cost *c, int from, int to, int put, int64_t nchunks,
                        int64_t chunk, int64_t last, int pipeline);
 void pld__price_notify(struct pld__cost *c, int from, int to);
+/* One put_async as issued (rma.c), kept until it is waited (async.c). */
+struct pld__async_put {
+    int peer;
+    const char *file;
+    int line;
+    pl_tensor dst, src;
+    pl_shape dst_off, src_off, shape;
+    int64_t bytes;
+    void *handle; /* the backend's; NULL when the bytes were written at the issue */
+    struct pld__cost c;
+};
+/* Fails unless `s` is a session of the running kernel. */
+void pld__async_check_session(const char *file, int line, const char *op, pld_async_session s);
+/* Keeps `put` as the next event of session `s`, and returns its handle. */
+pld_async_event pld__async_add(const char *file, int line, const char *op, pld_async_session s,
+                               const struct pld__async_put *put);
+
+/* An async put of `bytes` in blocks of `block` bytes (docs/models.md). */
+void pld__price_async(struct pld__cost *c, int from, int to, int64_t bytes, int64_t block);
 /* A tile store into the rank's own window slot (one GM access). */
 void pld__price_store(struct pld__cost *c, size_t bytes);
 

@@ -104,3 +104,24 @@ void pld__price_notify(struct pld__cost *c, int from, int to)
     else
         c->bytes = d->signal_bytes;
 }
+
+/* The core pays the issue; the engine pays sdma_lat per block, then moves
+ * the bytes over the route (one flow, one route latency more per block
+ * after the first), or copies them within GM when the peer is the caller.
+ * A DMA engine is not compute: a straggler's speed_factor does not apply. */
+void pld__price_async(struct pld__cost *c, int from, int to, int64_t bytes, int64_t block)
+{
+    const struct pld__device *d = self_dev();
+    int64_t nblocks = bytes > block ? (bytes + block - 1) / block : 1;
+    *c = (struct pld__cost){.before = d->sdma_issue, .engine = (double)nblocks * d->sdma_lat};
+    if (from == to) {
+        double copy = 2.0 * (double)bytes / d->hbm_bw;
+        if (d->sdma_bw > 0 && (double)bytes / d->sdma_bw > copy)
+            copy = (double)bytes / d->sdma_bw;
+        c->engine += copy;
+        return;
+    }
+    c->bytes = (double)bytes;
+    c->extra_lats = nblocks - 1;
+    c->rate = d->sdma_bw;
+}

@@ -45,7 +45,12 @@ struct pld__wbuf {
     X(signal_bytes, size)    /* bytes a notify carries over the link */                            \
     X(signal_lat, time)      /* the notifier's cost of one signal write, s */                      \
     X(poll_lat, time)        /* a wait notices its cell this long after it holds, s */             \
-    X(speed_factor, rate)    /* compute slowdown of this device (a straggler > 1) */
+    X(speed_factor, rate)    /* compute slowdown of this device (a straggler > 1) */               \
+    X(aiv_cores, count)      /* vector cores (AIV): the most a collective's core_num may use */    \
+    X(sdma_engines, count)   /* DMA engines: put_async transfers beyond this many queue */         \
+    X(sdma_issue, time)      /* the core's cost of issuing one put_async, s */                     \
+    X(sdma_lat, time)        /* an engine's cost per block before the block's bytes move, s */     \
+    X(sdma_bw, bandwidth)    /* one engine's throughput, B/s; 0: as fast as the route */
 
 struct pld__device {
 #define PLD__DEVICE_FIELD(key, unit) double key;
@@ -124,6 +129,7 @@ struct pld__rank {
     int recording;           /* pld_record_begin() is active */
     char *rec;               /* the recorded lines */
     size_t rec_len, rec_cap;
+    struct pld__async *async; /* the running kernel's put_async sessions and events (async.c) */
 };
 
 struct pld__trace;
@@ -134,6 +140,7 @@ struct pld__racer;          /* races.c */
 struct pld__deadlock_state; /* deadlock.c */
 struct pld__host_writes;    /* host_writes.c */
 struct pld__sparse;         /* sparse.c */
+struct pld__async;          /* async.c */
 
 /* The state of the (single) run in progress.  pld_run zeroes it at the
  * start and frees what every module hung off it in one place at the end,
@@ -350,6 +357,12 @@ double pld__now(void);
 int64_t pld__trace_op(enum pld__op op, double t0, int peer, const pl_tensor *t, int64_t elem_off,
                       int64_t bytes, int64_t value, const char *file, int line);
 
+/* Fails, at the put_async's file:line, if the running kernel of `rk` has
+ * a put_async that was never waited (async.c; called at the kernel's end). */
+void pld__async_kernel_exit(struct pld__rank *rk);
+/* Frees every rank's put_async tables (run.c's teardown). */
+void pld__async_free(struct pld__run *R);
+
 /* Windows (window.c). */
 void pld__windows_free(struct pld__run *R);
 /* The first byte of `rank`'s slot of `b` in this process. */
@@ -419,6 +432,8 @@ int pld__parse_bandwidth(const char *s, double *out);
 int pld__parse_time(const char *s, double *out);
 int pld__parse_size(const char *s, double *out);
 int pld__parse_rate(const char *s, double *out);
+/* A whole number from 1 to 65536, no unit (core and engine counts). */
+int pld__parse_count(const char *s, double *out);
 
 /* Builtin models (models_builtin.c, generated from models/\*.model). */
 struct pld__builtin_model {

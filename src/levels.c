@@ -88,6 +88,7 @@ void pld__incore_exit(void)
 {
     int self = pld__self();
     struct pld__rank *rk = &pld__R->ranks[self];
+    pld__async_kernel_exit(rk);
     pld__ub_exit(rk);
     rk->kernel = NULL;
 }

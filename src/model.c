@@ -35,6 +35,9 @@ static void model_defaults(struct pld__model *m)
     m->max_devices = PLD_MAX_RANKS;
     m->duplex = 1;
     m->dev.speed_factor = 1;
+    /* a model written before these keys existed: one core, one engine */
+    m->dev.aiv_cores = 1;
+    m->dev.sdma_engines = 1;
 }
 
 /* "4x4" or "16" or "2x2x4" into m->dims; returns the count of dims or -1. */

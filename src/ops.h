@@ -40,6 +40,8 @@ enum pld__kind {
     X(PUT, "put", "pld_tensor_put", DATA)                                                          \
     X(PUT_ADD, "put_add", "pld_tensor_put", DATA)                                                  \
     X(GET, "get", "pld_tensor_get", DATA)                                                          \
+    X(PUT_ASYNC, "put_async", "pld_tensor_put_async", DATA)                                        \
+    X(WAIT_ASYNC, "wait_async", "pld_system_wait_async_event", WAIT)                               \
     X(NOTIFY_SET, "notify_set", "pld_system_notify", SIGNAL)                                       \
     X(NOTIFY_ADD, "notify_add", "pld_system_notify", SIGNAL)                                       \
     X(WAIT_EQ, "wait_eq", "pld_system_wait", WAIT)                                                 \

@@ -316,3 +316,65 @@ void pld__tile_get(const char *file, int line, pl_tensor dst, struct pld_tile_p2
         pld__fail(PLD_EINVAL, file, line, op, "get has no .atomic");
     get(file, line, op, dst, staged_kw(file, line, op, dst, &kw), 1);
 }
+
+/* The region of an async put must be logically 1-D, as the SDMA engine
+ * copies one flat contiguous run of bytes. */
+static void check_flat(const char *file, int line, const char *op, pl_shape shape)
+{
+    char a[64];
+    for (int i = 0; i + 1 < shape.ndim; i++)
+        if (shape.dim[i] != 1)
+            pld__fail(PLD_EINVAL, file, line, op,
+                      "the region %s is not logically 1-D: an async put copies one contiguous "
+                      "run, so every dimension but the last must be 1",
+                      pld__shape_str(shape, a, sizeof a));
+}
+
+pld_async_event pld__put_async(const char *file, int line, pld_dtensor dst,
+                               struct pld_put_async_kw kw)
+{
+    static const char op[] = "pld_tensor_put_async";
+    pld__kernel_rank(file, line, op);
+    int me = pld__self();
+    double t0 = pld__now();
+    check_window(file, line, op, "dst", dst);
+    int peer = check_peer(file, line, op, kw.peer);
+    if (kw.src.dtype == 0)
+        pld__fail(PLD_EINVAL, file, line, op, "missing required keyword .src");
+    pld__async_check_session(file, line, op, kw.session);
+    struct pld_p2p_kw p2p = {.peer = peer,
+                             .src = kw.src,
+                             .dst_offsets = kw.dst_offsets,
+                             .src_offsets = kw.src_offsets,
+                             .shape = kw.shape};
+    struct region r = p2p_region(file, line, op, dst, kw.src, &p2p);
+    check_flat(file, line, op, r.shape);
+    int64_t total = pl_shape_numel(r.shape) * (int64_t)pl_dtype_size(dst.dtype);
+    int data = pld__has_data(&dst) && pld__has_data(&kw.src);
+    struct pld__async_put p = {.peer = peer,
+                               .file = file,
+                               .line = line,
+                               .dst = dst,
+                               .src = kw.src,
+                               .dst_off = r.dst_off,
+                               .src_off = r.src_off,
+                               .shape = r.shape,
+                               .bytes = total};
+    struct pld__region rg = pld__region_of(dst, r.dst_off, r.shape);
+    struct pld__span src = {data ? pld__elem_ptr(kw.src, me, r.src_off) : NULL, kw.src.shape};
+    pld__price_async(&p.c, me, peer, total, kw.session.block_bytes);
+    const struct pld_backend *be = pld__R->be;
+    int rc;
+    if (be->write_async) {
+        rc = be->write_async(peer, dst.win, &rg, src, &p.c, &p.handle);
+    } else {
+        /* no engines: the bytes move now, and the wait has nothing to do */
+        p.c.before += p.c.engine;
+        rc = be->write(peer, dst.win, &rg, src, PL_ATOMIC_NONE, &p.c);
+    }
+    if (rc)
+        pld__op_done(file, line, PLD__OP_PUT_ASYNC, me, peer, rc, &p.c);
+    pld__trace_op(PLD__OP_PUT_ASYNC, t0, peer, &dst, offset_bytes(dst, r.dst_off), total,
+                  PLD__MISSING, file, line);
+    return pld__async_add(file, line, op, kw.session, &p);
+}

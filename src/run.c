@@ -93,6 +93,7 @@ static void run_free(struct pld__run *R)
     pld__races_free(R);
     pld__deadlock_free(R);
     pld__host_writes_free(R);
+    pld__async_free(R);
     free(R->ranks);
     pld__R = NULL;
 }

@@ -92,3 +92,13 @@ int pld__parse_rate(const char *s, double *out)
                                     END};
     return parse_with(s, u, 0, out);
 }
+
+int pld__parse_count(const char *s, double *out)
+{
+    double v;
+    static const struct unit none[] = {END};
+    if (parse_with(s, none, 0, &v) || v < 1 || v > 65536 || v != (double)(int)v)
+        return -1;
+    *out = v;
+    return 0;
+}

@@ -242,6 +242,75 @@ void pld__tile_put(const char *file, int line, pld_dtensor dst, struct pld_tile_
 void pld__tile_get(const char *file, int line, pl_tensor dst, struct pld_tile_p2p_kw kw);
 
 /* ------------------------------------------------------------------ */
+/* Asynchronous puts (SDMA)                                            */
+
+/* A kernel's SDMA session: what put_async issues to and
+ * wait_async_event drains.  Valid in the kernel that made it. */
+typedef struct pld_async_session {
+    int id;              /* 1.. within the rank's kernel; 0: not a session */
+    int rank;            /* the rank that made it */
+    uint64_t epoch;      /* the kernel it belongs to */
+    int sync_id;         /* 0..7 */
+    int64_t block_bytes; /* the engine's transfer block, bytes */
+} pld_async_session;
+
+/* The completion handle of one put_async. */
+typedef struct pld_async_event {
+    int64_t id; /* 1.. within the rank's kernel; 0: not an event */
+    int session;
+    int rank;
+} pld_async_event;
+
+struct pld_async_session_kw {
+    int64_t sync_id;     /* 0..7, default 0 */
+    int64_t block_bytes; /* > 0, or 0 for the default of 1 MiB */
+};
+/* pld_system_async_session([.sync_id][, .block_bytes]): opens an SDMA
+ * session in the running kernel (upstream's pld.system.async_session).
+ * Free in time.  Errors: outside a kernel, sync_id outside 0..7, a
+ * negative block_bytes. */
+#define pld_system_async_session(...)                                                              \
+    pld__async_session(PLD__SRC, PLD__KW(struct pld_async_session_kw, .sync_id = 0, __VA_ARGS__))
+pld_async_session pld__async_session(const char *file, int line, struct pld_async_session_kw kw);
+
+struct pld_put_async_kw {
+    int64_t peer;
+    pl_tensor src;             /* local source: a window view or a host tensor */
+    pld_async_session session; /* from pld_system_async_session in this kernel */
+    pl_shape dst_offsets;      /* region form: all three of these, or none */
+    pl_shape src_offsets;
+    pl_shape shape;
+};
+/* pld_tensor_put_async(dst, .peer, .src, .session[, .dst_offsets,
+ * .src_offsets, .shape]): starts copying `src` into the peer's copy of
+ * window view `dst` on one of the device's DMA engines and returns at once
+ * (upstream's pld.tensor.put_async): the kernel computes while the bytes
+ * move.  The core pays sdma_issue; an engine then pays sdma_lat per block of
+ * .session's block_bytes and moves the bytes over the route (at most at
+ * sdma_bw); transfers beyond sdma_engines queue for an engine
+ * (docs/models.md).  No staging tile, no atomic.  The bytes are in `dst`
+ * once pld_system_wait_async_event returns for the event, and the event
+ * must be waited before the kernel ends; a notify that publishes the bytes
+ * must come after that wait (the race detector holds the write until
+ * then).  Errors: those of pld_tensor_put, a region that is not logically
+ * 1-D (every dimension but the last 1), a session not of this kernel. */
+#define pld_tensor_put_async(dst, ...)                                                             \
+    pld__put_async(PLD__SRC, (dst),                                                                \
+                   PLD__KW(struct pld_put_async_kw, .peer = PLD__MISSING, __VA_ARGS__))
+pld_async_event pld__put_async(const char *file, int line, pld_dtensor dst,
+                               struct pld_put_async_kw kw);
+
+/* pld_system_wait_async_event(event, session): blocks the kernel until the
+ * event's transfer has landed at the peer, then returns 1 (upstream's done
+ * flag); costs one poll (poll_lat) after that.  Errors: outside a kernel, an
+ * event or session not of this kernel, an event of another session, an
+ * event waited twice. */
+#define pld_system_wait_async_event(event, session)                                                \
+    pld__wait_async_event(PLD__SRC, (event), (session))
+int pld__wait_async_event(const char *file, int line, pld_async_event event,
+                          pld_async_session session);
+
+/* ------------------------------------------------------------------ */
 /* Collectives                                                         */
 
 /* pld_tensor_barrier(signal): every rank must call it with the same INT32

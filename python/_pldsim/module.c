@@ -264,6 +264,9 @@ static const char *python_op_name(const char *op)
         {"pld_tensor_all_to_all", "pld.tensor.all_to_all"},
         {"pld_tensor_all_to_all_v", "pld.tensor.all_to_all_v"},
         {"pld_tile_put", "pld.tile.put"},
+        {"pld_tensor_put_async", "pld.tensor.put_async"},
+        {"pld_system_async_session", "pld.system.async_session"},
+        {"pld_system_wait_async_event", "pld.system.wait_async_event"},
         {"pld_tile_get", "pld.tile.get"},
     };
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)

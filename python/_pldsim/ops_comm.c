@@ -328,6 +328,88 @@ static PyObject *py_all_to_all_v(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* Sessions and events cross into Python as plain tuples (what the C
+ * handles hold); pldsim.comm wraps them in AsyncSession and AsyncEvent. */
+static PyObject *session_tuple(pld_async_session s)
+{
+    return Py_BuildValue("(iiKiL)", s.id, s.rank, (unsigned long long)s.epoch, s.sync_id,
+                         (long long)s.block_bytes);
+}
+
+static int session_of(PyObject *o, pld_async_session *s)
+{
+    unsigned long long epoch;
+    long long block;
+    if (!PyArg_ParseTuple(o, "iiKiL", &s->id, &s->rank, &epoch, &s->sync_id, &block))
+        return -1;
+    s->epoch = epoch;
+    s->block_bytes = block;
+    return 0;
+}
+
+/* async_session(file, line, sync_id, block_bytes) -> session tuple */
+static PyObject *py_async_session(PyObject *self, PyObject *args)
+{
+    (void)self;
+    SRC_ARGS
+    long long sync_id, block;
+    if (!PyArg_ParseTuple(args, SRC_FMT "LL", SRC_PTRS, &sync_id, &block))
+        return NULL;
+    SRC_C()
+    struct pld_async_session_kw kw = {.sync_id = sync_id, .block_bytes = block};
+    pld_async_session s = {0};
+    PLDSIM_CALL(s = pld__async_session(file, line, kw));
+    return session_tuple(s);
+}
+
+/* put_async(file, line, dst, peer, src, session, dst_offsets, src_offsets,
+ *           shape) -> event tuple (id, session, rank); the region may be None */
+static PyObject *py_put_async(PyObject *self, PyObject *args)
+{
+    (void)self;
+    SRC_ARGS
+    PyObject *dst, *src, *sess, *doff, *soff, *shape;
+    long long peer;
+    if (!PyArg_ParseTuple(args, SRC_FMT "OLOO!OOO", SRC_PTRS, &dst, &peer, &src, &PyTuple_Type,
+                          &sess, &doff, &soff, &shape))
+        return NULL;
+    SRC_C()
+    pl_tensor *d = pldsim_view(dst, "dst"), *sv = d ? pldsim_view(src, "src") : NULL;
+    struct pld_p2p_kw region = {0};
+    struct pld_put_async_kw kw = {.peer = peer};
+    if (!sv || session_of(sess, &kw.session) || p2p_kw(&region, doff, soff, shape))
+        return NULL;
+    kw.src = *sv;
+    kw.dst_offsets = region.dst_offsets;
+    kw.src_offsets = region.src_offsets;
+    kw.shape = region.shape;
+    pl_tensor dv = *d;
+    pld_async_event e = {0};
+    PLDSIM_CALL(e = pld__put_async(file, line, dv, kw));
+    return Py_BuildValue("(Lii)", (long long)e.id, e.session, e.rank);
+}
+
+/* wait_async_event(file, line, event, session) -> True */
+static PyObject *py_wait_async_event(PyObject *self, PyObject *args)
+{
+    (void)self;
+    SRC_ARGS
+    PyObject *ev, *sess;
+    if (!PyArg_ParseTuple(args, SRC_FMT "O!O!", SRC_PTRS, &PyTuple_Type, &ev, &PyTuple_Type,
+                          &sess))
+        return NULL;
+    SRC_C()
+    pld_async_event e = {0};
+    pld_async_session s = {0};
+    long long id;
+    if (!PyArg_ParseTuple(ev, "Lii", &id, &e.session, &e.rank) || session_of(sess, &s))
+        return NULL;
+    e.id = id;
+    int done = 0;
+    PLDSIM_CALL(done = pld__wait_async_event(file, line, e, s));
+    return PyBool_FromLong(done);
+}
+
 PyMethodDef pldsim_comm_methods[] = {
     {"notify", py_notify, METH_VARARGS, "notify(file, line, target, peer, offsets, value, op)"},
     {"wait", py_wait, METH_VARARGS, "wait(file, line, signal, offsets, expected, cmp)"},
@@ -343,6 +425,12 @@ PyMethodDef pldsim_comm_methods[] = {
      "tile_put(file, line, dst, peer, src, stage, stage2, dst_off, src_off, shape, atomic)"},
     {"tile_get", py_tile_get, METH_VARARGS,
      "tile_get(file, line, dst, peer, src, stage, stage2, dst_off, src_off, shape)"},
+    {"async_session", py_async_session, METH_VARARGS,
+     "async_session(file, line, sync_id, block_bytes) -> session"},
+    {"put_async", py_put_async, METH_VARARGS,
+     "put_async(file, line, dst, peer, src, session, dst_off, src_off, shape) -> event"},
+    {"wait_async_event", py_wait_async_event, METH_VARARGS,
+     "wait_async_event(file, line, event, session) -> bool"},
     {"barrier", py_barrier, METH_VARARGS, "barrier(file, line, signal)"},
     {"allreduce", py_allreduce, METH_VARARGS, "allreduce(file, line, target, signal, op, mode)"},
     {"broadcast", py_broadcast, METH_VARARGS, "broadcast(file, line, target, signal, root)"},

@@ -291,6 +291,77 @@ def get(dst: Any, peer: Any, src: Any, dst_offsets: Any = None, src_offsets: Any
     _pldsim.get(file, line, d, scalar_int(peer, op, "peer"), src._view, *region, chunk_rows, chunk_cols, bool(pipeline))
 
 
+# ---- asynchronous put (SDMA) ------------------------------------------------------
+
+
+class AsyncSession:
+    """A kernel's SDMA session (upstream's pl.AsyncSession): made by
+    pld.system.async_session, valid in the kernel that made it."""
+
+    __slots__ = ("_h",)
+
+    def __init__(self, handle: tuple) -> None:
+        self._h = handle
+
+    def __repr__(self) -> str:
+        return f"AsyncSession(id={self._h[0]}, rank={self._h[1]}, sync_id={self._h[3]}, block_bytes={self._h[4]})"
+
+
+class AsyncEvent:
+    """The completion handle of one put_async (upstream's pl.AsyncEvent)."""
+
+    __slots__ = ("_h",)
+
+    def __init__(self, handle: tuple) -> None:
+        self._h = handle
+
+    def __repr__(self) -> str:
+        return f"AsyncEvent(id={self._h[0]}, session={self._h[1]}, rank={self._h[2]})"
+
+
+def _static_int(value: Any, op: str, label: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise UsageTypeError(op, f"{op} {label} must be an int (static), got {type(value).__name__}")
+    return value
+
+
+def async_session(*, sync_id: int = 0, block_bytes: int = 0) -> AsyncSession:
+    """Opens an SDMA session in the running kernel: what put_async issues
+    to and wait_async_event drains.  `sync_id` is 0..7; `block_bytes` is the
+    engine's transfer block (0: 1 MiB)."""
+    op = "pld.system.async_session"
+    file, line = caller()
+    return AsyncSession(_pldsim.async_session(file, line, _static_int(sync_id, op, "sync_id"), _static_int(block_bytes, op, "block_bytes")))
+
+
+def put_async(dst: Any, peer: Any, src: Any, session: Any, dst_offsets: Any = None, src_offsets: Any = None, shape: Any = None) -> AsyncEvent:
+    """Starts copying the local `src` into the peer's copy of `dst` on a DMA
+    engine and returns at once; the bytes have landed when
+    wait_async_event returns for the event."""
+    op = "pld.tensor.put_async"
+    if not isinstance(dst, DistributedTensor):
+        raise UsageTypeError(op, f"pld.tensor.put_async expects a DistributedTensor dst (window-bound); got {type(dst).__name__}")
+    if not (isinstance(src, DistributedTensor) or is_torch_tensor(src)):
+        raise UsageTypeError(op, f"pld.tensor.put_async expects a Tensor or DistributedTensor src; got {type(src).__name__}")
+    if not isinstance(session, AsyncSession):
+        raise UsageTypeError(op, f"pld.tensor.put_async expects an AsyncSession (from pld.system.async_session); got {type(session).__name__}")
+    region = _region(op, dst_offsets, src_offsets, shape)
+    s = any_view(src, op, "src")
+    file, line = caller()
+    return AsyncEvent(_pldsim.put_async(file, line, dst._view, scalar_int(peer, op, "peer"), s, session._h, *region))
+
+
+def wait_async_event(event: Any, session: Any) -> bool:
+    """Blocks until the event's transfer has landed; returns True."""
+    op = "pld.system.wait_async_event"
+    if not isinstance(event, AsyncEvent):
+        raise UsageTypeError(op, f"pld.system.wait_async_event expects an AsyncEvent (from pld.tensor.put_async); got {type(event).__name__}")
+    if not isinstance(session, AsyncSession):
+        raise UsageTypeError(op, f"pld.system.wait_async_event expects an AsyncSession; got {type(session).__name__}")
+    file, line = caller()
+    return bool(_pldsim.wait_async_event(file, line, event._h, session._h))
+
+
 def tile_put(dst: Any, peer: Any, src: Any, stage: Any, stage2: Any = None, dst_offsets: Any = None, src_offsets: Any = None, shape: Any = None, *, atomic: Any = AtomicType.None_) -> None:
     """pld.tensor.put staged through the caller's own tiles: chunks of
     `stage`'s shape, double-buffered with `stage2`."""

@@ -6,6 +6,8 @@ from typing import Any
 
 from pldsim.program import compile_program
 
+from .distributed_compiled_program import DistributedConfig
+
 
 def compile(program: Any, platform: str = "a2a3sim", distributed_config: Any = None, **kwargs: Any) -> Any:  # noqa: A001 - upstream's name
     """Returns the compiled program: call it with the host orchestrator's
@@ -15,4 +17,4 @@ def compile(program: Any, platform: str = "a2a3sim", distributed_config: Any = N
     return compile_program(program, platform=platform, distributed_config=distributed_config, **kwargs)
 
 
-__all__ = ["compile"]
+__all__ = ["DistributedConfig", "compile"]

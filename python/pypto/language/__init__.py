@@ -25,7 +25,7 @@ from pldsim.levels import DEVICE, HOST, KERNEL, Function
 from pldsim.values import BF16, BOOL, FP16, FP32, INDEX, INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64, DataType
 
 from . import typing
-from .typing import DynVar, InOut, IntLike, Out, Ptr, Scalar, Tensor, Tile, dynamic
+from .typing import AsyncEvent, AsyncSession, DynVar, InOut, IntLike, Out, Ptr, Scalar, Tensor, Tile, dynamic
 
 load = _ops.load
 store = _ops.store
@@ -220,7 +220,7 @@ tensor = _Namespace("tensor", read=read, write=write)
 system = _Namespace("system")
 
 __all__ = [
-    "AtomicType", "BF16", "BOOL", "DataType", "DynVar", "FP16", "FP32", "FunctionType", "INDEX", "INT8",
+    "AsyncEvent", "AsyncSession", "AtomicType", "BF16", "BOOL", "DataType", "DynVar", "FP16", "FP32", "FunctionType", "INDEX", "INT8",
     "INT16", "INT32", "INT64", "InOut", "IntLike", "JITFunction", "Level", "Out", "Ptr", "Role", "Scalar",
     "Tensor", "Tile", "UINT8", "UINT16", "UINT32", "UINT64", "add", "cast", "const", "dynamic", "function",
     "inline", "jit", "load", "max", "maximum", "min", "minimum", "mul", "parallel", "pipeline", "program",

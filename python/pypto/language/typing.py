@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any, Union
 
 from pldsim.annotations import DirectionAnn, DynVar, ScalarAnn, TensorAnn, tensor_annotation
+from pldsim.comm import AsyncEvent, AsyncSession
 from pldsim.values import DataType, Ptr, Tile, is_torch_tensor
 
 
@@ -53,4 +54,4 @@ def dynamic(name: str) -> DynVar:
 
 IntLike = Union[int, DynVar]
 
-__all__ = ["DynVar", "InOut", "IntLike", "Out", "Ptr", "Scalar", "Tensor", "Tile", "dynamic"]
+__all__ = ["AsyncEvent", "AsyncSession", "DynVar", "InOut", "IntLike", "Out", "Ptr", "Scalar", "Tensor", "Tile", "dynamic"]
