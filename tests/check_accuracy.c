@@ -249,6 +249,105 @@ START_TEST(builtin_matches_its_closed_form)
 }
 END_TEST
 
+/* ---- the same builtins called by the host orchestrator ---- */
+
+/* The host form dispatches the builtin's kernel to every rank: one launch,
+ * then the kernel form's closed form.  The host ring is upstream's own
+ * protocol (src/collectives/allreduce_ring_host.c): a round barrier per
+ * step on its own row, the last row a final barrier, then the epilogue's
+ * self-notifies, (2P-1)(P-1) of them. */
+enum { HOST_RING = NKINDS };
+
+static double host_closed_form(int k, int P, double n)
+{
+    if (k != HOST_RING)
+        return D.launch_lat + closed_form((enum kind)k, P, n);
+    double t = D.launch_lat + (2 * (P - 1) + 1) * barrier(P), c = n / P;
+    for (int s = 0; s < 2 * (P - 1); s++)
+        for (double off = 0; off < c; off += CHUNK) {
+            double b = c - off < CHUNK ? c - off : CHUNK;
+            t += X(b) + G(b) + (s < P - 1 ? G(b) + Vop(b) : 0);
+        }
+    return t + (2 * P - 1) * (P - 1) * Ns();
+}
+
+static int HK;
+static double after[64];
+
+static void note_end(const int *rank)
+{
+    after[*rank] = pld_time(); /* this task starts when the builtin's has ended */
+}
+
+static void host_form(const void *unused)
+{
+    (void)unused;
+    int64_t e = NBYTES / 4, rows = HK >= AGATHER && HK != HOST_RING ? P : 1;
+    pld_buffer t = pld_alloc_window_buffer(PL_SHAPE(rows, e), PL_FP32, .name = "target");
+    pld_buffer in = pld_alloc_window_buffer(PL_SHAPE(rows, e), PL_FP32, .name = "input");
+    pld_buffer s = pld_alloc_window_buffer(PL_SHAPE(P, 1), PL_INT32, .name = "signal");
+    pld_buffer rs = pld_alloc_window_buffer(PL_SHAPE(2 * P - 1, P), PL_INT32, .name = "ring");
+    pld_dtensor tv = pld_window(t, PL_SHAPE(rows, e), PL_FP32);
+    pld_dtensor iv = pld_window(in, PL_SHAPE(rows, e), PL_FP32);
+    pld_dtensor sv = pld_window(s, PL_SHAPE(P, 1), PL_INT32);
+    switch (HK) {
+    case AR_MESH:
+        pld_tensor_allreduce(tv, sv);
+        break;
+    case HOST_RING:
+        pld_tensor_allreduce(tv, pld_window(rs, PL_SHAPE(2 * P - 1, P), PL_INT32),
+                             .mode = PLD_ALLREDUCE_RING);
+        break;
+    case BCAST:
+        pld_tensor_broadcast(tv, sv, .root = 0);
+        break;
+    case AGATHER:
+        pld_tensor_allgather(pl_at(iv, 0), tv, sv);
+        break;
+    case RSCATTER:
+        pld_tensor_reduce_scatter(tv, sv);
+        break;
+    case A2A:
+        pld_tensor_all_to_all(iv, tv, sv);
+        break;
+    }
+    for (int r = 0; r < P; r++)
+        pld_dispatch(r, note_end, r);
+}
+
+static const int host_kinds[] = {AR_MESH, HOST_RING, BCAST, AGATHER, RSCATTER, A2A};
+
+START_TEST(host_builtin_matches_its_closed_form)
+{
+    static const int ps[] = {2, 4, 8, 16};
+    static const int64_t sizes[] = {4096, 262144};
+    HK = host_kinds[_i / 8];
+    P = ps[_i % 8 / 2];
+    NBYTES = sizes[_i % 2];
+    if (HK >= AGATHER && HK != HOST_RING)
+        NBYTES /= P; /* one row of the [P, S] builtins */
+    char spec[128], list[16];
+    snprintf(spec, sizeof spec, "mesh:%d,bw=56GBps,lat=1us,dispatch_lat=0", P);
+    snprintf(list, sizeof list, "0-%d", P - 1);
+    pld_config cfg;
+    pld_config_init(&cfg);
+    cfg.summary = 0;
+    cfg.no_data = 1;
+    cfg.topology = spec;
+    ck_assert_int_eq(pld_config_set_devices(&cfg, list), 0);
+    ck_assert_int_eq(pld_run(&cfg, host_form, NULL), 0);
+    double got = 0;
+    for (int r = 0; r < P; r++)
+        got = after[r] > got ? after[r] : got;
+    double want = host_closed_form(HK, P, (double)NBYTES), rel = fabs(got - want) / want;
+    printf("host %-15s P=%-3d %10lld B  simulated %12.4f us  closed form %12.4f us  rel %.2e\n",
+           HK == HOST_RING ? "allreduce/ring" : kind_name[HK], P, (long long)NBYTES, got * 1e6,
+           want * 1e6, rel);
+    ck_assert_msg(rel <= 0.005, "host form: simulated %.9g s, closed form %.9g s (%.3f %%)", got,
+                  want, 100 * rel);
+}
+END_TEST
+
 /* ---- the hand-rolled steps, run as programs ---- */
 
 /* Closed form of a whole tutorial run (dispatch_lat = 0: every rank starts
@@ -358,6 +457,7 @@ int main(void)
     TCase *tc = tcase_create("closed_forms");
     tcase_set_timeout(tc, 60);
     tcase_add_loop_test(tc, builtin_matches_its_closed_form, 0, ncases);
+    tcase_add_loop_test(tc, host_builtin_matches_its_closed_form, 0, 6 * 8);
     tcase_add_loop_test(tc, hand_rolled_step_matches_its_closed_form, 0, 7 * 5);
     tcase_add_loop_test(tc, simgrid_floor_makes_the_ring_allreduces_activities, 0, 4);
     suite_add_tcase(s, tc);

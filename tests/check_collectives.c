@@ -523,6 +523,112 @@ START_TEST(host_builtins_run_the_collective_on_every_rank)
 }
 END_TEST
 
+/* ---- the host ring allreduce: upstream's own protocol and constraints ---- */
+
+#define R_COLS 120 /* divisible by 2, 3, 4 and 5 */
+
+static int ring_cols = R_COLS, ring_sig_rows; /* what the host passes: bad on purpose in errors */
+static pl_tensor r_x, r_y;
+
+struct r_args {
+    pl_tensor x, y;
+    pld_dtensor data;
+    int phase;
+};
+
+static void r_kernel(const struct r_args *a)
+{
+    if (a->phase == 0)
+        pl_store(pl_load(a->x, PL_IDX(0, 0), PL_SHAPE(1, ring_cols)), PL_IDX(0, 0), a->data);
+    else
+        pl_store(pl_load(a->data, PL_IDX(0, 0), PL_SHAPE(1, ring_cols)), PL_IDX(0, 0), a->y);
+}
+
+static void r_device(const struct r_args *a)
+{
+    pl_incore(r_kernel, a);
+}
+
+static void r_host(const void *unused)
+{
+    (void)unused;
+    /* whole cache lines, so that the two buffers share none */
+    pld_buffer d = pld_alloc_window_buffer((ring_cols * 4 + 63) / 64 * 64, .name = "data");
+    pld_buffer s = pld_alloc_window_buffer(PL_SHAPE(2 * P - 1, P), PL_INT32, .name = "ring");
+    pld_dtensor data = pld_window(d, PL_SHAPE(1, ring_cols), PL_FP32);
+    pld_dtensor sig = pld_window(s, PL_SHAPE(ring_sig_rows, P), PL_INT32);
+    struct r_args a = {.data = data};
+    for (int r = 0; r < P; r++) {
+        a.x = pl_at(r_x, r);
+        pld_dispatch(r, r_device, a);
+    }
+    /* twice on one signal: the epilogue leaves it zero for the second */
+    pld_tensor_allreduce(data, sig, .mode = PLD_ALLREDUCE_RING);
+    pld_tensor_allreduce(data, sig, .mode = PLD_ALLREDUCE_RING);
+    a.phase = 1;
+    for (int r = 0; r < P; r++) {
+        a.y = pl_at(r_y, r);
+        pld_dispatch(r, r_device, a);
+    }
+}
+
+START_TEST(the_host_ring_allreduce_sums_and_leaves_its_signal_zero)
+{
+    P = 2 + _i; /* 2..5 */
+    ring_cols = R_COLS;
+    ring_sig_rows = 2 * P - 1;
+    r_x = pl_tensor_new(PL_SHAPE(P, 1, R_COLS), PL_FP32, "x");
+    r_y = pl_tensor_new(PL_SHAPE(P, 1, R_COLS), PL_FP32, "y");
+    for (int64_t i = 0; i < P * R_COLS; i++)
+        pl_tensor_set(r_x, i, (double)((i * 7919) % 100) - 50);
+    run_on_p(r_host);
+    for (int j = 0; j < R_COLS; j++) {
+        double sum = 0;
+        for (int s = 0; s < P; s++)
+            sum += pl_tensor_get(r_x, s * R_COLS + j);
+        for (int r = 0; r < P; r++)
+            ck_assert_msg(pl_tensor_get(r_y, r * R_COLS + j) == P * sum,
+                          "P=%d rank %d col %d: got %g, expected %g (twice reduced)", P, r, j,
+                          pl_tensor_get(r_y, r * R_COLS + j), P * sum);
+    }
+    pl_tensor_free(&r_x);
+    pl_tensor_free(&r_y);
+}
+END_TEST
+
+START_TEST(the_host_ring_allreduce_refuses_what_upstream_refuses)
+{
+    static const struct {
+        int P, cols, rows;
+        const char *text;
+    } c[] = {
+        {3, 64, 5, "target 'data' has 64 elements, not divisible by the 3 ranks"},
+        {17, 68, 33, "the host ring allreduce supports at most 16 ranks; this run has 17"},
+        {4, 64, 6, "needs an INT32 signal of shape [2(P-1)+1, P] = [7, 4]"},
+    };
+    P = c[_i].P;
+    ring_cols = c[_i].cols;
+    ring_sig_rows = c[_i].rows;
+    r_x = pl_tensor_new(PL_SHAPE(P, 1, ring_cols), PL_FP32, "x");
+    r_y = pl_tensor_new(PL_SHAPE(P, 1, ring_cols), PL_FP32, "y");
+    pld_config cfg;
+    pld_config_init(&cfg);
+    cfg.summary = 0;
+    char list[16];
+    snprintf(list, sizeof list, "0-%d", P - 1);
+    ck_assert_int_eq(pld_config_set_devices(&cfg, list), 0);
+    capture_stderr_begin();
+    int rc = pld_run(&cfg, r_host, NULL);
+    char *err = capture_stderr_end();
+    ck_assert_int_eq(rc, PLD_EINVAL);
+    ck_assert_contains(err, ": host: pld_tensor_allreduce: ");
+    ck_assert_contains(err, c[_i].text);
+    free(err);
+    pl_tensor_free(&r_x);
+    pl_tensor_free(&r_y);
+}
+END_TEST
+
 /* ---- tile-level put/get: staged through the caller's tiles ---- */
 
 #define T_ROWS 4
@@ -636,6 +742,8 @@ int main(void)
     tcase_set_timeout(v, 60);
     tcase_add_loop_test(v, all_to_all_v_delivers_blocks_and_clamped_counts, 0, 7); /* P = 2..8 */
     tcase_add_loop_test(v, host_builtins_run_the_collective_on_every_rank, 0, 3);
+    tcase_add_loop_test(v, the_host_ring_allreduce_sums_and_leaves_its_signal_zero, 0, 4);
+    tcase_add_loop_test(v, the_host_ring_allreduce_refuses_what_upstream_refuses, 0, 3);
     tcase_add_test(v, tile_put_and_get_cost_what_the_tensor_forms_with_those_chunks_cost);
     suite_add_tcase(s, v);
     return run_suite(s);

@@ -395,8 +395,7 @@ static PyObject *py_wait_async_event(PyObject *self, PyObject *args)
     (void)self;
     SRC_ARGS
     PyObject *ev, *sess;
-    if (!PyArg_ParseTuple(args, SRC_FMT "O!O!", SRC_PTRS, &PyTuple_Type, &ev, &PyTuple_Type,
-                          &sess))
+    if (!PyArg_ParseTuple(args, SRC_FMT "O!O!", SRC_PTRS, &PyTuple_Type, &ev, &PyTuple_Type, &sess))
         return NULL;
     SRC_C()
     pld_async_event e = {0};

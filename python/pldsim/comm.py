@@ -433,8 +433,6 @@ def allreduce(target: Any, signal: Any = _MISSING, *, op: Any = ReduceOp.Sum, mo
     if mode not in ("mesh", "ring"):
         raise UsageValueError(name, f'pld.tensor.allreduce mode must be "mesh" or "ring", got {mode!r}')
     code = _enum(op, ReduceOp, name, "op") + 1
-    if on_host and mode == "ring":
-        raise UnsupportedError(name, 'mode="ring" from the host orchestrator (its [2*(NR-1)+1, NR] signal) is not supported by pldsim yet; call it in a kernel')
     t, s = _window(target, name, "target"), _window(signal, name, "signal")
     _pldsim.allreduce(file, line, t, s, code, 1 if mode == "mesh" else 2)
     return target

@@ -13,6 +13,7 @@ from __future__ import annotations
 import atexit
 import datetime
 import os
+import pathlib
 import shutil
 import signal
 import tempfile
@@ -83,7 +84,7 @@ class CompiledProgram:
         self.platform = platform
         self.device_ids = list(device_ids)
         self._functions = functions
-        self.output_dir = output_dir
+        self.output_dir = pathlib.Path(output_dir)  # upstream gives a Path
         self._write_manifest()
 
     def __repr__(self) -> str:

@@ -66,12 +66,19 @@ int pld__aliases(pl_tensor a, pl_tensor b);
  * entry point (allreduce.c) has checked everything. */
 void pld__allreduce_mesh(struct pld__coll *c, pl_tensor flat, pld_reduce_op op);
 void pld__allreduce_ring(struct pld__coll *c, pl_tensor flat, pld_dtensor signal, pld_reduce_op op);
+/* The host orchestrator's ring (allreduce_ring_host.c): Sum, N divisible by
+ * NR, signal [2(NR-1)+1, NR]; the caller has checked all three. */
+void pld__allreduce_ring_host(struct pld__coll *c, pl_tensor flat, pld_dtensor signal);
+/* The kernel of the host ring builtin on the executing rank (allreduce.c). */
+void pld__allreduce_host_ring_task(const char *file, int line, pld_dtensor target,
+                                   pld_dtensor signal);
 
 /* ---- host builtins (host_builtin.c) ---- */
 
 enum pld__host_kind {
     PLD__HB_BARRIER,
     PLD__HB_ALLREDUCE,
+    PLD__HB_ALLREDUCE_RING, /* the host's own ring protocol */
     PLD__HB_BROADCAST,
     PLD__HB_ALLGATHER,
     PLD__HB_REDUCE_SCATTER,

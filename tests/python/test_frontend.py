@@ -113,8 +113,18 @@ class Constructs(unittest.TestCase):
         self.assertIn("OK", r.stdout)
         self.assertEqual(r.stderr, "")  # no warning: pldsim's private signal has a line of its own
         r = support.pldsim_py(prog, "ring")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("OK", r.stdout)
+        r = support.pldsim_py(prog, "ring-mesh-signal")
         self.assertEqual(r.returncode, 3)
-        self.assertRegex(r.stderr, r"host_builtins\.py:\d+: host: pld\.tensor\.allreduce: mode=\"ring\" from the host orchestrator .* not supported by pldsim yet")
+        self.assertRegex(
+            r.stderr,
+            r"host_builtins\.py:\d+: host: pld\.tensor\.allreduce: the host ring allreduce needs an INT32 signal of shape "
+            r"\[2\(P-1\)\+1, P\] = \[7, 4\] \(one row per round and one for the final barrier\); got 'sig_buf' \[4, 1\] INT32",
+        )
+        r = support.pldsim_py(prog, "ring-max")
+        self.assertEqual(r.returncode, 3)
+        self.assertRegex(r.stderr, r"host_builtins\.py:\d+: host: pld\.tensor\.allreduce: the host ring allreduce supports only PLD_REDUCE_SUM")
         r = support.pldsim_py(prog, "kernel-no-signal")
         self.assertEqual(r.returncode, 3)
         self.assertRegex(r.stderr, r"host_builtins\.py:\d+: rank 0: pld\.tensor\.allreduce: in a kernel needs a signal window")

@@ -5,8 +5,10 @@ dispatches.
 
     pldsim-py host_builtins.py [MODE]
 
-MODE: ok (default), ring (a host ring allreduce: not supported yet),
-kernel-no-signal (an allreduce without a signal inside a kernel)."""
+MODE: ok (default), ring (the allreduce is the host ring, with its
+[2(P-1)+1, P] signal), ring-mesh-signal (a host ring given a mesh signal),
+ring-max (a host ring with ReduceOp.Max), kernel-no-signal (an allreduce
+without a signal inside a kernel)."""
 
 import sys
 
@@ -58,15 +60,22 @@ def host(x: pl.Tensor[[P, 1, COLS], pl.FP32], y: pl.Out[pl.Tensor[[P, 1, COLS], 
     data_buf = pld.alloc_window_buffer([1, COLS], dtype=pl.FP32)
     rows_buf = pld.alloc_window_buffer([P, COLS], dtype=pl.FP32)
     sig_buf = pld.alloc_window_buffer(64)  # a whole cache line: the private signal comes next
+    ring_buf = pld.alloc_window_buffer(128)  # [2(P-1)+1, P] INT32 = 112 bytes, in whole lines
     data = pld.window(data_buf, [1, COLS], dtype=pl.FP32)
     rows = pld.window(rows_buf, [P, COLS], dtype=pl.FP32)
     sig = pld.window(sig_buf, [P, 1], dtype=pl.INT32)
     for r in pl.range(pld.world_size()):
         publish_on(x[r], data, device=r)
     pld.tensor.allgather(data, rows, sig)  # every rank's row, before the sum
+    ring_sig = pld.window(ring_buf, [2 * (P - 1) + 1, P], dtype=pl.INT32)
     if MODE == "ring":
-        pld.tensor.allreduce(data, sig, mode="ring")
-    data = pld.tensor.allreduce(data)  # the host form: no signal
+        data = pld.tensor.allreduce(data, ring_sig, mode="ring")
+    elif MODE == "ring-mesh-signal":
+        data = pld.tensor.allreduce(data, sig, mode="ring")
+    elif MODE == "ring-max":
+        data = pld.tensor.allreduce(data, ring_sig, op=pld.ReduceOp.Max, mode="ring")
+    else:
+        data = pld.tensor.allreduce(data)  # the host form: no signal
     sig = pld.tensor.barrier(sig)
     for r in pl.range(pld.world_size()):
         collect_on(data, rows, y[r], g[r], device=r)
