@@ -106,7 +106,8 @@ int64_t pld__trace_op(enum pld__op op, double t0, int peer, const pl_tensor *t, 
     return seq;
 }
 
-void pld__trace_xfer(double t0, double t1, int from, int to, double bytes, int is_signal)
+void pld__trace_xfer(double t0, double t1, int from, int to, double bytes, int is_signal,
+                     int is_async)
 {
     struct pld__trace *t = pld__R ? pld__R->trace : NULL;
     if (!t)
@@ -123,7 +124,15 @@ void pld__trace_xfer(double t0, double t1, int from, int to, double bytes, int i
         t->xf = nx;
         t->capx = cap;
     }
-    t->xf[t->nx++] = (struct pld__xfer){t0, t1, from, to, pld__self(), bytes, is_signal, bw};
+    t->xf[t->nx++] = (struct pld__xfer){.t0 = t0,
+                                        .t1 = t1,
+                                        .from = from,
+                                        .to = to,
+                                        .initiator = pld__self(),
+                                        .bytes = bytes,
+                                        .is_signal = is_signal,
+                                        .is_async = is_async,
+                                        .route_bw = bw};
     pthread_mutex_unlock(&log_lock);
 }
 

@@ -344,8 +344,9 @@ void pld__record_op(struct pld__rank *rk, const struct pld__event *e, const pl_t
 void pld__trace_add(const struct pld__event *e);
 int pld__trace_close(struct pld__run *R);
 /* A transfer of `bytes` from rank `from` to `to` over [t0, t1], moved by
- * the executing rank. */
-void pld__trace_xfer(double t0, double t1, int from, int to, double bytes, int is_signal);
+ * the executing rank; `is_async`: by one of its DMA engines (put_async). */
+void pld__trace_xfer(double t0, double t1, int from, int to, double bytes, int is_signal,
+                     int is_async);
 /* Remembers that event `seq` (a notify) last updated `cell`; and marks
  * event `seq` (a wait on `cell`) as released by that notify. */
 void pld__trace_note_cell(const void *cell, int64_t seq);

@@ -20,8 +20,8 @@ void pld__op_done(const char *file, int line, enum pld__op op, int from, int to,
                   R->platform_desc, R->ranks[from].device_id, from, R->ranks[to].device_id, to);
     if (from == to || c->bytes <= 0)
         return;
-    pld__trace_xfer(c->t_start, c->t_end, from, to, c->bytes,
-                    pld__ops[op].kind == PLD__KIND_SIGNAL);
+    pld__trace_xfer(c->t_start, c->t_end, from, to, c->bytes, pld__ops[op].kind == PLD__KIND_SIGNAL,
+                    op == PLD__OP_PUT_ASYNC);
     /* ranks may be threads (threads backend): count atomically */
     uint64_t bytes = (uint64_t)c->bytes;
     __atomic_fetch_add(&R->bytes_moved, bytes, __ATOMIC_RELAXED);

@@ -13,6 +13,7 @@ struct pld__xfer {
     int initiator; /* the rank whose op moved it */
     double bytes;
     int is_signal;
+    int is_async;    /* moved by a DMA engine while its rank went on (put_async) */
     double route_bw; /* B/s, the route's bottleneck; 0 if unknown */
 };
 

@@ -39,8 +39,11 @@ int pld__write_svg(FILE *out, const struct pld__run *R, const struct pld__trace 
         tmax = fmax(tmax, t->ev[i].t1);
     if (tmax <= 0)
         tmax = 1e-6;
+    int async = 0; /* a put_async's transfer: one legend line more */
+    for (size_t i = 0; i < t->nx; i++)
+        async |= t->xf[i].is_async;
     const double L = 70, W = 1100, lane_h = 28, T = 40;
-    const double plot_w = W - L - 20, H = T + lanes * lane_h + 60 + 18 * 5;
+    const double plot_w = W - L - 20, H = T + lanes * lane_h + 60 + 18 * (5 + async);
 #define X(s)         (L + (s) / tmax * plot_w)
 #define LANE_Y(rank) (T + ((rank) + 1) * lane_h)
     fprintf(out,
@@ -77,7 +80,8 @@ int pld__write_svg(FILE *out, const struct pld__run *R, const struct pld__trace 
     /* transfers: data leaves `src` at the op's start and lands at its end */
     for (size_t i = 0; i < t->n; i++) {
         const struct pld__event *e = &t->ev[i];
-        if (pld__ops[e->id].kind != PLD__KIND_DATA || e->peer < 0 || e->peer == e->rank)
+        if (pld__ops[e->id].kind != PLD__KIND_DATA || e->peer < 0 || e->peer == e->rank ||
+            e->id == PLD__OP_PUT_ASYNC)
             continue;
         int pull = e->id == PLD__OP_REMOTE_LOAD || e->id == PLD__OP_GET;
         int src = pull ? e->peer : e->rank, dst = pull ? e->rank : e->peer;
@@ -85,6 +89,21 @@ int pld__write_svg(FILE *out, const struct pld__run *R, const struct pld__trace 
                 "<line x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" y2=\"%.1f\" stroke=\"#333\" "
                 "stroke-width=\"1\" marker-end=\"url(#arrow)\"/>\n",
                 X(e->t0), LANE_Y(src) + lane_h / 2, X(e->t1), LANE_Y(dst) + lane_h / 2);
+    }
+    /* an async put's bytes move while its rank goes on: a band along the
+     * bottom of the sender's lane, from the engine's start to the landing */
+    for (size_t i = 0; i < t->nx; i++) {
+        const struct pld__xfer *x = &t->xf[i];
+        if (!x->is_async)
+            continue;
+        double x0 = X(x->t0), w = fmax(X(x->t1) - x0, 0.5), y = LANE_Y(x->from) + lane_h - 6;
+        fprintf(out,
+                "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"4\" fill=\"%s\">"
+                "<title>put_async in flight %.3f-%.3f us</title></rect>\n"
+                "<line x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" y2=\"%.1f\" stroke=\"#333\" "
+                "stroke-width=\"1\" stroke-dasharray=\"3,2\" marker-end=\"url(#arrow)\"/>\n",
+                x0, y, w, kinds[PLD__KIND_DATA].colour, x->t0 * 1e6, x->t1 * 1e6, x0,
+                LANE_Y(x->from) + lane_h / 2, X(x->t1), LANE_Y(x->to) + lane_h / 2);
     }
     /* time axis */
     double axis_y = T + lanes * lane_h, step = nice_step(tmax * 1e6);
@@ -104,6 +123,13 @@ int pld__write_svg(FILE *out, const struct pld__run *R, const struct pld__trace 
                 "<text x=\"%.0f\" y=\"%.1f\">%s</text>\n",
                 L, y - 10, kinds[k].colour, L + 20, y, kinds[k].name);
     }
+    if (async) /* only then: the other timelines stay as they were */
+        fprintf(out,
+                "<rect x=\"%.0f\" y=\"%.1f\" width=\"14\" height=\"4\" fill=\"%s\"/>"
+                "<text x=\"%.0f\" y=\"%.1f\">put_async in flight on a DMA engine (dashed: to "
+                "the peer)</text>\n",
+                L, axis_y + 48 + 18 * 5 - 6, kinds[PLD__KIND_DATA].colour, L + 20,
+                axis_y + 48 + 18 * 5);
     fprintf(out, "</svg>\n");
     return ferror(out) ? -1 : 0;
 }

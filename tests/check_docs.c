@@ -462,6 +462,33 @@ START_TEST(the_walkthrough_timelines_are_current)
 }
 END_TEST
 
+/* docs/overlap.md's timeline is what its Python program draws today (the
+ * Python front end is in the build, and its interpreter can load it). */
+START_TEST(the_overlap_walkthrough_timeline_is_current)
+{
+    if (!have_python)
+        return;
+    char *scratch = make_scratch();
+    struct cmd_result r = run_cmd("cd '%s' && ./tools/pldsim-py --topology mesh:2,dispatch_lat=0 "
+                                  "--trace now.svg docs/examples/overlap.py -d 0,1",
+                                  scratch);
+    ck_assert_msg(r.status == 0, "overlap.py failed: %s", r.err);
+    cmd_result_free(&r);
+    char now[4096], committed[4096];
+    snprintf(now, sizeof now, "%s/now.svg", scratch);
+    snprintf(committed, sizeof committed, "%s/docs/img/overlap.svg", PLD_SRCDIR);
+    char *a = slurp(now), *b = slurp(committed);
+    ck_assert_msg(b != NULL, "missing %s", committed);
+    ck_assert_msg(a && strcmp(a, b) == 0,
+                  "docs/img/overlap.svg is stale; regenerate it with\n  tools/pldsim-py "
+                  "--topology mesh:2,dispatch_lat=0 --trace docs/img/overlap.svg "
+                  "docs/examples/overlap.py -d 0,1");
+    free(a);
+    free(b);
+    remove_scratch(scratch);
+}
+END_TEST
+
 /* The reveal discipline of docs/tutorials/00-index.md: its table names, for
  * each builtin, the step that reveals it ("| `pld_tensor_x` | ... | step NN
  * ..."); no step before that one may call it, in its source or in the
@@ -554,6 +581,7 @@ int main(void)
     tcase_add_test(tc, a_failing_command_fails);
     tcase_add_test(tc, times_are_masked_and_dots_skip_lines);
     tcase_add_test(tc, the_walkthrough_timelines_are_current);
+    tcase_add_test(tc, the_overlap_walkthrough_timeline_is_current);
     tcase_add_test(tc, no_builtin_appears_before_the_step_that_reveals_it);
     tcase_add_test(tc, every_runnable_block_on_every_page_prints_what_it_shows);
     suite_add_tcase(s, tc);

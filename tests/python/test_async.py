@@ -56,6 +56,22 @@ class AsyncPut(unittest.TestCase):
         self.assertGreater(saved, 0.2)
         self.assertAlmostEqual(sim_time(sync.stdout) - sim_time(asyn.stdout), saved, delta=0.0015)
 
+    def test_the_overlap_example_saves_what_its_walkthrough_says(self):
+        # docs/overlap.md: 32 KiB per rank, 25 vector ops of compute
+        runs = support.in_parallel(
+            lambda extra: support.pldsim_py("--topology", "mesh:4,dispatch_lat=0", "docs/examples/overlap.py", *extra, cwd=support.SRC),
+            [[], ["--sync"]],
+        )
+        for r in runs:
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(r.stdout.splitlines()[-1], "OK")
+        nbytes = 32768.0
+        gm, flow, vop = 0.5 + nbytes / 1.6e6, 1.0 + nbytes / 56e3, 8192 / 128e3
+        put, compute, engine = gm + flow, gm + 25 * vop, 0.5 + flow
+        saved = put + compute - (0.1 + max(compute, engine) + 0.2)
+        self.assertAlmostEqual(saved, 1.8056, places=3)
+        self.assertAlmostEqual(sim_time(runs[1].stdout) - sim_time(runs[0].stdout), saved, delta=0.0015)
+
     def test_a_notify_before_the_wait_is_a_race(self):
         r = run("early-notify")
         self.assertEqual(r.returncode, 5, r.stderr)
