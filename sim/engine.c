@@ -24,19 +24,51 @@
 #include <xbt/config.h>
 #include <xbt/log.h>
 
+/* A blocked signal wait: what it waits for, and where it sleeps.  Only an
+ * update that satisfies it wakes it, with one simcall; a wait that is
+ * already satisfied makes none (actors never preempt each other, so plain
+ * reads and writes of the cells need no lock). */
+struct waiter {
+    sg_sem_t wake;
+    const int32_t *cell; /* NULL: not waiting */
+    pld_wait_cmp cmp;
+    int32_t expected;
+};
+
+/* A vector core of a rank beyond the one its actor is (run_cores): an
+ * actor of its own, with its own clock, wait and kernel state. */
+struct sim_core {
+    int rank, index;
+    struct waiter w;
+    double ahead;          /* while another actor has the rank */
+    unsigned char *kstate; /* likewise (pld__kstate_save) */
+    void (*fn)(void *arg, int core);
+    void *arg;
+    struct sim_grid *grid;
+    struct sim_core *next; /* the rank's running cores */
+};
+
+/* The cores of one run_cores call, and how the caller learns their end. */
+struct sim_grid {
+    int left;
+    sg_sem_t done;
+    double end; /* the latest core's model time at its end */
+};
+
 struct sim_rank {
     sg_mutex_t mtx;
     sg_cond_t cond; /* signals this rank's task queue */
     struct pld__task_queue tasks;
-    /* A blocked signal wait: what it waits for, and where it sleeps.  Only
-     * an update that satisfies it wakes it, with one simcall; a wait that
-     * is already satisfied makes none (actors never preempt each other, so
-     * plain reads and writes of the cells need no lock). */
-    sg_sem_t wake;
-    const int32_t *wait_cell;
-    pld_wait_cmp wait_cmp;
-    int32_t wait_expected;
+    struct waiter w; /* the rank's own actor's wait */
     int done;
+    /* While cores run: the one whose state is in the rank (NULL: the
+     * rank's own actor), and the own actor's state meanwhile. */
+    struct sim_core *owner, *cores;
+    unsigned char *own_kstate;
+    double own_ahead;
+    struct sim_grid *grid;  /* the run_cores call in progress, or NULL */
+    struct sim_core *batch; /* its cores (n - 1 of them), freed when it returns */
+    int nbatch;
     /* The DMA engines (put_async), started by the rank's first one: a FIFO
      * of queued writes that the engine actors take from, and where the
      * rank sleeps while it waits for one to land. */
@@ -77,7 +109,8 @@ struct sim_state {
     double host_ahead; /* the host actor's model time past SimGrid's clock */
     int wake;          /* 1 + the rank whose wait the running actor's last notify may satisfy */
     int host_tag;
-    int cur; /* the running actor's rank, PLD__HOST or PLD__NOBODY (sim_self) */
+    int cur;              /* the running actor's rank, PLD__HOST or PLD__NOBODY (sim_self) */
+    struct sim_core *act; /* the running actor when it is an extra core, else NULL */
     int host_done;
     int aborted;
     int deadlocked;
@@ -99,9 +132,47 @@ static struct sim_state *S;
 #define SIMCALL(call)                                                                              \
     do {                                                                                           \
         int self_ = S->cur;                                                                        \
+        struct sim_core *act_ = S->act;                                                            \
         call;                                                                                      \
         S->cur = self_;                                                                            \
+        if (S->act != act_ || (self_ >= 0 && S->rk[self_].owner != act_))                          \
+            resume(act_);                                                                          \
     } while (0)
+
+/* Puts core `a` (NULL: the rank's own actor) back in charge of its rank:
+ * the kernel state and the clock in the rank become its own.  Only ranks
+ * running extra cores ever swap. */
+static void resume(struct sim_core *a)
+{
+    S->act = a;
+    int r = a ? a->rank : S->cur;
+    if (r < 0 || S->rk[r].owner == a)
+        return;
+    struct sim_rank *rk = &S->rk[r];
+    struct pld__rank *fr = &S->R->ranks[r];
+    struct sim_core *from = rk->owner;
+    if (from) {
+        from->ahead = rk->ahead;
+        pld__kstate_save(fr, from->kstate);
+    } else {
+        rk->own_ahead = rk->ahead;
+        pld__kstate_save(fr, rk->own_kstate);
+    }
+    rk->ahead = a ? a->ahead : rk->own_ahead;
+    pld__kstate_load(fr, a ? a->kstate : rk->own_kstate);
+    rk->owner = a;
+}
+
+/* Outside the simulation (sim_release): the rank's own state back in it. */
+static void resume_owner_none(int r)
+{
+    struct sim_rank *rk = &S->rk[r];
+    struct sim_core *from = rk->owner;
+    pld__kstate_save(&S->R->ranks[r], from->kstate);
+    pld__kstate_load(&S->R->ranks[r], rk->own_kstate);
+    rk->ahead = rk->own_ahead;
+    rk->owner = NULL;
+}
 
 static void flush_wakes(void);
 
@@ -111,7 +182,8 @@ static void leave_if_aborted(void)
 {
     flush_wakes();
     if (S->aborted) {
-        pld__guard_escape(); /* an embedded interpreter unwinds itself */
+        if (!S->act)
+            pld__guard_escape(); /* an embedded interpreter unwinds itself */
         sg_actor_exit();
     }
 }
@@ -290,6 +362,7 @@ static void dma_start(int r)
 {
     struct sim_rank *rk = &S->rk[r];
     int self = S->cur;
+    struct sim_core *act = S->act;
     rk->dma_mtx = sg_mutex_init();
     rk->dma_cond = sg_cond_init();
     rk->dma_wake = sg_sem_init(0);
@@ -302,6 +375,7 @@ static void dma_start(int r)
         sg_actor_start_(a, dma_main, 0, NULL);
     }
     S->cur = self;
+    resume(act);
 }
 
 static int sim_write_async(int peer, const struct pld__wbuf *b, const struct pld__region *rg,
@@ -366,6 +440,105 @@ static void sim_wait_write(void *h, struct pld__cost *c)
     rk->dma_free = j;
 }
 
+/* ---- vector cores (run_cores) ---- */
+
+/* Frees the cores of rk's last run_cores, and what a core that never
+ * finished (an aborted run) still holds. */
+static void free_batch(struct sim_rank *rk)
+{
+    int r = (int)(rk - S->rk);
+    for (int i = 0; i < rk->nbatch; i++) {
+        struct sim_core *c = &rk->batch[i];
+        if (rk->owner == c) /* it was running when the run stopped */
+            resume_owner_none(r);
+        if (c->kstate) {
+            struct pld__rank tmp = S->R->ranks[r];
+            pld__kstate_load(&tmp, c->kstate);
+            pld__kstate_release(&tmp);
+        }
+        free(c->kstate);
+        sg_sem_destroy(c->w.wake);
+    }
+    free(rk->batch);
+    rk->batch = NULL;
+    rk->nbatch = 0;
+    rk->cores = NULL;
+}
+
+static void core_main(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    struct sim_core *c = sg_actor_self_get_data();
+    S->cur = c->rank;
+    resume(c);
+    c->fn(c->arg, c->index);
+    struct sim_rank *rk = &S->rk[c->rank];
+    double end = simgrid_get_clock() + rk->ahead;
+    if (end > c->grid->end)
+        c->grid->end = end;
+    pld__kstate_release(&S->R->ranks[c->rank]);
+    pld__kstate_save(&S->R->ranks[c->rank], c->kstate);
+    /* give the rank back to its own actor, and leave the running cores */
+    resume(NULL);
+    struct sim_core **p = &rk->cores;
+    while (*p != c)
+        p = &(*p)->next;
+    *p = c->next;
+    if (--c->grid->left == 0)
+        SIMCALL(sg_sem_release(c->grid->done));
+}
+
+static void sim_run_cores(int n, void (*fn)(void *arg, int core), void *arg)
+{
+    int me = sim_self();
+    struct sim_rank *rk = &S->rk[me];
+    size_t ks = pld__kstate_size();
+    struct sim_grid grid = {.left = n - 1, .done = sg_sem_init(0)};
+    struct sim_core *cores = calloc((size_t)n - 1, sizeof *cores);
+    if (!rk->own_kstate)
+        rk->own_kstate = malloc(ks);
+    if (!cores || !rk->own_kstate)
+        pld__fail(PLD_ENOMEM, __FILE__, __LINE__, "run_cores", "out of memory for %d cores", n);
+    rk->batch = cores;
+    rk->nbatch = n - 1;
+    /* the others start where the caller is: its clock, its kernel */
+    int self = S->cur;
+    for (int i = 0; i < n - 1; i++) {
+        struct sim_core *c = &cores[i];
+        *c = (struct sim_core){.rank = me,
+                               .index = i + 1,
+                               .w = {.wake = sg_sem_init(0)},
+                               .ahead = rk->ahead,
+                               .kstate = malloc(ks),
+                               .fn = fn,
+                               .arg = arg,
+                               .grid = &grid,
+                               .next = rk->cores};
+        if (!c->kstate)
+            pld__fail(PLD_ENOMEM, __FILE__, __LINE__, "run_cores", "out of memory for %d cores", n);
+        pld__kstate_fork(&S->R->ranks[me], c->kstate);
+        rk->cores = c;
+        char name[48];
+        snprintf(name, sizeof name, "rank%d-core%d", me, i + 1);
+        sg_actor_t a = sg_actor_init(name, S->hosts[me]);
+        sg_actor_set_data(a, c);
+        sg_actor_start_(a, core_main, 0, NULL);
+    }
+    S->cur = self; /* creating actors may have run others */
+    resume(NULL);
+    rk->grid = &grid;
+    fn(arg, 0);
+    double end = simgrid_get_clock() + rk->ahead;
+    while (grid.left > 0 && !S->aborted)
+        SIMCALL(sg_sem_acquire(grid.done));
+    rk->grid = NULL;
+    leave_if_aborted();
+    resume_at(&rk->ahead, grid.end > end ? grid.end : end);
+    free_batch(rk);
+    sg_sem_destroy(grid.done);
+}
+
 static double sim_route_bw(int from, int to)
 {
     return S && S->hosts ? sg_host_get_route_bandwidth(S->hosts[from], S->hosts[to]) : 0;
@@ -389,12 +562,21 @@ static int satisfied(const int32_t *cell, pld_wait_cmp cmp, int32_t expected)
 
 /* Wakes `rk`'s blocked wait (if any) when `force` or when its cell now
  * satisfies it. */
+static void wake_one(struct waiter *w, int force)
+{
+    if (w->cell && (force || satisfied(w->cell, w->cmp, w->expected))) {
+        w->cell = NULL;
+        SIMCALL(sg_sem_release(w->wake));
+    }
+}
+
+/* Wakes the waits of `rk` (its own actor's and its cores') that `force`
+ * or their cells now satisfy. */
 static void wake_waiter(struct sim_rank *rk, int force)
 {
-    if (rk->wait_cell && (force || satisfied(rk->wait_cell, rk->wait_cmp, rk->wait_expected))) {
-        rk->wait_cell = NULL;
-        SIMCALL(sg_sem_release(rk->wake));
-    }
+    wake_one(&rk->w, force);
+    for (struct sim_core *c = rk->cores; c; c = c->next)
+        wake_one(&c->w, force);
 }
 
 /* The waiter runs only once the notifier yields, as it did when a mutex
@@ -431,7 +613,7 @@ static int sim_notify(int owner, const struct pld__cell_ref *ref, pld_notify_op 
         *cell = value;
     else
         *cell = (int32_t)((uint32_t)*cell + (uint32_t)value); /* wraps like the hardware */
-    if (S->rk[owner].wait_cell == cell)
+    if (S->rk[owner].w.cell == cell || S->rk[owner].cores)
         S->wake = owner + 1;
     rk->ahead += c->after;
     return 0;
@@ -452,8 +634,8 @@ static int all_stuck(void)
         const struct sim_rank *rk = &S->rk[r];
         if (rk->done)
             continue;
-        if (!rk->wait_cell || satisfied(rk->wait_cell, rk->wait_cmp, rk->wait_expected))
-            return 0;
+        if (rk->cores || !rk->w.cell || satisfied(rk->w.cell, rk->w.cmp, rk->w.expected))
+            return 0; /* running cores: SimGrid's own detection covers them */
         blocked++;
     }
     return blocked > 0;
@@ -480,6 +662,7 @@ static void declare_deadlock_if_stuck(void)
 static void sim_wait(const struct pld__cell_ref *ref, pld_wait_cmp cmp, int32_t expected)
 {
     struct sim_rank *rk = &S->rk[sim_self()];
+    struct waiter *w = S->act ? &S->act->w : &rk->w;
     const int32_t *cell = ref->addr;
     if (cmp == PLD_WAIT_EQ)
         catch_up(&rk->ahead);
@@ -488,22 +671,22 @@ static void sim_wait(const struct pld__cell_ref *ref, pld_wait_cmp cmp, int32_t 
     double timeout = S->R->cfg->wait_timeout, deadline = t + timeout;
     int blocked = 0;
     while (!satisfied(cell, cmp, expected) && !S->aborted) {
-        rk->wait_cell = cell;
-        rk->wait_cmp = cmp;
-        rk->wait_expected = expected;
+        w->cell = cell;
+        w->cmp = cmp;
+        w->expected = expected;
         blocked = 1;
         if (timeout <= 0) {
             declare_deadlock_if_stuck();
-            SIMCALL(sg_sem_acquire(rk->wake));
+            SIMCALL(sg_sem_acquire(w->wake));
             continue;
         }
         double left = deadline - simgrid_get_clock();
         int timed_out = left <= 0;
         if (!timed_out)
-            SIMCALL(timed_out = sg_sem_acquire_timeout(rk->wake, left));
+            SIMCALL(timed_out = sg_sem_acquire_timeout(w->wake, left));
         if (timed_out) {
             /* like hardware's spin limit: this wait will not complete */
-            rk->wait_cell = NULL;
+            w->cell = NULL;
             rk->ahead = 0;
             S->R->timed_out = 1;
             pld__report_deadlock(S->R);
@@ -526,6 +709,8 @@ static _Noreturn void sim_abort_run(void)
     S->aborted = 1;
     for (int r = 0; r < S->R->P; r++) {
         wake_waiter(&S->rk[r], 1);
+        if (S->rk[r].grid)
+            SIMCALL(sg_sem_release(S->rk[r].grid->done));
         if (S->rk[r].dma_waiting) {
             S->rk[r].dma_waiting = NULL;
             SIMCALL(sg_sem_release(S->rk[r].dma_wake));
@@ -539,7 +724,8 @@ static _Noreturn void sim_abort_run(void)
         SIMCALL(sg_cond_notify_all(S->rk[r].cond));
         SIMCALL(sg_mutex_unlock(S->rk[r].mtx));
     }
-    pld__guard_escape();
+    if (!S->act)
+        pld__guard_escape();
     sg_actor_exit();
 }
 
@@ -608,11 +794,14 @@ static void on_deadlock(void)
 static void sim_release(struct pld__run *R)
 {
     for (int r = 0; S->rk && r < R->P; r++) {
+        if (S->rk[r].batch)
+            free_batch(&S->rk[r]);
         pld__tasks_free(&S->rk[r].tasks);
         if (S->rk[r].cond)
             sg_cond_destroy(S->rk[r].cond);
-        if (S->rk[r].wake)
-            sg_sem_destroy(S->rk[r].wake);
+        if (S->rk[r].w.wake)
+            sg_sem_destroy(S->rk[r].w.wake);
+        free(S->rk[r].own_kstate);
         if (S->rk[r].mtx)
             sg_mutex_destroy(S->rk[r].mtx);
         if (S->rk[r].dma_mtx) {
@@ -669,7 +858,7 @@ static int simulate(struct pld__run *R)
         char name[32];
         S->rk[r].mtx = sg_mutex_init();
         S->rk[r].cond = sg_cond_init();
-        S->rk[r].wake = sg_sem_init(0);
+        S->rk[r].w.wake = sg_sem_init(0);
         S->rk[r].tag = r;
         snprintf(name, sizeof name, "rank%d", r);
         sg_actor_t a = sg_actor_init(name, S->hosts[r]);
@@ -732,4 +921,5 @@ const struct pld_backend pld_backend_sim = {
     .abort_run = sim_abort_run,
     .write_async = sim_write_async,
     .wait_write = sim_wait_write,
+    .run_cores = sim_run_cores,
 };

@@ -139,12 +139,17 @@ void pld__async_kernel_exit(struct pld__rank *rk)
                       rk->kernel);
 }
 
+void pld__async_release(struct pld__rank *rk)
+{
+    if (rk->async) {
+        free(rk->async->ev);
+        free(rk->async);
+        rk->async = NULL;
+    }
+}
+
 void pld__async_free(struct pld__run *R)
 {
     for (int r = 0; r < R->P; r++)
-        if (R->ranks[r].async) {
-            free(R->ranks[r].async->ev);
-            free(R->ranks[r].async);
-            R->ranks[r].async = NULL;
-        }
+        pld__async_release(&R->ranks[r]);
 }

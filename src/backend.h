@@ -174,6 +174,13 @@ struct pld_backend {
     /* Blocks the caller until write `h` has landed, sets c->t_start and
      * c->t_end (when its bytes left and arrived), and frees `h`. */
     void (*wait_write)(void *h, struct pld__cost *c);
+
+    /* Runs fn(arg, core) for core = 0..n-1 on n vector cores of the
+     * calling rank at once, core 0 on the caller: each starts at the
+     * caller's model time with a fork of its kernel state (cores.c) and
+     * returns at the latest core's end.  NULL: the front end runs them one
+     * after another on the caller. */
+    void (*run_cores)(int n, void (*fn)(void *arg, int core), void *arg);
 };
 
 /* Compiled-in backends, NULL-terminated. */

@@ -108,7 +108,11 @@ struct pld__ub_block {
 struct pld__rank {
     int device_id;
     struct pld__device dev;
-    int in_task;        /* running a dispatched function */
+    int in_task; /* running a dispatched function */
+    /* The kernel state, from `kernel` to `async`: what one vector core of
+     * the rank has of the running kernel.  A backend running several cores
+     * of a rank at once (core_num) keeps a copy per core and swaps it in
+     * while that core runs (cores.c, sim/engine.c); keep these together. */
     const char *kernel; /* running kernel, or NULL */
     const char *kernel_file;
     int kernel_line;
@@ -123,14 +127,30 @@ struct pld__rank {
     int nspare;
     uint64_t epoch; /* bumps at every kernel entry and exit */
     struct pld__wait_info wait;
-    const char *collective; /* name of the builtin being executed, or NULL */
+    const char *collective;   /* name of the builtin being executed, or NULL */
+    struct pld__async *async; /* the running kernel's put_async sessions and events (async.c) */
+    /* end of the kernel state */
     uint64_t bytes_sent, bytes_received;
     struct pld_guard *guard; /* innermost armed guard (pld_embed.h), or NULL */
     int recording;           /* pld_record_begin() is active */
     char *rec;               /* the recorded lines */
     size_t rec_len, rec_cap;
-    struct pld__async *async; /* the running kernel's put_async sessions and events (async.c) */
 };
+
+/* A rank's kernel state as bytes (cores.c): its size, and copies out of and
+ * into the rank.  A fork is a new core of the running kernel: the same
+ * kernel, an empty UB and no put_async events.  Release frees what the
+ * state swapped into `rk` holds (its UB, its events). */
+size_t pld__kstate_size(void);
+void pld__kstate_save(const struct pld__rank *rk, void *to);
+void pld__kstate_load(struct pld__rank *rk, const void *from);
+void pld__kstate_fork(const struct pld__rank *rk, void *to);
+void pld__kstate_release(struct pld__rank *rk);
+
+/* Runs fn(arg, core) for core = 0..n-1 on n vector cores of the executing
+ * rank (cores.c): at once on a backend that models cores, else one after
+ * another on the caller's. */
+void pld__run_cores(int n, void (*fn)(void *arg, int core), void *arg);
 
 struct pld__trace;
 struct pld_backend;
@@ -361,8 +381,9 @@ int64_t pld__trace_op(enum pld__op op, double t0, int peer, const pl_tensor *t, 
 /* Fails, at the put_async's file:line, if the running kernel of `rk` has
  * a put_async that was never waited (async.c; called at the kernel's end). */
 void pld__async_kernel_exit(struct pld__rank *rk);
-/* Frees every rank's put_async tables (run.c's teardown). */
+/* Frees every rank's put_async tables (run.c's teardown), or one rank's. */
 void pld__async_free(struct pld__run *R);
+void pld__async_release(struct pld__rank *rk);
 
 /* Windows (window.c). */
 void pld__windows_free(struct pld__run *R);

@@ -1,0 +1,62 @@
+/* cores.c: several vector cores of one rank running one kernel at once
+ * (upstream's core_num: a builtin launches a grid of blocks, one per AIV).
+ *
+ * Every core of a rank is that rank to the rest of libpld: the same window
+ * slot, the same ops, the same race-detector clock (so a race between two
+ * cores of one rank goes unseen; their lanes touch disjoint data).  What
+ * each core has of its own is the kernel state, the fields of struct
+ * pld__rank from `kernel` to `async`: its UB arena, the wait it is blocked
+ * in, the builtin it is in, its put_async events.  A backend that runs
+ * cores at once keeps one copy of that state per core and swaps it into the
+ * rank while the core runs; the fields are kept together for that. */
+#include "backend.h"
+
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define KSTATE_FIRST offsetof(struct pld__rank, kernel)
+#define KSTATE_END   offsetof(struct pld__rank, bytes_sent)
+
+size_t pld__kstate_size(void)
+{
+    return KSTATE_END - KSTATE_FIRST;
+}
+
+void pld__kstate_save(const struct pld__rank *rk, void *to)
+{
+    memcpy(to, (const char *)rk + KSTATE_FIRST, pld__kstate_size());
+}
+
+void pld__kstate_load(struct pld__rank *rk, const void *from)
+{
+    memcpy((char *)rk + KSTATE_FIRST, from, pld__kstate_size());
+}
+
+void pld__kstate_fork(const struct pld__rank *rk, void *to)
+{
+    struct pld__rank core = *rk;
+    core.ub_blocks = NULL;
+    core.ub_nblocks = core.ub_cap = 0;
+    core.nspare = 0;
+    core.async = NULL;
+    core.wait = (struct pld__wait_info){0};
+    pld__kstate_save(&core, to);
+}
+
+void pld__kstate_release(struct pld__rank *rk)
+{
+    pld__ub_release_all(rk);
+    pld__async_release(rk);
+}
+
+void pld__run_cores(int n, void (*fn)(void *arg, int core), void *arg)
+{
+    const struct pld_backend *be = pld__R->be;
+    if (n > 1 && be->size > offsetof(struct pld_backend, run_cores) && be->run_cores) {
+        be->run_cores(n, fn, arg);
+        return;
+    }
+    for (int c = 0; c < n; c++)
+        fn(arg, c);
+}
