@@ -90,6 +90,7 @@ static void run_free(struct pld__run *R)
     for (int r = 0; r < R->P; r++)
         pld__ub_release_all(&R->ranks[r]);
     pld__windows_free(R); /* releases the sparse windows too */
+    pld__groups_free(R);
     pld__races_free(R);
     pld__deadlock_free(R);
     pld__host_writes_free(R);
