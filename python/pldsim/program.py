@@ -21,7 +21,7 @@ from typing import Any
 
 import _pldsim
 
-from . import host_builtins, options
+from . import domains, host_builtins, options
 from .errors import RunError, UnsupportedError, UsageTypeError, UsageValueError
 from .isolate import run_in_child, tensors_in
 from .levels import DEVICE, HOST, KERNEL, Function, run_as
@@ -265,6 +265,9 @@ def _run(entry: Function, self_obj: Any, args: tuple, kwargs: dict, platform: st
         )
     _register_host_tensors(entry, self_obj, args, kwargs)
     host_builtins.signals.clear()  # the last run's windows are gone
+    # each buffer's comm domain, read from the host's source as upstream's
+    # compiler does (a kernel may run before the host's last dispatch)
+    domains.current = domains.of_function(entry.fn) if entry.kind == HOST else {}
     host = _host_body(entry, self_obj, args, kwargs, len(device_ids))
     devices = ",".join(str(d) for d in device_ids)
     # Ctrl-C ends the process during a run: Python's handler would only run
