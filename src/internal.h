@@ -22,6 +22,7 @@ struct pld__group {
     int *index;          /* P entries: each world rank's group rank, or -1 */
     int64_t window_size; /* bytes of the group's window allocated so far */
     char desc[80];       /* "devices 1, 2" (world ranks), for messages */
+    int seen, fresh;     /* this run has buffers in it; one that no kept window held */
     struct pld__group *next;
 };
 
@@ -164,7 +165,9 @@ struct pld__run {
     struct pld__rank *ranks;
     struct pld__device host_dev; /* dispatch cost lives on the host */
     struct pld__wbuf *wbufs, *wbufs_tail;
-    struct pld__group *groups; /* the groups made by pld_group_* (group.c) */
+    struct pld__group *groups;      /* the groups made by pld_group_* (group.c) */
+    int world_seen, world_fresh;    /* as a group's seen and fresh, for the world's window */
+    int domains, domains_allocated; /* pld_run_stats' (persist.c) */
     int nwbufs;
     int64_t window_size;
     int error; /* first error code, 0 if none */
@@ -389,6 +392,12 @@ int pld__group_rank_of(const struct pld__wbuf *b, int world);
 int pld__group_n(const struct pld__wbuf *b);
 /* Frees the run's groups (run.c's teardown). */
 void pld__groups_free(struct pld__run *R);
+
+/* Kept windows (persist.c).  A new buffer: counts its comm domain, and
+ * restores its bytes from cfg->keep_windows (unless reset); at the end of
+ * the run (run.c's teardown), every buffer's bytes go to the store. */
+void pld__kept_restore(const char *file, int line, const char *op, struct pld__wbuf *b);
+void pld__kept_save(struct pld__run *R);
 
 /* Windows (window.c). */
 void pld__windows_free(struct pld__run *R);

@@ -78,6 +78,7 @@ pld_buffer pld__alloc_window_buffer(const char *file, int line, pld__alloc_arg w
     } else if (!R->cfg->no_data) {
         pld__materialize(file, line, op, b);
     }
+    pld__kept_restore(file, line, op, b);
     /* Slots are 32-byte aligned, as upstream's are, so two buffers can
      * share a 64-byte cache line; TWAIT/TNOTIFY invalidate whole lines, and
      * upstream hardware corrupts such layouts (pypto#2800, simpler#2273). */

@@ -3,7 +3,9 @@
  * inside it, that peers are group ranks, that two groups' windows never
  * alias (also on a rank in both), collectives inside a group, host
  * builtins dispatched to the group only, and the errors, each one message
- * naming the user's line, the rank and the op. */
+ * naming the user's line, the rank and the op.  And windows kept from run
+ * to run (pld_windows): data and signal cells survive, a reset zeroes
+ * them, the domain is allocated once. */
 #include "checktools.h"
 
 #include <pld/pld.h>
@@ -363,6 +365,177 @@ START_TEST(group_misuse_is_one_message)
 }
 END_TEST
 
+/* ---- kept windows (pld_windows) ---- */
+
+static int64_t kept_size = SIZE; /* elements of 'acc' (a later run may change it) */
+
+struct keep_rank_args {
+    pl_tensor x, out, count;
+    pld_dtensor acc, sig;
+    int me;
+};
+
+/* acc += x in the window; one self-notify on sig[me]; both read back */
+static void keep_kernel(pl_tensor x, pl_tensor out, pl_tensor count, pld_dtensor acc,
+                        pld_dtensor sig, int me)
+{
+    pl_tile a = pl_add(pl_load(acc, PL_IDX(0, 0), PL_SHAPE(1, SIZE)),
+                       pl_load(x, PL_IDX(0, 0), PL_SHAPE(1, SIZE)));
+    pl_store(a, PL_IDX(0, 0), acc);
+    pl_store(a, PL_IDX(0, 0), out);
+    pld_system_notify(sig, .peer = me, .offsets = PL_IDX(me, 0), .value = 1,
+                      .op = PLD_NOTIFY_ATOMIC_ADD);
+    pl_write(count, PL_IDX(0, 0), pl_read(sig, PL_IDX(me, 0)));
+}
+
+static void keep_rank(const struct keep_rank_args *a)
+{
+    pl_incore(keep_kernel, a->x, a->out, a->count, a->acc, a->sig, a->me);
+}
+
+struct keep_host_args {
+    pl_tensor x, out, count;
+};
+
+static void keep_host(const struct keep_host_args *h)
+{
+    pld_buffer acc = pld_alloc_window_buffer(PL_SHAPE(1, kept_size), PL_FP32, .name = "acc");
+    pld_buffer sig = pld_alloc_window_buffer(PL_SHAPE(2, 1), PL_INT32, .name = "sig");
+    for (int r = 0; r < 2; r++) {
+        struct keep_rank_args a = {pl_at(h->x, r),
+                                   pl_at(h->out, r),
+                                   pl_at(h->count, r),
+                                   pld_window(acc, PL_SHAPE(1, SIZE), PL_FP32),
+                                   pld_window(sig, PL_SHAPE(2, 1), PL_INT32),
+                                   r};
+        pld_dispatch(r, keep_rank, a);
+    }
+}
+
+/* Runs keep_host on the threads backend (several runs in one process),
+ * passing the store through its serialised bytes between runs as
+ * pldsim-py does between its processes. */
+static int keep_run(pld_windows **w, int reset, struct keep_host_args *h, char **err)
+{
+    pld_config cfg;
+    pld_config_init(&cfg);
+    cfg.summary = 0;
+    cfg.backend = "threads";
+    cfg.no_cacheline_check = 1;
+    if (w) {
+        unsigned char *bytes;
+        size_t len;
+        ck_assert_int_eq(pld_windows_save(*w, &bytes, &len), 0);
+        pld_windows *copy = pld_windows_new();
+        ck_assert_int_eq(pld_windows_load(copy, bytes, len), 0);
+        free(bytes);
+        pld_windows_free(*w);
+        *w = copy;
+        cfg.keep_windows = *w;
+        cfg.reset_kept_windows = reset;
+    }
+    capture_stderr_begin();
+    int rc = pld_run(&cfg, keep_host, h);
+    *err = capture_stderr_end();
+    return rc;
+}
+
+static struct keep_host_args keep_args(void)
+{
+    struct keep_host_args h = {pl_tensor_new(PL_SHAPE(2, 1, SIZE), PL_FP32, "x"),
+                               pl_tensor_new(PL_SHAPE(2, 1, SIZE), PL_FP32, "out"),
+                               pl_tensor_new(PL_SHAPE(2, 1, 1), PL_INT32, "count")};
+    for (int i = 0; i < 2 * SIZE; i++)
+        ((float *)h.x.data)[i] = (float)(i + 1);
+    return h;
+}
+
+START_TEST(kept_windows_keep_data_and_signal_cells_unless_reset)
+{
+    for (int reset = 0; reset < 2; reset++) {
+        struct keep_host_args h = keep_args();
+        pld_windows *w = pld_windows_new();
+        for (int k = 1; k <= 3; k++) {
+            char *err;
+            int rc = keep_run(&w, reset, &h, &err);
+            ck_assert_msg(rc == 0, "run %d failed: %s", k, err);
+            free(err);
+            int times = reset ? 1 : k; /* runs whose additions the window holds */
+            for (int i = 0; i < 2 * SIZE; i++)
+                ck_assert_float_eq(((float *)h.out.data)[i], (float)(times * (i + 1)));
+            for (int r = 0; r < 2; r++)
+                ck_assert_int_eq(((int32_t *)h.count.data)[r], times);
+            pld_run_stats st;
+            pld_last_run_stats(&st);
+            ck_assert_int_eq(st.domains, 1);
+            ck_assert_int_eq(st.domains_allocated, k == 1);
+        }
+        /* one allocation of the world's window, kept for the later runs */
+        ck_assert_int_eq(pld_windows_allocations(w), 1);
+        pld_windows_free(w);
+        pl_tensor_free(&h.x);
+        pl_tensor_free(&h.out);
+        pl_tensor_free(&h.count);
+    }
+}
+END_TEST
+
+START_TEST(without_a_store_every_run_allocates_fresh_windows)
+{
+    struct keep_host_args h = keep_args();
+    for (int k = 0; k < 2; k++) {
+        char *err;
+        ck_assert_int_eq(keep_run(NULL, 0, &h, &err), 0);
+        free(err);
+        ck_assert_float_eq(((float *)h.out.data)[0], 1.0f);
+        pld_run_stats st;
+        pld_last_run_stats(&st);
+        ck_assert_int_eq(st.domains_allocated, 1);
+    }
+    pl_tensor_free(&h.x);
+    pl_tensor_free(&h.out);
+    pl_tensor_free(&h.count);
+}
+END_TEST
+
+START_TEST(a_kept_window_that_changes_size_is_refused)
+{
+    struct keep_host_args h = keep_args();
+    pld_windows *w = pld_windows_new();
+    char *err;
+    ck_assert_int_eq(keep_run(&w, 0, &h, &err), 0);
+    free(err);
+    kept_size = 2 * SIZE;
+    int rc = keep_run(&w, 0, &h, &err);
+    ck_assert_int_eq(pld_exit_code(rc), 3);
+    ck_assert_contains(err, ": host: pld_alloc_window_buffer: window buffer 'acc' is kept from an "
+                            "earlier run with 256 bytes on 2 ranks; this run allocates 512 bytes "
+                            "on 2: a kept window keeps its size");
+    ck_assert_msg(count_error_lines(err) == 1, "expected one line, got:\n%s", err);
+    free(err);
+    pld_windows_free(w);
+    pl_tensor_free(&h.x);
+    pl_tensor_free(&h.out);
+    pl_tensor_free(&h.count);
+}
+END_TEST
+
+START_TEST(bytes_that_are_not_a_store_are_refused)
+{
+    pld_windows *w = pld_windows_new();
+    const unsigned char junk[] = "not a store";
+    ck_assert_int_eq(pld_windows_load(w, junk, sizeof junk), PLD_EINVAL);
+    unsigned char *bytes;
+    size_t len;
+    ck_assert_int_eq(pld_windows_save(w, &bytes, &len), 0);
+    ck_assert_int_eq(pld_windows_load(w, bytes, len - 1), PLD_EINVAL); /* truncated */
+    ck_assert_int_eq(pld_windows_load(w, bytes, len), 0);
+    free(bytes);
+    pld_windows_free(w);
+    pld_windows_free(NULL);
+}
+END_TEST
+
 static Suite *groups_suite(void)
 {
     Suite *s = suite_create("groups");
@@ -373,6 +546,13 @@ static Suite *groups_suite(void)
     tcase_add_loop_test(t, group_misuse_is_one_message, 0,
                         (int)(sizeof bad_cases / sizeof bad_cases[0]));
     suite_add_tcase(s, t);
+    TCase *k = tcase_create("kept windows");
+    tcase_set_timeout(k, 60);
+    tcase_add_test(k, kept_windows_keep_data_and_signal_cells_unless_reset);
+    tcase_add_test(k, without_a_store_every_run_allocates_fresh_windows);
+    tcase_add_test(k, a_kept_window_that_changes_size_is_refused);
+    tcase_add_test(k, bytes_that_are_not_a_store_are_refused);
+    suite_add_tcase(s, k);
     return s;
 }
 
