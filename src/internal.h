@@ -14,17 +14,30 @@
 /* UB tile rows and FP16 remote spans must be multiples of this. */
 #define PLD__ROW_ALIGN 32
 
-/* A window buffer: the same slot in every rank's window. */
+/* A communication group (pld_group): its members in increasing world-rank
+ * order, and the window its buffers share. */
+struct pld__group {
+    int n;
+    int *members;        /* n world ranks, increasing: group rank i is members[i] */
+    int *index;          /* P entries: each world rank's group rank, or -1 */
+    int64_t window_size; /* bytes of the group's window allocated so far */
+    char desc[80];       /* "devices 1, 2" (world ranks), for messages */
+    int seen, fresh;     /* this run has buffers in it; one that no kept window held */
+    struct pld__group *next;
+};
+
+/* A window buffer: the same slot in every rank's window (of its group). */
 struct pld__wbuf {
     int id;
     char name[48];
-    int64_t bytes;      /* as requested */
-    int64_t slot;       /* rounded up to PLD__SLOT_ALIGN */
-    int64_t win_offset; /* where the slot starts in each rank's window */
-    unsigned char *mem; /* P copies back to back, `slot` bytes each */
-    pl_dtype dtype;     /* as allocated; 0 for the byte form */
-    int sparse;         /* mem is a sparse.c range, reached through pld__cell */
-    const char *file;   /* allocation site */
+    int64_t bytes;                  /* as requested */
+    int64_t slot;                   /* rounded up to PLD__SLOT_ALIGN */
+    int64_t win_offset;             /* where the slot starts in each rank's window (of its group) */
+    const struct pld__group *group; /* its comm group; NULL for the whole world */
+    unsigned char *mem;             /* P copies back to back, `slot` bytes each */
+    pl_dtype dtype;                 /* as allocated; 0 for the byte form */
+    int sparse;                     /* mem is a sparse.c range, reached through pld__cell */
+    const char *file;               /* allocation site */
     int line;
     void *be_data; /* the backend's handle (a distributed backend's window) */
     struct pld__wbuf *next;
@@ -172,6 +185,9 @@ struct pld__run {
     struct pld__rank *ranks;
     struct pld__device host_dev; /* dispatch cost lives on the host */
     struct pld__wbuf *wbufs, *wbufs_tail;
+    struct pld__group *groups;      /* the groups made by pld_group_* (group.c) */
+    int world_seen, world_fresh;    /* as a group's seen and fresh, for the world's window */
+    int domains, domains_allocated; /* pld_run_stats' (persist.c) */
     int nwbufs;
     int64_t window_size;
     int error; /* first error code, 0 if none */
@@ -384,6 +400,26 @@ void pld__async_kernel_exit(struct pld__rank *rk);
 /* Frees every rank's put_async tables (run.c's teardown), or one rank's. */
 void pld__async_free(struct pld__run *R);
 void pld__async_release(struct pld__rank *rk);
+/* Communication groups (group.c).  Ranks inside the API are world ranks;
+ * a peer argument is a rank of the window's group, translated here. */
+/* The world rank of group rank `peer` of window view `t`'s group: fails,
+ * naming `op`, if .peer is missing or outside [0, group size). */
+int pld__peer_rank(const char *file, int line, const char *op, pl_tensor t, int64_t peer);
+/* Fails unless the executing rank belongs to window view `t`'s group
+ * (host tensors always pass); `what` names the argument. */
+void pld__check_member(const char *file, int line, const char *op, const char *what, pl_tensor t);
+/* The group rank of world rank `world` in `b`'s group (-1 if not a member). */
+int pld__group_rank_of(const struct pld__wbuf *b, int world);
+/* The size of `b`'s group (P for the world). */
+int pld__group_n(const struct pld__wbuf *b);
+/* Frees the run's groups (run.c's teardown). */
+void pld__groups_free(struct pld__run *R);
+
+/* Kept windows (persist.c).  A new buffer: counts its comm domain, and
+ * restores its bytes from cfg->keep_windows (unless reset); at the end of
+ * the run (run.c's teardown), every buffer's bytes go to the store. */
+void pld__kept_restore(const char *file, int line, const char *op, struct pld__wbuf *b);
+void pld__kept_save(struct pld__run *R);
 
 /* Windows (window.c). */
 void pld__windows_free(struct pld__run *R);

@@ -22,7 +22,10 @@ pld_comm_ctx pld__get_comm_ctx(const char *file, int line, pld_dtensor dt)
                   "'%s' is a host tensor; a comm context comes from a window view (pld_window)",
                   dt.name);
     int self = pld__self();
-    return (pld_comm_ctx){.rank = self >= 0 ? self : -1, .nranks = pld__R->P};
+    if (self < 0)
+        return (pld_comm_ctx){.rank = -1, .nranks = pld__group_n(dt.win)};
+    pld__check_member(file, line, op, "window view", dt);
+    return (pld_comm_ctx){.rank = pld__group_rank_of(dt.win, self), .nranks = pld__group_n(dt.win)};
 }
 
 int pld__rank(const char *file, int line, pld_comm_ctx ctx)

@@ -23,16 +23,6 @@ static void check_window(const char *file, int line, const char *op, const char 
                   what, t.name);
 }
 
-static int check_peer(const char *file, int line, const char *op, int64_t peer)
-{
-    if (peer == PLD__MISSING)
-        pld__fail(PLD_EINVAL, file, line, op, "missing required keyword .peer");
-    if (peer < 0 || peer >= pld__R->P)
-        pld__fail(PLD_EINVAL, file, line, op, "peer %lld out of range [0, %d)", (long long)peer,
-                  pld__R->P);
-    return (int)peer;
-}
-
 static int64_t offset_bytes(pl_tensor t, pl_shape offsets)
 {
     int64_t flat = 0;
@@ -59,7 +49,8 @@ pl_tile pld__remote_load(const char *file, int line, pld_dtensor target,
     int me = pld__self();
     double t0 = pld__now();
     check_window(file, line, op, "target", target);
-    int peer = check_peer(file, line, op, kw.peer);
+    int peer = pld__peer_rank(file, line, op, target, kw.peer);
+    pld__check_member(file, line, op, "target", target);
     if (kw.offsets.ndim == 0)
         pld__fail(PLD_EINVAL, file, line, op, "missing required keyword .offsets");
     if (kw.shape.ndim == 0)
@@ -92,7 +83,8 @@ void pld__remote_store(const char *file, int line, pl_tile tile, pld_dtensor tar
     double t0 = pld__now();
     pld__check_tile(file, line, op, "source tile", tile);
     check_window(file, line, op, "target", target);
-    int peer = check_peer(file, line, op, kw.peer);
+    int peer = pld__peer_rank(file, line, op, target, kw.peer);
+    pld__check_member(file, line, op, "target", target);
     if (kw.offsets.ndim == 0)
         pld__fail(PLD_EINVAL, file, line, op, "missing required keyword .offsets");
     if (tile.dtype != target.dtype)
@@ -202,9 +194,11 @@ static void put(const char *file, int line, const char *op, pld_dtensor dst, str
     double t0 = pld__now();
     int64_t n, chunk, last;
     check_window(file, line, op, "dst", dst);
-    int peer = check_peer(file, line, op, kw.peer);
+    int peer = pld__peer_rank(file, line, op, dst, kw.peer);
+    pld__check_member(file, line, op, "dst", dst);
     if (kw.src.dtype == 0)
         pld__fail(PLD_EINVAL, file, line, op, "missing required keyword .src");
+    pld__check_member(file, line, op, "src", kw.src);
     check_atomic(file, line, op, kw.atomic, dst.dtype);
     struct region r = p2p_region(file, line, op, dst, kw.src, &kw);
     int64_t total = plan_chunks(file, line, op, &r, dst.dtype, &kw, user_stage, &n, &chunk, &last);
@@ -232,10 +226,14 @@ static void get(const char *file, int line, const char *op, pl_tensor dst, struc
     int64_t n, chunk, last;
     if (dst.dtype == 0)
         pld__fail(PLD_EINVAL, file, line, op, "dst is not a tensor (uninitialised?)");
-    int peer = check_peer(file, line, op, kw.peer);
+    if (kw.peer == PLD__MISSING)
+        pld__fail(PLD_EINVAL, file, line, op, "missing required keyword .peer");
     if (kw.src.dtype == 0)
         pld__fail(PLD_EINVAL, file, line, op, "missing required keyword .src");
     check_window(file, line, op, "src", kw.src);
+    int peer = pld__peer_rank(file, line, op, kw.src, kw.peer);
+    pld__check_member(file, line, op, "src", kw.src);
+    pld__check_member(file, line, op, "dst", dst);
     if (kw.atomic != PL_ATOMIC_NONE)
         pld__fail(PLD_EINVAL, file, line, op, "get has no .atomic");
     struct region r = p2p_region(file, line, op, dst, kw.src, &kw);
@@ -338,9 +336,11 @@ pld_async_event pld__put_async(const char *file, int line, pld_dtensor dst,
     int me = pld__self();
     double t0 = pld__now();
     check_window(file, line, op, "dst", dst);
-    int peer = check_peer(file, line, op, kw.peer);
+    int peer = pld__peer_rank(file, line, op, dst, kw.peer);
+    pld__check_member(file, line, op, "dst", dst);
     if (kw.src.dtype == 0)
         pld__fail(PLD_EINVAL, file, line, op, "missing required keyword .src");
+    pld__check_member(file, line, op, "src", kw.src);
     pld__async_check_session(file, line, op, kw.session);
     struct pld_p2p_kw p2p = {.peer = peer,
                              .src = kw.src,

@@ -89,7 +89,9 @@ static void run_free(struct pld__run *R)
 {
     for (int r = 0; r < R->P; r++)
         pld__ub_release_all(&R->ranks[r]);
+    pld__kept_save(R);    /* before the windows go */
     pld__windows_free(R); /* releases the sparse windows too */
+    pld__groups_free(R);
     pld__races_free(R);
     pld__deadlock_free(R);
     pld__host_writes_free(R);
@@ -165,6 +167,12 @@ int pld__run(const pld_config *cfg, pld__host_fn host, const void *args)
                                  "each process sees only its own rank's events (run on sim or "
                                  "threads for a trace)",
                                  be->name);
+    if ((be->caps & PLD_CAP_DISTRIBUTED) && cfg->keep_windows)
+        return pld__config_error(PLD_ENOTSUP,
+                                 "kept windows (pld_config.keep_windows, a persistent worker) are "
+                                 "not available on the %s backend: each process holds only its "
+                                 "own rank's window",
+                                 be->name);
     memset(&R, 0, sizeof R);
     R.cfg = cfg;
     R.be = be;
@@ -200,7 +208,9 @@ int pld__run(const pld_config *cfg, pld__host_fn host, const void *args)
     last_stats = (pld_run_stats){.time_s = R.end_time,
                                  .bytes_moved = R.bytes_moved,
                                  .nranks = R.P,
-                                 .transfers = R.transfers};
+                                 .transfers = R.transfers,
+                                 .domains = R.domains,
+                                 .domains_allocated = R.domains_allocated};
     if (cfg->summary && !pld__mute_host && (rc == 0 || rc == PLD_EDEADLOCK || R.end_time > 0)) {
         char moved[32];
         human_bytes(R.bytes_moved, moved, sizeof moved);

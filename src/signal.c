@@ -32,7 +32,7 @@ void pld__notify(const char *file, int line, pld_dtensor target, struct pld_noti
 {
     static const char op[] = "pld_system_notify";
     struct pld__rank *rk = pld__kernel_rank(file, line, op);
-    int me = pld__self(), P = pld__R->P;
+    int me = pld__self();
     double t0 = pld__now();
     (void)rk;
 
@@ -46,15 +46,14 @@ void pld__notify(const char *file, int line, pld_dtensor target, struct pld_noti
     if (kw.op != PLD_NOTIFY_ATOMIC_ADD && kw.op != PLD_NOTIFY_SET)
         pld__fail(PLD_EINVAL, file, line, op,
                   ".op is %d; expected PLD_NOTIFY_ATOMIC_ADD or PLD_NOTIFY_SET", (int)kw.op);
-    if (kw.peer < 0 || kw.peer >= P)
-        pld__fail(PLD_EINVAL, file, line, op, "peer %lld out of range [0, %d)", (long long)kw.peer,
-                  P);
     if (kw.value < INT32_MIN || kw.value > INT32_MAX)
         pld__fail(PLD_EINVAL, file, line, op, "value %lld does not fit in INT32",
                   (long long)kw.value);
+    /* a peer is a rank of the target's group (the world's when it has none) */
+    int peer =
+        target.dtype != 0 && target.win ? pld__peer_rank(file, line, op, target, kw.peer) : -1;
     check_signal(file, line, op, "target", target, kw.offsets);
-
-    int peer = (int)kw.peer;
+    pld__check_member(file, line, op, "target", target);
     enum pld__op id = kw.op == PLD_NOTIFY_SET ? PLD__OP_NOTIFY_SET : PLD__OP_NOTIFY_ADD;
     int64_t at = target.win_offset + cell_offset(target, kw.offsets);
     /* the cell's address, when the owner's window is in this process */
@@ -95,6 +94,7 @@ void pld__wait(const char *file, int line, pld_dtensor signal, struct pld_wait_k
         pld__fail(PLD_EINVAL, file, line, op, "expected %lld does not fit in INT32",
                   (long long)kw.expected);
     check_signal(file, line, op, "signal", signal, kw.offsets);
+    pld__check_member(file, line, op, "signal", signal);
 
     int64_t at = signal.win_offset + cell_offset(signal, kw.offsets);
     int32_t *cell = pld__shm_cell(signal.win, me, at);

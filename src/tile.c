@@ -10,6 +10,7 @@ static void check_gm(const char *file, int line, const char *op, const char *wha
 {
     if (t.dtype == 0)
         pld__fail(PLD_EINVAL, file, line, op, "%s is not a tensor (uninitialised?)", what);
+    pld__check_member(file, line, op, what, t);
 }
 
 static int64_t flat_offset_bytes(pl_tensor t, pl_shape offsets)

@@ -59,7 +59,10 @@ pld_buffer pld__alloc_window_buffer(const char *file, int line, pld__alloc_arg w
     b->bytes = bytes;
     b->dtype = what.is_shape ? kw.dtype : 0;
     b->slot = (bytes + PLD__SLOT_ALIGN - 1) / PLD__SLOT_ALIGN * PLD__SLOT_ALIGN;
-    b->win_offset = R->window_size;
+    b->group = kw.group.g;
+    /* each group has a window of its own: offsets count from its start */
+    int64_t *window_size = b->group ? &kw.group.g->window_size : &R->window_size;
+    b->win_offset = *window_size;
     b->file = file;
     b->line = line;
     /* zero-filled, like upstream; with --no-data only when a signal needs it.
@@ -75,23 +78,26 @@ pld_buffer pld__alloc_window_buffer(const char *file, int line, pld__alloc_arg w
     } else if (!R->cfg->no_data) {
         pld__materialize(file, line, op, b);
     }
+    pld__kept_restore(file, line, op, b);
     /* Slots are 32-byte aligned, as upstream's are, so two buffers can
      * share a 64-byte cache line; TWAIT/TNOTIFY invalidate whole lines, and
      * upstream hardware corrupts such layouts (pypto#2800, simpler#2273). */
-    if (R->wbufs_tail && b->win_offset % 64 != 0 && !R->cfg->no_cacheline_check &&
-        !pld__mute_host) {
-        const struct pld__wbuf *a = R->wbufs_tail;
+    const struct pld__wbuf *prev = NULL; /* the buffer before b in b's window */
+    for (const struct pld__wbuf *o = R->wbufs; o; o = o->next)
+        if (o->group == b->group)
+            prev = o;
+    if (prev && b->win_offset % 64 != 0 && !R->cfg->no_cacheline_check && !pld__mute_host) {
         fflush(stdout);
         fprintf(stderr,
                 "%s:%d: host: %s: warning: buffers '%s' (window bytes %lld..%lld) and '%s' "
                 "(%lld..%lld) share the 64-byte cache line at window offset %lld, which upstream "
                 "hardware corrupts (pypto#2800); make '%s' a multiple of 64 bytes\n",
-                file, line, op, a->name, (long long)a->win_offset,
-                (long long)(a->win_offset + a->slot - 1), b->name, (long long)b->win_offset,
+                file, line, op, prev->name, (long long)prev->win_offset,
+                (long long)(prev->win_offset + prev->slot - 1), b->name, (long long)b->win_offset,
                 (long long)(b->win_offset + b->slot - 1), (long long)(b->win_offset / 64 * 64),
-                a->name);
+                prev->name);
     }
-    R->window_size += b->slot;
+    *window_size += b->slot;
     if (R->wbufs_tail)
         R->wbufs_tail->next = b;
     else

@@ -49,8 +49,10 @@ typedef struct pld_comm_ctx {
 #define pld_world_size() pld__world_size(PLD__SRC)
 int64_t pld__world_size(const char *file, int line);
 
-/* The communication context of the domain that window view `dt` belongs to.
- * A plain host tensor is an error. */
+/* The communication context of the domain (comm group) that window view
+ * `dt` belongs to: on a device, its rank in the group and the group's size;
+ * on the host, rank -1.  Errors: a plain host tensor; a device that is not
+ * in the view's group. */
 #define pld_get_comm_ctx(dt) pld__get_comm_ctx(PLD__SRC, (dt))
 pld_comm_ctx pld__get_comm_ctx(const char *file, int line, pld_dtensor dt);
 
@@ -63,17 +65,66 @@ int pld__rank(const char *file, int line, pld_comm_ctx ctx);
 int pld__nranks(const char *file, int line, pld_comm_ctx ctx);
 
 /* ------------------------------------------------------------------ */
+/* Communication groups                                                */
+
+/* A communication group (upstream's comm domain): the ranks that share the
+ * windows of the buffers allocated in it.  Upstream's compiler puts a
+ * buffer in the group of the devices its views are dispatched to (all of
+ * them for `pl.range(pld.world_size())`, devices N..M-1 for
+ * `pl.range(N, M)`); in C the host says so with .group at allocation.  In a
+ * group of n ranks, a window view's comm context has nranks n and rank i on
+ * its i-th member (members in increasing world-rank order), and the peers of
+ * notify, remote_load/store, put/get and the collectives are group ranks
+ * in [0, n).  The zero value {0} is the whole world.  Buffers of one group
+ * share that group's window (their slots are laid out one after the other
+ * from offset 0); another group's window is another address space, also on
+ * a rank that belongs to both. */
+typedef struct pld_group {
+    struct pld__group *g; /* NULL: the whole world */
+} pld_group;
+
+/* pld_group_range(first, end): the group of world ranks first .. end-1
+ * (upstream: dispatching with device=r over pl.range(first, end)).  Host
+ * only.  The same ranks always give the same group.  Errors: an empty
+ * range, or one that does not fit in the world ("larger than the world of
+ * P ranks"). */
+#define pld_group_range(first, end) pld__group_range(PLD__SRC, (int64_t)(first), (int64_t)(end))
+pld_group pld__group_range(const char *file, int line, int64_t first, int64_t end);
+
+/* pld_group_of(n, ranks): the group of the n world ranks ranks[0..n-1], in
+ * any order (a rank's group rank is its place in increasing order).  Host
+ * only.  Errors: n < 1, a rank outside [0, P), a rank listed twice. */
+#define pld_group_of(n, ranks) pld__group_of(PLD__SRC, (int)(n), (ranks))
+pld_group pld__group_of(const char *file, int line, int n, const int *ranks);
+
+/* The number of ranks in `g` (P for the world).  Any level. */
+#define pld_group_size(g) pld__group_size(PLD__SRC, (g))
+int pld__group_size(const char *file, int line, pld_group g);
+
+/* The world rank of rank i of `g` (i itself for the world).  Any level.
+ * Errors: i outside [0, pld_group_size(g)). */
+#define pld_group_member(g, i) pld__group_member(PLD__SRC, (g), (int64_t)(i))
+int pld__group_member(const char *file, int line, pld_group g, int64_t i);
+
+/* The comm group of window view `dt` ({0}: the world).  Any level.
+ * Errors: `dt` is a host tensor or not a tensor. */
+#define pld_window_group(dt) pld__window_group(PLD__SRC, (dt))
+pld_group pld__window_group(const char *file, int line, pld_dtensor dt);
+
+/* ------------------------------------------------------------------ */
 /* Windows                                                             */
 
 struct pld_alloc_kw {
     pl_dtype dtype;   /* shape form: element type (required there) */
     const char *name; /* for messages and traces; default "buf<k>" */
+    pld_group group;  /* the comm group whose window holds it; default the world */
 };
 
-/* pld_alloc_window_buffer(bytes[, .name = "sig"]) or
+/* pld_alloc_window_buffer(bytes[, .name = "sig"][, .group = g]) or
  * pld_alloc_window_buffer(PL_SHAPE(...), PL_FP32[, .name = "data"]):
- * reserves a slot of that many bytes (shape form: numel * dtype size) in every
- * rank's window, zero-filled, rounded up to 32 bytes.  Host only.  Errors: a
+ * reserves a slot of that many bytes (shape form: numel * dtype size) in the
+ * window of every rank of .group (default: every rank), zero-filled, rounded
+ * up to 32 bytes.  Host only.  Errors: a
  * size <= 0, a shape form without dtype, a byte form with one.  Note the byte
  * form takes BYTES: pld_alloc_window_buffer(nr) is nr bytes, not nr ints. */
 #define pld_alloc_window_buffer(first, ...)                                                        \

@@ -76,7 +76,40 @@ typedef struct pld_config {
      * own, which an embedded interpreter needs (pld_embed.h).  Also "raw",
      * "ucontext", "boost".  Other backends ignore it. */
     const char *context_factory;
+    /* Windows kept from run to run (upstream: prepare(persistent=True)), or
+     * NULL: every buffer this run allocates starts from the bytes (data and
+     * signal cells, every rank's copy) that the store holds for the same
+     * buffer name in the same comm group, and the store gets every buffer's
+     * bytes when the run ends.  Not on the mpi backend. */
+    struct pld_windows *keep_windows;
+    /* With keep_windows: zero the kept windows before reuse instead (upstream
+     * reset_persistent_windows=True); their allocation is still kept. */
+    int reset_kept_windows;
 } pld_config;
+
+/* A store of window buffers kept from one run to the next (upstream's
+ * persistent worker, prepare(persistent=True)), for pld_config.keep_windows.
+ * Entries are keyed by comm group (its world ranks) and buffer name.  What
+ * carries over is bytes only: each run is a simulation of its own from time
+ * 0, and the end of a run orders all its accesses before the next run's
+ * (as upstream's worker finishes a dispatch before the next), so the race
+ * detector starts clean.  pld_windows_new returns NULL when out of
+ * memory; pld_windows_free takes NULL. */
+typedef struct pld_windows pld_windows;
+pld_windows *pld_windows_new(void);
+void pld_windows_free(pld_windows *w);
+
+/* Serialises the store (malloc'd bytes in *out, *len of them), so that it
+ * can cross processes (pldsim-py forks one per sim run), and replaces a
+ * store's contents by such bytes.  Return 0, PLD_ENOMEM, or PLD_EINVAL for
+ * bytes that are not a store. */
+int pld_windows_save(const pld_windows *w, unsigned char **out, size_t *len);
+int pld_windows_load(pld_windows *w, const unsigned char *in, size_t len);
+
+/* How many comm-domain windows runs using `w` have allocated: a run adds 1
+ * for each comm group (the world counts as one) with a buffer that the
+ * store did not hold (upstream's worker counts the same allocations). */
+int64_t pld_windows_allocations(const pld_windows *w);
 
 /* Defaults: platform a2a3sim, devices 0,1 (P = 2), backend from PLD_BACKEND
  * or "sim", no trace, seed 0, summary on, network model CM02. */
@@ -135,7 +168,9 @@ typedef struct pld_run_stats {
     double time_s;        /* simulated (sim) or wall (hardware) seconds */
     uint64_t bytes_moved; /* bytes carried between ranks by RMA and signals */
     int nranks;
-    uint64_t transfers; /* inter-rank transfers (RMA and signals): the network's work */
+    uint64_t transfers;    /* inter-rank transfers (RMA and signals): the network's work */
+    int domains;           /* comm domains (window groups; the world is one) with buffers */
+    int domains_allocated; /* of those, how many had a buffer that no kept window held */
 } pld_run_stats;
 void pld_last_run_stats(pld_run_stats *out);
 

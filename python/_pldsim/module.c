@@ -122,7 +122,30 @@ static PyObject *View_buffer_id(ViewObject *self, void *closure)
     return PyLong_FromVoidPtr(self->t.win);
 }
 
+/* The world ranks of a window view's comm group, in group-rank order, or
+ * None for the world (and for a host tensor). */
+static PyObject *View_group(ViewObject *self, void *closure)
+{
+    (void)closure;
+    if (!self->t.win)
+        Py_RETURN_NONE;
+    pl_tensor t = self->t;
+    pld_group g;
+    int n;
+    PLDSIM_CALL(g = pld__window_group("<pldsim>", 0, t); n = pld__group_size("<pldsim>", 0, g));
+    if (!g.g)
+        Py_RETURN_NONE;
+    PyObject *out = PyTuple_New(n);
+    for (int i = 0; out && i < n; i++) {
+        int m;
+        PLDSIM_CALL(m = pld__group_member("<pldsim>", 0, g, i));
+        PyTuple_SET_ITEM(out, i, PyLong_FromLong(m));
+    }
+    return out;
+}
+
 static PyGetSetDef View_getset[] = {
+    {"group", (getter)View_group, NULL, "world ranks of the view's comm group, or None", NULL},
     {"shape", (getter)View_shape, NULL, "the view's shape", NULL},
     {"dtype", (getter)View_dtype, NULL, "libpld's pl_dtype code", NULL},
     {"name", (getter)View_name, NULL, "the buffer's or tensor's name", NULL},

@@ -33,11 +33,32 @@ static PyObject *py_alloc(PyObject *self, PyObject *args)
 {
     (void)self;
     SRC_ARGS
-    PyObject *bytes, *shape, *name;
+    PyObject *bytes, *shape, *name, *group = Py_None;
     int dtype;
-    if (!PyArg_ParseTuple(args, SRC_FMT "OOiU", SRC_PTRS, &bytes, &shape, &dtype, &name))
+    if (!PyArg_ParseTuple(args, SRC_FMT "OOiU|O", SRC_PTRS, &bytes, &shape, &dtype, &name, &group))
         return NULL;
     SRC_C()
+    /* the devices of the buffer's comm domain, or None for the world */
+    int *ranks = NULL, nranks = 0;
+    if (group != Py_None) {
+        PyObject *seq = PySequence_Fast(group, "group must be a sequence of device ranks");
+        if (!seq)
+            return NULL;
+        nranks = (int)PySequence_Fast_GET_SIZE(seq);
+        ranks = PyMem_Malloc(((size_t)nranks + 1) * sizeof *ranks);
+        for (int i = 0; ranks && i < nranks; i++) {
+            long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
+            if (v == -1 && PyErr_Occurred()) {
+                Py_DECREF(seq);
+                PyMem_Free(ranks);
+                return NULL;
+            }
+            ranks[i] = (int)v;
+        }
+        Py_DECREF(seq);
+        if (!ranks)
+            return PyErr_NoMemory();
+    }
     pld__alloc_arg what;
     if (shape != Py_None) {
         pl_shape s;
@@ -51,10 +72,15 @@ static PyObject *py_alloc(PyObject *self, PyObject *args)
         what = pld__alloc_bytes_arg(b);
     }
     struct pld_alloc_kw kw = {.dtype = (pl_dtype)dtype, .name = pldsim_intern(name)};
-    if (!kw.name)
+    if (!kw.name) {
+        PyMem_Free(ranks);
         return NULL;
+    }
     pld_buffer buf;
-    PLDSIM_CALL(buf = pld__alloc_window_buffer(file, line, what, kw));
+    /* the group is made where the allocation is, so errors name that line */
+    PLDSIM_CALL(if (ranks) kw.group = pld__group_of(file, line, nranks, ranks);
+                buf = pld__alloc_window_buffer(file, line, what, kw));
+    PyMem_Free(ranks);
     BufferObject *o = PyObject_New(BufferObject, &Buffer_Type);
     if (!o)
         return NULL;
@@ -80,6 +106,29 @@ static PyObject *py_window(PyObject *self, PyObject *args)
     pld_dtensor v;
     pld_buffer b = ((BufferObject *)buf)->buf;
     PLDSIM_CALL(v = pld__window(file, line, b, s, (pl_dtype)dtype));
+    return pldsim_new_view(v, NULL);
+}
+
+/* view_as(view, shape) -> View: the same window bytes seen with another
+ * shape of as many elements (what a callee whose parameter declares that
+ * shape sees; upstream passes the window's address, not its shape). */
+static PyObject *py_view_as(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *view, *shape;
+    if (!PyArg_ParseTuple(args, "OO", &view, &shape))
+        return NULL;
+    pl_tensor *t = pldsim_view(view, "the view");
+    pl_shape s;
+    if (!t || pldsim_shape(shape, &s, "shape"))
+        return NULL;
+    if (!t->win)
+        return PyErr_Format(PyExc_TypeError, "view_as takes a window view");
+    if (pl_shape_numel(s) != pl_shape_numel(t->shape))
+        return PyErr_Format(PyExc_ValueError, "view_as: %lld elements cannot be seen as %lld",
+                            (long long)pl_shape_numel(t->shape), (long long)pl_shape_numel(s));
+    pl_tensor v = *t;
+    v.shape = s;
     return pldsim_new_view(v, NULL);
 }
 
@@ -272,8 +321,11 @@ static PyObject *py_tile_values(PyObject *self, PyObject *arg)
 
 PyMethodDef pldsim_local_methods[] = {
     {"host_view", py_host_view, METH_VARARGS, "host_view(dtype, shape, ptr, name, keep) -> View"},
-    {"alloc", py_alloc, METH_VARARGS, "alloc(file, line, bytes, shape, dtype, name) -> Buffer"},
+    {"alloc", py_alloc, METH_VARARGS,
+     "alloc(file, line, bytes, shape, dtype, name[, group]) -> Buffer (group: device ranks or "
+     "None)"},
     {"window", py_window, METH_VARARGS, "window(file, line, buffer, shape, dtype) -> View"},
+    {"view_as", py_view_as, METH_VARARGS, "view_as(view, shape) -> View (same elements)"},
     {"comm_ctx", py_comm_ctx, METH_VARARGS, "comm_ctx(file, line, view) -> (rank, nranks)"},
     {"rank", py_rank, METH_VARARGS, "rank(file, line, rank, nranks) -> int"},
     {"nranks", py_nranks, METH_VARARGS, "nranks(file, line, rank, nranks) -> int"},

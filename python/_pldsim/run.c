@@ -196,17 +196,25 @@ static int parse_options(PyObject *options, pld_config *cfg)
     return rc;
 }
 
-/* run(options, platform, device_list, who, host) -> (rc, python_error, stats)
+/* run(options, platform, device_list, who, host[, kept, reset])
+ *     -> (rc, python_error, stats, kept after)
  * options: pldsim's common flags as argv words (validated by libpld);
  * platform: the program's platform (the options may override it);
- * device_list: "0,1,2,3"; host: called as the host orchestrator. */
+ * device_list: "0,1,2,3"; host: called as the host orchestrator; kept:
+ * None, or the bytes of a pld_windows store (b"" for an empty one) whose
+ * windows the run starts from (zeroed if reset) and which it returns,
+ * updated, as bytes (None without one). */
 static PyObject *py_run(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *options, *host;
+    PyObject *options, *host, *kept = Py_None;
     const char *platform, *devices, *who;
-    if (!PyArg_ParseTuple(args, "OzssO", &options, &platform, &devices, &who, &host))
+    int reset = 0;
+    if (!PyArg_ParseTuple(args, "OzssO|Op", &options, &platform, &devices, &who, &host, &kept,
+                          &reset))
         return NULL;
+    if (kept != Py_None && !PyBytes_Check(kept))
+        return PyErr_Format(PyExc_TypeError, "kept windows must be bytes or None");
     if (!PyCallable_Check(host))
         return PyErr_Format(PyExc_TypeError, "the host function must be callable");
     static pld_config cfg; /* big (the device list): not on the stack */
@@ -221,13 +229,29 @@ static PyObject *py_run(PyObject *self, PyObject *args)
     if (!rc && strcmp(cfg.backend, "sim") == 0)
         cfg.context_factory = "thread";
     if (rc)
-        return Py_BuildValue("iiO", rc, 0, Py_None);
+        return Py_BuildValue("iiOO", rc, 0, Py_None, Py_None);
+    pld_windows *store = NULL;
+    if (kept != Py_None) {
+        store = pld_windows_new();
+        if (!store)
+            return PyErr_NoMemory();
+        if (PyBytes_GET_SIZE(kept) > 0 &&
+            pld_windows_load(store, (const unsigned char *)PyBytes_AS_STRING(kept),
+                             (size_t)PyBytes_GET_SIZE(kept))) {
+            pld_windows_free(store);
+            return PyErr_Format(PyExc_ValueError, "kept windows: not the bytes of a store");
+        }
+        cfg.keep_windows = store;
+        cfg.reset_kept_windows = reset;
+    }
 
     PyObject *who_s = PyUnicode_FromString(who);
     const char *who_c = who_s ? pldsim_intern(who_s) : NULL;
     Py_XDECREF(who_s);
-    if (!who_c)
+    if (!who_c) {
+        pld_windows_free(store);
         return NULL;
+    }
     struct task_args host_args = {host, who_c};
     python_error_first = 0;
     Py_BEGIN_ALLOW_THREADS rc = pld_run(&cfg, host_trampoline, &host_args);
@@ -235,9 +259,25 @@ static PyObject *py_run(PyObject *self, PyObject *args)
 
         pld_run_stats st;
     pld_last_run_stats(&st);
-    return Py_BuildValue("ii{sdsKsisK}", rc, python_error_first, "time_s", st.time_s, "bytes_moved",
-                         (unsigned long long)st.bytes_moved, "nranks", st.nranks, "transfers",
-                         (unsigned long long)st.transfers);
+    PyObject *after = Py_None;
+    Py_INCREF(after);
+    if (store) {
+        unsigned char *bytes;
+        size_t len;
+        int src = pld_windows_save(store, &bytes, &len);
+        pld_windows_free(store);
+        if (src)
+            return PyErr_NoMemory();
+        Py_DECREF(after);
+        after = PyBytes_FromStringAndSize((const char *)bytes, (Py_ssize_t)len);
+        free(bytes);
+        if (!after)
+            return NULL;
+    }
+    return Py_BuildValue("ii{sdsKsisKsisi}N", rc, python_error_first, "time_s", st.time_s,
+                         "bytes_moved", (unsigned long long)st.bytes_moved, "nranks", st.nranks,
+                         "transfers", (unsigned long long)st.transfers, "domains", st.domains,
+                         "domains_allocated", st.domains_allocated, after);
 }
 
 /* check_options(options) -> rc: parses pldsim's flags as a run would,
@@ -361,7 +401,7 @@ PyMethodDef pldsim_run_methods[] = {
     {"set_reporter", py_set_reporter, METH_O, "set_reporter(fn): formats Python errors of ranks"},
     {"check_options", py_check_options, METH_O, "check_options(options) -> 0 or a PLD_E* code"},
     {"run", py_run, METH_VARARGS,
-     "run(options, platform, devices, who, host) -> (rc, pyerr, stats)"},
+     "run(options, platform, devices, who, host[, kept, reset]) -> (rc, pyerr, stats, kept)"},
     {"dispatch", py_dispatch, METH_VARARGS, "dispatch(file, line, rank, name, call)"},
     {"incore_enter", py_incore_enter, METH_VARARGS, "incore_enter(file, line, kernel_name)"},
     {"incore_exit", py_incore_exit, METH_NOARGS, "incore_exit()"},

@@ -15,7 +15,7 @@ from typing import Any
 
 import _pldsim
 
-from . import host_builtins
+from . import domains, host_builtins
 from .errors import UnsupportedError, UsageTypeError, UsageValueError
 from .levels import HOST, level
 from .ops import atomic_code, load
@@ -167,14 +167,32 @@ def alloc_window_buffer(size: Any, *, dtype: DataType | None = None, name: str =
                     f"pld.tensor.alloc_window_buffer shape dimension[{i}] is {d}; all dimensions must be positive",
                 )
         dt = tensor_dtype(dtype, op)
-        return Ptr(_pldsim.alloc(file, line, None, shape, dt.code, name))
+        return Ptr(_pldsim.alloc(file, line, None, shape, dt.code, name, _domain(op, name, file, line)))
     if dtype is not None:
         raise UsageValueError(
             op,
             "pld.tensor.alloc_window_buffer dtype= is only valid when the first argument is a shape "
             "(list / tuple), not a scalar byte size",
         )
-    return Ptr(_pldsim.alloc(file, line, scalar_int(size, op, "size"), None, 0, name))
+    return Ptr(_pldsim.alloc(file, line, scalar_int(size, op, "size"), None, 0, name, _domain(op, name, file, line)))
+
+
+def _domain(op: str, name: str, file: str, line: int) -> list[int] | None:
+    """The devices of buffer `name`'s comm domain (None: every device), as
+    upstream's compiler infers them from the dispatches of its views."""
+    if name not in domains.current or level() != HOST:
+        return None
+    world = _pldsim.world_size(file, line)
+    devices = domains.devices_of(name, world)
+    if devices is not None and (devices[0] < 0 or devices[-1] >= world):
+        bad = devices[-1] if devices[-1] >= world else devices[0]
+        raise UsageValueError(
+            op,
+            f"buffer '{name}' is dispatched to {domains.describe(devices)} (its comm domain, from the "
+            f"device= of the dispatches that get its views), more than the world has: device {bad} "
+            f"out of range [0, {world})",
+        )
+    return devices
 
 
 def window(buf: Any, shape: Any, *, dtype: Any) -> DistributedTensor:
@@ -423,7 +441,7 @@ def allreduce(target: Any, signal: Any = _MISSING, *, op: Any = ReduceOp.Sum, mo
             )
         if not on_host:
             raise UsageTypeError(name, "pld.tensor.allreduce in a kernel needs a signal window (only the host orchestrator's form synthesizes one)")
-        signal = host_builtins.synthesized_signal(file, line)
+        signal = host_builtins.synthesized_signal(file, line, target)
     if signal is None:
         raise UsageTypeError(name, "pld.tensor.allreduce signal cannot be None; omit the signal argument for host synthesis")
     if core_num != 1:

@@ -15,6 +15,7 @@ objects.  docs/python.md says so."""
 from __future__ import annotations
 
 import os
+import pickle
 import signal
 import sys
 import traceback
@@ -47,11 +48,12 @@ def tensors_in(values: Iterable[Any]) -> list[Any]:
     return found
 
 
-def run_in_child(run: Callable[[], tuple], tensors: list[Any], who: str) -> tuple[int | None, bool]:
-    """Runs `run` (which returns pld_run's (rc, python_error, stats)) of
-    `who` (as messages name it) in a forked child and returns (rc, python_error) as the child saw them.  A
-    child that dies without a result (a signal, a crash) gives rc None,
-    with the reason printed."""
+def run_in_child(run: Callable[[], tuple], tensors: list[Any], who: str) -> tuple[Any, ...]:
+    """Runs `run` (which returns _pldsim.run's (rc, python_error, stats,
+    kept windows)) of `who` (as messages name it) in a forked child and
+    returns that tuple as the child saw it; the kept windows' bytes come
+    back through the pipe too.  A child that dies without a result (a
+    signal, a crash) gives rc None, with the reason printed."""
     for t in tensors:
         if t.device.type == "cpu":
             t.share_memory_()
@@ -63,8 +65,10 @@ def run_in_child(run: Callable[[], tuple], tensors: list[Any], who: str) -> tupl
         os.close(rfd)
         code = 70
         try:
-            rc, python_error, _stats = run()
-            os.write(wfd, f"{int(rc)} {int(bool(python_error))}".encode())
+            rc, python_error, stats, kept = run()
+            reply = pickle.dumps((int(rc), bool(python_error), stats, kept))
+            with os.fdopen(wfd, "wb") as w:
+                w.write(reply)
             code = 0
         except BaseException:  # noqa: BLE001 - the parent reports it
             traceback.print_exc()
@@ -75,14 +79,16 @@ def run_in_child(run: Callable[[], tuple], tensors: list[Any], who: str) -> tupl
             finally:
                 os._exit(code)
     os.close(wfd)
-    chunks = []
     with os.fdopen(rfd, "rb") as r:
-        for chunk in iter(lambda: r.read(64), b""):
-            chunks.append(chunk)
+        data = r.read()
     _, status = os.waitpid(pid, 0)
-    reply = b"".join(chunks).decode().split()
-    if len(reply) == 2:
-        return int(reply[0]), reply[1] == "1"
+    try:
+        return pickle.loads(data) if data else _dead(status, who)
+    except (pickle.UnpicklingError, EOFError, ValueError):
+        return _dead(status, who)
+
+
+def _dead(status: int, who: str) -> tuple[Any, ...]:
     if os.WIFSIGNALED(status):
         n = os.WTERMSIG(status)
         try:
@@ -93,4 +99,4 @@ def run_in_child(run: Callable[[], tuple], tensors: list[Any], who: str) -> tupl
     else:
         why = f"exited with status {os.WEXITSTATUS(status)} before it finished"
     print(f"pldsim: the process simulating {who} {why}; the run has no result", file=sys.stderr)
-    return None, False
+    return None, False, None, None

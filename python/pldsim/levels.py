@@ -21,7 +21,7 @@ from typing import Any
 import _pldsim
 
 from .annotations import DirectionAnn, Signature, dims_bound
-from .errors import UsageTypeError, describe
+from .errors import UsageTypeError, UsageValueError, describe
 from .values import DistributedTensor, is_torch_tensor, scalar_int
 from .where import caller
 
@@ -176,6 +176,7 @@ def _dispatch(fn: Function, self_obj: Any, args: tuple, kwargs: dict, device: An
     dyn = sig.check(op, bound)
     _check_tensors_first(fn, bound, op)
     rank = scalar_int(device, op, "device")
+    _check_domains(fn, bound, rank, op)
     call_args, call_kwargs = bound.args, bound.kwargs
 
     def task() -> None:
@@ -187,6 +188,23 @@ def _dispatch(fn: Function, self_obj: Any, args: tuple, kwargs: dict, device: An
     # and pl.InOut arguments), filled once the task has run
     outs = [bound.arguments[p.name] for p in sig.params if isinstance(sig.anns.get(p.name), DirectionAnn) and p.name in bound.arguments]
     return outs[0] if len(outs) == 1 else tuple(outs) if outs else None
+
+
+def _check_domains(fn: Function, bound: Any, rank: int, op: str) -> None:
+    """A window view may only go to a device of its buffer's comm domain:
+    the others have no copy of that window."""
+    for name, v in bound.arguments.items():
+        if not isinstance(v, DistributedTensor):
+            continue
+        group = v._view.group
+        if group is not None and rank not in group:
+            from .domains import describe
+
+            raise UsageValueError(
+                op,
+                f"device={rank} gets argument '{name}', a view of window buffer '{v.name}', whose comm "
+                f"domain is {describe(list(group))}: device {rank} has no copy of it",
+            )
 
 
 def _incore(fn: Function, self_obj: Any, args: tuple, kwargs: dict) -> Any:

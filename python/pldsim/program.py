@@ -21,7 +21,7 @@ from typing import Any
 
 import _pldsim
 
-from . import host_builtins, options
+from . import domains, host_builtins, options
 from .errors import RunError, UnsupportedError, UsageTypeError, UsageValueError
 from .isolate import run_in_child, tensors_in
 from .levels import DEVICE, HOST, KERNEL, Function, run_as
@@ -104,10 +104,13 @@ class CompiledProgram:
             out.write("\n".join(lines) + "\n")
 
     def __call__(self, *args: Any, config: Any = None, **kwargs: Any) -> None:
+        self._call(args, kwargs, config)
+
+    def _call(self, args: tuple, kwargs: dict, config: Any, kept: bytes | None = None, reset: bool = False) -> tuple[dict, bytes | None]:
         platform = self.platform
         if config is not None:
             platform = _run_config(config, f"{self.name}(...)").platform
-        _run(self._entry, self._self, args, kwargs, platform, self.device_ids)
+        return _run(self._entry, self._self, args, kwargs, platform, self.device_ids, kept, reset)
 
     def prepare(
         self,
@@ -121,30 +124,56 @@ class CompiledProgram:
         startup_timeout_s: float | None = None,
     ) -> "PreparedProgram":
         """A reusable handle (upstream's DistributedWorker): each call of it
-        is one run of this program.  Every run starts with zeroed windows,
-        which is what upstream's persistent worker resets them to between
-        dispatches."""
+        is one run of this program.  With persistent=True the program's
+        windows are kept from one call to the next: zeroed before each reuse
+        (reset_persistent_windows, by default), or as the last call left
+        them (reset_persistent_windows=False)."""
         del startup_timeout_s  # pldsim starts nothing ahead of a call
         if config is not None:
             _run_config(config, f"{self.name}.prepare")
-        if persistent and reset_persistent_windows is False:
-            raise UnsupportedError(
-                f"{self.name}.prepare",
-                "reset_persistent_windows=False (windows kept from one dispatch to the next) is not supported by "
-                "pldsim yet: each dispatch is a run of its own, with zeroed windows",
-            )
+        # upstream's rule: reset follows persistent unless given
+        if reset_persistent_windows is None:
+            reset = bool(persistent)
+        elif reset_persistent_windows and not persistent:
+            raise ValueError("DistributedWorker reset_persistent_windows=True requires persistent=True")
+        else:
+            reset = bool(reset_persistent_windows)
         for name, given in (("extra_compiled", extra_compiled), ("callbacks", callbacks), ("sub_worker_overrides", sub_worker_overrides)):
             if given:
                 raise UnsupportedError(f"{self.name}.prepare", f"{name}= is not supported by pldsim yet")
-        return PreparedProgram(self)
+        return PreparedProgram(self, bool(persistent), reset)
+
+
+class _WorkerCounters:
+    """What a prepared program has of upstream's runtime worker (its
+    ``_w``): only ``_next_alloc_id``, the number of comm-domain windows the
+    worker has allocated, which upstream's tests read to check that a
+    persistent worker allocates a domain once.  pldsim counts the same
+    thing: each call adds the domains its run allocated (every domain it
+    uses, unless the windows are kept)."""
+
+    def __init__(self) -> None:
+        self._next_alloc_id = 0
+
+    def __getattr__(self, name: str) -> Any:
+        raise AttributeError(
+            f"prepare()._w.{name}: pldsim has no runtime worker; of its internals only _next_alloc_id "
+            "(comm-domain allocations) is modelled"
+        )
 
 
 class PreparedProgram:
     """What prepare() returns: call it (or use it as a context manager and
-    call it inside) to run the program; close() ends it."""
+    call it inside) to run the program; close() ends it.  Persistent, it
+    holds the kept windows' bytes between calls (a pld_windows store)."""
 
-    def __init__(self, compiled: CompiledProgram):
+    def __init__(self, compiled: CompiledProgram, persistent: bool = False, reset: bool = False):
         self._compiled = compiled
+        self._persistent = persistent
+        self._reset = reset
+        self._kept: bytes | None = b"" if persistent else None
+        self._w = _WorkerCounters()
+        self._error: BaseException | None = None
         self.closed = False
 
     def __enter__(self) -> "PreparedProgram":
@@ -155,11 +184,23 @@ class PreparedProgram:
 
     def close(self) -> None:
         self.closed = True
+        self._kept = None  # the kept windows are released
 
     def __call__(self, *args: Any, config: Any = None, **kwargs: Any) -> None:
         if self.closed:
             raise RuntimeError(f"{self._compiled.name}: this prepared program has been closed")
-        self._compiled(*args, config=config, **kwargs)
+        if self._error is not None:
+            # as upstream's persistent worker: its windows are in an unknown state
+            raise self._error
+        try:
+            stats, kept = self._compiled._call(args, kwargs, config, self._kept, self._reset)
+        except RunError as e:
+            if self._persistent:
+                self._error = e
+            raise
+        self._w._next_alloc_id += int(stats.get("domains_allocated", 0)) if stats else 0
+        if self._persistent:
+            self._kept = kept
 
     def __getattr__(self, name: str) -> Any:
         if name in ("submit", "alloc_tensor", "malloc", "copy_to", "copy_from", "free", "free_tensor", "alloc_stacked_tensor"):
@@ -221,6 +262,7 @@ def call_outside_run(fn: Function, self_obj: Any, args: tuple, kwargs: dict, dev
     compiled = compile_function(fn, args, dict(kwargs))
     kwargs.pop("config", None)
     _run(fn, self_obj, args, kwargs, compiled.platform, compiled.device_ids)
+    return None
 
 
 def _register_host_tensors(fn: Function, self_obj: Any, args: tuple, kwargs: dict) -> None:
@@ -254,7 +296,19 @@ def _host_body(entry: Function, self_obj: Any, args: tuple, kwargs: dict, nranks
     return lambda: run_as(HOST, host)
 
 
-def _run(entry: Function, self_obj: Any, args: tuple, kwargs: dict, platform: str, device_ids: list[int]) -> None:
+def _run(
+    entry: Function,
+    self_obj: Any,
+    args: tuple,
+    kwargs: dict,
+    platform: str,
+    device_ids: list[int],
+    kept: bytes | None = None,
+    reset: bool = False,
+) -> tuple[dict, bytes | None]:
+    """One pldsim run of `entry`; returns its stats and, with `kept` (the
+    bytes of a pld_windows store, b"" for an empty one), the store after the
+    run (windows kept from run to run; zeroed first when `reset`)."""
     opts = options.from_environment()
     backend = options.backend()
     if backend == "mpi":
@@ -265,6 +319,9 @@ def _run(entry: Function, self_obj: Any, args: tuple, kwargs: dict, platform: st
         )
     _register_host_tensors(entry, self_obj, args, kwargs)
     host_builtins.signals.clear()  # the last run's windows are gone
+    # each buffer's comm domain, read from the host's source as upstream's
+    # compiler does (a kernel may run before the host's last dispatch)
+    domains.current = domains.of_function(entry.fn) if entry.kind == HOST else {}
     host = _host_body(entry, self_obj, args, kwargs, len(device_ids))
     devices = ",".join(str(d) for d in device_ids)
     # Ctrl-C ends the process during a run: Python's handler would only run
@@ -273,13 +330,13 @@ def _run(entry: Function, self_obj: Any, args: tuple, kwargs: dict, platform: st
     who = f"host function {entry.name}"
 
     def run() -> tuple:
-        return _pldsim.run(opts, platform, devices, who, host)
+        return _pldsim.run(opts, platform, devices, who, host, kept, reset)
 
     try:
         if backend == "threads":
-            rc, python_error, _stats = run()
+            rc, python_error, stats, kept_after = run()
         else:  # SimGrid runs once per process: each run gets a child of its own
-            rc, python_error = run_in_child(run, tensors_in([*args, *kwargs.values()]), who)
+            rc, python_error, stats, kept_after = run_in_child(run, tensors_in([*args, *kwargs.values()]), who)
     finally:
         signal.signal(signal.SIGINT, old)
     if rc is None:
@@ -287,3 +344,4 @@ def _run(entry: Function, self_obj: Any, args: tuple, kwargs: dict, platform: st
     if rc:
         code = 1 if python_error else _pldsim.exit_code(rc)
         raise RunError(f"the pldsim run of {entry.name} failed (see the message above)", rc, code)
+    return stats, kept_after

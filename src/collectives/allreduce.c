@@ -90,6 +90,7 @@ pld_dtensor pld__tensor_allreduce(const char *file, int line, pld_dtensor target
                       "per round, one cell per rank); got '%s' %s %s",
                       2 * (c.nr - 1), c.nr, signal.name ? signal.name : "?",
                       pld__shape_str(signal.shape, a, sizeof a), pl_dtype_name(signal.dtype));
+        pld__coll_check_group(&c, "signal", signal);
         if (c.nr > 1)
             pld__allreduce_ring(&c, pld__flat(target), signal, op);
     } else {

@@ -14,6 +14,7 @@ void pld__coll_begin(struct pld__coll *c, const char *file, int line, const char
     pld_comm_ctx ctx = pld__get_comm_ctx(file, line, ctx_of);
     c->me = pld__rank(file, line, ctx);
     c->nr = pld__nranks(file, line, ctx);
+    c->group = ctx_of.win->group;
     c->outer = c->rk->collective;
     c->rk->collective = name;
 }
@@ -23,9 +24,22 @@ void pld__coll_end(struct pld__coll *c)
     c->rk->collective = c->outer;
 }
 
+void pld__coll_check_group(struct pld__coll *c, const char *what, pl_tensor t)
+{
+    if (!t.win || t.win->group == c->group)
+        return;
+    const struct pld__group *g = t.win->group;
+    pld__fail(PLD_EINVAL, c->file, c->line, c->name,
+              "%s '%s' is in the comm group of %s but the call's is %s: every window of a "
+              "collective must be in one group",
+              what, t.name, g ? g->desc : "the whole world",
+              c->group ? c->group->desc : "the whole world");
+}
+
 void pld__coll_mesh_signal(struct pld__coll *c, pld_dtensor s)
 {
     char a[64];
+    pld__coll_check_group(c, "signal", s);
     int ok = s.dtype == PL_INT32 && s.win &&
              ((s.shape.ndim == 1 && s.shape.dim[0] == c->nr) ||
               (s.shape.ndim == 2 && s.shape.dim[0] == c->nr && s.shape.dim[1] == 1));
@@ -70,6 +84,7 @@ void pld__coll_check_target(struct pld__coll *c, const char *what, pl_tensor t, 
     if (!t.win)
         pld__fail(PLD_EINVAL, c->file, c->line, c->name,
                   "%s '%s' is a host tensor; it must be a window view (pld_window)", what, t.name);
+    pld__coll_check_group(c, what, t);
     if (!any_dtype && t.dtype != PL_FP32 && t.dtype != PL_FP16)
         pld__fail(PLD_EINVAL, c->file, c->line, c->name, "%s '%s' is %s; expected FP32 or FP16",
                   what, t.name, pl_dtype_name(t.dtype));

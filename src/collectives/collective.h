@@ -15,8 +15,9 @@ struct pld__coll {
     struct pld__rank *rk;
     const char *outer; /* rk->collective before this call */
     int me, nr;
-    pld_dtensor sig; /* mesh-style signal: [P] or [P,1] */
-    int k;           /* credit barriers done so far in this call */
+    const struct pld__group *group; /* the comm group of the call (NULL: the world) */
+    pld_dtensor sig;                /* mesh-style signal: [P] or [P,1] */
+    int k;                          /* credit barriers done so far in this call */
 };
 
 /* Enters a collective: kernel-only check, rank and count from `ctx_of`. */
@@ -24,6 +25,10 @@ void pld__coll_begin(struct pld__coll *c, const char *file, int line, const char
                      pld_dtensor ctx_of);
 /* Leaves it (restores the enclosing collective name). */
 void pld__coll_end(struct pld__coll *c);
+
+/* Fails unless window view `t` (`what`) is in the call's comm group: the
+ * peers of one call are ranks of one group. */
+void pld__coll_check_group(struct pld__coll *c, const char *what, pl_tensor t);
 
 /* Checks a mesh-style signal (INT32, [P] or [P,1]) and adopts it. */
 void pld__coll_mesh_signal(struct pld__coll *c, pld_dtensor signal);

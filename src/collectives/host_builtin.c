@@ -11,9 +11,16 @@
 
 void pld__host_builtin(const struct pld__host_call *h)
 {
-    for (int r = 0; r < pld__R->P; r++)
-        pld__dispatch(h->file, h->line, r, h->name, (pld__task_fn)(void (*)(void))pld__host_task, h,
-                      sizeof *h);
+    /* the ranks of the collective's comm group: those of its first window
+     * view (every view of one call must be in that group; the kernel checks) */
+    const struct pld__group *g = NULL;
+    for (int i = 0; i < 5 && !g; i++)
+        if (h->t[i].dtype != 0 && h->t[i].win)
+            g = h->t[i].win->group;
+    int n = g ? g->n : pld__R->P;
+    for (int i = 0; i < n; i++)
+        pld__dispatch(h->file, h->line, g ? g->members[i] : i, h->name,
+                      (pld__task_fn)(void (*)(void))pld__host_task, h, sizeof *h);
 }
 
 void pld__host_task(const struct pld__host_call *h)

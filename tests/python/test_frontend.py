@@ -137,13 +137,16 @@ class Constructs(unittest.TestCase):
         self.assertIn("OK", r.stdout)
         for mode, status, text in (
             ("closed", 1, "RuntimeError: Doubler: this prepared program has been closed"),
-            ("keep-windows", 1, "NotImplementedError: reset_persistent_windows=False (windows kept from one dispatch to the next) is not supported by pldsim yet"),
             ("two-devices", 3, "host: chip: is a per-device function (@pl.function): the host orchestrator dispatches it with device=r"),
         ):
             with self.subTest(mode=mode):
                 r = support.pldsim_py(prog, mode)
                 self.assertEqual(r.returncode, status, r.stderr)
                 self.assertIn(text, r.stderr)
+
+        r = support.pldsim_py(prog, "keep-windows")  # a program without windows keeps none
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("OK", r.stdout)
 
     def test_a_compiled_program_runs_again_in_one_process(self):
         r = features("twice")

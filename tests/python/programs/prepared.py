@@ -5,7 +5,7 @@ device= (the only device) and gets back the tensors it writes.
     pldsim-py prepared.py [MODE]
 
 MODE: ok (default), closed (a call after the handle is closed),
-keep-windows (reset_persistent_windows=False, not supported yet),
+keep-windows (reset_persistent_windows=False),
 two-devices (no device= with two devices)."""
 
 import sys
