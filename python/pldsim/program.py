@@ -262,7 +262,6 @@ def _run(entry: Function, self_obj: Any, args: tuple, kwargs: dict, platform: st
             "pldsim-py runs Python programs on the sim and threads backends; the mpi backend is for "
             "C programs (mpirun -np P PROG --backend mpi)",
         )
-    _register_host_tensors(entry, self_obj, args, kwargs)
     host_builtins.signals.clear()  # the last run's windows are gone
     host = _host_body(entry, self_obj, args, kwargs, len(device_ids))
     devices = ",".join(str(d) for d in device_ids)
@@ -272,6 +271,9 @@ def _run(entry: Function, self_obj: Any, args: tuple, kwargs: dict, platform: st
     who = f"host function {entry.name}"
 
     def run() -> tuple:
+        # by address, once the arguments are where the run sees them (a
+        # sim child's are in shared memory, at other addresses)
+        _register_host_tensors(entry, self_obj, args, kwargs)
         return _pldsim.run(opts, platform, devices, who, host)
 
     try:
