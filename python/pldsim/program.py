@@ -13,6 +13,7 @@ from __future__ import annotations
 import atexit
 import datetime
 import os
+import pathlib
 import shutil
 import signal
 import tempfile
@@ -20,7 +21,7 @@ from typing import Any
 
 import _pldsim
 
-from . import host_builtins, options
+from . import dfx, host_builtins, options
 from .errors import RunError, UnsupportedError, UsageTypeError, UsageValueError
 from .isolate import run_in_child, tensors_in
 from .levels import DEVICE, HOST, KERNEL, Function, run_as
@@ -83,7 +84,7 @@ class CompiledProgram:
         self.platform = platform
         self.device_ids = list(device_ids)
         self._functions = functions
-        self.output_dir = output_dir
+        self.output_dir = pathlib.Path(output_dir)  # a Path, as upstream's
         self._write_manifest()
 
     def __repr__(self) -> str:
@@ -106,7 +107,11 @@ class CompiledProgram:
         platform = self.platform
         if config is not None:
             platform = _run_config(config, f"{self.name}(...)").platform
-        _run(self._entry, self._self, args, kwargs, platform, self.device_ids)
+        dfx.configure(config, self.output_dir)
+        try:
+            _run(self._entry, self._self, args, kwargs, platform, self.device_ids)
+        finally:
+            dfx.configure(None, self.output_dir)
 
     def prepare(
         self,

@@ -3,11 +3,15 @@ pl.tensor.slice, subscripts and subscript-writes of host tensors and
 windows, pl.assemble, pl.add / pl.tensor.add and pl.cast of tensors, and
 pld.tensor.remote_store (computed values, host slices, atomic Add) and the
 unified pld.remote_store; each misuse is one message naming the .py line,
-the rank and the op.  The program is programs/views.py."""
+the rank and the op.  The program is programs/views.py; the runtime
+diagnostics (RunConfig's enable_dep_gen, ...) are checked on an inline
+program."""
 
 from __future__ import annotations
 
+import json
 import os
+import textwrap
 import unittest
 
 import support
@@ -96,6 +100,70 @@ class Views(unittest.TestCase):
 
     def test_a_float_to_int_cast_needs_a_mode_pldsim_has(self):
         self.assert_one_line("cast-round", "pl.cast", "rounding mode 'round' of a float-to-integer cast is not supported by pldsim (mode='trunc' is)")
+
+
+DFX = """
+import sys
+
+import pypto.language as pl
+import pypto.language.distributed as pld
+import torch
+from pypto import ir
+from pypto.ir.distributed_compiled_program import DistributedConfig
+from pypto.runtime import RunConfig
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def add_one(self, x: pl.Tensor[[4, 32], pl.FP32], y: pl.Out[pl.Tensor[[4, 32], pl.FP32]]):
+        for r in pl.range(4):
+            y = pl.assemble(y, pl.add(pl.slice(x, [1, 32], [r, 0]), 1.0), [r, 0])
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def child(self, x: pl.Tensor[[4, 32], pl.FP32], y: pl.Out[pl.Tensor[[4, 32], pl.FP32]]):
+        y = self.add_one(x, y)
+        y = self.add_one(x, y)
+        return y
+
+    @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+    def host(self, x: pl.Tensor[[2, 4, 32], pl.FP32], y: pl.Out[pl.Tensor[[2, 4, 32], pl.FP32]]):
+        for r in pl.range(pld.world_size()):
+            self.child(x[r], y[r], device=r)
+        self.child(x[0], y[0], device=0)
+
+c = ir.compile(P, platform="a2a3sim", distributed_config=DistributedConfig(device_ids=[0, 1]), output_dir=sys.argv[1])
+x, y = torch.randn(2, 4, 32), torch.zeros(2, 4, 32)
+c(x, y, config=RunConfig(platform="a2a3sim", enable_scope_stats=True, enable_chip_swimlane=True))
+assert torch.allclose(y, x + 1)
+print(c.output_dir)
+"""
+
+
+class Diagnostics(unittest.TestCase):
+    def test_runconfig_diagnostics_are_written_per_rank_and_dispatch(self):
+        with support.scratch() as d:
+            prog = os.path.join(d, "dfx.py")
+            with open(prog, "w") as f:
+                f.write(textwrap.dedent(DFX))
+            r = support.pldsim_py("--no-summary", prog, os.path.join(d, "out"))
+            self.assertEqual(r.returncode, 0, r.stderr)
+            base = os.path.join(r.stdout.strip().splitlines()[-1], "dfx_outputs")
+            self.assertEqual(sorted(os.listdir(base)), ["rank0", "rank1"])
+            self.assertEqual(sorted(os.listdir(os.path.join(base, "rank0"))), ["d0", "d1"])  # two dispatches to rank 0
+            d0 = os.path.join(base, "rank0", "d0")
+            with open(os.path.join(d0, "deps.json")) as f:  # swimlanes switch dep_gen on, as upstream's driver
+                deps = json.load(f)
+            self.assertEqual(deps["function"], "child")
+            self.assertEqual([t["deps"] for t in deps["tasks"]], [[], [0]])
+            with open(os.path.join(d0, "scope_stats", "scope_stats.jsonl")) as f:
+                scopes = [json.loads(l) for l in f]
+            self.assertEqual([s["scope"] for s in scopes], ["child", "add_one", "add_one"])
+            self.assertTrue(all(s["duration_ns"] > 0 for s in scopes))
+            with open(os.path.join(d0, "chip_swimlane_records.json")) as f:
+                records = json.load(f)["records"]
+            self.assertEqual(len(records), 2)
+            self.assertLessEqual(records[0]["end_ns"], records[1]["start_ns"])
 
 
 if __name__ == "__main__":
