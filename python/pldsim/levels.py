@@ -20,7 +20,7 @@ from typing import Any
 
 import _pldsim
 
-from . import dfx
+from . import dfx, tensor_ops
 from .annotations import DirectionAnn, Signature, dims_bound
 from .errors import UsageTypeError, describe
 from .values import DistributedTensor, is_torch_tensor, scalar_int
@@ -199,8 +199,10 @@ def _incore(fn: Function, self_obj: Any, args: tuple, kwargs: dict) -> Any:
     bound = sig.bind(op, args, kwargs, self_obj)
     dyn = sig.check(op, bound)
     _check_tensors_first(fn, bound, op)
+    args = [tensor_ops.in_kernel_form(a) for a in bound.args]
+    kwargs = {k: tensor_ops.in_kernel_form(v) for k, v in bound.kwargs.items()}
     with dims_bound(dyn):
-        return in_kernel(where[0], where[1], fn.name, fn.fn, *bound.args, **bound.kwargs)
+        return in_kernel(where[0], where[1], fn.name, fn.fn, *args, **kwargs)
 
 
 def in_kernel(file: str, line: int, name: str, body: Any, *args: Any, **kwargs: Any) -> Any:

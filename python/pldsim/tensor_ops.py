@@ -48,6 +48,46 @@ def operand_tile(x: Any, op: str, what: str) -> Tile:
     raise UsageTypeError(op, f"{what} must be a tensor, got {type(x).__name__}")
 
 
+# ---- host tensors in kernels -----------------------------------------------------------
+
+_kernel_tensor: Any = None
+
+
+def _kernel_tensor_class() -> Any:
+    """KernelTensor, made when first needed (torch is imported then)."""
+    global _kernel_tensor
+    if _kernel_tensor is None:
+        t = torch()
+
+        class KernelTensor(t.Tensor):
+            """A host tensor as a kernel sees it: the same memory (a torch
+            alias), whose subscripts are upstream's tensor.slice / tensor.read
+            / tensor.assemble, checked and priced, instead of torch's (which
+            cut a slice at the edge and copy for free).  Every other torch
+            operation is torch's, on a plain tensor."""
+
+            __torch_function__ = t._C._disabled_torch_function_impl
+
+            def __getitem__(self, key: Any) -> Any:
+                return subscript_read(self, key)
+
+            def __setitem__(self, key: Any, value: Any) -> None:
+                subscript_write(self, key, value)
+
+        # messages name a value's type as upstream's do: a pl.Tensor is "Tensor"
+        KernelTensor.__name__ = KernelTensor.__qualname__ = "Tensor"
+        _kernel_tensor = KernelTensor
+    return _kernel_tensor
+
+
+def in_kernel_form(v: Any) -> Any:
+    """A kernel's argument as the kernel sees it: a host tensor becomes
+    a KernelTensor alias of it; anything else is itself."""
+    if is_torch_tensor(v) and v.dim() > 0:
+        return v.as_subclass(_kernel_tensor_class())
+    return v
+
+
 # ---- views ---------------------------------------------------------------------------
 
 
@@ -76,7 +116,8 @@ def make_slice(tensor: Any, shape: Any, offset: Any, op: str, drop: list[int] | 
     v = _pldsim.slice(file, line, any_view(tensor, op, "the tensor"), shp, off, drop)
     if isinstance(tensor, DistributedTensor):
         return DistributedTensor(v)
-    return _host_slice(tensor, shp, off, drop)
+    view = _host_slice(tensor, shp, off, drop)
+    return in_kernel_form(view) if isinstance(tensor, _kernel_tensor_class()) else view
 
 
 def slice(tensor: Any, shape: Any, offset: Any, valid_shape: Any = None, drop_dims: Any = None, pad_value: Any = None, clamp: bool = False) -> Any:  # noqa: A001 - upstream's name
@@ -121,8 +162,8 @@ def _subscript(shape: list[int], key: Any, op: str) -> tuple[list[int], list[int
 
 
 def subscript_read(tensor: Any, key: Any) -> Any:
-    """``x[key]`` of a window view: a view (tensor.slice), or with every dim
-    indexed, one element (tensor.read)."""
+    """``x[key]`` of a window view or of a host tensor in a kernel: a view
+    (tensor.slice), or with every dim indexed, one element (tensor.read)."""
     from .ops import read
 
     op = "tensor.slice"

@@ -73,6 +73,9 @@ class Views(unittest.TestCase):
     def test_a_subscript_outside_its_window_is_refused(self):
         self.assert_one_line("subscript-oob", "tensor.slice", "slice 0:5 of dim 0 is outside the tensor's 4 (or empty)")
 
+    def test_a_host_tensor_subscript_in_a_kernel_is_checked_as_upstream_not_cut_as_torch(self):
+        self.assert_one_line("host-subscript-oob", "tensor.slice", "slice 0:8 of dim 0 is outside the tensor's 4 (or empty)")
+
     def test_a_subscript_write_of_another_shape_is_refused(self):
         self.assert_one_line("assign-shape", "tensor.assemble", "Subscript-write shape mismatch: the window is [2, 64], the source is [1, 64]")
 

@@ -5,7 +5,8 @@
 MODE ok runs them all and checks every output against torch (prints OK):
 slice-assign into a window from a host slice, a host slice-assign from a
 window slice, pl.slice + pl.add + pl.assemble, pl.tensor.slice of a window
-+ pl.cast there and back, pl.assemble of a strided column slice,
++ pl.cast there and back, pl.assemble of a strided column slice, a subscript-write and an element
+read of host tensors (upstream's, not torch's),
 pld.tensor.remote_store of a computed value (pl.tensor.add) and of a host
 slice (atomic Add), and the unified pld.remote_store of a tile.  Every
 other MODE is one misuse, on the line marked `# FAULT MODE`."""
@@ -42,6 +43,8 @@ def kernel(
     half = pl.cast(pl.tensor.slice(w, [1, C], [0, 0]), pl.FP16)
     y[3:4, :] = pl.cast(half, pl.FP32)
     y2 = pl.assemble(y2, x[:, H:C], [0, 0])
+    y2[0:1, :] = x[0:1, H:C]  # host to host: pldsim's assemble, not torch's copy
+    pl.write(y2, [3, 0], x[1, 2])  # every dim indexed: one element (tensor.read)
     pld.tensor.remote_store(pl.tensor.add(row, row), dst_buf, peer, [0, 0])
     pld.tensor.remote_store(x[3:4, :], dst_buf, peer, [1, 0])
     pld.tensor.remote_store(x[3:4, :], dst_buf, peer, [1, 0], atomic=pld.AtomicType.Add)
@@ -51,6 +54,8 @@ def kernel(
         pl.slice(x, [2, C], [3, 0])  # FAULT slice-oob
     elif MODE == "subscript-oob":
         w[0:5, :]  # FAULT subscript-oob
+    elif MODE == "host-subscript-oob":
+        x[0:8, :]  # FAULT host-subscript-oob
     elif MODE == "assign-shape":
         w[0:2, :] = x[0:1, :]  # FAULT assign-shape
     elif MODE == "add-shape":
@@ -117,7 +122,9 @@ for r in range(P):
     p = 1 - r
     want = torch.stack([x[r, 2], x[r, 3], x[r, 1] + 1, x[r, 0].half().float()])
     assert torch.equal(y[r], want), (r, y[r], want)
-    assert torch.equal(y2[r], x[r, :, H:]), (r, y2[r])
+    want2 = x[r, :, H:].clone()
+    want2[3, 0] = x[r, 1, 2]
+    assert torch.equal(y2[r], want2), (r, y2[r])
     pushed = 2 * x[p, 3]
     pushed[:H] += x[p, 0, :H]
     assert torch.equal(z[r], torch.stack([2 * x[p, 1], pushed])), (r, z[r])
