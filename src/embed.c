@@ -70,3 +70,21 @@ int pld_embed_self(void)
 {
     return pld__self();
 }
+
+pl_tile pld_embed_load(const char *file, int line, const char *op, pl_tensor t, pl_shape offsets,
+                       pl_shape shape, struct pl_load_kw kw)
+{
+    return pld__load_as(file, line, op, t, offsets, shape, kw);
+}
+
+pl_tensor pld_embed_store(const char *file, int line, const char *op, pl_tile tile,
+                          pl_shape offsets, pl_tensor t, struct pl_store_kw kw)
+{
+    return pld__store_as(file, line, op, tile, offsets, t, kw);
+}
+
+void pld_embed_remote_store(const char *file, int line, const char *op, pl_tile tile,
+                            pld_dtensor target, struct pld_remote_store_kw kw)
+{
+    pld__remote_store_as(file, line, op, tile, target, kw);
+}

@@ -266,6 +266,18 @@ void pld__check_region(const char *file, int line, const char *op, const char *w
 pl_shape pld__load_extent(const char *file, int line, const char *op, const char *what, pl_tensor t,
                           pl_shape offsets, pl_shape shape, pl_shape valid, int clamp);
 
+/* pl_load, naming `op` in its messages (a call that loads on the user's
+ * behalf, as pld_tensor_remote_store does).  tile.c. */
+pl_tile pld__load_as(const char *file, int line, const char *op, pl_tensor t, pl_shape offsets,
+                     pl_shape shape, struct pl_load_kw kw);
+
+/* pl_store and pld_tile_remote_store naming `op` in their messages (the
+ * front end's tensor-level ops that lower to them).  tile.c, rma.c. */
+pl_tensor pld__store_as(const char *file, int line, const char *op, pl_tile tile, pl_shape offsets,
+                        pl_tensor t, struct pl_store_kw kw);
+void pld__remote_store_as(const char *file, int line, const char *op, pl_tile tile,
+                          pld_dtensor target, struct pld_remote_store_kw kw);
+
 /* Zeroes a tile's elements outside its valid part, so they read as zeros
  * (hardware leaves them as they were; a simulation should not).  tile.c. */
 void pld__tile_zero_tail(pl_tile *t);
@@ -276,6 +288,20 @@ int pld__shape_eq(pl_shape a, pl_shape b);
 /* Byte address of element `offsets` of `t` on rank `rank` (window views) or
  * in host memory (host tensors; rank ignored).  region.c. */
 unsigned char *pld__elem_ptr(pl_tensor t, int rank, pl_shape offsets);
+
+/* The row-major array `t`'s elements lie in: its layout when it is a
+ * strided view (pl_slice), else its own shape.  Address arithmetic (element
+ * pointers, regions, offsets in traces) uses this, bounds checks `t.shape`.
+ * region.c. */
+pl_shape pld__layout(pl_tensor t);
+
+/* Byte offset of element `offsets` of `t` from its first element, through
+ * its layout.  region.c. */
+int64_t pld__offset_bytes(pl_tensor t, pl_shape offsets);
+
+/* Fails, naming `op` and `what`, when `t` is a strided view: signal cells
+ * and collectives address a view's elements as one dense run.  region.c. */
+void pld__check_dense(const char *file, int line, const char *op, const char *what, pl_tensor t);
 
 /* Copies a region between two N-D row-major layouts of the same dtype.
  * `shape` is the region; each side has its tensor shape and base pointer

@@ -33,6 +33,7 @@ enum pld__kind {
     X(MAXS, "maxs", "pl_maxs", KERNEL)                                                             \
     X(MINS, "mins", "pl_mins", KERNEL)                                                             \
     X(SUBS, "subs", "pl_subs", KERNEL)                                                             \
+    X(CAST, "cast", "pl_cast", KERNEL)                                                             \
     X(LAUNCH, "launch", "pl_incore", KERNEL)                                                       \
     X(REMOTE_LOAD, "remote_load", "pld_tile_remote_load", DATA)                                    \
     X(REMOTE_STORE, "remote_store", "pld_tile_remote_store", DATA)                                 \

@@ -350,11 +350,12 @@ void pld__races_region(int me, pl_tensor t, int copy, pl_shape offsets, pl_shape
     int nd = shape.ndim;
     int64_t es = (int64_t)pl_dtype_size(t.dtype), row = shape.dim[nd - 1] * es;
     int64_t idx[PL_MAX_DIMS] = {0};
-    int64_t base = t.win_offset; /* the view's start inside the buffer */
+    int64_t base = t.win_offset;      /* the view's start inside the buffer */
+    pl_shape layout = pld__layout(t); /* a strided view's rows lie in it */
     for (;;) {
         int64_t flat = 0;
         for (int i = 0; i < nd; i++)
-            flat = flat * t.shape.dim[i] + offsets.dim[i] + (i < nd - 1 ? idx[i] : 0);
+            flat = flat * layout.dim[i] + offsets.dim[i] + (i < nd - 1 ? idx[i] : 0);
         int64_t lo = base + flat * es;
         pld__races_access(me, t.win, copy, lo, lo + row, write, atomic, op, file, line);
         int i = nd - 2;

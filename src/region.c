@@ -6,15 +6,37 @@
 
 #include <string.h>
 
+pl_shape pld__layout(pl_tensor t)
+{
+    return t.layout.ndim ? t.layout : t.shape;
+}
+
+int64_t pld__offset_bytes(pl_tensor t, pl_shape offsets)
+{
+    pl_shape l = pld__layout(t);
+    int64_t flat = 0;
+    for (int i = 0; i < l.ndim; i++)
+        flat = flat * l.dim[i] + (i < offsets.ndim ? offsets.dim[i] : 0);
+    return flat * (int64_t)pl_dtype_size(t.dtype);
+}
+
 unsigned char *pld__elem_ptr(pl_tensor t, int rank, pl_shape offsets)
 {
-    int64_t flat = 0;
-    for (int i = 0; i < t.shape.ndim; i++)
-        flat = flat * t.shape.dim[i] + (i < offsets.ndim ? offsets.dim[i] : 0);
-    size_t off = (size_t)flat * pl_dtype_size(t.dtype);
+    size_t off = (size_t)pld__offset_bytes(t, offsets);
     if (t.win)
         return pld__slot(t.win, rank) + (size_t)t.win_offset + off;
     return (unsigned char *)t.data + off;
+}
+
+void pld__check_dense(const char *file, int line, const char *op, const char *what, pl_tensor t)
+{
+    char a[64], b[64];
+    if (t.layout.ndim)
+        pld__fail(PLD_EINVAL, file, line, op,
+                  "%s '%s' is a strided view (%s of rows of %s): %s needs a dense tensor; slice "
+                  "whole rows, or pl_load the part you need",
+                  what, t.name, pld__shape_str(t.shape, a, sizeof a),
+                  pld__shape_str(t.layout, b, sizeof b), op);
 }
 
 /* Walks the region row by row (the innermost dim is contiguous on both sides). */

@@ -7,7 +7,7 @@
 struct pld__region pld__region_of(pl_tensor t, pl_shape offsets, pl_shape shape)
 {
     return (struct pld__region){.dtype = t.dtype,
-                                .full = t.shape,
+                                .full = pld__layout(t),
                                 .offsets = offsets,
                                 .shape = shape,
                                 .base = t.win_offset};
@@ -25,10 +25,7 @@ static void check_window(const char *file, int line, const char *op, const char 
 
 static int64_t offset_bytes(pl_tensor t, pl_shape offsets)
 {
-    int64_t flat = 0;
-    for (int i = 0; i < t.shape.ndim; i++)
-        flat = flat * t.shape.dim[i] + offsets.dim[i];
-    return flat * (int64_t)pl_dtype_size(t.dtype);
+    return pld__offset_bytes(t, offsets);
 }
 
 static void check_atomic(const char *file, int line, const char *op, pl_atomic a, pl_dtype dt)
@@ -74,10 +71,9 @@ pl_tile pld__remote_load(const char *file, int line, pld_dtensor target,
     return tile;
 }
 
-void pld__remote_store(const char *file, int line, pl_tile tile, pld_dtensor target,
-                       struct pld_remote_store_kw kw)
+static void remote_store(const char *file, int line, const char *op, pl_tile tile,
+                         pld_dtensor target, struct pld_remote_store_kw kw)
 {
-    static const char op[] = "pld_tile_remote_store";
     pld__kernel_rank(file, line, op);
     int me = pld__self();
     double t0 = pld__now();
@@ -106,6 +102,51 @@ void pld__remote_store(const char *file, int line, pl_tile tile, pld_dtensor tar
                       file, line);
     pld__trace_op(id, t0, peer, &target, offset_bytes(target, kw.offsets), (int64_t)bytes,
                   PLD__MISSING, file, line);
+}
+
+void pld__remote_store(const char *file, int line, pl_tile tile, pld_dtensor target,
+                       struct pld_remote_store_kw kw)
+{
+    remote_store(file, line, "pld_tile_remote_store", tile, target, kw);
+}
+
+void pld__remote_store_as(const char *file, int line, const char *op, pl_tile tile,
+                          pld_dtensor target, struct pld_remote_store_kw kw)
+{
+    remote_store(file, line, op, tile, target, kw);
+}
+
+void pld__tensor_remote_store(const char *file, int line, pl_tensor src, pld_dtensor target,
+                              struct pld_remote_store_kw kw)
+{
+    static const char op[] = "pld_tensor_remote_store";
+    pld__kernel_rank(file, line, op);
+    if (src.dtype == 0)
+        pld__fail(PLD_EINVAL, file, line, op, "src is not a tensor (uninitialised?)");
+    if (src.win)
+        pld__fail(PLD_EINVAL, file, line, op,
+                  "src '%s' is a window view; it must be a local tensor-level value (a host "
+                  "tensor or a slice of one): to push one window into another use pld_tensor_put",
+                  src.name);
+    /* every check of the push before the load, so that a misuse is named
+     * as this op's and costs nothing */
+    check_window(file, line, op, "target", target);
+    (void)pld__peer_rank(file, line, op, target, kw.peer);
+    pld__check_member(file, line, op, "target", target);
+    if (kw.offsets.ndim == 0)
+        pld__fail(PLD_EINVAL, file, line, op, "missing required keyword .offsets");
+    if (src.dtype != target.dtype)
+        pld__fail(PLD_EINVAL, file, line, op,
+                  "dtype mismatch: src '%s' is %s but target '%s' is %s", src.name,
+                  pl_dtype_name(src.dtype), target.name, pl_dtype_name(target.dtype));
+    check_atomic(file, line, op, kw.atomic, target.dtype);
+    pld__check_region(file, line, op, "target", target, kw.offsets, src.shape);
+    /* upstream bridges a value still in global memory with a tile.load */
+    int mark = pld__ub_mark();
+    pl_tile tile = pld__load_as(file, line, op, src, (pl_shape){.ndim = src.shape.ndim}, src.shape,
+                                (struct pl_load_kw){.clamp = 0});
+    remote_store(file, line, op, tile, target, kw);
+    pld__ub_fold(mark); /* the bridge tile is dead once pushed */
 }
 
 /* The region a put/get copies: explicit, or both tensors whole. */
@@ -206,7 +247,8 @@ static void put(const char *file, int line, const char *op, pld_dtensor dst, str
     int data = pld__has_data(&dst) && pld__has_data(&kw.src);
     struct pld__cost c;
     struct pld__region rg = pld__region_of(dst, r.dst_off, r.shape);
-    struct pld__span src = {data ? pld__elem_ptr(kw.src, me, r.src_off) : NULL, kw.src.shape};
+    struct pld__span src = {data ? pld__elem_ptr(kw.src, me, r.src_off) : NULL,
+                            pld__layout(kw.src)};
     pld__price_staged(&c, me, peer, 1, n, chunk, last, kw.pipeline);
     int rc = pld__R->be->write(peer, dst.win, &rg, src, kw.atomic, &c);
     pld__op_done(file, line, id, me, peer, rc, &c);
@@ -243,7 +285,7 @@ static void get(const char *file, int line, const char *op, pl_tensor dst, struc
     int data = pld__has_data(&dst) && pld__has_data(&kw.src);
     struct pld__cost c;
     struct pld__region rg = pld__region_of(kw.src, r.src_off, r.shape);
-    struct pld__span to = {data ? pld__elem_ptr(dst, me, r.dst_off) : NULL, dst.shape};
+    struct pld__span to = {data ? pld__elem_ptr(dst, me, r.dst_off) : NULL, pld__layout(dst)};
     pld__price_staged(&c, peer, me, 0, n, chunk, last, kw.pipeline);
     int rc = pld__R->be->read(peer, kw.src.win, &rg, to, &c);
     pld__op_done(file, line, PLD__OP_GET, peer, me, rc, &c);

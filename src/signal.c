@@ -15,6 +15,7 @@ static void check_signal(const char *file, int line, const char *op, const char 
                   t.name, pl_dtype_name(t.dtype));
     if (offsets.ndim == 0)
         pld__fail(PLD_EINVAL, file, line, op, "missing required keyword .offsets");
+    pld__check_dense(file, line, op, what, t);
     pld__check_region(file, line, op, what, t, offsets,
                       (pl_shape){.ndim = t.shape.ndim, .dim = {1, 1, 1, 1}});
     pld__materialize(file, line, op, t.win);

@@ -42,6 +42,8 @@ void pl_tensor_free(pl_tensor *t)
     memset(t, 0, sizeof *t);
 }
 
+static pl_shape dense_or(pl_shape shape, pl_shape layout);
+
 pl_tensor pl__at(const char *file, int line, pl_tensor t, int64_t i)
 {
     char a[64];
@@ -52,16 +54,56 @@ pl_tensor pl__at(const char *file, int line, pl_tensor t, int64_t i)
                   "index %lld out of range for '%s' %s (dim 0 is %lld)", (long long)i, t.name,
                   pld__shape_str(t.shape, a, sizeof a), (long long)t.shape.dim[0]);
     pl_tensor v = t;
-    int64_t inner = pl_shape_numel(t.shape) / t.shape.dim[0];
-    size_t off = (size_t)(i * inner) * pl_dtype_size(t.dtype);
+    pl_shape idx = {.ndim = t.shape.ndim, .dim = {i}};
+    size_t off = (size_t)pld__offset_bytes(t, idx);
     if (t.shape.ndim == 1) {
         v.shape = PL_SHAPE(1);
+        v.layout = (pl_shape){.ndim = 0};
     } else {
         v.shape.ndim = t.shape.ndim - 1;
         for (int k = 0; k < v.shape.ndim; k++)
             v.shape.dim[k] = t.shape.dim[k + 1];
         v.shape.dim[v.shape.ndim] = 0;
+        if (t.layout.ndim) { /* the same rows, one dim fewer */
+            v.layout.ndim = t.layout.ndim - 1;
+            for (int k = 0; k < v.layout.ndim; k++)
+                v.layout.dim[k] = t.layout.dim[k + 1];
+            v.layout.dim[v.layout.ndim] = 0;
+        }
     }
+    if (t.win)
+        v.win_offset += (int64_t)off;
+    else
+        v.data = (unsigned char *)t.data + off;
+    v.layout = dense_or(v.shape, v.layout);
+    return v;
+}
+
+/* A view of `shape` in the row-major array `layout` (ndim 0: dense) is
+ * dense when every dim after its first non-unit one spans the layout's:
+ * then its elements are one run and it needs no layout. */
+static pl_shape dense_or(pl_shape shape, pl_shape layout)
+{
+    int i = 0;
+    if (layout.ndim == 0)
+        return layout;
+    while (i < shape.ndim && shape.dim[i] == 1)
+        i++;
+    for (int k = i + 1; k < shape.ndim; k++)
+        if (shape.dim[k] != layout.dim[k])
+            return layout;
+    return (pl_shape){.ndim = 0};
+}
+
+pl_tensor pl__slice(const char *file, int line, pl_tensor t, pl_shape shape, pl_shape offsets)
+{
+    if (t.dtype == 0)
+        pld__fail(PLD_EINVAL, file, line, "pl_slice", "tensor is not initialised");
+    pld__check_region(file, line, "pl_slice", "tensor", t, offsets, shape);
+    pl_tensor v = t;
+    size_t off = (size_t)pld__offset_bytes(t, offsets);
+    v.shape = shape;
+    v.layout = dense_or(shape, pld__layout(t));
     if (t.win)
         v.win_offset += (int64_t)off;
     else
@@ -69,14 +111,27 @@ pl_tensor pl__at(const char *file, int line, pl_tensor t, int64_t i)
     return v;
 }
 
+/* Where element `flat` (row-major in t.shape) of host tensor `t` lives. */
+static unsigned char *flat_ptr(pl_tensor t, int64_t flat)
+{
+    if (t.layout.ndim == 0)
+        return (unsigned char *)t.data + (size_t)flat * pl_dtype_size(t.dtype);
+    pl_shape idx = {.ndim = t.shape.ndim};
+    for (int i = t.shape.ndim - 1; i >= 0; i--) {
+        idx.dim[i] = flat % t.shape.dim[i];
+        flat /= t.shape.dim[i];
+    }
+    return pld__elem_ptr(t, 0, idx);
+}
+
 double pl_tensor_get(pl_tensor t, int64_t flat)
 {
-    return pld__elem_get(t.dtype, (unsigned char *)t.data + (size_t)flat * pl_dtype_size(t.dtype));
+    return pld__elem_get(t.dtype, flat_ptr(t, flat));
 }
 
 void pl_tensor_set(pl_tensor t, int64_t flat, double v)
 {
-    pld__elem_set(t.dtype, (unsigned char *)t.data + (size_t)flat * pl_dtype_size(t.dtype), v);
+    pld__elem_set(t.dtype, flat_ptr(t, flat), v);
 }
 
 /* splitmix64: tiny, well-mixed, and the same on every machine. */

@@ -15,10 +15,7 @@ static void check_gm(const char *file, int line, const char *op, const char *wha
 
 static int64_t flat_offset_bytes(pl_tensor t, pl_shape offsets)
 {
-    int64_t flat = 0;
-    for (int i = 0; i < t.shape.ndim; i++)
-        flat = flat * t.shape.dim[i] + offsets.dim[i];
-    return flat * (int64_t)pl_dtype_size(t.dtype);
+    return pld__offset_bytes(t, offsets);
 }
 
 pl_shape pld__load_extent(const char *file, int line, const char *op, const char *what, pl_tensor t,
@@ -84,21 +81,27 @@ void pld__tile_zero_tail(pl_tile *t)
 pl_tile pl__load(const char *file, int line, pl_tensor t, pl_shape offsets, pl_shape shape,
                  struct pl_load_kw kw)
 {
-    pld__kernel_rank(file, line, "pl_load");
+    return pld__load_as(file, line, "pl_load", t, offsets, shape, kw);
+}
+
+pl_tile pld__load_as(const char *file, int line, const char *op, pl_tensor t, pl_shape offsets,
+                     pl_shape shape, struct pl_load_kw kw)
+{
+    pld__kernel_rank(file, line, op);
     int me = pld__self();
     double t0 = pld__now();
-    check_gm(file, line, "pl_load", "source", t);
-    pl_shape valid = pld__load_extent(file, line, "pl_load", "source", t, offsets, shape,
-                                      kw.valid_shape, kw.clamp);
-    pld__check_tile_rows(file, line, "pl_load", shape, t.dtype);
-    pl_tile tile = pld__tile_alloc(file, line, "pl_load", t.dtype, shape, !pld__has_data(&t));
+    check_gm(file, line, op, "source", t);
+    pl_shape valid =
+        pld__load_extent(file, line, op, "source", t, offsets, shape, kw.valid_shape, kw.clamp);
+    pld__check_tile_rows(file, line, op, shape, t.dtype);
+    pl_tile tile = pld__tile_alloc(file, line, op, t.dtype, shape, !pld__has_data(&t));
     tile.valid = valid;
     size_t bytes = (size_t)pl_shape_numel(valid) * pl_dtype_size(t.dtype);
     pld__charge_gm(bytes);
-    pld__races_region(me, t, me, offsets, valid, 0, 0, "pl_load", file, line);
+    pld__races_region(me, t, me, offsets, valid, 0, 0, op, file, line);
     if (!tile.no_data) {
-        pld__copy_region(t.dtype, valid, tile.data, shape, pld__elem_ptr(t, me, offsets), t.shape,
-                         PL_ATOMIC_NONE);
+        pld__copy_region(t.dtype, valid, tile.data, shape, pld__elem_ptr(t, me, offsets),
+                         pld__layout(t), PL_ATOMIC_NONE);
         pld__tile_zero_tail(&tile);
     }
     pld__trace_op(PLD__OP_LOAD, t0, -1, &t, flat_offset_bytes(t, offsets), (int64_t)bytes,
@@ -109,25 +112,30 @@ pl_tile pl__load(const char *file, int line, pl_tensor t, pl_shape offsets, pl_s
 pl_tensor pl__store(const char *file, int line, pl_tile tile, pl_shape offsets, pl_tensor t,
                     struct pl_store_kw kw)
 {
+    return pld__store_as(file, line, "pl_store", tile, offsets, t, kw);
+}
+
+pl_tensor pld__store_as(const char *file, int line, const char *op, pl_tile tile, pl_shape offsets,
+                        pl_tensor t, struct pl_store_kw kw)
+{
     int me;
     double t0 = pld__now();
-    pld__kernel_rank(file, line, "pl_store");
+    pld__kernel_rank(file, line, op);
     me = pld__self();
-    pld__check_tile(file, line, "pl_store", "tile", tile);
-    check_gm(file, line, "pl_store", "destination", t);
+    pld__check_tile(file, line, op, "tile", tile);
+    check_gm(file, line, op, "destination", t);
     if (tile.dtype != t.dtype)
-        pld__fail(PLD_EINVAL, file, line, "pl_store",
+        pld__fail(PLD_EINVAL, file, line, op,
                   "dtype mismatch: tile is %s but destination '%s' is %s",
                   pl_dtype_name(tile.dtype), t.name, pl_dtype_name(t.dtype));
     if (kw.atomic != PL_ATOMIC_NONE && kw.atomic != PL_ATOMIC_ADD)
-        pld__fail(PLD_EINVAL, file, line, "pl_store",
-                  "atomic must be PL_ATOMIC_NONE or PL_ATOMIC_ADD");
+        pld__fail(PLD_EINVAL, file, line, op, "atomic must be PL_ATOMIC_NONE or PL_ATOMIC_ADD");
     if (kw.atomic == PL_ATOMIC_ADD && t.dtype == PL_INT64)
-        pld__fail(PLD_EINVAL, file, line, "pl_store", "atomic Add does not support INT64");
-    pld__check_region(file, line, "pl_store", "destination", t, offsets, tile.valid);
+        pld__fail(PLD_EINVAL, file, line, op, "atomic Add does not support INT64");
+    pld__check_region(file, line, op, "destination", t, offsets, tile.valid);
     size_t bytes = (size_t)pl_shape_numel(tile.valid) * pl_dtype_size(t.dtype);
     if (tile.no_data && !t.win)
-        pld__fail_no_data(file, line, "pl_store",
+        pld__fail_no_data(file, line, op,
                           "the tile holds window data and the destination is a host tensor");
     int data = pld__has_data(&t) && !tile.no_data;
     if (t.win) {
@@ -141,11 +149,11 @@ pl_tensor pl__store(const char *file, int line, pl_tile tile, pl_shape offsets, 
     } else {
         pld__charge_gm(bytes);
         if (data)
-            pld__copy_region(t.dtype, tile.valid, pld__elem_ptr(t, me, offsets), t.shape, tile.data,
-                             tile.shape, kw.atomic);
+            pld__copy_region(t.dtype, tile.valid, pld__elem_ptr(t, me, offsets), pld__layout(t),
+                             tile.data, tile.shape, kw.atomic);
     }
-    pld__races_region(me, t, me, offsets, tile.valid, 1, kw.atomic == PL_ATOMIC_ADD, "pl_store",
-                      file, line);
+    pld__races_region(me, t, me, offsets, tile.valid, 1, kw.atomic == PL_ATOMIC_ADD, op, file,
+                      line);
     pld__host_written(t, offsets, tile.valid);
     pld__trace_op(kw.atomic == PL_ATOMIC_ADD ? PLD__OP_STORE_ADD : PLD__OP_STORE, t0, -1, &t,
                   flat_offset_bytes(t, offsets), (int64_t)bytes, PLD__MISSING, file, line);
@@ -351,6 +359,35 @@ double pl__cast(const char *file, int line, double v, pl_dtype dt)
     }
     pld__elem_set(dt, buf, v);
     return pld__elem_get(dt, buf);
+}
+
+pl_tile pl__cast_tile(const char *file, int line, pl_tile t, pl_dtype dt)
+{
+    static const double lo[] = {0, 0, 0, 0, INT8_MIN, INT16_MIN, INT32_MIN, -9223372036854775808.0};
+    static const double hi[] = {0, 0, 0, 0, INT8_MAX, INT16_MAX, INT32_MAX, 9223372036854775807.0};
+    static const char op[] = "pl_cast";
+    double t0 = pld__now();
+    pld__kernel_rank(file, line, op);
+    pld__check_tile(file, line, op, "tile", t);
+    if (pl_dtype_size(dt) == 0)
+        pld__fail(PLD_EINVAL, file, line, op, "invalid target dtype %d", (int)dt);
+    pl_tile r = pld__tile_alloc(file, line, op, dt, t.shape, t.no_data);
+    r.valid = t.valid;
+    int64_t n = pl_shape_numel(t.shape);
+    size_t es = pl_dtype_size(t.dtype), rs = pl_dtype_size(dt);
+    for (int64_t i = 0; i < n && !r.no_data; i++) {
+        double v = pld__elem_get(t.dtype, (char *)t.data + i * es);
+        if (dt >= PL_INT8) { /* truncate, then saturate: the vector unit's float-to-int */
+            v = isnan(v) ? 0 : trunc(v);
+            v = v < lo[dt] ? lo[dt] : v > hi[dt] ? hi[dt] : v;
+        }
+        pld__elem_set(dt, (char *)r.data + i * rs, v);
+    }
+    pld__tile_zero_tail(&r);
+    int64_t nv = pl_shape_numel(r.valid);
+    pld__charge_vector(nv);
+    pld__trace_op(PLD__OP_CAST, t0, -1, NULL, -1, nv * (int64_t)rs, PLD__MISSING, file, line);
+    return r;
 }
 
 double pl_tile_get(pl_tile t, int64_t flat)

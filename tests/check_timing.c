@@ -26,7 +26,7 @@ static const char two_dev_xml[] =
     "</zone>\n"
     "</platform>\n";
 
-enum op { STORE, LOAD, NOTIFY };
+enum op { STORE, LOAD, NOTIFY, TENSOR_STORE };
 
 /* What a rank measured: the duration of its one timed op. */
 static double measured[2];
@@ -57,6 +57,8 @@ static void timed_kernel(const struct rank_args *a)
     double t0 = pld_time();
     if (a->op == STORE)
         pld_tile_remote_store(t, a->data, .peer = a->peer, .offsets = PL_IDX(0, 0));
+    else if (a->op == TENSOR_STORE)
+        pld_tensor_remote_store(a->x, a->data, .peer = a->peer, .offsets = PL_IDX(0, 0));
     else if (a->op == LOAD)
         (void)pld_tile_remote_load(a->data, .peer = a->peer, .offsets = PL_IDX(0, 0),
                                    .shape = PL_SHAPE(1, a->elems));
@@ -160,6 +162,18 @@ START_TEST(notify_is_a_signal_write_and_a_four_byte_flow)
 }
 END_TEST
 
+/* The tensor-level push is what upstream lowers it to: a GM load of the
+ * tensor into UB (a2a3's device: hbm_lat 500 ns, 1.6 TB/s) and the remote
+ * store of that tile. */
+START_TEST(tensor_remote_store_is_a_load_then_a_remote_store)
+{
+    char *xml = write_temp(".xml", two_dev_xml);
+    run_one(xml, "0,1", sizes[_i], TENSOR_STORE, 0);
+    assert_rel(measured[0], 500e-9 + (double)sizes[_i] / 1.6e12 + LAT + (double)sizes[_i] / BW);
+    free(xml);
+}
+END_TEST
+
 /* models/a2a3.model: link 56 GB/s, 1 us inside a node; across nodes two NIC
  * hops of 1 us at 25 GB/s plus the 0.5 us fabric hop. */
 START_TEST(a2a3_inside_a_node)
@@ -253,6 +267,7 @@ int main(void)
     tcase_add_loop_test(tc, remote_store_takes_latency_plus_size_over_bandwidth, 0, n);
     tcase_add_loop_test(tc, remote_load_uses_the_other_direction_at_the_same_cost, 0, n);
     tcase_add_loop_test(tc, duplex_link_carries_both_directions_without_sharing, 0, n);
+    tcase_add_loop_test(tc, tensor_remote_store_is_a_load_then_a_remote_store, 0, n);
     tcase_add_test(tc, notify_is_a_signal_write_and_a_four_byte_flow);
     tcase_add_test(tc, a2a3_inside_a_node);
     tcase_add_test(tc, a2a3_across_nodes);

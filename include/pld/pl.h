@@ -116,6 +116,8 @@ typedef struct pl_tensor {
     void *data;            /* host tensor: first element; window view: NULL */
     struct pld__wbuf *win; /* window view: its buffer; host tensor: NULL */
     int64_t win_offset;    /* window view: byte offset inside the buffer */
+    pl_shape layout;       /* a strided view (pl_slice): the row-major array its rows lie in;
+                              ndim 0 for a dense tensor, whose layout is `shape` */
 } pl_tensor;
 
 /* A new zero-filled host tensor.  `name` (may be NULL) is copied and used in
@@ -132,6 +134,20 @@ void pl_tensor_free(pl_tensor *t);
  * 1-D tensor gives a [1] view.  i out of range is an error. */
 #define pl_at(t, i) pl__at(PLD__SRC, (t), (int64_t)(i))
 pl_tensor pl__at(const char *file, int line, pl_tensor t, int64_t i);
+
+/* pl_slice(t, shape, offsets): the sub-tensor of `t` of `shape` starting at
+ * `offsets` (upstream's pl.slice / tensor.slice, and x[a:b, c:d]).  A view,
+ * not a copy: it names the same memory (a host tensor's, or the same window
+ * slot), so reads see later writes to `t` and writes through it land in `t`.
+ * A window view's slice is still a window view (usable by every pld call).
+ * Slicing whole rows gives a dense tensor; slicing columns gives a strided
+ * view, which pl_load, pl_store, pl_read, pl_write, the tile-level RMA calls
+ * and put/get accept, and which signals and collectives refuse.  Free the
+ * original, never a slice.  Errors: an uninitialised `t`, offsets or shape
+ * of another rank than `t`, a dim < 1, a negative offset, or the region
+ * outside `t` (the message gives both). */
+#define pl_slice(t, shape, offsets) pl__slice(PLD__SRC, (t), (shape), (offsets))
+pl_tensor pl__slice(const char *file, int line, pl_tensor t, pl_shape shape, pl_shape offsets);
 
 /* Bytes of a host tensor's storage (numel * element size). */
 size_t pl_tensor_bytes(pl_tensor t);
@@ -252,9 +268,15 @@ double pl__read(const char *file, int line, pl_tensor t, pl_shape idx);
 void pl__write(const char *file, int line, pl_tensor t, pl_shape idx, double v);
 
 /* pl_cast(v, dtype): a scalar converted to `dtype` (rounded to FP16/BF16
- * precision, truncated toward zero and range-checked for integers). */
-#define pl_cast(v, dtype) pl__cast(PLD__SRC, (double)(v), (dtype))
+ * precision, truncated toward zero and range-checked for integers).
+ * pl_cast(tile, dtype): a new tile of the same shape holding every element
+ * converted (floats round to nearest; a float to an integer truncates toward
+ * zero and saturates at the dtype's range, as the vector unit's cast does);
+ * charges vector time.  Errors: an invalid dtype, a dead tile, UB full. */
+#define pl_cast(v, dtype)                                                                          \
+    _Generic((v), pl_tile : pl__cast_tile, default : pl__cast)(PLD__SRC, (v), (dtype))
 double pl__cast(const char *file, int line, double v, pl_dtype dtype);
+pl_tile pl__cast_tile(const char *file, int line, pl_tile t, pl_dtype dtype);
 
 /* Reads element `flat` of a tile as a double (for kernels that need a value
  * from UB; charges nothing). */

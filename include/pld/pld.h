@@ -230,6 +230,25 @@ struct pld_remote_store_kw {
 void pld__remote_store(const char *file, int line, pl_tile tile, pld_dtensor target,
                        struct pld_remote_store_kw kw);
 
+/* pld_tensor_remote_store(src, target, .peer, .offsets[, .atomic]): the
+ * tensor-level remote_store (upstream's pld.tensor.remote_store): pushes the
+ * whole of `src`, a local tensor-level value (a host tensor, or a slice of
+ * one), into the peer's copy of window view `target` at `offsets` (atomic
+ * Add: peer += src).  As upstream lowers it: a load of `src` into a UB tile
+ * (GM->UB time at HBM bandwidth; the tile lives until the push ends) and one
+ * pld_tile_remote_store of that tile, traced as those two ops.  Completes
+ * before the kernel continues; no signal.  Errors: missing keyword, peer out
+ * of range, `target` not a window view, `src` a window view (a
+ * window-to-window push is pld_tensor_put's), dtype mismatch, the region
+ * (offsets + src's shape) outside `target`, Add on INT64, a row of `src`
+ * not a multiple of 32 bytes, UB full. */
+#define pld_tensor_remote_store(src, target, ...)                                                  \
+    pld__tensor_remote_store(                                                                      \
+        PLD__SRC, (src), (target),                                                                 \
+        PLD__KW(struct pld_remote_store_kw, .peer = PLD__MISSING, __VA_ARGS__))
+void pld__tensor_remote_store(const char *file, int line, pl_tensor src, pld_dtensor target,
+                              struct pld_remote_store_kw kw);
+
 /* ------------------------------------------------------------------ */
 /* Tensor-level point-to-point                                         */
 

@@ -74,6 +74,21 @@ int pld_run_aborting(void);
 /* The executing rank, -1 for the host orchestrator, -2 outside a run. */
 int pld_embed_self(void);
 
+/* pl_load on behalf of the front end's op `op` (a tensor-level op that
+ * loads its operand into UB, as upstream's compiler lowers it): the same
+ * checks, cost and trace line as pl_load, but errors name `op` (which must
+ * outlive the run: a string literal or an interned name). */
+pl_tile pld_embed_load(const char *file, int line, const char *op, pl_tensor t, pl_shape offsets,
+                       pl_shape shape, struct pl_load_kw kw);
+
+/* pl_store and pld_tile_remote_store on behalf of the front end's op `op`
+ * (a tensor-level assemble or remote_store of a value held in a tile): the
+ * same checks, cost and trace line, with errors naming `op`. */
+pl_tensor pld_embed_store(const char *file, int line, const char *op, pl_tile tile,
+                          pl_shape offsets, pl_tensor t, struct pl_store_kw kw);
+void pld_embed_remote_store(const char *file, int line, const char *op, pl_tile tile,
+                            pld_dtensor target, struct pld_remote_store_kw kw);
+
 #ifdef __cplusplus
 }
 #endif

@@ -73,9 +73,14 @@ static PyObject *py_remote_store(PyObject *self, PyObject *args)
     PyObject *tile, *target, *off;
     long long peer;
     int atomic;
-    if (!PyArg_ParseTuple(args, SRC_FMT "OOLOi", SRC_PTRS, &tile, &target, &peer, &off, &atomic))
+    PyObject *opname = NULL;
+    if (!PyArg_ParseTuple(args, SRC_FMT "OOLOi|U", SRC_PTRS, &tile, &target, &peer, &off, &atomic,
+                          &opname))
         return NULL;
     SRC_C()
+    const char *op = opname ? pldsim_intern(opname) : "pld_tile_remote_store";
+    if (!op)
+        return NULL;
     pl_tile *tl = pldsim_tile(tile, "src_tile");
     pl_tensor *t = tl ? pldsim_view(target, "target") : NULL;
     struct pld_remote_store_kw kw = {.peer = peer, .atomic = (pl_atomic)atomic};
@@ -83,7 +88,29 @@ static PyObject *py_remote_store(PyObject *self, PyObject *args)
         return NULL;
     pl_tile tv = *tl;
     pl_tensor dv = *t;
-    PLDSIM_CALL(pld__remote_store(file, line, tv, dv, kw));
+    PLDSIM_CALL(pld_embed_remote_store(file, line, op, tv, dv, kw));
+    Py_RETURN_NONE;
+}
+
+/* tensor_remote_store(file, line, src, target, peer, offsets, atomic): src
+ * a host tensor's view (libpld refuses a window view) */
+static PyObject *py_tensor_remote_store(PyObject *self, PyObject *args)
+{
+    (void)self;
+    SRC_ARGS
+    PyObject *src, *target, *off;
+    long long peer;
+    int atomic;
+    if (!PyArg_ParseTuple(args, SRC_FMT "OOLOi", SRC_PTRS, &src, &target, &peer, &off, &atomic))
+        return NULL;
+    SRC_C()
+    pl_tensor *s = pldsim_view(src, "src");
+    pl_tensor *t = s ? pldsim_view(target, "target") : NULL;
+    struct pld_remote_store_kw kw = {.peer = peer, .atomic = (pl_atomic)atomic};
+    if (!t || pldsim_shape(off, &kw.offsets, "offsets"))
+        return NULL;
+    pl_tensor sv = *s, dv = *t;
+    PLDSIM_CALL(pld__tensor_remote_store(file, line, sv, dv, kw));
     Py_RETURN_NONE;
 }
 
@@ -416,6 +443,8 @@ PyMethodDef pldsim_comm_methods[] = {
      "remote_load(file, line, target, peer, offsets, shape) -> Tile"},
     {"remote_store", py_remote_store, METH_VARARGS,
      "remote_store(file, line, tile, target, peer, offsets, atomic)"},
+    {"tensor_remote_store", py_tensor_remote_store, METH_VARARGS,
+     "tensor_remote_store(file, line, src, target, peer, offsets, atomic)"},
     {"put", py_put, METH_VARARGS,
      "put(file, line, dst, peer, src, dst_off, src_off, shape, atomic, rows, cols, pipeline)"},
     {"get", py_get, METH_VARARGS,

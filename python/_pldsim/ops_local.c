@@ -4,20 +4,29 @@
  * Every function takes (file, line, ...) first. */
 #include "core.h"
 
-/* host_view(dtype, shape, data_ptr, name, keep) -> View: a host tensor's
- * memory (a contiguous torch tensor that `keep` owns). */
+/* host_view(dtype, shape, data_ptr, name, keep[, layout]) -> View: a host
+ * tensor's memory (a torch tensor that `keep` owns): dense, or with
+ * `layout`, a strided view whose rows lie in a row-major array of that
+ * shape (a slice of a dense tensor). */
 static PyObject *py_host_view(PyObject *self, PyObject *args)
 {
     (void)self;
     int dtype;
-    PyObject *shape, *name, *keep;
+    PyObject *shape, *name, *keep, *layout = Py_None;
     unsigned long long ptr;
-    if (!PyArg_ParseTuple(args, "iOKUO", &dtype, &shape, &ptr, &name, &keep))
+    if (!PyArg_ParseTuple(args, "iOKUO|O", &dtype, &shape, &ptr, &name, &keep, &layout))
         return NULL;
     pl_tensor t;
     memset(&t, 0, sizeof t);
     if (pldsim_shape(shape, &t.shape, "a host tensor's shape"))
         return NULL;
+    if (layout != Py_None) {
+        if (pldsim_shape(layout, &t.layout, "a host tensor's layout"))
+            return NULL;
+        if (t.layout.ndim != t.shape.ndim)
+            return PyErr_Format(PyExc_ValueError, "layout has %d dims but the shape has %d",
+                                t.layout.ndim, t.shape.ndim);
+    }
     if (pl_dtype_size((pl_dtype)dtype) == 0)
         return PyErr_Format(PyExc_ValueError, "dtype code %d is not one pldsim knows", dtype);
     t.dtype = (pl_dtype)dtype;
@@ -175,16 +184,21 @@ static PyObject *py_nranks(PyObject *self, PyObject *args)
     return ctx_read(args, 1);
 }
 
-/* load(file, line, view, offsets, shape, valid_shape or None, clamp) -> Tile */
+/* load(file, line, view, offsets, shape, valid_shape or None, clamp[, op])
+ * -> Tile; `op` names the Python op that loads (a tensor-level op) */
 static PyObject *py_load(PyObject *self, PyObject *args)
 {
     (void)self;
     SRC_ARGS
-    PyObject *view, *off, *shape, *valid;
+    PyObject *view, *off, *shape, *valid, *opname = NULL;
     int clamp;
-    if (!PyArg_ParseTuple(args, SRC_FMT "OOOOp", SRC_PTRS, &view, &off, &shape, &valid, &clamp))
+    if (!PyArg_ParseTuple(args, SRC_FMT "OOOOp|U", SRC_PTRS, &view, &off, &shape, &valid, &clamp,
+                          &opname))
         return NULL;
     SRC_C()
+    const char *op = opname ? pldsim_intern(opname) : "pl_load";
+    if (!op)
+        return NULL;
     pl_tensor *t = pldsim_view(view, "the source of pl.load");
     pl_shape o, s;
     struct pl_load_kw kw = {.clamp = clamp};
@@ -193,20 +207,23 @@ static PyObject *py_load(PyObject *self, PyObject *args)
         return NULL;
     pl_tensor tv = *t;
     pl_tile r;
-    PLDSIM_CALL(r = pl__load(file, line, tv, o, s, kw));
+    PLDSIM_CALL(r = pld_embed_load(file, line, op, tv, o, s, kw));
     return pldsim_new_tile(r);
 }
 
-/* store(file, line, tile, offsets, view, atomic) */
+/* store(file, line, tile, offsets, view, atomic[, op]) */
 static PyObject *py_store(PyObject *self, PyObject *args)
 {
     (void)self;
     SRC_ARGS
-    PyObject *tile, *off, *view;
+    PyObject *tile, *off, *view, *opname = NULL;
     int atomic;
-    if (!PyArg_ParseTuple(args, SRC_FMT "OOOi", SRC_PTRS, &tile, &off, &view, &atomic))
+    if (!PyArg_ParseTuple(args, SRC_FMT "OOOi|U", SRC_PTRS, &tile, &off, &view, &atomic, &opname))
         return NULL;
     SRC_C()
+    const char *op = opname ? pldsim_intern(opname) : "pl_store";
+    if (!op)
+        return NULL;
     pl_tile *tl = pldsim_tile(tile, "the tile of pl.store");
     pl_tensor *t = tl ? pldsim_view(view, "the destination of pl.store") : NULL;
     pl_shape o;
@@ -215,7 +232,7 @@ static PyObject *py_store(PyObject *self, PyObject *args)
     pl_tile tv = *tl;
     pl_tensor dv = *t;
     struct pl_store_kw kw = {.atomic = (pl_atomic)atomic};
-    PLDSIM_CALL(pl__store(file, line, tv, o, dv, kw));
+    PLDSIM_CALL(pld_embed_store(file, line, op, tv, o, dv, kw));
     Py_RETURN_NONE;
 }
 
@@ -304,6 +321,80 @@ static PyObject *py_cast(PyObject *self, PyObject *args)
     return PyFloat_FromDouble(r);
 }
 
+/* Removes unit dim `d` of view `t` (upstream's drop_dims).  The layout
+ * folds that dim into the next one, so the strides of the others stay;
+ * 0, or -1 when the strides cannot be kept (the innermost dim of a
+ * strided view). */
+static int drop_dim(pl_tensor *t, int d)
+{
+    pl_shape *l = &t->layout;
+    if (l->ndim) {
+        if (d == l->ndim - 1)
+            return -1;
+        l->dim[d + 1] *= l->dim[d];
+        for (int k = d; k < l->ndim - 1; k++)
+            l->dim[k] = l->dim[k + 1];
+        l->dim[--l->ndim] = 0;
+    }
+    for (int k = d; k < t->shape.ndim - 1; k++)
+        t->shape.dim[k] = t->shape.dim[k + 1];
+    t->shape.dim[--t->shape.ndim] = 0;
+    return 0;
+}
+
+/* slice(file, line, view, shape, offsets[, drop_dims]) -> View: pl_slice,
+ * then the unit dims listed in drop_dims (ascending) removed; the slice
+ * keeps what owns the original's memory */
+static PyObject *py_slice(PyObject *self, PyObject *args)
+{
+    (void)self;
+    SRC_ARGS
+    PyObject *view, *shape, *off, *drop = NULL;
+    if (!PyArg_ParseTuple(args, SRC_FMT "OOO|O", SRC_PTRS, &view, &shape, &off, &drop))
+        return NULL;
+    SRC_C()
+    pl_tensor *t = pldsim_view(view, "the tensor of pl.slice");
+    pl_shape s, o, d = {.ndim = 0};
+    if (!t || pldsim_shape(shape, &s, "shape") || pldsim_shape(off, &o, "offset"))
+        return NULL;
+    if (drop && PySequence_Size(drop) > 0 && pldsim_shape(drop, &d, "drop_dims"))
+        return NULL;
+    pl_tensor tv = *t, r;
+    PLDSIM_CALL(r = pl__slice(file, line, tv, s, o));
+    if (d.ndim >= r.shape.ndim)
+        return PyErr_Format(PyExc_ValueError, "drop_dims would drop every dim of the slice");
+    for (int i = d.ndim - 1; i >= 0; i--) { /* from the last, so the indices stay right */
+        int k = (int)d.dim[i];
+        if (k < 0 || k >= r.shape.ndim || r.shape.dim[k] != 1 || (i && d.dim[i - 1] >= k))
+            return PyErr_Format(PyExc_ValueError,
+                                "drop_dims[%d] = %d: expected ascending unit dims of the slice", i,
+                                k);
+        if (drop_dim(&r, k))
+            return PyErr_Format(PyExc_ValueError,
+                                "dropping the innermost dim of a strided view is not supported by "
+                                "pldsim");
+    }
+    return pldsim_new_view(r, ((ViewObject *)view)->keep);
+}
+
+/* cast_tile(file, line, tile, dtype) -> Tile */
+static PyObject *py_cast_tile(PyObject *self, PyObject *args)
+{
+    (void)self;
+    SRC_ARGS
+    PyObject *tile;
+    int dtype;
+    if (!PyArg_ParseTuple(args, SRC_FMT "Oi", SRC_PTRS, &tile, &dtype))
+        return NULL;
+    SRC_C()
+    pl_tile *t = pldsim_tile(tile, "the input of pl.cast");
+    if (!t)
+        return NULL;
+    pl_tile tv = *t, r;
+    PLDSIM_CALL(r = pl__cast_tile(file, line, tv, (pl_dtype)dtype));
+    return pldsim_new_tile(r);
+}
+
 /* tile_values(tile) -> list of floats: what a tile holds (for debugging;
  * charges nothing, as pl_tile_get). */
 static PyObject *py_tile_values(PyObject *self, PyObject *arg)
@@ -335,6 +426,8 @@ PyMethodDef pldsim_local_methods[] = {
     {"read", py_read, METH_VARARGS, "read(file, line, view, idx) -> float"},
     {"write", py_write, METH_VARARGS, "write(file, line, view, idx, value)"},
     {"cast", py_cast, METH_VARARGS, "cast(file, line, value, dtype) -> float"},
+    {"slice", py_slice, METH_VARARGS, "slice(file, line, view, shape, offsets) -> View"},
+    {"cast_tile", py_cast_tile, METH_VARARGS, "cast_tile(file, line, tile, dtype) -> Tile"},
     {"tile_values", py_tile_values, METH_O, "tile_values(tile) -> list of floats"},
     {NULL, NULL, 0, NULL},
 };

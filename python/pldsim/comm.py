@@ -18,8 +18,8 @@ import _pldsim
 from . import domains, host_builtins
 from .errors import UnsupportedError, UsageTypeError, UsageValueError
 from .levels import HOST, level
-from .ops import atomic_code, load
-from .values import CommCtx, DataType, DistributedTensor, Ptr, Tile, any_view, index_list, is_torch_tensor, scalar_int, tensor_dtype, tile_of
+from .ops import atomic_code
+from .values import CommCtx, DataType, DistributedTensor, Ptr, TensorValue, Tile, any_view, index_list, is_torch_tensor, scalar_int, tensor_dtype, tile_of
 from .where import caller
 
 
@@ -243,9 +243,19 @@ def tensor_remote_store(src: Any, target: Any, peer: Any, offsets: Any, *, atomi
             "pld.tensor.remote_store expects a Tensor src (a tensor-level value); got DistributedTensor. "
             "In a tile-level kernel use pld.tile.remote_store; to push one window buffer into another use pld.tensor.put.",
         )
-    if is_torch_tensor(src):
-        src = load(src, [0] * src.dim(), list(src.shape))
-    tile_remote_store(src, target, peer, offsets, atomic=atomic)
+    if isinstance(src, Tile) or not (is_torch_tensor(src) or isinstance(src, TensorValue)):
+        raise UsageTypeError(
+            op,
+            f"pld.tensor.remote_store expects a Tensor src (a tensor-level value); got {type(src).__name__}. "
+            "In a tile-level kernel use pld.tile.remote_store; to push one window buffer into another use pld.tensor.put.",
+        )
+    code = atomic_code(atomic, op)
+    p, offs = scalar_int(peer, op, "peer"), index_list(offsets, op, "offsets")
+    file, line = caller()
+    if isinstance(src, TensorValue):  # computed on-core: pushed from its tile
+        _pldsim.remote_store(file, line, src._value._tile, target._view, p, offs, code, op)
+    else:  # still in global memory: libpld bridges it with a load, as upstream
+        _pldsim.tensor_remote_store(file, line, any_view(src, op, "src"), target._view, p, offs, code)
 
 
 def unified_remote_store(src: Any, target: Any, peer: Any, offsets: Any, *, atomic: Any = AtomicType.None_) -> None:

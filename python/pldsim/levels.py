@@ -20,6 +20,7 @@ from typing import Any
 
 import _pldsim
 
+from . import dfx, tensor_ops
 from .annotations import DirectionAnn, Signature, dims_bound
 from .errors import UsageTypeError, UsageValueError, describe
 from .values import DistributedTensor, is_torch_tensor, scalar_int
@@ -180,8 +181,10 @@ def _dispatch(fn: Function, self_obj: Any, args: tuple, kwargs: dict, device: An
     call_args, call_kwargs = bound.args, bound.kwargs
 
     def task() -> None:
+        dfx.task_begin(rank, fn.name)
         with dims_bound(dyn):
             run_as(DEVICE, fn.fn, *call_args, **call_kwargs)
+        dfx.task_end(rank)
 
     _pldsim.dispatch(where[0], where[1], rank, f"per-device function {fn.name}", task)
     # what the host gets back: the tensors the function writes (its pl.Out
@@ -214,12 +217,15 @@ def _incore(fn: Function, self_obj: Any, args: tuple, kwargs: dict) -> Any:
     bound = sig.bind(op, args, kwargs, self_obj)
     dyn = sig.check(op, bound)
     _check_tensors_first(fn, bound, op)
+    args = [tensor_ops.in_kernel_form(a) for a in bound.args]
+    kwargs = {k: tensor_ops.in_kernel_form(v) for k, v in bound.kwargs.items()}
     with dims_bound(dyn):
-        return in_kernel(where[0], where[1], fn.name, fn.fn, *bound.args, **bound.kwargs)
+        return in_kernel(where[0], where[1], fn.name, fn.fn, *args, **kwargs)
 
 
 def in_kernel(file: str, line: int, name: str, body: Any, *args: Any, **kwargs: Any) -> Any:
     """Runs body(*args) as kernel `name` (a fresh UB, freed after)."""
+    start = _pldsim.time()
     _pldsim.incore_enter(file, line, name)
     try:
         result = run_as(KERNEL, body, *args, **kwargs)
@@ -232,10 +238,17 @@ def in_kernel(file: str, line: int, name: str, body: Any, *args: Any, **kwargs: 
             _pldsim.incore_exit()
         raise
     _pldsim.incore_exit()
+    dfx.kernel_done(name, file, line, start)
     return result
 
 
 def _dispatch_closure(rank: int, fn: Function, body: Any) -> None:
     """From the host: runs body() on `rank` as fn's per-device function."""
     where = caller()
-    _pldsim.dispatch(where[0], where[1], rank, f"per-device function {fn.name}", lambda: run_as(DEVICE, body))
+
+    def task() -> None:
+        dfx.task_begin(rank, fn.name)
+        run_as(DEVICE, body)
+        dfx.task_end(rank)
+
+    _pldsim.dispatch(where[0], where[1], rank, f"per-device function {fn.name}", task)

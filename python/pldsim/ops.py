@@ -13,9 +13,10 @@ from typing import Any
 
 import _pldsim
 
+from . import tensor_ops
 from .errors import UnsupportedError, UsageTypeError
 from .loops import CarriedLoop
-from .values import INDEX, INT64, DataType, DistributedTensor, Tile, any_view, dtype_of_code, index_list, is_torch_tensor, tile_of
+from .values import INDEX, INT64, DataType, Tile, any_view, dtype_of_code, index_list, tile_of
 from .where import caller
 
 _ATOMIC_NONE, _ATOMIC_ADD = 0, 1
@@ -63,9 +64,18 @@ def _elementwise(code: int, name: str, lhs: Any, rhs: Any) -> Any:
     if isinstance(lhs, (int, float)) and isinstance(rhs, (int, float)):
         # scalar arithmetic (on the AICPU upstream): plain Python
         return {0: lambda: lhs + rhs, 1: lambda: lhs * rhs, 2: lambda: builtins.max(lhs, rhs), 3: lambda: builtins.min(lhs, rhs), 4: lambda: lhs - rhs}[code]()
-    if is_torch_tensor(lhs) or isinstance(lhs, DistributedTensor):
-        raise UnsupportedError(op, f"{op} on tensors (a tensor-level op) is not supported by pldsim: pl.load tiles and combine those")
-    raise UsageTypeError(op, f"the first operand must be a tile, got {type(lhs).__name__}")
+    if tensor_ops.is_tensor(lhs):
+        return tensor_ops.binop(code, op, lhs, rhs)
+    raise UsageTypeError(op, f"the first operand must be a tile or a tensor, got {type(lhs).__name__}")
+
+
+def tensor_elementwise(code: int, name: str, lhs: Any, rhs: Any) -> Any:
+    """``pl.tensor.<name>``: the tensor-level op only (a tile is refused,
+    as upstream's tensor ops refuse one)."""
+    op = f"pl.tensor.{name}"
+    if not tensor_ops.is_tensor(lhs):
+        raise UsageTypeError(op, f"{op} expects a tensor, got {type(lhs).__name__}; a tile's op is pl.tile.{name} (or pl.{name})")
+    return tensor_ops.binop(code, op, lhs, rhs)
 
 
 def add(lhs: Any, rhs: Any) -> Any:
@@ -140,8 +150,10 @@ def cast(input: Any, target_type: Any, mode: Any = "round") -> Any:  # noqa: A00
         result_type = target_type
     if not isinstance(target_type, DataType) or not target_type.code:
         raise UsageTypeError(op, f"target_type must be a pl dtype pldsim has (such as pl.FP32), got {target_type!r}")
-    if isinstance(input, Tile) or is_torch_tensor(input) or isinstance(input, DistributedTensor):
-        raise UnsupportedError(op, "pl.cast of a tile or tensor is not supported by pldsim (scalars are)")
+    if isinstance(input, Tile) or tensor_ops.is_tensor(input):
+        if result_type is INDEX:
+            raise UsageTypeError(op, "pl.INDEX is a scalar type; a tile or a tensor needs a tensor dtype")
+        return tensor_ops.cast(input, target_type, mode)
     if isinstance(input, bool) or not isinstance(input, (int, float)):
         raise UsageTypeError(op, f"the input must be a number, got {type(input).__name__}")
     file, line = caller()

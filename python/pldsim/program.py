@@ -21,7 +21,7 @@ from typing import Any
 
 import _pldsim
 
-from . import domains, host_builtins, options
+from . import dfx, domains, host_builtins, options
 from .errors import RunError, UnsupportedError, UsageTypeError, UsageValueError
 from .isolate import run_in_child, tensors_in
 from .levels import DEVICE, HOST, KERNEL, Function, run_as
@@ -110,7 +110,11 @@ class CompiledProgram:
         platform = self.platform
         if config is not None:
             platform = _run_config(config, f"{self.name}(...)").platform
-        return _run(self._entry, self._self, args, kwargs, platform, self.device_ids, kept, reset)
+        dfx.configure(config, self.output_dir)
+        try:
+            return _run(self._entry, self._self, args, kwargs, platform, self.device_ids, kept, reset)
+        finally:
+            dfx.configure(None, self.output_dir)
 
     def prepare(
         self,
@@ -317,7 +321,6 @@ def _run(
             "pldsim-py runs Python programs on the sim and threads backends; the mpi backend is for "
             "C programs (mpirun -np P PROG --backend mpi)",
         )
-    _register_host_tensors(entry, self_obj, args, kwargs)
     host_builtins.signals.clear()  # the last run's windows are gone
     # each buffer's comm domain, read from the host's source as upstream's
     # compiler does (a kernel may run before the host's last dispatch)
@@ -330,6 +333,9 @@ def _run(
     who = f"host function {entry.name}"
 
     def run() -> tuple:
+        # by address, once the arguments are where the run sees them (a
+        # sim child's are in shared memory, at other addresses)
+        _register_host_tensors(entry, self_obj, args, kwargs)
         return _pldsim.run(opts, platform, devices, who, host, kept, reset)
 
     try:

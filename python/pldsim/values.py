@@ -142,11 +142,37 @@ def host_view(t: Any, op: str, what: str) -> Any:
         raise UsageTypeError(op, f"{what} is a torch.{str(t.dtype).split('.')[-1]} tensor, which pldsim does not support")
     if t.device.type != "cpu":
         raise UsageValueError(op, f"{what} is on {t.device}; pldsim reads host tensors from CPU memory")
-    if not t.is_contiguous():
-        raise UsageValueError(op, f"{what} is not contiguous; pass {what}.contiguous()")
     if t.dim() == 0:
         raise UsageValueError(op, f"{what} is a 0-d tensor; a tensor needs 1 to 4 dimensions")
-    return _pldsim.host_view(code, tuple(t.shape), t.data_ptr(), HOST_NAMES.name(t), t)
+    if t.is_contiguous():
+        return _pldsim.host_view(code, tuple(t.shape), t.data_ptr(), HOST_NAMES.name(t), t)
+    layout = _layout_of(t)
+    if layout is None:
+        raise UsageValueError(
+            op, f"{what} has strides {tuple(t.stride())}, which are not a slice of a row-major tensor; pass {what}.contiguous()"
+        )
+    return _pldsim.host_view(code, tuple(t.shape), t.data_ptr(), HOST_NAMES.name(t), t, layout)
+
+
+def _layout_of(t: Any) -> tuple[int, ...] | None:
+    """The row-major array a strided torch view (a slice, such as
+    ``x[:, 0:32]``) lies in, or None when its strides are not a slice's.
+    A unit dim's stride is free in torch: it is taken as the next dim's
+    span, which addresses the same elements."""
+    shape, stride = list(t.shape), list(t.stride())
+    nd = len(shape)
+    for i in range(nd - 1, -1, -1):
+        if shape[i] == 1:
+            stride[i] = 1 if i == nd - 1 else stride[i + 1] * shape[i + 1]
+    if stride[-1] != 1:
+        return None
+    layout = [shape[0]]
+    for i in range(1, nd):
+        if stride[i] <= 0 or stride[i - 1] % stride[i] or stride[i - 1] // stride[i] < shape[i]:
+            return None
+        layout.append(stride[i - 1] // stride[i])
+    return tuple(layout)
+
 
 
 # ---- pldsim's own values ------------------------------------------------------
@@ -198,8 +224,63 @@ class DistributedTensor(metaclass=_TensorMeta):
     def name(self) -> str:
         return self._view.name
 
+    def __getitem__(self, key: Any) -> Any:
+        """``win[a:b, c:d]``: a window view of that region (upstream's
+        tensor.slice); ``win[i, j]`` with every dim indexed: one element."""
+        from .tensor_ops import subscript_read
+
+        return subscript_read(self, key)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        """``win[a:b, c:d] = value``: upstream's tensor.assemble of `value`
+        into that region."""
+        from .tensor_ops import subscript_write
+
+        subscript_write(self, key, value)
+
+    @classmethod
+    def __torch_function__(cls, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        from .tensor_ops import torch_function
+
+        return torch_function(func, args, kwargs)
+
     def __repr__(self) -> str:
         return f"<pld.DistributedTensor {self._view.name} {self.shape} {self.dtype!r}>"
+
+
+class TensorValue:
+    """A tensor-level value that a kernel computed (``pl.add`` of tensors,
+    ``pl.cast`` of a tensor): on-core, in a UB tile, as upstream's
+    ConvertTensorToTileOps lowers it.  Write it to memory with
+    ``pl.assemble`` (or ``out[...] = value``), or push it to a peer with
+    ``pld.tensor.remote_store``; it dies with the kernel, as its tile."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, tile: Tile):
+        self._value = tile
+
+    @property
+    def shape(self) -> list[int]:
+        return self._value.shape
+
+    @property
+    def dtype(self) -> DataType:
+        return self._value.dtype
+
+    def __getitem__(self, key: Any) -> Any:
+        from .errors import UnsupportedError
+
+        raise UnsupportedError("tensor.slice", "slicing a computed tensor value is not supported by pldsim: write it to a tensor (pl.assemble) and slice that")
+
+    @classmethod
+    def __torch_function__(cls, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        from .tensor_ops import torch_function
+
+        return torch_function(func, args, kwargs)
+
+    def __repr__(self) -> str:
+        return f"<pl.Tensor value {self.shape} {self.dtype!r}>"
 
 
 class Tile(metaclass=_TensorMeta):

@@ -68,6 +68,8 @@ pld_dtensor pld__tensor_all_to_all_v(const char *file, int line, pl_tensor input
                   recv_counts.name ? recv_counts.name : "?",
                   pld__shape_str(recv_counts.shape, a, sizeof a), pl_dtype_name(recv_counts.dtype),
                   recv_counts.win ? "" : " (a host tensor)", c.nr, c.nr);
+    pld__check_dense(file, line, c.name, "send_counts", send_counts);
+    pld__check_dense(file, line, c.name, "recv_counts", recv_counts);
     pld__coll_mesh_signal(&c, signal);
     int64_t max = target.shape.dim[0] / c.nr, s = target.shape.dim[1];
     pl_shape mine = recv_counts.shape.ndim == 2 ? PL_IDX(c.me, 0) : PL_IDX(c.me);

@@ -82,6 +82,7 @@ pld_dtensor pld__tensor_allreduce(const char *file, int line, pld_dtensor target
         pld__fail(PLD_EINVAL, file, line, c.name,
                   ".mode is %d; expected PLD_ALLREDUCE_MESH or PLD_ALLREDUCE_RING", (int)mode);
     if (mode == PLD_ALLREDUCE_RING) {
+        pld__check_dense(file, line, c.name, "signal", signal);
         int ok = signal.dtype == PL_INT32 && signal.win && signal.shape.ndim == 2 &&
                  signal.shape.dim[0] == 2 * (c.nr - 1) && signal.shape.dim[1] == c.nr;
         if (!ok)

@@ -11,6 +11,7 @@ void pld__coll_begin(struct pld__coll *c, const char *file, int line, const char
         pld__fail(PLD_EINVAL, file, line, name,
                   "'%s' must be a window view (pld_window): collectives work on windows",
                   ctx_of.name ? ctx_of.name : "argument");
+    pld__check_dense(file, line, name, ctx_of.name ? ctx_of.name : "argument", ctx_of);
     pld_comm_ctx ctx = pld__get_comm_ctx(file, line, ctx_of);
     c->me = pld__rank(file, line, ctx);
     c->nr = pld__nranks(file, line, ctx);
@@ -48,6 +49,7 @@ void pld__coll_mesh_signal(struct pld__coll *c, pld_dtensor s)
                   "signal '%s' is %s %s%s; expected an INT32 window view of shape [%d] or [%d, 1]",
                   s.name ? s.name : "?", pld__shape_str(s.shape, a, sizeof a),
                   pl_dtype_name(s.dtype), s.win ? "" : " (a host tensor)", c->nr, c->nr);
+    pld__check_dense(c->file, c->line, c->name, "signal", s);
     c->sig = s;
 }
 
@@ -85,6 +87,7 @@ void pld__coll_check_target(struct pld__coll *c, const char *what, pl_tensor t, 
         pld__fail(PLD_EINVAL, c->file, c->line, c->name,
                   "%s '%s' is a host tensor; it must be a window view (pld_window)", what, t.name);
     pld__coll_check_group(c, what, t);
+    pld__check_dense(c->file, c->line, c->name, what, t);
     if (!any_dtype && t.dtype != PL_FP32 && t.dtype != PL_FP16)
         pld__fail(PLD_EINVAL, c->file, c->line, c->name, "%s '%s' is %s; expected FP32 or FP16",
                   what, t.name, pl_dtype_name(t.dtype));
@@ -148,6 +151,7 @@ int pld__aliases(pl_tensor a, pl_tensor b)
 
 void pld__coll_check_exchange_input(struct pld__coll *c, pl_tensor input, pld_dtensor target)
 {
+    pld__check_dense(c->file, c->line, c->name, "input", input);
     if (pld__aliases(input, target))
         pld__fail(PLD_EINVAL, c->file, c->line, c->name,
                   "input '%s' aliases target '%s': incoming rows would overwrite rows not yet "

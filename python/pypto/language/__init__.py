@@ -17,6 +17,7 @@ import enum
 from typing import Any
 
 from pldsim import ops as _ops
+from pldsim import tensor_ops as _tensor_ops
 from pldsim.loops import yield_
 from pldsim import program as _program
 from pldsim.comm import AtomicType
@@ -40,6 +41,8 @@ read = _ops.read
 write = _ops.write
 cast = _ops.cast
 range = _ops.range  # noqa: A001 - upstream's name
+slice = _tensor_ops.slice  # noqa: A001 - upstream's name
+assemble = _tensor_ops.assemble
 parallel = _ops.range
 unroll = _ops.range
 pipeline = _ops.range
@@ -169,7 +172,7 @@ def static_assert(condition: Any, msg: str = "") -> None:
 
 # Upstream names that pldsim does not implement: using one says so.
 _UPSTREAM_ONLY = frozenset(
-    """div part_add part_mul part_max part_min exp log concat reshape reinterpret_view transpose slice
+    """div part_add part_mul part_max part_min exp log concat reshape reinterpret_view transpose
     matmul batch_matmul row_max row_sum row_min row_prod col_sum col_max col_min col_prod row_argmax
     row_argmin col_argmax col_argmin row_expand row_expand_add row_expand_sub row_expand_mul
     row_expand_div row_expand_max row_expand_min row_expand_expdif col_expand col_expand_mul
@@ -180,7 +183,7 @@ _UPSTREAM_ONLY = frozenset(
     shls shr shrs maximums minimums prelu not_ addc subc addsc subsc lrelu sel sels tri tpush_to_aiv
     tpush_to_aic aiv_shard aic_gather tpop_from_aic tpop_from_aiv aic_initialize_pipe
     aiv_initialize_pipe reserve_buffer import_peer_buffer tfree_to_aic tfree_to_aiv create_tensor
-    assemble cos dim full scope manual_scope submit spmd_submit no_dep dump_tag scatter
+    cos dim full scope manual_scope submit spmd_submit no_dep dump_tag scatter
     scatter_update sin arange gather paged_gather random create_l1 gather_row get_block_idx
     get_block_num get_subblock_idx mrgsort sort32 while_ cond func_attr at cluster spmd
     split_aiv parse loads parse_program loads_program Array Tuple RUNTIME""".split()
@@ -216,15 +219,27 @@ class _Namespace:
 
 
 tile = _Namespace("tile", load=load, store=store, add=add, mul=mul, maximum=maximum, minimum=minimum, read=read, write=write, cast=cast)
-tensor = _Namespace("tensor", read=read, write=write)
+tensor = _Namespace(
+    "tensor",
+    read=read,
+    write=write,
+    slice=slice,
+    assemble=lambda target, source, offset, *, atomic=AtomicType.None_: _tensor_ops.assemble(target, source, offset, atomic=atomic, op="pl.tensor.assemble"),
+    cast=cast,
+    add=lambda lhs, rhs: _ops.tensor_elementwise(0, "add", lhs, rhs),
+    mul=lambda lhs, rhs: _ops.tensor_elementwise(1, "mul", lhs, rhs),
+    maximum=lambda lhs, rhs: _ops.tensor_elementwise(2, "maximum", lhs, rhs),
+    minimum=lambda lhs, rhs: _ops.tensor_elementwise(3, "minimum", lhs, rhs),
+    sub=lambda lhs, rhs: _ops.tensor_elementwise(4, "sub", lhs, rhs),
+)
 system = _Namespace("system")
 
 __all__ = [
     "AsyncEvent", "AsyncSession", "AtomicType", "BF16", "BOOL", "DataType", "DynVar", "FP16", "FP32", "FunctionType", "INDEX", "INT8",
     "INT16", "INT32", "INT64", "InOut", "IntLike", "JITFunction", "Level", "Out", "Ptr", "Role", "Scalar",
-    "Tensor", "Tile", "UINT8", "UINT16", "UINT32", "UINT64", "add", "cast", "const", "dynamic", "function",
+    "Tensor", "Tile", "UINT8", "UINT16", "UINT32", "UINT64", "add", "assemble", "cast", "const", "dynamic", "function",
     "inline", "jit", "load", "max", "maximum", "min", "minimum", "mul", "parallel", "pipeline", "program",
-    "range", "read", "static_assert", "static_print", "store", "sub", "system", "tensor", "tile", "typing",
+    "range", "read", "slice", "static_assert", "static_print", "store", "sub", "system", "tensor", "tile", "typing",
     "unroll", "write", "yield_",
 ]
 _ = _program  # compile entry points are reached through Function.compile and pypto.ir

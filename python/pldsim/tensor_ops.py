@@ -1,0 +1,251 @@
+"""Tensor-level ops in kernels: views (``pl.slice``, ``pl.tensor.slice``,
+``x[a:b, c:d]``), ``pl.assemble`` (and ``x[a:b, c:d] = value``), and the
+element-wise ops and ``pl.cast`` on tensors.
+
+Upstream's ConvertTensorToTileOps lowers these to tile ops: a slice is a
+view of its tensor's memory, an element-wise op loads its tensor operands
+into UB (``tile.load``) and computes a tile, and an assemble stores a value
+(``tile.store``).  pldsim runs exactly that: a slice is a libpld view (of a
+host tensor, or of a window, which stays a window), a computed value is a
+:class:`TensorValue` holding its tile, and each load and store is priced and
+traced as the op the user wrote."""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+import _pldsim
+
+from .errors import UnsupportedError, UsageTypeError, UsageValueError
+from .values import DataType, DistributedTensor, Tile, TensorValue, any_view, dtype_of_torch, index_list, is_torch_tensor, torch
+from .where import caller
+
+
+def is_tensor(x: Any) -> bool:
+    """Is `x` tensor-level: a host tensor, a window view or a computed value?"""
+    return is_torch_tensor(x) or isinstance(x, (DistributedTensor, TensorValue))
+
+
+def _shape_of(x: Any) -> list[int]:
+    return list(x.shape)
+
+
+def _gm(x: Any) -> bool:
+    return is_torch_tensor(x) or isinstance(x, DistributedTensor)
+
+
+def operand_tile(x: Any, op: str, what: str) -> Tile:
+    """The tile of tensor-level operand `x`: a computed value's own, or its
+    memory loaded whole into UB (the tile.load upstream's lowering adds)."""
+    if isinstance(x, TensorValue):
+        return x._value
+    if _gm(x):
+        file, line = caller()
+        v = any_view(x, op, what)
+        shape = list(v.shape)
+        return Tile(_pldsim.load(file, line, v, [0] * len(shape), shape, None, False, op))
+    raise UsageTypeError(op, f"{what} must be a tensor, got {type(x).__name__}")
+
+
+# ---- host tensors in kernels -----------------------------------------------------------
+
+_kernel_tensor: Any = None
+
+
+def _kernel_tensor_class() -> Any:
+    """KernelTensor, made when first needed (torch is imported then)."""
+    global _kernel_tensor
+    if _kernel_tensor is None:
+        t = torch()
+
+        class KernelTensor(t.Tensor):
+            """A host tensor as a kernel sees it: the same memory (a torch
+            alias), whose subscripts are upstream's tensor.slice / tensor.read
+            / tensor.assemble, checked and priced, instead of torch's (which
+            cut a slice at the edge and copy for free).  Every other torch
+            operation is torch's, on a plain tensor."""
+
+            __torch_function__ = t._C._disabled_torch_function_impl
+
+            def __getitem__(self, key: Any) -> Any:
+                return subscript_read(self, key)
+
+            def __setitem__(self, key: Any, value: Any) -> None:
+                subscript_write(self, key, value)
+
+        # messages name a value's type as upstream's do: a pl.Tensor is "Tensor"
+        KernelTensor.__name__ = KernelTensor.__qualname__ = "Tensor"
+        _kernel_tensor = KernelTensor
+    return _kernel_tensor
+
+
+def in_kernel_form(v: Any) -> Any:
+    """A kernel's argument as the kernel sees it: a host tensor becomes
+    a KernelTensor alias of it; anything else is itself."""
+    if is_torch_tensor(v) and v.dim() > 0:
+        return v.as_subclass(_kernel_tensor_class())
+    return v
+
+
+# ---- views ---------------------------------------------------------------------------
+
+
+def _host_slice(t: Any, shape: list[int], offsets: list[int], drop: list[int]) -> Any:
+    """The torch view of that region (libpld has checked it)."""
+    view = t
+    for d, (o, n) in enumerate(zip(offsets, shape)):
+        view = view.narrow(d, o, n)
+    for d in reversed(drop):
+        view = view.select(d, 0)
+    return view
+
+
+def make_slice(tensor: Any, shape: Any, offset: Any, op: str, drop: list[int] | None = None) -> Any:
+    """The view of `tensor` of `shape` at `offset`, with the unit dims
+    `drop` removed: a torch view of a host tensor, a window view of a window."""
+    shp, off = index_list(shape, op, "shape"), index_list(offset, op, "offset")
+    drop = drop or []
+    if isinstance(tensor, Tile):
+        raise UnsupportedError(op, "slicing a tile (tile.slice) is not supported by pldsim: pl.load the region you need")
+    if isinstance(tensor, TensorValue):
+        raise UnsupportedError(op, "slicing a computed tensor value is not supported by pldsim: write it to a tensor (pl.assemble) and slice that")
+    if not _gm(tensor):
+        raise UsageTypeError(op, f"the tensor must be a pl.Tensor or a pld.DistributedTensor, got {type(tensor).__name__}")
+    file, line = caller()
+    v = _pldsim.slice(file, line, any_view(tensor, op, "the tensor"), shp, off, drop)
+    if isinstance(tensor, DistributedTensor):
+        return DistributedTensor(v)
+    view = _host_slice(tensor, shp, off, drop)
+    return in_kernel_form(view) if isinstance(tensor, _kernel_tensor_class()) else view
+
+
+def slice(tensor: Any, shape: Any, offset: Any, valid_shape: Any = None, drop_dims: Any = None, pad_value: Any = None, clamp: bool = False) -> Any:  # noqa: A001 - upstream's name
+    """``pl.slice`` / ``pl.tensor.slice``: a view of `shape` at `offset`."""
+    op = "pl.slice"
+    if valid_shape is not None or pad_value is not None or clamp:
+        raise UnsupportedError(op, "valid_shape=, pad_value= and clamp= of a tensor slice are not supported by pldsim (pl.load has valid_shape= and clamp=)")
+    drop = [] if drop_dims is None else index_list(drop_dims, op, "drop_dims")
+    return make_slice(tensor, shape, offset, op, sorted(set(drop)))
+
+
+def _subscript(shape: list[int], key: Any, op: str) -> tuple[list[int], list[int], list[int]]:
+    """Offsets, extents and dropped dims of ``x[key]`` for a tensor of
+    `shape`, as upstream's parser reads a subscript: an int indexes (and
+    drops) its dim, a slice keeps it, missing trailing dims are ``:``."""
+    items = list(key) if isinstance(key, tuple) else [key]
+    if len(items) > len(shape):
+        raise UsageTypeError(op, f"Tensor subscript has {len(items)} indices but the tensor is {len(shape)}D")
+    offsets, extents, drop = [], [], []
+    for d, n in enumerate(shape):
+        it = items[d] if d < len(items) else builtins.slice(None)
+        if isinstance(it, builtins.slice):
+            if it.step not in (None, 1):
+                raise UnsupportedError(op, f"a slice step ({it.step}) is not supported: upstream's subscripts are contiguous")
+            lo = 0 if it.start is None else index_list(it.start, op, "a slice start")[0]
+            hi = n if it.stop is None else index_list(it.stop, op, "a slice stop")[0]
+            if not 0 <= lo < hi <= n:
+                raise UsageValueError(op, f"slice {lo}:{hi} of dim {d} is outside the tensor's {n} (or empty)")
+            offsets.append(lo)
+            extents.append(hi - lo)
+        else:
+            try:
+                i = index_list(it, op, "an index")[0]
+            except UsageTypeError:
+                raise UsageTypeError(op, f"index {it!r} of dim {d}: expected an int or a slice") from None
+            if not 0 <= i < n:
+                raise UsageValueError(op, f"index {i} of dim {d} is outside the tensor's {n}")
+            offsets.append(i)
+            extents.append(1)
+            drop.append(d)
+    return offsets, extents, drop
+
+
+def subscript_read(tensor: Any, key: Any) -> Any:
+    """``x[key]`` of a window view or of a host tensor in a kernel: a view
+    (tensor.slice), or with every dim indexed, one element (tensor.read)."""
+    from .ops import read
+
+    op = "tensor.slice"
+    offsets, extents, drop = _subscript(_shape_of(tensor), key, op)
+    if len(drop) == len(extents):
+        return read(tensor, offsets)
+    return make_slice(tensor, extents, offsets, op, drop)
+
+
+def subscript_write(target: Any, key: Any, value: Any) -> None:
+    """``x[key] = value``: upstream's tensor.assemble of `value` into the
+    region (whose shape `value` must have, the indexed dims left out)."""
+    op = "tensor.assemble"
+    offsets, extents, drop = _subscript(_shape_of(target), key, op)
+    region = make_slice(target, extents, offsets, op, drop)
+    want = [n for d, n in enumerate(extents) if d not in drop]
+    if not is_tensor(value):
+        raise UsageTypeError(op, f"Subscript-write source must also be a tensor, got {type(value).__name__}")
+    if _shape_of(value) != want:
+        raise UsageValueError(op, f"Subscript-write shape mismatch: the window is {want}, the source is {_shape_of(value)}")
+    assemble(region, value, [0] * len(want), op=op)
+
+
+def torch_function(func: Any, args: Any, kwargs: Any) -> Any:
+    """What a torch function does when a window view or a computed value is
+    an argument: ``host[key] = value`` is a tensor.assemble; nothing else
+    is defined."""
+    t = torch()
+    if func is t.Tensor.__setitem__ and len(args) == 3 and not kwargs:
+        subscript_write(args[0], args[1], args[2])
+        return None
+    return NotImplemented
+
+
+# ---- assemble ------------------------------------------------------------------------
+
+
+def assemble(target: Any, source: Any, offset: Any, *, atomic: Any = 0, op: str = "pl.assemble") -> Any:
+    """``pl.assemble`` / ``pl.tensor.assemble``: writes `source` (a tensor
+    value, or a tensor loaded whole) into `target` at `offset`; returns
+    `target`."""
+    from .ops import atomic_code
+
+    if isinstance(source, Tile):
+        raise UsageTypeError(op, f"{op} writes a tensor into a tensor; the source is a tile: write a tile with pl.store")
+    if isinstance(target, (Tile, TensorValue)) or not _gm(target):
+        raise UsageTypeError(op, f"the target of {op} must be a pl.Tensor or a pld.DistributedTensor, got {type(target).__name__}")
+    code = atomic_code(atomic, op)
+    tile = operand_tile(source, op, "the source")
+    file, line = caller()
+    _pldsim.store(file, line, tile._tile, index_list(offset, op, "offset"), any_view(target, op, "the target"), code, op)
+    return target
+
+
+# ---- element-wise and cast -----------------------------------------------------------
+
+
+def binop(code: int, op: str, lhs: Any, rhs: Any) -> TensorValue:
+    """A tensor-level element-wise op: tensor with tensor or with a number."""
+    a = operand_tile(lhs, op, "the first operand")
+    file, line = caller()
+    if isinstance(rhs, (int, float)) and not isinstance(rhs, bool):
+        return TensorValue(Tile(_pldsim.elementwise(file, line, code, a._tile, float(rhs))))
+    if isinstance(rhs, Tile):
+        raise UsageTypeError(op, f"{op} of a tensor and a tile: both operands must be tensors (or the second a number)")
+    if not is_tensor(rhs):
+        raise UsageTypeError(op, f"the second operand must be a tensor or a number, got {type(rhs).__name__}")
+    b = operand_tile(rhs, op, "the second operand")
+    return TensorValue(Tile(_pldsim.elementwise(file, line, code, a._tile, b._tile)))
+
+
+def cast(value: Any, target_type: DataType, mode: Any) -> Any:
+    """A tensor or a tile converted element-wise to `target_type`."""
+    op = "pl.cast"
+    src_dtype = dtype_of_torch(value) if is_torch_tensor(value) else value.dtype
+    if src_dtype is None:
+        raise UsageTypeError(op, f"the input is a torch.{str(value.dtype).split('.')[-1]} tensor, which pldsim does not support")
+    if src_dtype.is_float and not target_type.is_float and mode not in ("trunc", 5):
+        raise UnsupportedError(op, f"rounding mode {mode!r} of a float-to-integer cast is not supported by pldsim (mode='trunc' is)")
+    if isinstance(value, Tile):
+        file, line = caller()
+        return Tile(_pldsim.cast_tile(file, line, value._tile, target_type.code))
+    t = operand_tile(value, op, "the input")
+    file, line = caller()
+    return TensorValue(Tile(_pldsim.cast_tile(file, line, t._tile, target_type.code)))
