@@ -485,8 +485,8 @@ static void core_main(int argc, char **argv)
     while (*p != c)
         p = &(*p)->next;
     *p = c->next;
-    if (--c->grid->left == 0)
-        SIMCALL(sg_sem_release(c->grid->done));
+    c->grid->left--;
+    SIMCALL(sg_sem_release(c->grid->done));
 }
 
 static void sim_run_cores(int n, void (*fn)(void *arg, int core), void *arg)
@@ -524,13 +524,16 @@ static void sim_run_cores(int n, void (*fn)(void *arg, int core), void *arg)
         sg_actor_t a = sg_actor_init(name, S->hosts[me]);
         sg_actor_set_data(a, c);
         sg_actor_start_(a, core_main, 0, NULL);
+        /* creating an actor may have run others, this rank's new cores too */
+        S->cur = self;
+        resume(NULL);
     }
-    S->cur = self; /* creating actors may have run others */
-    resume(NULL);
     rk->grid = &grid;
     fn(arg, 0);
     double end = simgrid_get_clock() + rk->ahead;
-    while (grid.left > 0 && !S->aborted)
+    /* one acquire per core, not a test of grid.left: a core's release is
+     * handled after it yields, and the semaphore must outlive it */
+    for (int i = 0; i < n - 1 && !S->aborted; i++)
         SIMCALL(sg_sem_acquire(grid.done));
     rk->grid = NULL;
     leave_if_aborted();

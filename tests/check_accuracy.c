@@ -20,6 +20,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define BW    56e9
 #define LAT   1e-6
@@ -348,6 +350,92 @@ START_TEST(host_builtin_matches_its_closed_form)
 }
 END_TEST
 
+/* ---- core_num: the host mesh allreduce on K cores per rank ---- */
+
+/* Every core takes n/K bytes and runs the mesh on them with a signal lane
+ * of its own; the K cores of a rank pull from a peer at once, so each flow
+ * has B/K of the link: X_K(c) = a + cK/B.  The latency, GM and vector terms
+ * shrink with K; the bandwidth term stays (P-1) n/B, the link limit. */
+static double cores_closed_form(int P, double n, int K)
+{
+    double t = D.launch_lat + barrier(P), share = n / K;
+    for (double off = 0; off < share; off += CHUNK) {
+        double c = share - off < CHUNK ? share - off : CHUNK;
+        t += 2 * G(c) + (P - 1) * (LAT + c * K / BW + Vop(c)) + barrier(P);
+    }
+    return t + (P - 1) * Ns();
+}
+
+static int CK; /* cores of the next host_cores run */
+
+static void host_cores(const void *unused)
+{
+    (void)unused;
+    int64_t e = NBYTES / 4;
+    pld_buffer t = pld_alloc_window_buffer(PL_SHAPE(1, e), PL_FP32, .name = "target");
+    pld_buffer s = pld_alloc_window_buffer(PL_SHAPE(P, 64), PL_INT32, .name = "lanes");
+    pld_tensor_allreduce(pld_window(t, PL_SHAPE(1, e), PL_FP32),
+                         pld_window(s, PL_SHAPE(P, 64), PL_INT32), .core_num = CK);
+    for (int r = 0; r < P; r++)
+        pld_dispatch(r, note_end, r);
+}
+
+START_TEST(core_num_time_shrinks_to_the_link_limit)
+{
+    static const int ks[] = {1, 2, 4, 8, 16};
+    P = 2 + 2 * (_i / 2); /* 2, 4 */
+    NBYTES = _i % 2 ? 4 << 20 : 256 << 10;
+    double prev = 0;
+    char *path = write_temp(".txt", "");
+    for (size_t j = 0; j < sizeof ks / sizeof ks[0]; j++) {
+        CK = ks[j];
+        /* each run is its own process: SimGrid runs once per process */
+        fflush(stdout);
+        pid_t pid = fork();
+        ck_assert_int_ge(pid, 0);
+        if (pid == 0) {
+            char spec[128], list[16];
+            snprintf(spec, sizeof spec, "mesh:%d,bw=56GBps,lat=1us,dispatch_lat=0", P);
+            snprintf(list, sizeof list, "0-%d", P - 1);
+            pld_config cfg;
+            pld_config_init(&cfg);
+            cfg.summary = 0;
+            cfg.no_data = 1;
+            cfg.topology = spec;
+            if (pld_config_set_devices(&cfg, list) || pld_run(&cfg, host_cores, NULL))
+                _exit(2);
+            double got = 0;
+            for (int r = 0; r < P; r++)
+                got = after[r] > got ? after[r] : got;
+            FILE *f = fopen(path, "w");
+            fprintf(f, "%.17g\n", got);
+            fclose(f);
+            _exit(0);
+        }
+        int status;
+        waitpid(pid, &status, 0);
+        ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+                      "K=%d: the run failed (status %d, signal %d)", CK,
+                      WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+                      WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+        char *out = slurp(path);
+        double got = strtod(out, NULL), want = cores_closed_form(P, (double)NBYTES, CK);
+        free(out);
+        double rel = fabs(got - want) / want, floor = (P - 1) * (double)NBYTES / BW;
+        printf("cores K=%-3d P=%d %9lld B  simulated %10.4f us  closed form %10.4f us  rel %.2e  "
+               "link limit %.4f us\n",
+               CK, P, (long long)NBYTES, got * 1e6, want * 1e6, rel, floor * 1e6);
+        ck_assert_msg(rel <= 0.005, "K=%d: simulated %.9g s, closed form %.9g s", CK, got, want);
+        ck_assert_msg(got > floor, "K=%d: %.9g s is under the link limit %.9g s", CK, got, floor);
+        if (j > 0)
+            ck_assert_msg(got < prev, "K=%d is not faster than K=%d", CK, ks[j - 1]);
+        prev = got;
+    }
+    unlink(path);
+    free(path);
+}
+END_TEST
+
 /* ---- the hand-rolled steps, run as programs ---- */
 
 /* Closed form of a whole tutorial run (dispatch_lat = 0: every rank starts
@@ -458,6 +546,7 @@ int main(void)
     tcase_set_timeout(tc, 60);
     tcase_add_loop_test(tc, builtin_matches_its_closed_form, 0, ncases);
     tcase_add_loop_test(tc, host_builtin_matches_its_closed_form, 0, 6 * 8);
+    tcase_add_loop_test(tc, core_num_time_shrinks_to_the_link_limit, 0, 4);
     tcase_add_loop_test(tc, hand_rolled_step_matches_its_closed_form, 0, 7 * 5);
     tcase_add_loop_test(tc, simgrid_floor_makes_the_ring_allreduces_activities, 0, 4);
     suite_add_tcase(s, tc);

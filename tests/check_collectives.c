@@ -629,6 +629,124 @@ START_TEST(the_host_ring_allreduce_refuses_what_upstream_refuses)
 }
 END_TEST
 
+/* ---- core_num: the host allreduce over several cores per rank ---- */
+
+static int c_cores, c_elems, c_stride;
+static pl_tensor c_x, c_y, c_sig_out;
+
+struct c_args {
+    pl_tensor x, y, sig_out;
+    pld_dtensor data, sig;
+    int phase;
+};
+
+static void c_kernel(const struct c_args *a)
+{
+    if (a->phase == 0) {
+        pl_store(pl_load(a->x, PL_IDX(0, 0), PL_SHAPE(1, c_elems)), PL_IDX(0, 0), a->data);
+        return;
+    }
+    pl_store(pl_load(a->data, PL_IDX(0, 0), PL_SHAPE(1, c_elems)), PL_IDX(0, 0), a->y);
+    for (int p = 0; p < P; p++)
+        for (int k = 0; k < c_stride; k++)
+            pl_tensor_set(a->sig_out, p * c_stride + k,
+                          pl_tile_get(pl_load(a->sig, PL_IDX(p, k), PL_SHAPE(1, 1)), 0));
+}
+
+static void c_device(const struct c_args *a)
+{
+    pl_incore(c_kernel, a);
+}
+
+static void c_host(const void *unused)
+{
+    (void)unused;
+    pld_buffer d = pld_alloc_window_buffer(((int64_t)c_elems * 4 + 63) / 64 * 64, .name = "data");
+    pld_buffer s = pld_alloc_window_buffer(PL_SHAPE(P, c_stride), PL_INT32, .name = "lanes");
+    struct c_args a = {.data = pld_window(d, PL_SHAPE(1, c_elems), PL_FP32),
+                       .sig = pld_window(s, PL_SHAPE(P, c_stride), PL_INT32)};
+    for (int r = 0; r < P; r++) {
+        a.x = pl_at(c_x, r);
+        pld_dispatch(r, c_device, a);
+    }
+    /* twice on one signal: every lane's epilogue must leave its column zero */
+    pld_tensor_allreduce(a.data, a.sig, .core_num = c_cores);
+    pld_tensor_allreduce(a.data, a.sig, .core_num = c_cores);
+    a.phase = 1;
+    for (int r = 0; r < P; r++) {
+        a.y = pl_at(c_y, r);
+        a.sig_out = pl_at(c_sig_out, r);
+        pld_dispatch(r, c_device, a);
+    }
+}
+
+START_TEST(core_num_splits_the_allreduce_and_clears_every_lane)
+{
+    /* upstream's cases (an idle lane, a wide stride, several chunks) and more */
+    static const struct {
+        int P, cores, elems, stride;
+    } c[] = {{2, 2, 1, 2}, {2, 4, 4127, 6}, {4, 2, 1041, 2}, {3, 8, 20000, 8}, {4, 48, 12345, 48}};
+    P = c[_i].P;
+    c_cores = c[_i].cores;
+    c_elems = c[_i].elems;
+    c_stride = c[_i].stride;
+    c_x = pl_tensor_new(PL_SHAPE(P, 1, c_elems), PL_FP32, "x");
+    c_y = pl_tensor_new(PL_SHAPE(P, 1, c_elems), PL_FP32, "y");
+    c_sig_out = pl_tensor_new(PL_SHAPE(P, P, c_stride), PL_INT32, "sig_out");
+    for (int64_t i = 0; i < (int64_t)P * c_elems; i++)
+        pl_tensor_set(c_x, i, (double)((i * 7919) % 100) - 50);
+    run_on_p(c_host);
+    for (int j = 0; j < c_elems; j++) {
+        double sum = 0;
+        for (int s = 0; s < P; s++)
+            sum += pl_tensor_get(c_x, (int64_t)s * c_elems + j);
+        for (int r = 0; r < P; r++)
+            ck_assert_msg(pl_tensor_get(c_y, (int64_t)r * c_elems + j) == P * sum,
+                          "P=%d cores=%d rank %d element %d: got %g, expected %g", P, c_cores, r, j,
+                          pl_tensor_get(c_y, (int64_t)r * c_elems + j), P * sum);
+    }
+    for (int64_t i = 0; i < (int64_t)P * P * c_stride; i++)
+        ck_assert_msg(pl_tensor_get(c_sig_out, i) == 0, "signal cell %lld is %g after the calls",
+                      (long long)i, pl_tensor_get(c_sig_out, i));
+    pl_tensor_free(&c_x);
+    pl_tensor_free(&c_y);
+    pl_tensor_free(&c_sig_out);
+}
+END_TEST
+
+START_TEST(core_num_refuses_what_upstream_refuses)
+{
+    static const struct {
+        int cores, stride;
+        const char *text;
+    } c[] = {
+        {49, 49, ".core_num 49 exceeds the 48 vector cores (aiv_cores) of dev0"},
+        {4, 2, "core_num 4 needs an INT32 signal of shape [2, stride] with stride >= 4"},
+    };
+    P = 2;
+    c_cores = c[_i].cores;
+    c_elems = 64;
+    c_stride = c[_i].stride;
+    c_x = pl_tensor_new(PL_SHAPE(P, 1, c_elems), PL_FP32, "x");
+    c_y = pl_tensor_new(PL_SHAPE(P, 1, c_elems), PL_FP32, "y");
+    c_sig_out = pl_tensor_new(PL_SHAPE(P, P, c_stride), PL_INT32, "sig_out");
+    pld_config cfg;
+    pld_config_init(&cfg);
+    cfg.summary = 0;
+    ck_assert_int_eq(pld_config_set_devices(&cfg, "0,1"), 0);
+    capture_stderr_begin();
+    int rc = pld_run(&cfg, c_host, NULL);
+    char *err = capture_stderr_end();
+    ck_assert_int_eq(rc, PLD_EINVAL);
+    ck_assert_contains(err, ": host: pld_tensor_allreduce: ");
+    ck_assert_contains(err, c[_i].text);
+    free(err);
+    pl_tensor_free(&c_x);
+    pl_tensor_free(&c_y);
+    pl_tensor_free(&c_sig_out);
+}
+END_TEST
+
 /* ---- tile-level put/get: staged through the caller's tiles ---- */
 
 #define T_ROWS 4
@@ -744,6 +862,8 @@ int main(void)
     tcase_add_loop_test(v, host_builtins_run_the_collective_on_every_rank, 0, 3);
     tcase_add_loop_test(v, the_host_ring_allreduce_sums_and_leaves_its_signal_zero, 0, 4);
     tcase_add_loop_test(v, the_host_ring_allreduce_refuses_what_upstream_refuses, 0, 3);
+    tcase_add_loop_test(v, core_num_splits_the_allreduce_and_clears_every_lane, 0, 5);
+    tcase_add_loop_test(v, core_num_refuses_what_upstream_refuses, 0, 2);
     tcase_add_test(v, tile_put_and_get_cost_what_the_tensor_forms_with_those_chunks_cost);
     suite_add_tcase(s, v);
     return run_suite(s);

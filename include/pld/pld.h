@@ -408,6 +408,8 @@ typedef enum pld_allreduce_mode {
 struct pld_allreduce_kw {
     pld_reduce_op op;
     pld_allreduce_mode mode;
+    int64_t core_num; /* host orchestrator, mesh: vector cores per rank that split the
+                         payload (default 1); the signal is then [P, >= core_num] */
 };
 /* pld_tensor_allreduce(target, signal[, .op][, .mode]): every rank's
  * `target` (FP32 or FP16, any shape) becomes the element-wise reduction of

@@ -250,14 +250,16 @@ static PyObject *py_allreduce(PyObject *self, PyObject *args)
     SRC_ARGS
     PyObject *target, *sig;
     int op, mode;
-    if (!PyArg_ParseTuple(args, SRC_FMT "OOii", SRC_PTRS, &target, &sig, &op, &mode))
+    long long cores = 1;
+    if (!PyArg_ParseTuple(args, SRC_FMT "OOii|L", SRC_PTRS, &target, &sig, &op, &mode, &cores))
         return NULL;
     SRC_C()
     pl_tensor *t = pldsim_view(target, "target"), *s = t ? pldsim_view(sig, "signal") : NULL;
     if (!s)
         return NULL;
     pl_tensor tv = *t, sv = *s;
-    struct pld_allreduce_kw kw = {.op = (pld_reduce_op)op, .mode = (pld_allreduce_mode)mode};
+    struct pld_allreduce_kw kw = {
+        .op = (pld_reduce_op)op, .mode = (pld_allreduce_mode)mode, .core_num = cores};
     PLDSIM_CALL(pld__tensor_allreduce(file, line, tv, sv, kw));
     Py_RETURN_NONE;
 }
@@ -460,7 +462,8 @@ PyMethodDef pldsim_comm_methods[] = {
     {"wait_async_event", py_wait_async_event, METH_VARARGS,
      "wait_async_event(file, line, event, session) -> bool"},
     {"barrier", py_barrier, METH_VARARGS, "barrier(file, line, signal)"},
-    {"allreduce", py_allreduce, METH_VARARGS, "allreduce(file, line, target, signal, op, mode)"},
+    {"allreduce", py_allreduce, METH_VARARGS,
+     "allreduce(file, line, target, signal, op, mode[, core_num])"},
     {"broadcast", py_broadcast, METH_VARARGS, "broadcast(file, line, target, signal, root)"},
     {"reduce_scatter", py_reduce_scatter, METH_VARARGS,
      "reduce_scatter(file, line, target, signal, op)"},

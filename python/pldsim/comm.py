@@ -451,18 +451,16 @@ def allreduce(target: Any, signal: Any = _MISSING, *, op: Any = ReduceOp.Sum, mo
             )
         if not on_host:
             raise UsageTypeError(name, "pld.tensor.allreduce in a kernel needs a signal window (only the host orchestrator's form synthesizes one)")
-        signal = host_builtins.synthesized_signal(file, line, target)
+        signal = host_builtins.synthesized_signal(file, line, target, core_num)
     if signal is None:
         raise UsageTypeError(name, "pld.tensor.allreduce signal cannot be None; omit the signal argument for host synthesis")
-    if core_num != 1:
-        if not on_host:
-            raise UsageValueError(name, f"pld.tensor.allreduce in a kernel takes core_num=1 (got {core_num})")
-        raise UnsupportedError(name, f"core_num={core_num} (a multicore host allreduce) is not supported by pldsim yet; use core_num=1")
+    if core_num != 1 and not on_host:
+        raise UsageValueError(name, f"pld.tensor.allreduce in a kernel takes core_num=1 (got {core_num})")
     if mode not in ("mesh", "ring"):
         raise UsageValueError(name, f'pld.tensor.allreduce mode must be "mesh" or "ring", got {mode!r}')
     code = _enum(op, ReduceOp, name, "op") + 1
     t, s = _window(target, name, "target"), _window(signal, name, "signal")
-    _pldsim.allreduce(file, line, t, s, code, 1 if mode == "mesh" else 2)
+    _pldsim.allreduce(file, line, t, s, code, 1 if mode == "mesh" else 2, core_num)
     return target
 
 

@@ -23,16 +23,17 @@ from .values import INT32, DistributedTensor
 signals: dict[tuple[str, int, Any], Any] = {}
 
 
-def synthesized_signal(file: str, line: int, target: Any = None) -> Any:
-    """The private signal window of the allreduce at file:line: [n, 1]
-    INT32 in the comm domain of `target` (n ranks; the world by default),
-    as upstream's signal inherits its data window's devices."""
+def synthesized_signal(file: str, line: int, target: Any = None, core_num: int = 1) -> Any:
+    """The private signal window of the allreduce at file:line:
+    [n, core_num] INT32 (one lane per core) in the comm domain of `target`
+    (n ranks; the world by default), as upstream's signal inherits its data
+    window's devices."""
     group = target._view.group if isinstance(target, DistributedTensor) else None
     key = (file, line, group)
     if key not in signals:
         n = len(group) if group is not None else _pldsim.world_size(file, line)
         # whole cache lines, so that it shares none with the program's buffers
-        size = -(-n * 4 // 64) * 64
+        size = -(-n * core_num * 4 // 64) * 64
         buf = _pldsim.alloc(file, line, size, None, 0, f"allreduce signal ({os.path.basename(file)}:{line})", group)
-        signals[key] = DistributedTensor(_pldsim.window(file, line, buf, [n, 1], INT32.code))
+        signals[key] = DistributedTensor(_pldsim.window(file, line, buf, [n, core_num], INT32.code))
     return signals[key]

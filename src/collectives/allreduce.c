@@ -40,6 +40,91 @@ static void check_host_ring(const char *file, int line, pld_dtensor target, pld_
                   pld__shape_str(signal.shape, a, sizeof a), pl_dtype_name(signal.dtype));
 }
 
+/* Upstream's checks of core_num: host and mesh only, at most the AIV
+ * count, one signal column per core. */
+static void check_cores(const char *file, int line, pld_dtensor target, pld_dtensor signal,
+                        struct pld_allreduce_kw kw)
+{
+    static const char op[] = "pld_tensor_allreduce";
+    char a[64];
+    struct pld__run *R = pld__R;
+    if (kw.core_num < 1)
+        pld__fail(PLD_EINVAL, file, line, op, ".core_num is %lld; expected 1 or more",
+                  (long long)kw.core_num);
+    if (!pld__on_host())
+        pld__fail(PLD_EINVAL, file, line, op,
+                  ".core_num is %lld in a kernel; only the host orchestrator's allreduce spreads "
+                  "over cores (a kernel splits its work itself)",
+                  (long long)kw.core_num);
+    if (kw.mode == PLD_ALLREDUCE_RING)
+        pld__fail(PLD_EINVAL, file, line, op,
+                  "ring mode requires core_num == 1 (got %lld); core_num is mesh only",
+                  (long long)kw.core_num);
+    for (int r = 0; r < R->P; r++)
+        if (kw.core_num > (int64_t)R->ranks[r].dev.aiv_cores)
+            pld__fail(PLD_EINVAL, file, line, op,
+                      ".core_num %lld exceeds the %.0f vector cores (aiv_cores) of dev%d: the "
+                      "launch needs every block admitted at once",
+                      (long long)kw.core_num, R->ranks[r].dev.aiv_cores, R->ranks[r].device_id);
+    int nr = target.win ? pld__group_n(target.win) : R->P;
+    int ok = signal.dtype == PL_INT32 && signal.win && signal.shape.ndim == 2 &&
+             signal.shape.dim[0] == nr && signal.shape.dim[1] >= kw.core_num;
+    if (!ok)
+        pld__fail(PLD_EINVAL, file, line, op,
+                  "core_num %lld needs an INT32 signal of shape [%d, stride] with stride >= "
+                  "%lld (one lane per core); got '%s' %s %s",
+                  (long long)kw.core_num, nr, (long long)kw.core_num,
+                  signal.name ? signal.name : "?", pld__shape_str(signal.shape, a, sizeof a),
+                  pl_dtype_name(signal.dtype));
+}
+
+/* One core's share of a core_num allreduce: the mesh on a contiguous run
+ * of whole 256-element tiles, with its own column of the signal. */
+struct lanes {
+    const char *file;
+    int line;
+    pld_dtensor target, signal;
+    pld_reduce_op op;
+    int n;
+};
+
+static void lane(void *arg, int k)
+{
+    const struct lanes *L = arg;
+    pl_tensor flat = pld__flat(L->target);
+    int64_t elems = flat.shape.dim[1], tiles = (elems + 255) / 256;
+    int64_t lo = k * tiles / L->n * 256, hi = (k + 1) * tiles / L->n * 256;
+    if (hi > elems)
+        hi = elems;
+    if (lo >= hi)
+        return; /* an idle lane: its column stays untouched */
+    flat.shape = PL_SHAPE(1, hi - lo);
+    flat.win_offset += lo * (int64_t)pl_dtype_size(flat.dtype);
+    struct pld__coll c;
+    pld__coll_begin(&c, L->file, L->line, "pld_tensor_allreduce", L->target);
+    c.sig = L->signal;
+    c.lane = k;
+    if (c.nr > 1)
+        pld__allreduce_mesh(&c, flat, L->op);
+    pld__coll_end(&c);
+}
+
+void pld__allreduce_cores_task(const char *file, int line, pld_dtensor target, pld_dtensor signal,
+                               struct pld_allreduce_kw kw)
+{
+    struct pld__coll c;
+    pld__coll_begin(&c, file, line, "pld_tensor_allreduce", target);
+    pld__coll_check_target(&c, "target", target, 0);
+    struct lanes L = {.file = file,
+                      .line = line,
+                      .target = target,
+                      .signal = signal,
+                      .op = pld__coll_reduce_op(&c, kw.op),
+                      .n = (int)kw.core_num};
+    pld__coll_end(&c);
+    pld__run_cores(L.n, lane, &L);
+}
+
 void pld__allreduce_host_ring_task(const char *file, int line, pld_dtensor target,
                                    pld_dtensor signal)
 {
@@ -54,6 +139,21 @@ void pld__allreduce_host_ring_task(const char *file, int line, pld_dtensor targe
 pld_dtensor pld__tensor_allreduce(const char *file, int line, pld_dtensor target,
                                   pld_dtensor signal, struct pld_allreduce_kw kw)
 {
+    /* a lane signal [P, stride > 1] is the core_num form even with one core */
+    int lanes = signal.shape.ndim == 2 && signal.shape.dim[1] > 1 && pld__on_host() &&
+                kw.mode != PLD_ALLREDUCE_RING;
+    if ((kw.core_num != 0 && kw.core_num != 1) || lanes) {
+        if (kw.core_num == 0)
+            kw.core_num = 1;
+        check_cores(file, line, target, signal, kw);
+        pld__host_builtin(&(struct pld__host_call){.kind = PLD__HB_ALLREDUCE_CORES,
+                                                   .file = file,
+                                                   .line = line,
+                                                   .name = "builtin pld_tensor_allreduce cores",
+                                                   .t = {target, signal},
+                                                   .allreduce = kw});
+        return target;
+    }
     if (pld__on_host() && kw.mode == PLD_ALLREDUCE_RING) {
         check_host_ring(file, line, target, signal, kw);
         pld__host_builtin(&(struct pld__host_call){.kind = PLD__HB_ALLREDUCE_RING,

@@ -55,7 +55,7 @@ void pld__coll_mesh_signal(struct pld__coll *c, pld_dtensor s)
 
 static pl_shape cell(const struct pld__coll *c, int r)
 {
-    return c->sig.shape.ndim == 2 ? PL_IDX(r, 0) : PL_IDX(r);
+    return c->sig.shape.ndim == 2 ? PL_IDX(r, c->lane) : PL_IDX(r);
 }
 
 void pld__coll_barrier(struct pld__coll *c)

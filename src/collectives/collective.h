@@ -18,6 +18,7 @@ struct pld__coll {
     const struct pld__group *group; /* the comm group of the call (NULL: the world) */
     pld_dtensor sig;                /* mesh-style signal: [P] or [P,1] */
     int k;                          /* credit barriers done so far in this call */
+    int lane;                       /* the signal's column: the core's, under core_num */
 };
 
 /* Enters a collective: kernel-only check, rank and count from `ctx_of`. */
@@ -74,6 +75,10 @@ void pld__allreduce_ring(struct pld__coll *c, pl_tensor flat, pld_dtensor signal
 /* The host orchestrator's ring (allreduce_ring_host.c): Sum, N divisible by
  * NR, signal [2(NR-1)+1, NR]; the caller has checked all three. */
 void pld__allreduce_ring_host(struct pld__coll *c, pl_tensor flat, pld_dtensor signal);
+/* The kernel of the host core_num allreduce on the executing rank: the
+ * mesh on core_num cores, each on its share (allreduce.c). */
+void pld__allreduce_cores_task(const char *file, int line, pld_dtensor target, pld_dtensor signal,
+                               struct pld_allreduce_kw kw);
 /* The kernel of the host ring builtin on the executing rank (allreduce.c). */
 void pld__allreduce_host_ring_task(const char *file, int line, pld_dtensor target,
                                    pld_dtensor signal);
@@ -83,7 +88,8 @@ void pld__allreduce_host_ring_task(const char *file, int line, pld_dtensor targe
 enum pld__host_kind {
     PLD__HB_BARRIER,
     PLD__HB_ALLREDUCE,
-    PLD__HB_ALLREDUCE_RING, /* the host's own ring protocol */
+    PLD__HB_ALLREDUCE_RING,  /* the host's own ring protocol */
+    PLD__HB_ALLREDUCE_CORES, /* mesh over core_num cores per rank */
     PLD__HB_BROADCAST,
     PLD__HB_ALLGATHER,
     PLD__HB_REDUCE_SCATTER,

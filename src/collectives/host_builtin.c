@@ -34,6 +34,9 @@ void pld__host_task(const struct pld__host_call *h)
     case PLD__HB_ALLREDUCE:
         pld__tensor_allreduce(h->file, h->line, t[0], t[1], h->allreduce);
         break;
+    case PLD__HB_ALLREDUCE_CORES:
+        pld__allreduce_cores_task(h->file, h->line, t[0], t[1], h->allreduce);
+        break;
     case PLD__HB_ALLREDUCE_RING:
         pld__allreduce_host_ring_task(h->file, h->line, t[0], t[1]);
         break;

@@ -122,6 +122,15 @@ class Constructs(unittest.TestCase):
             r"host_builtins\.py:\d+: host: pld\.tensor\.allreduce: the host ring allreduce needs an INT32 signal of shape "
             r"\[2\(P-1\)\+1, P\] = \[7, 4\] \(one row per round and one for the final barrier\); got 'sig_buf' \[4, 1\] INT32",
         )
+        r = support.pldsim_py(prog, "cores")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("OK", r.stdout)
+        r = support.pldsim_py(prog, "cores-too-many")
+        self.assertEqual(r.returncode, 3)
+        self.assertRegex(
+            r.stderr,
+            r"host_builtins\.py:\d+: host: pld\.tensor\.allreduce: \.core_num 49 exceeds the 48 vector cores \(aiv_cores\) of dev0",
+        )
         r = support.pldsim_py(prog, "ring-max")
         self.assertEqual(r.returncode, 3)
         self.assertRegex(r.stderr, r"host_builtins\.py:\d+: host: pld\.tensor\.allreduce: the host ring allreduce supports only PLD_REDUCE_SUM")

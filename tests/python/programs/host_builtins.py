@@ -7,8 +7,10 @@ dispatches.
 
 MODE: ok (default), ring (the allreduce is the host ring, with its
 [2(P-1)+1, P] signal), ring-mesh-signal (a host ring given a mesh signal),
-ring-max (a host ring with ReduceOp.Max), kernel-no-signal (an allreduce
-without a signal inside a kernel)."""
+ring-max (a host ring with ReduceOp.Max), cores (the allreduce on 3 cores
+per rank, with no signal: pldsim makes the [P, 3] one), cores-too-many
+(core_num 49, more than a2a3's 48 AIV cores), kernel-no-signal (an
+allreduce without a signal inside a kernel)."""
 
 import sys
 
@@ -74,6 +76,10 @@ def host(x: pl.Tensor[[P, 1, COLS], pl.FP32], y: pl.Out[pl.Tensor[[P, 1, COLS], 
         data = pld.tensor.allreduce(data, sig, mode="ring")
     elif MODE == "ring-max":
         data = pld.tensor.allreduce(data, ring_sig, op=pld.ReduceOp.Max, mode="ring")
+    elif MODE == "cores":
+        data = pld.tensor.allreduce(data, core_num=3)
+    elif MODE == "cores-too-many":
+        data = pld.tensor.allreduce(data, core_num=49)
     else:
         data = pld.tensor.allreduce(data)  # the host form: no signal
     sig = pld.tensor.barrier(sig)
