@@ -37,6 +37,23 @@ int pld__device_set(struct pld__device *d, const char *key, const char *value)
     return 0;
 }
 
+/* What a value of each unit looks like, for the messages. */
+static const char *const forms_size = "a size such as 192KiB";
+static const char *const forms_bandwidth = "a bandwidth such as 1.6TBps";
+static const char *const forms_time = "a time such as 500ns";
+static const char *const forms_rate = "a number, with an optional k, M, G or T";
+static const char *const forms_count = "a whole number from 1 to 65536";
+
+const char *pld__device_key_form(const char *key)
+{
+#define PLD__DEVICE_FORM(k, unit)                                                                  \
+    if (strcmp(key, #k) == 0)                                                                      \
+        return forms_##unit;
+    PLD__DEVICE_KEYS(PLD__DEVICE_FORM)
+#undef PLD__DEVICE_FORM
+    return NULL;
+}
+
 void pld__device_defaults(struct pld__device *d)
 {
     struct pld__model m;

@@ -82,6 +82,10 @@ double pld__device_get(const struct pld__device *d, int k);
  * malformed. */
 int pld__device_set(struct pld__device *d, const char *key, const char *value);
 
+/* What a value of device key `key` looks like ("a time such as 500ns"),
+ * for messages; NULL if it is not a device key. */
+const char *pld__device_key_form(const char *key);
+
 /* The a2a3 model's device numbers: the defaults for hosts of a platform
  * file without <prop>s, and the device of backends without a platform. */
 void pld__device_defaults(struct pld__device *d);

@@ -86,7 +86,8 @@ static const char *form_of(const char *key)
     for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++)
         if (strcmp(forms[i].key, key) == 0)
             return forms[i].form;
-    return "see docs/models.md";
+    const char *form = pld__device_key_form(key);
+    return form ? form : "see docs/models.md";
 }
 
 /* Short names used in topology specs. */

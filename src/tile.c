@@ -390,9 +390,17 @@ pl_tile pl__cast_tile(const char *file, int line, pl_tile t, pl_dtype dt)
     return r;
 }
 
-double pl_tile_get(pl_tile t, int64_t flat)
+double pl__tile_get(const char *file, int line, pl_tile t, int64_t flat)
 {
+    static const char op[] = "pl_tile_get";
+    char a[64];
+    pld__check_tile(file, line, op, "tile", t);
+    int64_t n = pl_shape_numel(t.shape);
+    if (flat < 0 || flat >= n)
+        pld__fail(PLD_EINVAL, file, line, op, "index %lld out of range [0, %lld) of a %s %s tile",
+                  (long long)flat, (long long)n, pld__shape_str(t.shape, a, sizeof a),
+                  pl_dtype_name(t.dtype));
     if (t.no_data)
-        pld__fail_no_data("pl_tile_get", 0, "pl_tile_get", "the tile holds window data");
+        pld__fail_no_data(file, line, op, "the tile holds window data");
     return pld__elem_get(t.dtype, (char *)t.data + (size_t)flat * pl_dtype_size(t.dtype));
 }

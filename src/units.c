@@ -1,6 +1,7 @@
 /* units.c: numbers with units, as written in models and topology specs. */
 #include "internal.h"
 
+#include <float.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,7 +19,9 @@ static int parse_with(const char *s, const struct unit *units, int unit_required
     if (!s || !*s)
         return -1;
     double v = strtod(s, &end);
-    if (end == s || v < 0 || v != v)
+    /* NaN and infinities are refused here, scaled ones below: SimGrid
+     * aborts the process on a non-finite latency or bandwidth */
+    if (end == s || v < 0 || v != v || v > DBL_MAX)
         return -1;
     if (*end == '\0') {
         if (unit_required)
@@ -28,7 +31,10 @@ static int parse_with(const char *s, const struct unit *units, int unit_required
     }
     for (const struct unit *u = units; u->name; u++)
         if (strcmp(end, u->name) == 0) {
-            *out = u->divisor ? v / u->divisor : v * u->factor;
+            double scaled = u->divisor ? v / u->divisor : v * u->factor;
+            if (scaled > DBL_MAX)
+                return -1;
+            *out = scaled;
             return 0;
         }
     return -1;

@@ -67,6 +67,9 @@ enum misuse {
     VALID_READ_OUT_OF_BOUNDS,
     A2AV_ROWS_NOT_PER_RANK,
     A2AV_ALIAS,
+    TILE_GET_PAST_END,
+    TILE_GET_FAR_AWAY,
+    TILE_GET_NEGATIVE,
 };
 
 static _Atomic int bad_line; /* the offending call's line (atomic: ranks may be threads) */
@@ -258,6 +261,15 @@ static void kernel(const struct rank_args *a)
     case CLAMP_PAST_THE_END:
         bad_line = __LINE__; (void)pl_load(a->data, PL_IDX(0, 64), PL_SHAPE(1, 8), .clamp = 1);
         break;
+    case TILE_GET_PAST_END:
+        bad_line = __LINE__; (void)pl_tile_get(t, 64);
+        break;
+    case TILE_GET_FAR_AWAY:
+        bad_line = __LINE__; (void)pl_tile_get(t, (int64_t)1 << 40);
+        break;
+    case TILE_GET_NEGATIVE:
+        bad_line = __LINE__; (void)pl_tile_get(t, -1000000000000LL);
+        break;
     case VALID_READ_OUT_OF_BOUNDS:
         bad_line = __LINE__; (void)pl_load(a->data, PL_IDX(0, 48), PL_SHAPE(1, 32), .valid_shape = PL_SHAPE(1, 24));
         break;
@@ -410,6 +422,12 @@ static const struct {
      "the shape form needs a dtype: pld_alloc_window_buffer([1, 8], PL_FP32)"},
     {ALLOC_BYTES_NONPOSITIVE, "pld_alloc_window_buffer", "host", "size is 0 bytes, expected > 0"},
     {ADD_SHAPE_MISMATCH, "pl_add", "rank 0", "shape mismatch: [1, 64] vs [2, 64]"},
+    {TILE_GET_PAST_END, "pl_tile_get", "rank 0",
+     "index 64 out of range [0, 64) of a [1, 64] FP32 tile"},
+    {TILE_GET_FAR_AWAY, "pl_tile_get", "rank 0",
+     "index 1099511627776 out of range [0, 64) of a [1, 64] FP32 tile"},
+    {TILE_GET_NEGATIVE, "pl_tile_get", "rank 0",
+     "index -1000000000000 out of range [0, 64) of a [1, 64] FP32 tile"},
     {READ_OUT_OF_BOUNDS, "pl_read", "rank 0",
      "out of bounds of tensor 'sig' [2, 1] (dim 0: 2 + 1 > 2)"},
     {COMM_CTX_OF_HOST_TENSOR, "pld_get_comm_ctx", "rank 0",
@@ -821,6 +839,13 @@ static const struct {
      "bad value '0-1:bw' for link; expected A-B:bw=BANDWIDTH[:lat=TIME]"},
     {"mesh:8,slow=3", "0,1", "bad value '3' for slow; expected DEVICE:FACTOR"},
     {"ring:8,lat", "0,1", "'lat' is not key=value"},
+    /* non-finite numbers, which SimGrid would abort the process on */
+    {"ring:4,bw=1e400GBps", "0,1", "bad value '1e400GBps' for bw; expected a bandwidth"},
+    {"ring:4,lat=infus", "0,1", "bad value 'infus' for lat"},
+    {"ring:4,slow=1:inf", "0,1", "bad value '1:inf' for slow; expected DEVICE:FACTOR"},
+    {"ring:4,hbm_bw=1e300TBps", "0,1",
+     "bad value '1e300TBps' for hbm_bw; expected a bandwidth such as 1.6TBps"},
+    {"ring:4,aiv_cores=0", "0,1", "bad value '0' for aiv_cores; expected a whole number"},
 };
 
 START_TEST(bad_topology_specs)
@@ -876,6 +901,8 @@ START_TEST(malformed_flag_values)
         {"--races=sometimes", "--races 'sometimes': expected off, warn or error"},
         {"--wait-timeout=soon", "--wait-timeout 'soon': expected a simulated time such as 100us"},
         {"--wait-timeout=0", "--wait-timeout '0': expected a simulated time"},
+        {"--wait-timeout=inf", "--wait-timeout 'inf': expected a simulated time"},
+        {"--wait-timeout=1e400s", "--wait-timeout '1e400s': expected a simulated time"},
         {"--network-model=NS3", "--network-model 'NS3': expected CM02 or LV08"},
         {"--seed=-4", "--seed '-4': expected a non-negative integer"},
         {"--seed=12abc", "--seed '12abc': expected a non-negative integer"},

@@ -40,6 +40,28 @@ static int model_of(const char *name, struct pld__model *m)
     return -1;
 }
 
+START_TEST(non_finite_numbers_are_refused)
+{
+    /* SimGrid aborts the process on them, so no parser may let one through */
+    double v = 1;
+    static const char *const bandwidths[] = {"1e400GBps", "1e300TBps", "inf",
+                                             "infGBps",   "nan",       "1e999"};
+    for (size_t i = 0; i < sizeof bandwidths / sizeof bandwidths[0]; i++)
+        ck_assert_msg(pld__parse_bandwidth(bandwidths[i], &v) == -1, "%s accepted", bandwidths[i]);
+    ck_assert_int_eq(pld__parse_time("infs", &v), -1);
+    ck_assert_int_eq(pld__parse_time("1e400us", &v), -1);
+    ck_assert_int_eq(pld__parse_rate("inf", &v), -1);
+    ck_assert_int_eq(pld__parse_size("1e400B", &v), -1);
+    ck_assert_int_eq(pld__parse_count("inf", &v), -1);
+    ck_assert_int_eq(pld__parse_count("0", &v), -1);
+    ck_assert_int_eq(pld__parse_count("2.5", &v), -1);
+    ck_assert_int_eq(pld__parse_count("48", &v), 0);
+    ck_assert(v == 48);
+    /* the largest finite values still parse */
+    ck_assert_int_eq(pld__parse_bandwidth("1e300Bps", &v), 0);
+}
+END_TEST
+
 START_TEST(builtin_models_parse)
 {
     struct pld__model m;
@@ -156,6 +178,7 @@ int main(void)
     Suite *s = suite_create("units");
     TCase *tc = tcase_create("units");
     tcase_add_test(tc, units_parse_to_si);
+    tcase_add_test(tc, non_finite_numbers_are_refused);
     tcase_add_test(tc, builtin_models_parse);
     tcase_add_test(tc, model_errors_name_the_line);
     tcase_add_test(tc, one_node_is_a_full_mesh);

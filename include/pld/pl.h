@@ -278,9 +278,12 @@ void pl__write(const char *file, int line, pl_tensor t, pl_shape idx, double v);
 double pl__cast(const char *file, int line, double v, pl_dtype dtype);
 pl_tile pl__cast_tile(const char *file, int line, pl_tile t, pl_dtype dtype);
 
-/* Reads element `flat` of a tile as a double (for kernels that need a value
- * from UB; charges nothing). */
-double pl_tile_get(pl_tile t, int64_t flat);
+/* pl_tile_get(t, flat): element `flat` (row-major, from 0) of tile `t` as a
+ * double, for kernels that need a value from UB; charges nothing.  Errors:
+ * a tile that is not one of the running kernel's, `flat` outside
+ * [0, elements of t), a tile of window data under --no-data. */
+#define pl_tile_get(t, flat) pl__tile_get(PLD__SRC, (t), (int64_t)(flat))
+double pl__tile_get(const char *file, int line, pl_tile t, int64_t flat);
 
 #ifdef __cplusplus
 }
