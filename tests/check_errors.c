@@ -877,6 +877,45 @@ START_TEST(no_data_refuses_to_read_window_data)
 }
 END_TEST
 
+/* pldsim-perf's own flags: each bad value is one message and exit 2, and
+ * none of them hangs (a size of 0 used to spin the doubling sweep). */
+START_TEST(pldsim_perf_refuses_bad_values)
+{
+    static const struct {
+        const char *args, *msg;
+    } bad[] = {
+        {"-b 0", "bad size '0' for -b; expected 1 byte to 1P"},
+        {"-b 1e30", "bad size '1e30' for -b"},
+        {"-b 18446744073709551616", "bad size '18446744073709551616' for -b"},
+        {"-e 1e30", "bad size '1e30' for -e"},
+        {"--root abc", "bad --root 'abc'; expected a rank number"},
+        {"--root 1x", "bad --root '1x'"},
+        {"--root 9", "--root 9 is outside the ranks 0..7"},
+        {"-P 5000", "bad device count '5000' for -P; expected 1..4096"},
+        {"--mode", "--mode needs a value"},
+    };
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "timeout 60 %s/tools/pldsim-perf allreduce %s", PLD_BUILDDIR,
+             bad[_i].args);
+    expect_cli(cmd, 2, bad[_i].msg);
+}
+END_TEST
+
+START_TEST(pldsim_perf_reports_a_failed_csv_and_no_inf_at_one_rank)
+{
+    struct cmd_result r =
+        run_cmd("%s/tools/pldsim-perf allreduce -b 1K -e 2K --csv /dev/full", PLD_BUILDDIR);
+    ck_assert_int_eq(r.status, 1);
+    ck_assert_contains(r.err, "pldsim-perf: writing /dev/full failed: No space left on device");
+    cmd_result_free(&r);
+    r = run_cmd("%s/tools/pldsim-perf allreduce -P 1 -b 1K -e 2K", PLD_BUILDDIR);
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_msg(!strstr(r.out, "inf") && !strstr(r.out, "nan"), "inf or nan in:\n%s", r.out);
+    ck_assert_msg(!strstr(r.err, "warning"), "a warning at P = 1:\n%s", r.err);
+    cmd_result_free(&r);
+}
+END_TEST
+
 /* Found by the flag fuzzer: a flag that needs a value, given last. */
 START_TEST(flag_without_its_value)
 {
@@ -999,6 +1038,8 @@ int main(void)
     tcase_add_test(cli, malformed_flag_values);
     tcase_add_test(cli, no_data_refuses_to_read_window_data);
     tcase_add_loop_test(cli, bad_topology_specs, 0, (int)(sizeof bad_specs / sizeof bad_specs[0]));
+    tcase_add_loop_test(cli, pldsim_perf_refuses_bad_values, 0, 9);
+    tcase_add_test(cli, pldsim_perf_reports_a_failed_csv_and_no_inf_at_one_rank);
     suite_add_tcase(s, cli);
     return run_suite(s);
 }

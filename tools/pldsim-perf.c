@@ -222,8 +222,10 @@ static void host(const void *unused)
     int rows = S.coll >= ALLGATHER ? S.P : 1;
     pld_buffer target = pld_alloc_window_buffer(PL_SHAPE(rows, max_row), S.dt, .name = "target");
     pld_buffer input = pld_alloc_window_buffer(PL_SHAPE(rows, max_row), S.dt, .name = "input");
-    pld_buffer sig = pld_alloc_window_buffer(PL_SHAPE(S.P, 1), PL_INT32, .name = "signal");
-    pld_buffer bar = pld_alloc_window_buffer(PL_SHAPE(S.P, 1), PL_INT32, .name = "barrier");
+    /* signals on whole cache lines of their own (pypto#2800) */
+    int64_t sig_bytes = ((int64_t)S.P * 4 + 63) / 64 * 64;
+    pld_buffer sig = pld_alloc_window_buffer(sig_bytes, .name = "signal");
+    pld_buffer bar = pld_alloc_window_buffer(sig_bytes, .name = "barrier");
     pld_buffer ring = pld_alloc_window_buffer(PL_SHAPE(2 * (S.P - 1) > 0 ? 2 * (S.P - 1) : 1, S.P),
                                               PL_INT32, .name = "ring_signal");
     for (int r = 0; r < S.P; r++) {
@@ -315,18 +317,26 @@ int main(int argc, char **argv)
 #define TAKES_VALUE(s1, s2) (is_flag(a, s1, s2) && v && ++i)
         if (TAKES_VALUE("-b", "--minbytes")) {
             if (parse_size_arg(v, &minb))
-                return fail_usage("bad size '%s' for -b", v);
+                return fail_usage("bad size '%s' for -b; expected 1 byte to 1P, with an "
+                                  "optional K, M or G",
+                                  v);
         } else if (TAKES_VALUE("-e", "--maxbytes")) {
             if (parse_size_arg(v, &maxb))
-                return fail_usage("bad size '%s' for -e", v);
+                return fail_usage("bad size '%s' for -e; expected 1 byte to 1P, with an "
+                                  "optional K, M or G",
+                                  v);
         } else if (TAKES_VALUE("-f", "--stepfactor")) {
             if (parse_size_arg(v, &factor) || factor < 2)
                 return fail_usage("bad factor '%s' for -f; expected an integer >= 2", v);
         } else if (TAKES_VALUE("-P", NULL)) {
             char *end;
             P = (int)strtol(v, &end, 10);
-            if (*end || P < 1 || P > PLD_MAX_RANKS)
-                return fail_usage("bad device count '%s' for -P; expected 1..1024", v);
+            if (*end || end == v || P < 1 || P > PLD_MAX_RANKS) {
+                fprintf(stderr,
+                        "pldsim-perf: bad device count '%s' for -P; expected 1..%d (see --help)\n",
+                        v, PLD_MAX_RANKS);
+                return 2;
+            }
         } else if (TAKES_VALUE("--mode", NULL)) {
             if (strcmp(v, "mesh") == 0)
                 S.mode = PLD_ALLREDUCE_MESH;
@@ -350,13 +360,23 @@ int main(int argc, char **argv)
             else
                 return fail_usage("bad --dtype '%s'; expected float or half", v);
         } else if (TAKES_VALUE("--root", NULL)) {
-            S.root = atoi(v);
+            char *end;
+            long r = strtol(v, &end, 10);
+            if (end == v || *end || r < 0 || r > PLD_MAX_RANKS)
+                return fail_usage("bad --root '%s'; expected a rank number", v);
+            S.root = (int)r;
         } else if (TAKES_VALUE("--csv", NULL)) {
             S.csv = v;
         } else if (strcmp(a, "--check") == 0) {
             S.check = 1;
         } else if (a[0] != '-' && !coll) {
             coll = a;
+        } else if (!v && (is_flag(a, "-b", "--minbytes") || is_flag(a, "-e", "--maxbytes") ||
+                          is_flag(a, "-f", "--stepfactor") || is_flag(a, "-P", NULL) ||
+                          is_flag(a, "--mode", NULL) || is_flag(a, "--op", NULL) ||
+                          is_flag(a, "--dtype", NULL) || is_flag(a, "--root", NULL) ||
+                          is_flag(a, "--csv", NULL))) {
+            return fail_usage("%s needs a value", a);
         } else {
             return fail_usage("unknown option or missing value: '%s'", a);
         }
@@ -381,8 +401,11 @@ int main(int argc, char **argv)
             return 2;
     }
     S.P = cfg.ndevices;
-    if (S.root < 0 || S.root >= S.P)
-        return fail_usage("--root %s is outside the ranks", "given");
+    if (S.root < 0 || S.root >= S.P) {
+        fprintf(stderr, "pldsim-perf: --root %d is outside the ranks 0..%d (see --help)\n", S.root,
+                S.P - 1);
+        return 2;
+    }
     if (minb > maxb)
         return fail_usage("-b is larger than -e%s", "");
     int64_t es = (int64_t)pl_dtype_size(S.dt), unit = S.coll >= ALLGATHER ? es * S.P : es;
@@ -443,7 +466,8 @@ int main(int argc, char **argv)
         char wrong[2][16];
         for (int p = 0; p < 2; p++) {
             t[p] = (S.t1[k][p] - S.t0[k][p]) * 1e6;
-            alg[p] = (double)S.bytes[k] / (t[p] * 1e-6) / 1e9;
+            /* a collective that moves nothing (P = 1) takes no time: 0, not inf */
+            alg[p] = t[p] > 0 ? (double)S.bytes[k] / (t[p] * 1e-6) / 1e9 : 0;
             bus[p] = alg[p] * busbw_factor();
             if (S.check)
                 snprintf(wrong[p], sizeof wrong[p], "%ld", S.wrong[k][p]);
@@ -465,8 +489,10 @@ int main(int argc, char **argv)
                 has_op ? op_names[S.op] : "none", S.coll == BROADCAST ? S.root : -1, t[0], alg[0],
                 bus[0], wrong[0], t[1], alg[1], bus[1], wrong[1]);
     }
-    if (csv)
-        fclose(csv);
+    if (csv && (ferror(csv) | fclose(csv))) {
+        fprintf(stderr, "pldsim-perf: writing %s failed: %s\n", S.csv, strerror(errno));
+        return 1;
+    }
     printf("# Out of bounds values : %ld %s\n", total_wrong, total_wrong ? "FAILED" : "OK");
     printf("# Avg bus bandwidth    : %g\n", S.nsizes ? sum_busbw / S.nsizes : 0.0);
     printf("#\n");

@@ -6,14 +6,19 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+/* The largest size the tools take: 1 PiB, far past any simulated payload
+ * and far from int64's end, so that doubling it cannot overflow. */
+#define SIZE_ARG_MAX ((int64_t)1 << 50)
+
 /* Parses "4096", "64K", "16M" or "1G" (binary multiples) into *out; returns
- * 0, or -1 if `s` is not a non-negative size. */
+ * 0, or -1 if `s` is not a whole size from 1 byte to SIZE_ARG_MAX (a size
+ * of 0 would make a doubling sweep spin forever). */
 static inline int parse_size_arg(const char *s, int64_t *out)
 {
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    if (end == s || errno || v < 0)
+    if (end == s || errno || !(v >= 1) || v > (double)SIZE_ARG_MAX)
         return -1;
     if (*end == 'K' || *end == 'k')
         v *= 1024, end++;
@@ -21,7 +26,7 @@ static inline int parse_size_arg(const char *s, int64_t *out)
         v *= 1048576, end++;
     else if (*end == 'G')
         v *= 1073741824.0, end++;
-    if (*end)
+    if (*end || v > (double)SIZE_ARG_MAX)
         return -1;
     *out = (int64_t)v;
     return 0;
