@@ -451,6 +451,11 @@ void pld__groups_free(struct pld__run *R);
 void pld__kept_restore(const char *file, int line, const char *op, struct pld__wbuf *b);
 void pld__kept_save(struct pld__run *R);
 
+/* `s` escaped for XML text and attributes, or for a JSON string, in a new
+ * string the caller frees (escape.c); NULL when out of memory. */
+char *pld__escape_xml(const char *s);
+char *pld__escape_json(const char *s);
+
 /* Windows (window.c). */
 void pld__windows_free(struct pld__run *R);
 /* The first byte of `rank`'s slot of `b` in this process. */

@@ -56,10 +56,12 @@ int pld__write_json(FILE *out, const struct pld__run *R, const struct pld__trace
 {
     int P = R->P, first = 1, host = P, routes = P + 1;
     long flow = 0;
+    char *platform = pld__escape_json(R->platform_desc);
     fprintf(out,
             "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"pldsim\",\"platform\":"
             "\"%s\",\"P\":%d},\n\"traceEvents\":[\n",
-            R->platform_desc, P);
+            platform ? platform : "", P);
+    free(platform);
     static const char *const engines[] = {"", "kernel", "dma", "signals", "incoming"};
     for (int r = 0; r < P; r++) {
         comma(out, &first);
@@ -96,17 +98,22 @@ int pld__write_json(FILE *out, const struct pld__run *R, const struct pld__trace
                 pid, tid, us(e->t0), us(e->t1) - us(e->t0), e->op, peer);
         if (e->cause >= 0) { /* notify -> the wait it released */
             const struct pld__event *n = &t->ev[e->cause];
+            /* from the update's landing to the same moment in the wait, or
+             * the wait's start when it began later: never before the notify */
+            double from = n->t1, to = e->t0 > from ? e->t0 : from;
+            if (to > e->t1)
+                to = e->t1;
             flow++;
             comma(out, &first);
             fprintf(out,
                     "{\"ph\":\"s\",\"id\":%ld,\"pid\":%d,\"tid\":3,\"ts\":%.3f,\"name\":\"signal\","
                     "\"cat\":\"flow\"}",
-                    flow, n->rank, us((n->t0 + n->t1) / 2));
+                    flow, n->rank, us(from));
             comma(out, &first);
             fprintf(out,
                     "{\"ph\":\"f\",\"bp\":\"e\",\"id\":%ld,\"pid\":%d,\"tid\":3,\"ts\":%.3f,"
                     "\"name\":\"signal\",\"cat\":\"flow\"}",
-                    flow, e->rank, us((e->t0 + e->t1) / 2));
+                    flow, e->rank, us(to));
         }
     }
 

@@ -6,6 +6,7 @@
 #include "trace.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const struct {
@@ -46,6 +47,7 @@ int pld__write_svg(FILE *out, const struct pld__run *R, const struct pld__trace 
     const double plot_w = W - L - 20, H = T + lanes * lane_h + 60 + 18 * (5 + async);
 #define X(s)         (L + (s) / tmax * plot_w)
 #define LANE_Y(rank) (T + ((rank) + 1) * lane_h)
+    char *platform = pld__escape_xml(R->platform_desc);
     fprintf(out,
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
@@ -55,7 +57,8 @@ int pld__write_svg(FILE *out, const struct pld__run *R, const struct pld__trace 
             "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
             "<text x=\"%.0f\" y=\"22\" font-size=\"14\">pldsim timeline: %s, P=%d, %.3f us "
             "simulated</text>\n",
-            W, H, W, H, L, R->platform_desc, R->P, tmax * 1e6);
+            W, H, W, H, L, platform ? platform : "", R->P, tmax * 1e6);
+    free(platform);
     for (int l = 0; l < lanes; l++) {
         double y = T + l * lane_h;
         char label[32];

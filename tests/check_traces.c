@@ -228,6 +228,7 @@ START_TEST(perfetto_json_is_well_formed)
     int nsl = 0, flows_s = 0, flows_f = 0, counters = 0, named = 0;
     long *flow_ids = calloc((size_t)evs->n, sizeof *flow_ids);
     int *flow_seen = calloc((size_t)evs->n, sizeof *flow_seen);
+    double *flow_ts = calloc((size_t)evs->n * 2, sizeof *flow_ts); /* [2k] start, [2k+1] end */
     int nflow = 0;
     for (int i = 0; i < evs->n; i++) {
         struct jval *e = evs->kids[i], *ph = jget(e, "ph");
@@ -251,6 +252,9 @@ START_TEST(perfetto_json_is_well_formed)
             if (k == nflow)
                 flow_ids[nflow++] = (long)id->num;
             flow_seen[k] |= strcmp(ph->str, "s") == 0 ? 1 : 2;
+            struct jval *ts = jget(e, "ts");
+            ck_assert_ptr_nonnull(ts);
+            flow_ts[2 * k + (strcmp(ph->str, "s") != 0)] = ts->num;
             if (strcmp(ph->str, "s") == 0)
                 flows_s++;
             else
@@ -267,8 +271,12 @@ START_TEST(perfetto_json_is_well_formed)
     ck_assert_int_gt(nflow, 0);
     ck_assert_int_eq(flows_s, nflow);
     ck_assert_int_eq(flows_f, nflow);
-    for (int k = 0; k < nflow; k++)
+    for (int k = 0; k < nflow; k++) {
         ck_assert_msg(flow_seen[k] == 3, "flow %ld lacks an end", flow_ids[k]);
+        /* a notify->wait arrow never ends before the notify lands */
+        ck_assert_msg(flow_ts[2 * k + 1] >= flow_ts[2 * k], "flow %ld ends at %.3f, before %.3f",
+                      flow_ids[k], flow_ts[2 * k + 1], flow_ts[2 * k]);
+    }
     ck_assert_int_gt(counters, 0);
     ck_assert_int_ge(named, 2);
     /* monotone nesting per track: a slice starts after the previous one on
@@ -290,11 +298,62 @@ START_TEST(perfetto_json_is_well_formed)
     free(sl);
     free(flow_ids);
     free(flow_seen);
+    free(flow_ts);
     jfree(root);
     free(text);
     unlink(path);
     free(path);
     cmd_result_free(&r);
+}
+END_TEST
+
+/* A model file whose name holds " < & (the platform's name in both
+ * traces): the JSON still parses and the SVG is still XML. */
+START_TEST(names_with_quotes_and_ampersands_are_escaped)
+{
+    const char *tmp = getenv("TMPDIR");
+    char model[4096], json[4200], svg[4200];
+    snprintf(model, sizeof model, "%s/pldtest-q\"<&%d.model", tmp && *tmp ? tmp : "/tmp",
+             (int)getpid());
+    char *text = slurp(PLD_SRCDIR "/models/a2a3.model");
+    FILE *f = fopen(model, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+    free(text);
+    snprintf(json, sizeof json, "%s.json", model);
+    snprintf(svg, sizeof svg, "%s.svg", model);
+    struct cmd_result r =
+        run_cmd("%s/tutorials/05_remote_load_store --platform '%s' --trace '%s' && "
+                "%s/tutorials/05_remote_load_store --platform '%s' --trace '%s' && "
+                "xmllint --noout '%s'",
+                PLD_BUILDDIR, model, json, PLD_BUILDDIR, model, svg, svg);
+    ck_assert_msg(r.status == 0, "a run or xmllint failed:\n%s%s", r.out, r.err);
+    cmd_result_free(&r);
+    char *j = slurp(json);
+    jp = j;
+    jerr = 0;
+    struct jval *root = jvalue();
+    ws();
+    ck_assert_msg(!jerr && *jp == '\0', "invalid JSON near byte %ld", (long)(jp - j));
+    struct jval *other = jget(root, "otherData"), *plat = jget(other, "platform");
+    ck_assert_ptr_nonnull(plat);
+    ck_assert_contains(plat->str, "q\\\"<&"); /* the raw string: the quote escaped */
+    jfree(root);
+    free(j);
+    /* and a plot's title */
+    r = run_cmd("%s/tools/pldsim-perf allreduce -b 1K -e 4K --csv '%s.csv' >/dev/null && "
+                "%s/tools/pldsim-plot -t 'mesh & ring <P=8>' -o '%s' '%s.csv' && xmllint --noout "
+                "'%s' && grep -c 'mesh &amp; ring &lt;P=8&gt;' '%s'",
+                PLD_BUILDDIR, model, PLD_BUILDDIR, svg, model, svg, svg);
+    ck_assert_msg(r.status == 0, "the plot is not valid XML:\n%s%s", r.out, r.err);
+    cmd_result_free(&r);
+    snprintf(json, sizeof json, "%s.csv", model);
+    unlink(json);
+    unlink(model);
+    snprintf(json, sizeof json, "%s.json", model);
+    unlink(json);
+    unlink(svg);
 }
 END_TEST
 
@@ -377,6 +436,7 @@ int main(void)
     tcase_set_timeout(tc, 60);
     tcase_add_loop_test(tc, perfetto_json_is_well_formed, 0,
                         (int)(sizeof json_runs / sizeof json_runs[0]));
+    tcase_add_test(tc, names_with_quotes_and_ampersands_are_escaped);
     tcase_add_test(tc, svg_timeline_of_step_10);
     tcase_add_test(tc, timeline_tool_refuses_what_is_not_a_trace);
     tcase_add_test(tc, run_summary);

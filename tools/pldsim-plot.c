@@ -96,6 +96,29 @@ static void human_bytes(double b, char *buf, size_t len)
         snprintf(buf, len, "%g", b);
 }
 
+/* Writes `s` as XML text: a title or a label may hold & < > or quotes. */
+static void xml_text(FILE *f, const char *s)
+{
+    for (; *s; s++)
+        switch (*s) {
+        case '&':
+            fputs("&amp;", f);
+            break;
+        case '<':
+            fputs("&lt;", f);
+            break;
+        case '>':
+            fputs("&gt;", f);
+            break;
+        case '"':
+            fputs("&quot;", f);
+            break;
+        default:
+            if ((unsigned char)*s >= 0x20)
+                fputc(*s, f);
+        }
+}
+
 int main(int argc, char **argv)
 {
     struct series s[MAX_SERIES];
@@ -167,8 +190,10 @@ int main(int argc, char **argv)
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
             "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"12\">\n"
             "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
-            "<text x=\"%.0f\" y=\"28\" font-size=\"16\">%s</text>\n",
-            W, H, W, H, L, title);
+            "<text x=\"%.0f\" y=\"28\" font-size=\"16\">",
+            W, H, W, H, L);
+    xml_text(f, title);
+    fputs("</text>\n", f);
     /* grid and axes */
     for (double d = ly0; d <= ly1 + 1e-9; d += 1) {
         double y = PY(pow(10, d));
@@ -192,13 +217,17 @@ int main(int argc, char **argv)
     fprintf(f,
             "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" "
             "stroke=\"black\"/>\n"
-            "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">%s</text>\n"
-            "<text transform=\"translate(20,%.0f) rotate(-90)\" text-anchor=\"middle\">%s</text>\n",
-            L, T, pw, ph, L + pw / 2, H - 15, xy && xlabel ? xlabel : "size (bytes, log scale)",
-            T + ph / 2,
-            xy && ylabel ? ylabel
-            : busbw      ? "busbw (GB/s, log scale)"
-                         : "simulated time (us, log scale)");
+            "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">",
+            L, T, pw, ph, L + pw / 2, H - 15);
+    xml_text(f, xy && xlabel ? xlabel : "size (bytes, log scale)");
+    fprintf(f,
+            "</text>\n<text transform=\"translate(20,%.0f) rotate(-90)\" "
+            "text-anchor=\"middle\">",
+            T + ph / 2);
+    xml_text(f, xy && ylabel ? ylabel
+                : busbw      ? "busbw (GB/s, log scale)"
+                             : "simulated time (us, log scale)");
+    fputs("</text>\n", f);
     for (int k = 0; k < ns; k++) {
         const char *c = colours[k % 12];
         fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", c);
@@ -211,8 +240,10 @@ int main(int argc, char **argv)
         double ly = T + 10 + 20 * k;
         fprintf(f,
                 "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"%s\" "
-                "stroke-width=\"3\"/>\n<text x=\"%.0f\" y=\"%.0f\">%s</text>\n",
-                L + pw + 15, ly, L + pw + 40, ly, c, L + pw + 46, ly + 4, s[k].label);
+                "stroke-width=\"3\"/>\n<text x=\"%.0f\" y=\"%.0f\">",
+                L + pw + 15, ly, L + pw + 40, ly, c, L + pw + 46, ly + 4);
+        xml_text(f, s[k].label);
+        fputs("</text>\n", f);
     }
     fprintf(f, "</svg>\n");
     if (fclose(f) != 0) {
