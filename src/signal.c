@@ -68,7 +68,12 @@ void pld__notify(const char *file, int line, pld_dtensor target, struct pld_noti
     if (cell) {
         pld__races_access(me, target.win, peer, at, at + 4, 1, 1, op, file, line);
         pld__races_release(me, cell, kw.op);
-        pld__deadlock_note(target.win, cell, me);
+        /* only an update that can release a wait makes its rank the cell's
+         * notifier: a barrier's epilogue takes its credits back with a
+         * negative add to itself, which would otherwise be named as the
+         * last notifier of the cell a rank is stuck on */
+        if (kw.op == PLD_NOTIFY_SET || kw.value > 0)
+            pld__deadlock_note(target.win, cell, me);
     }
     int64_t seq = pld__trace_op(id, t0, peer, &target, cell_offset(target, kw.offsets), 4, kw.value,
                                 file, line);

@@ -67,6 +67,7 @@ enum misuse {
     VALID_READ_OUT_OF_BOUNDS,
     A2AV_ROWS_NOT_PER_RANK,
     A2AV_ALIAS,
+    EXTRA_BARRIER,
     TILE_GET_PAST_END,
     TILE_GET_FAR_AWAY,
     TILE_GET_NEGATIVE,
@@ -260,6 +261,12 @@ static void kernel(const struct rank_args *a)
         break;
     case CLAMP_PAST_THE_END:
         bad_line = __LINE__; (void)pl_load(a->data, PL_IDX(0, 64), PL_SHAPE(1, 8), .clamp = 1);
+        break;
+    case EXTRA_BARRIER: /* both meet once; rank 0 then waits for a second barrier */
+        pld_tensor_barrier(a->sig);
+        if (me == 0) {
+            bad_line = __LINE__; pld_tensor_barrier(a->sig);
+        }
         break;
     case TILE_GET_PAST_END:
         bad_line = __LINE__; (void)pl_tile_get(t, 64);
@@ -504,6 +511,26 @@ START_TEST(a_rank_that_skips_a_collective_is_a_deadlock_naming_it)
              __FILE__, bad_line);
     ck_assert_contains(err, line);
     ck_assert_contains(err, "pldsim: 1 other rank has finished or idle");
+    free(err);
+    exit(code);
+}
+END_TEST
+
+/* The barrier's epilogue takes its credits back with a notify to itself;
+ * that is no release, so the report names the peer that has finished, not
+ * rank 0 waiting on itself. */
+START_TEST(one_barrier_too_many_names_the_finished_peer)
+{
+    int code;
+    char *err = run_misuse(EXTRA_BARRIER, &code);
+    char line[256];
+    snprintf(line, sizeof line,
+             "%s:%d: rank 0: waits for sig[1, 0] >= 1; the cell holds 0 (inside "
+             "pld_tensor_barrier); last notified by rank 1, which has finished or is idle",
+             __FILE__, bad_line);
+    ck_assert_contains(err, line);
+    ck_assert_contains(err, "pldsim: rank 0 waits on rank 1, which has already finished");
+    ck_assert_msg(!strstr(err, "rank 0 -> rank 0"), "a cycle of rank 0 on itself:\n%s", err);
     free(err);
     exit(code);
 }
@@ -1013,6 +1040,7 @@ int main(void)
     tcase_add_exit_test(api, deadlock_is_reported_per_rank, 4);
     tcase_add_test(api, options_from_flags_and_variables);
     tcase_add_exit_test(api, a_rank_that_skips_a_collective_is_a_deadlock_naming_it, 4);
+    tcase_add_exit_test(api, one_barrier_too_many_names_the_finished_peer, 4);
     tcase_add_loop_exit_test(api, deadlock_cycle_is_named, 4, 0, 2);
     tcase_add_exit_test(api, deadlock_on_a_finished_rank_is_named, 4);
     tcase_add_exit_test(api, wait_timeout_reports_while_others_run, 4);
