@@ -6,6 +6,10 @@
 #include "sim.h"
 
 #include <errno.h>
+#include <float.h>
+#include <simgrid/link.h>
+#include <sys/stat.h>
+#include <xbt/sysdep.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -132,6 +136,30 @@ static int read_props(sg_host_t h, struct pld__device *d, const char *platform)
     return 0;
 }
 
+/* SimGrid takes a link of zero bandwidth, or an infinite one, and aborts
+ * the process when a flow crosses it; a negative latency it takes too, and
+ * the run gets faster.  A platform file's links are checked first. */
+static int check_links(const char *platform)
+{
+    sg_link_t *links = sg_link_list();
+    size_t n = sg_link_count();
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        double bw = sg_link_get_bandwidth(links[i]), lat = sg_link_get_latency(links[i]);
+        if (!(bw > 0) || bw > DBL_MAX)
+            rc = pld__config_error(PLD_EPLATFORM,
+                                   "%s: link %s has bandwidth %g B/s; expected a finite "
+                                   "bandwidth > 0",
+                                   platform, sg_link_get_name(links[i]), bw);
+        else if (!(lat >= 0) || lat > DBL_MAX)
+            rc = pld__config_error(PLD_EPLATFORM,
+                                   "%s: link %s has latency %g s; expected a finite latency >= 0",
+                                   platform, sg_link_get_name(links[i]), lat);
+    }
+    xbt_free(links);
+    return rc;
+}
+
 int pld__sim_load_platform(struct pld__run *R, sg_host_t *rank_hosts, sg_host_t *cpu)
 {
     const char *p = R->cfg->platform;
@@ -153,6 +181,12 @@ int pld__sim_load_platform(struct pld__run *R, sg_host_t *rank_hosts, sg_host_t 
             return rc;
         snprintf(R->platform_desc, sizeof R->platform_desc, "topology %s", R->cfg->topology);
     } else if (ends_with(p, ".xml")) {
+        struct stat st;
+        if (stat(p, &st) == 0 && S_ISDIR(st.st_mode))
+            return pld__config_error(PLD_EPLATFORM,
+                                     "platform file %s is a directory; expected a SimGrid "
+                                     "platform XML file",
+                                     p);
         FILE *f = fopen(p, "r");
         if (!f)
             return pld__config_error(PLD_EPLATFORM, "cannot read platform file %s: %s", p,
@@ -161,7 +195,13 @@ int pld__sim_load_platform(struct pld__run *R, sg_host_t *rank_hosts, sg_host_t 
         char err[512];
         if (pld__sgx_load_platform(p, err, sizeof err) != 0)
             return pld__config_error(PLD_EPLATFORM, "malformed platform file %s: %s", p, err);
+        if ((rc = check_links(p)))
+            return rc;
     } else if (ends_with(p, ".model")) {
+        struct stat st;
+        if (stat(p, &st) == 0 && S_ISDIR(st.st_mode))
+            return pld__config_error(PLD_EPLATFORM,
+                                     "model file %s is a directory; expected a .model file", p);
         char *text = read_file(p);
         if (!text)
             return pld__config_error(PLD_EPLATFORM, "cannot read model file %s: %s", p,
@@ -201,6 +241,12 @@ int pld__sim_load_platform(struct pld__run *R, sg_host_t *rank_hosts, sg_host_t 
         char name[32];
         snprintf(name, sizeof name, "dev%d", R->cfg->device_ids[r]);
         rank_hosts[r] = sg_host_by_name(name);
+        if (!rank_hosts[r] && ndev == 0)
+            return pld__config_error(PLD_EDEVICES,
+                                     "platform %s has no host '%s' for rank %d, nor a dev0: "
+                                     "pldsim runs rank r on host devN, N the r-th id of -d, so "
+                                     "its hosts must be named dev0, dev1, ...",
+                                     p, name, r);
         if (!rank_hosts[r])
             return pld__config_error(PLD_EDEVICES,
                                      "platform %s has no host '%s' for rank %d: it holds %d "

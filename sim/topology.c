@@ -278,6 +278,19 @@ int pld__model_devices(const struct pld__model *m, int needed, int dims[3], int 
         return pld__config_error(PLD_EDEVICES,
                                  "model %s holds at most %d devices; %d were asked for", m->name,
                                  m->max_devices, n);
+    /* what names a device must name one the platform has */
+    for (int i = 0; i < m->nslow; i++)
+        if (m->slow[i].device >= n)
+            return pld__config_error(PLD_EUSAGE,
+                                     "slow=%d:... names device %d, but the platform holds "
+                                     "devices 0..%d",
+                                     m->slow[i].device, m->slow[i].device, n - 1);
+    for (int i = 0; i < m->noverrides; i++)
+        if (m->overrides[i].a >= n || m->overrides[i].b >= n)
+            return pld__config_error(PLD_EUSAGE,
+                                     "link=%d-%d:... names a device past the platform's "
+                                     "devices 0..%d",
+                                     m->overrides[i].a, m->overrides[i].b, n - 1);
     return n;
 }
 

@@ -292,8 +292,13 @@ int pld__topology_parse(const char *spec, const struct pld__model *base, struct 
     snprintf(m->name, sizeof m->name, "topology");
     snprintf(m->topology, sizeof m->topology, "hccs");
     m->ndims = m->nodes = m->noverrides = m->nslow = 0;
+    size_t len = strlen(spec);
+    if (len == 0 || spec[0] == ',' || spec[len - 1] == ',' || strstr(spec, ",,"))
+        return pld__config_error(PLD_EUSAGE, "--topology '%s': %s; the form is %s", spec,
+                                 len == 0 ? "empty" : "an empty field", form);
     char *copy = strdup(spec), *save = NULL;
-    int rc = 0, first = 1;
+    int rc = 0, first = 1, nseen = 0;
+    const char *seen[64]; /* keys given so far: each may come once (but link, slow) */
     if (!copy)
         return PLD_ENOMEM;
     for (char *tok = strtok_r(copy, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
@@ -328,6 +333,21 @@ int pld__topology_parse(const char *spec, const struct pld__model *base, struct 
             break;
         }
         *eq = '\0';
+        const char *key = canonical_key(tok);
+        if (strcmp(key, "link") != 0 && strcmp(key, "slow") != 0) {
+            for (int k = 0; k < nseen; k++)
+                if (strcmp(seen[k], key) == 0) {
+                    rc = pld__config_error(PLD_EUSAGE,
+                                           "--topology '%s': '%s' is given twice; give each "
+                                           "field once",
+                                           spec, tok);
+                    break;
+                }
+            if (rc)
+                break;
+            if (nseen < 64)
+                seen[nseen++] = key;
+        }
         int r = model_set(m, tok, eq + 1);
         if (r == -2)
             rc = pld__config_error(PLD_EUSAGE,

@@ -67,9 +67,11 @@ static int set_races(pld_config *cfg, const char *v, const char *from)
 
 static int set_wait_timeout(pld_config *cfg, const char *v, const char *from)
 {
-    if (pld__parse_time(v, &cfg->wait_timeout) || cfg->wait_timeout <= 0)
+    /* 0 is the config's own "not set": no limit on sim, 60 s elsewhere */
+    if (pld__parse_time(v, &cfg->wait_timeout) || cfg->wait_timeout < 0)
         return pld__config_error(
-            PLD_EUSAGE, "%s '%s': expected a simulated time such as 100us or 2ms", from, v);
+            PLD_EUSAGE, "%s '%s': expected a simulated time such as 100us or 2ms (0: the default)",
+            from, v);
     return 0;
 }
 
@@ -134,7 +136,8 @@ static const struct opt opts[] = {
      set_races, 0},
     {"wait-timeout", 0, "TIME", "PLD_WAIT_TIMEOUT",
      "a wait that blocks longer (simulated) is reported as a\n"
-     "deadlock, like hardware's spin limit (e.g. 1ms)",
+     "deadlock, like hardware's spin limit (e.g. 1ms); 0: the\n"
+     "default (none on sim, 60 s on threads and mpi)",
      set_wait_timeout, 0},
     {"no-cacheline-check", 0, NULL, "PLD_NO_CACHELINE_CHECK",
      "do not warn about window buffers sharing a 64-byte line", set_no_cacheline_check, 0},

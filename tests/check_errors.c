@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 enum misuse {
@@ -845,6 +846,49 @@ START_TEST(more_ranks_than_the_platform_holds)
 }
 END_TEST
 
+/* Platform files SimGrid would take and then abort on, or run wrongly. */
+static const char link_xml[] =
+    "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+    "<platform version=\"4.1\"><zone id=\"z\" routing=\"Full\">\n"
+    "<host id=\"%s0\" speed=\"1Gf\"/><host id=\"%s1\" speed=\"1Gf\"/>\n"
+    "<link id=\"l\" bandwidth=\"%s\" latency=\"%s\"/>\n"
+    "<route src=\"%s0\" dst=\"%s1\"><link_ctn id=\"l\"/></route>\n</zone></platform>\n";
+
+START_TEST(platform_links_and_hosts_are_checked_before_the_run)
+{
+    static const struct {
+        const char *host, *bw, *lat, *msg;
+    } c[] = {
+        {"dev", "0Bps", "1us", "link l has bandwidth 0 B/s; expected a finite bandwidth > 0"},
+        {"dev", "10GBps", "-5us", "link l has latency -5e-06 s; expected a finite latency >= 0"},
+        {"x", "10GBps", "1us",
+         "has no host 'dev0' for rank 0, nor a dev0: pldsim runs rank r on "
+         "host devN"},
+    };
+    char text[2048];
+    snprintf(text, sizeof text, link_xml, c[_i].host, c[_i].host, c[_i].bw, c[_i].lat, c[_i].host,
+             c[_i].host);
+    expect_platform_error(".xml", text, "05_remote_load_store", c[_i].msg);
+}
+END_TEST
+
+START_TEST(a_directory_is_not_a_platform)
+{
+    char dir[4096], cmd[8192];
+    const char *tmp = getenv("TMPDIR");
+    for (int k = 0; k < 2; k++) {
+        snprintf(dir, sizeof dir, "%s/pldtest-dir-%d.%s", tmp && *tmp ? tmp : "/tmp", (int)getpid(),
+                 k ? "model" : "xml");
+        ck_assert_int_eq(mkdir(dir, 0700), 0);
+        snprintf(cmd, sizeof cmd, "%s -p %s", tutorial("01_hello_rank"), dir);
+        expect_cli(cmd, 2,
+                   k ? "is a directory; expected a .model file"
+                     : "is a directory; expected a SimGrid platform XML file");
+        rmdir(dir);
+    }
+}
+END_TEST
+
 START_TEST(malformed_model_file)
 {
     expect_platform_error(".model", "name = broken\nlink_bw = fast\n", "01_hello_rank",
@@ -866,6 +910,14 @@ static const struct {
      "bad value '0-1:bw' for link; expected A-B:bw=BANDWIDTH[:lat=TIME]"},
     {"mesh:8,slow=3", "0,1", "bad value '3' for slow; expected DEVICE:FACTOR"},
     {"ring:8,lat", "0,1", "'lat' is not key=value"},
+    /* empty, repeated, and naming devices the platform does not have */
+    {"", "0,1", "--topology '': empty; the form is KIND[:DIMS]"},
+    {"ring:4,", "0,1", "--topology 'ring:4,': an empty field"},
+    {"ring:4,,bw=1GBps", "0,1", "an empty field"},
+    {"ring:4,bw=1GBps,bw=2GBps", "0,1", "'bw' is given twice; give each field once"},
+    {"ring:4,lat=1us,link_lat=2us", "0,1", "'link_lat' is given twice"},
+    {"ring:4,slow=9:2", "0,1", "slow=9:... names device 9, but the platform holds devices 0..3"},
+    {"ring:4,link=0-7:bw=1GBps", "0,1", "link=0-7:... names a device past the platform's"},
     /* non-finite numbers, which SimGrid would abort the process on */
     {"ring:4,bw=1e400GBps", "0,1", "bad value '1e400GBps' for bw; expected a bandwidth"},
     {"ring:4,lat=infus", "0,1", "bad value 'infus' for lat"},
@@ -966,7 +1018,7 @@ START_TEST(malformed_flag_values)
     } bad[] = {
         {"--races=sometimes", "--races 'sometimes': expected off, warn or error"},
         {"--wait-timeout=soon", "--wait-timeout 'soon': expected a simulated time such as 100us"},
-        {"--wait-timeout=0", "--wait-timeout '0': expected a simulated time"},
+        {"--wait-timeout=-1us", "--wait-timeout '-1us': expected a simulated time"},
         {"--wait-timeout=inf", "--wait-timeout 'inf': expected a simulated time"},
         {"--wait-timeout=1e400s", "--wait-timeout '1e400s': expected a simulated time"},
         {"--network-model=NS3", "--network-model 'NS3': expected CM02 or LV08"},
@@ -1058,6 +1110,8 @@ int main(void)
     tcase_add_test(cli, missing_platform_file);
     tcase_add_test(cli, malformed_platform_file);
     tcase_add_test(cli, platform_with_a_bad_property);
+    tcase_add_loop_test(cli, platform_links_and_hosts_are_checked_before_the_run, 0, 3);
+    tcase_add_test(cli, a_directory_is_not_a_platform);
     tcase_add_test(cli, platform_without_a_route);
     tcase_add_test(cli, more_ranks_than_the_platform_holds);
     tcase_add_test(cli, malformed_model_file);

@@ -69,7 +69,8 @@ typedef struct pld_config {
     int detailed_summary;          /* --summary: per rank, per link, critical path */
     int races;                     /* enum pld_races */
     int no_cacheline_check;        /* do not warn about buffers sharing a 64-byte line */
-    double wait_timeout;           /* s of simulated time a wait may block; 0 = forever */
+    double wait_timeout;           /* s a wait may block (simulated on sim); 0 = the backend's
+                                      default: no limit on sim, 60 s on threads and mpi */
     const char *dump_outputs;      /* after the run, write every host tensor here, or NULL */
     /* sim: how SimGrid switches between ranks (its contexts/factory): NULL
      * for its fast default; "thread" runs every rank on an OS thread of its
