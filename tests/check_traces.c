@@ -402,6 +402,31 @@ START_TEST(svg_timeline_of_step_10)
 }
 END_TEST
 
+/* The picture tools take no unknown flag for a file name (issue 19). */
+START_TEST(picture_tools_refuse_unknown_flags)
+{
+    static const struct {
+        const char *cmd, *msg;
+    } c[] = {
+        {"pldsim-timeline --bogus", "pldsim-timeline: unknown option '--bogus'"},
+        {"pldsim-timeline in.txt", "usage: pldsim-timeline IN.txt OUT.svg"},
+        {"pldsim-plot --bogus -o x.svg", "pldsim-plot: unknown option or missing value: '--bogus'"},
+        {"pldsim-plot -y speed -o x.svg a.csv", "pldsim-plot: bad -y 'speed'"},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        struct cmd_result r = run_cmd("%s/tools/%s", PLD_BUILDDIR, c[i].cmd);
+        ck_assert_msg(r.status == 2, "'%s' exited %d", c[i].cmd, r.status);
+        ck_assert_contains(r.err, c[i].msg);
+        ck_assert_msg(r.out[0] == '\0', "'%s' printed to stdout:\n%s", c[i].cmd, r.out);
+        cmd_result_free(&r);
+    }
+    struct cmd_result r = run_cmd("%s/tools/pldsim-timeline --help", PLD_BUILDDIR);
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_contains(r.out, "usage: pldsim-timeline");
+    cmd_result_free(&r);
+}
+END_TEST
+
 START_TEST(timeline_tool_refuses_what_is_not_a_trace)
 {
     char *bad = write_temp(".txt", "hello world\n");
@@ -439,6 +464,7 @@ int main(void)
     tcase_add_test(tc, names_with_quotes_and_ampersands_are_escaped);
     tcase_add_test(tc, svg_timeline_of_step_10);
     tcase_add_test(tc, timeline_tool_refuses_what_is_not_a_trace);
+    tcase_add_test(tc, picture_tools_refuse_unknown_flags);
     tcase_add_test(tc, run_summary);
     suite_add_tcase(s, tc);
     return run_suite(s);

@@ -131,7 +131,12 @@ int main(int argc, char **argv)
         } else if (strcmp(argv[i], "-t") == 0 && i + 1 < argc) {
             title = argv[++i];
         } else if (strcmp(argv[i], "-y") == 0 && i + 1 < argc) {
-            busbw = strcmp(argv[++i], "busbw") == 0;
+            i++;
+            if (strcmp(argv[i], "busbw") != 0 && strcmp(argv[i], "time") != 0) {
+                fprintf(stderr, "pldsim-plot: bad -y '%s'; expected time or busbw\n", argv[i]);
+                return 2;
+            }
+            busbw = strcmp(argv[i], "busbw") == 0;
         } else if (strcmp(argv[i], "--xy") == 0) {
             xy = 1;
         } else if (strcmp(argv[i], "--xlabel") == 0 && i + 1 < argc) {
@@ -143,7 +148,15 @@ int main(int argc, char **argv)
                  "       pldsim-plot --xy --xlabel X --ylabel Y [-t TITLE] -o OUT.svg "
                  "A.txt=LABEL ...");
             return 0;
-        } else if (ns < MAX_SERIES) {
+        } else if (argv[i][0] == '-') {
+            fprintf(stderr, "pldsim-plot: unknown option or missing value: '%s' (see --help)\n",
+                    argv[i]);
+            return 2;
+        } else if (ns == MAX_SERIES) {
+            fprintf(stderr, "pldsim-plot: at most %d series; '%s' is one too many\n", MAX_SERIES,
+                    argv[i]);
+            return 2;
+        } else {
             char path[4096];
             snprintf(path, sizeof path, "%s", argv[i]);
             char *eq = strchr(path, '=');

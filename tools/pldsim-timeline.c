@@ -18,11 +18,22 @@ static char *keep(const char *s)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3 || strcmp(argv[1], "--help") == 0) {
-        fputs("usage: pldsim-timeline IN.txt OUT.svg\n"
-              "Draws a pldsim text trace (--trace FILE.txt) as an SVG timeline.\n",
-              argc == 2 ? stdout : stderr);
-        return argc == 2 ? 0 : 2;
+    static const char usage[] = "usage: pldsim-timeline IN.txt OUT.svg\n"
+                                "Draws a pldsim text trace (--trace FILE.txt) as an SVG "
+                                "timeline.\n";
+    int help = argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0);
+    if (help) {
+        fputs(usage, stdout);
+        return 0;
+    }
+    for (int i = 1; i < argc; i++)
+        if (argv[i][0] == '-' && argv[i][1]) {
+            fprintf(stderr, "pldsim-timeline: unknown option '%s' (see --help)\n", argv[i]);
+            return 2;
+        }
+    if (argc != 3) {
+        fputs(usage, stderr);
+        return 2;
     }
     FILE *in = fopen(argv[1], "r");
     if (!in) {
