@@ -159,7 +159,7 @@ struct buf {
 
 static void put(struct buf *o, const void *src, size_t n)
 {
-    if (o->failed)
+    if (o->failed || n == 0) /* memcpy may not be given NULL, even for 0 bytes */
         return;
     if (o->len + n > o->cap) {
         size_t cap = o->cap ? o->cap : 256;
@@ -209,6 +209,8 @@ static int take(const unsigned char **in, size_t *left, void *dst, size_t n)
 {
     if (*left < n)
         return -1;
+    if (n == 0) /* memcpy may not be given NULL, even for 0 bytes */
+        return 0;
     memcpy(dst, *in, n);
     *in += n;
     *left -= n;

@@ -78,7 +78,6 @@ pld_buffer pld__alloc_window_buffer(const char *file, int line, pld__alloc_arg w
     } else if (!R->cfg->no_data) {
         pld__materialize(file, line, op, b);
     }
-    pld__kept_restore(file, line, op, b);
     /* Slots are 32-byte aligned, as upstream's are, so two buffers can
      * share a 64-byte cache line; TWAIT/TNOTIFY invalidate whole lines, and
      * upstream hardware corrupts such layouts (pypto#2800, simpler#2273). */
@@ -86,6 +85,14 @@ pld_buffer pld__alloc_window_buffer(const char *file, int line, pld__alloc_arg w
     for (const struct pld__wbuf *o = R->wbufs; o; o = o->next)
         if (o->group == b->group)
             prev = o;
+    *window_size += b->slot;
+    /* in the run's list before anything can fail: the teardown frees it */
+    if (R->wbufs_tail)
+        R->wbufs_tail->next = b;
+    else
+        R->wbufs = b;
+    R->wbufs_tail = b;
+    pld__kept_restore(file, line, op, b);
     if (prev && b->win_offset % 64 != 0 && !R->cfg->no_cacheline_check && !pld__mute_host) {
         fflush(stdout);
         fprintf(stderr,
@@ -97,12 +104,6 @@ pld_buffer pld__alloc_window_buffer(const char *file, int line, pld__alloc_arg w
                 (long long)(b->win_offset + b->slot - 1), (long long)(b->win_offset / 64 * 64),
                 prev->name);
     }
-    *window_size += b->slot;
-    if (R->wbufs_tail)
-        R->wbufs_tail->next = b;
-    else
-        R->wbufs = b;
-    R->wbufs_tail = b;
     return (pld_buffer){.buf = b};
 }
 
