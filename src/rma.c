@@ -28,6 +28,18 @@ static int64_t offset_bytes(pl_tensor t, pl_shape offsets)
     return pld__offset_bytes(t, offsets);
 }
 
+/* What every one-sided op checks of the window it reaches: a window view,
+ * a peer inside its group, and the caller a member.  Returns the peer's
+ * world rank. */
+static int check_remote(const char *file, int line, const char *op, const char *what, pl_tensor t,
+                        int64_t peer)
+{
+    check_window(file, line, op, what, t);
+    int r = pld__peer_rank(file, line, op, t, peer);
+    pld__check_member(file, line, op, what, t);
+    return r;
+}
+
 static void check_atomic(const char *file, int line, const char *op, pl_atomic a, pl_dtype dt)
 {
     if (a != PL_ATOMIC_NONE && a != PL_ATOMIC_ADD)
@@ -45,9 +57,7 @@ pl_tile pld__remote_load(const char *file, int line, pld_dtensor target,
     pld__kernel_rank(file, line, op);
     int me = pld__self();
     double t0 = pld__now();
-    check_window(file, line, op, "target", target);
-    int peer = pld__peer_rank(file, line, op, target, kw.peer);
-    pld__check_member(file, line, op, "target", target);
+    int peer = check_remote(file, line, op, "target", target, kw.peer);
     if (kw.offsets.ndim == 0)
         pld__fail(PLD_EINVAL, file, line, op, "missing required keyword .offsets");
     if (kw.shape.ndim == 0)
@@ -78,9 +88,7 @@ static void remote_store(const char *file, int line, const char *op, pl_tile til
     int me = pld__self();
     double t0 = pld__now();
     pld__check_tile(file, line, op, "source tile", tile);
-    check_window(file, line, op, "target", target);
-    int peer = pld__peer_rank(file, line, op, target, kw.peer);
-    pld__check_member(file, line, op, "target", target);
+    int peer = check_remote(file, line, op, "target", target, kw.peer);
     if (kw.offsets.ndim == 0)
         pld__fail(PLD_EINVAL, file, line, op, "missing required keyword .offsets");
     if (tile.dtype != target.dtype)
@@ -130,9 +138,7 @@ void pld__tensor_remote_store(const char *file, int line, pl_tensor src, pld_dte
                   src.name);
     /* every check of the push before the load, so that a misuse is named
      * as this op's and costs nothing */
-    check_window(file, line, op, "target", target);
-    (void)pld__peer_rank(file, line, op, target, kw.peer);
-    pld__check_member(file, line, op, "target", target);
+    (void)check_remote(file, line, op, "target", target, kw.peer);
     if (kw.offsets.ndim == 0)
         pld__fail(PLD_EINVAL, file, line, op, "missing required keyword .offsets");
     if (src.dtype != target.dtype)
@@ -234,9 +240,7 @@ static void put(const char *file, int line, const char *op, pld_dtensor dst, str
     int me = pld__self();
     double t0 = pld__now();
     int64_t n, chunk, last;
-    check_window(file, line, op, "dst", dst);
-    int peer = pld__peer_rank(file, line, op, dst, kw.peer);
-    pld__check_member(file, line, op, "dst", dst);
+    int peer = check_remote(file, line, op, "dst", dst, kw.peer);
     if (kw.src.dtype == 0)
         pld__fail(PLD_EINVAL, file, line, op, "missing required keyword .src");
     pld__check_member(file, line, op, "src", kw.src);
@@ -377,9 +381,7 @@ pld_async_event pld__put_async(const char *file, int line, pld_dtensor dst,
     pld__kernel_rank(file, line, op);
     int me = pld__self();
     double t0 = pld__now();
-    check_window(file, line, op, "dst", dst);
-    int peer = pld__peer_rank(file, line, op, dst, kw.peer);
-    pld__check_member(file, line, op, "dst", dst);
+    int peer = check_remote(file, line, op, "dst", dst, kw.peer);
     if (kw.src.dtype == 0)
         pld__fail(PLD_EINVAL, file, line, op, "missing required keyword .src");
     pld__check_member(file, line, op, "src", kw.src);
