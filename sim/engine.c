@@ -33,6 +33,9 @@ struct waiter {
     const int32_t *cell; /* NULL: not waiting */
     pld_wait_cmp cmp;
     int32_t expected;
+    /* an idle core of a task graph (sim_idle) waits for this instead */
+    int (*ready)(void *arg);
+    void *ready_arg;
 };
 
 /* A vector core of a rank beyond the one its actor is (run_cores): an
@@ -69,6 +72,7 @@ struct sim_rank {
     struct sim_grid *grid;  /* the run_cores call in progress, or NULL */
     struct sim_core *batch; /* its cores (n - 1 of them), freed when it returns */
     int nbatch;
+    int joining; /* the own actor waits for the other cores to end */
     /* The DMA engines (put_async), started by the rank's first one: a FIFO
      * of queued writes that the engine actors take from, and where the
      * rank sleeps while it waits for one to land. */
@@ -175,6 +179,7 @@ static void resume_owner_none(int r)
 }
 
 static void flush_wakes(void);
+static void declare_deadlock_if_stuck(void);
 
 /* Called at every entry into the backend: wake the waiters that the
  * caller's last notifies satisfied, and leave if the run was aborted. */
@@ -182,8 +187,7 @@ static void leave_if_aborted(void)
 {
     flush_wakes();
     if (S->aborted) {
-        if (!S->act)
-            pld__guard_escape(); /* an embedded interpreter unwinds itself */
+        pld__guard_escape(); /* an embedded interpreter unwinds itself */
         sg_actor_exit();
     }
 }
@@ -473,6 +477,7 @@ static void core_main(int argc, char **argv)
     S->cur = c->rank;
     resume(c);
     c->fn(c->arg, c->index);
+    leave_if_aborted(); /* the run may have ended under front-end code that unwound */
     struct sim_rank *rk = &S->rk[c->rank];
     double end = simgrid_get_clock() + rk->ahead;
     if (end > c->grid->end)
@@ -533,8 +538,13 @@ static void sim_run_cores(int n, void (*fn)(void *arg, int core), void *arg)
     double end = simgrid_get_clock() + rk->ahead;
     /* one acquire per core, not a test of grid.left: a core's release is
      * handled after it yields, and the semaphore must outlive it */
-    for (int i = 0; i < n - 1 && !S->aborted; i++)
+    rk->joining = 1;
+    for (int i = 0; i < n - 1 && !S->aborted; i++) {
+        if (grid.left > 0)
+            declare_deadlock_if_stuck();
         SIMCALL(sg_sem_acquire(grid.done));
+    }
+    rk->joining = 0;
     rk->grid = NULL;
     leave_if_aborted();
     resume_at(&rk->ahead, grid.end > end ? grid.end : end);
@@ -569,6 +579,9 @@ static void wake_one(struct waiter *w, int force)
 {
     if (w->cell && (force || satisfied(w->cell, w->cmp, w->expected))) {
         w->cell = NULL;
+        SIMCALL(sg_sem_release(w->wake));
+    } else if (w->ready && (force || w->ready(w->ready_arg))) {
+        w->ready = NULL;
         SIMCALL(sg_sem_release(w->wake));
     }
 }
@@ -616,7 +629,7 @@ static int sim_notify(int owner, const struct pld__cell_ref *ref, pld_notify_op 
         *cell = value;
     else
         *cell = (int32_t)((uint32_t)*cell + (uint32_t)value); /* wraps like the hardware */
-    if (S->rk[owner].w.cell == cell || S->rk[owner].cores)
+    if (S->rk[owner].w.cell == cell || S->rk[owner].w.ready || S->rk[owner].cores)
         S->wake = owner + 1;
     rk->ahead += c->after;
     return 0;
@@ -628,6 +641,13 @@ static int sim_notify(int owner, const struct pld__cell_ref *ref, pld_notify_op 
  * actors it finds deadlocked, which unwinds their stacks under an embedded
  * interpreter (pld_embed.h); this way every rank leaves as after an error.
  * The report and the simulated time are the same either way. */
+static int stuck(const struct waiter *w)
+{
+    if (w->cell)
+        return !satisfied(w->cell, w->cmp, w->expected);
+    return w->ready && !w->ready(w->ready_arg);
+}
+
 static int all_stuck(void)
 {
     int blocked = 0;
@@ -637,8 +657,13 @@ static int all_stuck(void)
         const struct sim_rank *rk = &S->rk[r];
         if (rk->done)
             continue;
-        if (rk->cores || !rk->w.cell || satisfied(rk->w.cell, rk->w.cmp, rk->w.expected))
-            return 0; /* running cores: SimGrid's own detection covers them */
+        /* every core of the rank blocked for good: its own actor (or
+         * waiting for the others to end) and each of the others */
+        if (!rk->joining && !stuck(&rk->w))
+            return 0;
+        for (const struct sim_core *c = rk->cores; c; c = c->next)
+            if (!stuck(&c->w))
+                return 0;
         blocked++;
     }
     return blocked > 0;
@@ -656,6 +681,50 @@ static void declare_deadlock_if_stuck(void)
     sim_abort_run();
 }
 
+/* Blocks the caller on its waiter `w` until what `want` waits for (a
+ * cell's comparison, or a ready predicate) holds: a wake re-arms it, and
+ * with a --wait-timeout the run ends with the report at t + the timeout.
+ * The caller resumes at the later of `t`, its model time, and the wake. */
+static void block(struct sim_rank *rk, struct waiter *w, const struct waiter *want, double t)
+{
+    double timeout = S->R->cfg->wait_timeout, deadline = t + timeout;
+    int blocked = 0;
+    while (!S->aborted && !(want->cell ? satisfied(want->cell, want->cmp, want->expected)
+                                       : want->ready(want->ready_arg))) {
+        w->cell = want->cell;
+        w->cmp = want->cmp;
+        w->expected = want->expected;
+        w->ready = want->ready;
+        w->ready_arg = want->ready_arg;
+        blocked = 1;
+        if (timeout <= 0) {
+            declare_deadlock_if_stuck();
+            SIMCALL(sg_sem_acquire(w->wake));
+            continue;
+        }
+        double left = deadline - simgrid_get_clock();
+        int timed_out = left <= 0;
+        if (!timed_out)
+            SIMCALL(timed_out = sg_sem_acquire_timeout(w->wake, left));
+        if (timed_out) {
+            /* like hardware's spin limit: this wait will not complete */
+            w->cell = NULL;
+            w->ready = NULL;
+            rk->ahead = 0;
+            S->R->timed_out = 1;
+            pld__report_deadlock(S->R);
+            if (!S->R->error)
+                S->R->error = PLD_EDEADLOCK;
+            sim_abort_run();
+        }
+    }
+    w->cell = NULL;
+    w->ready = NULL;
+    if (blocked)
+        resume_at(&rk->ahead, t);
+    leave_if_aborted();
+}
+
 /* A wait that holds when it is reached ends at the caller's model time: the
  * update that satisfied it was visible before SimGrid's clock, which is not
  * past that time.  For WAIT_GE this assumes the cell does not fall again
@@ -670,37 +739,30 @@ static void sim_wait(const struct pld__cell_ref *ref, pld_wait_cmp cmp, int32_t 
     if (cmp == PLD_WAIT_EQ)
         catch_up(&rk->ahead);
     flush_wakes(); /* before this actor can block */
-    double t = simgrid_get_clock() + rk->ahead;
-    double timeout = S->R->cfg->wait_timeout, deadline = t + timeout;
-    int blocked = 0;
-    while (!satisfied(cell, cmp, expected) && !S->aborted) {
-        w->cell = cell;
-        w->cmp = cmp;
-        w->expected = expected;
-        blocked = 1;
-        if (timeout <= 0) {
-            declare_deadlock_if_stuck();
-            SIMCALL(sg_sem_acquire(w->wake));
-            continue;
-        }
-        double left = deadline - simgrid_get_clock();
-        int timed_out = left <= 0;
-        if (!timed_out)
-            SIMCALL(timed_out = sg_sem_acquire_timeout(w->wake, left));
-        if (timed_out) {
-            /* like hardware's spin limit: this wait will not complete */
-            w->cell = NULL;
-            rk->ahead = 0;
-            S->R->timed_out = 1;
-            pld__report_deadlock(S->R);
-            if (!S->R->error)
-                S->R->error = PLD_EDEADLOCK;
-            sim_abort_run();
-        }
-    }
-    if (blocked)
-        resume_at(&rk->ahead, t);
-    leave_if_aborted();
+    struct waiter want = {.cell = cell, .cmp = cmp, .expected = expected};
+    block(rk, w, &want, simgrid_get_clock() + rk->ahead);
+}
+
+/* An idle core of a task graph: blocks until ready(arg), which a notify
+ * landing on the rank or a kick from another of its cores may make true.
+ * It resumes at the later of its own model time and the wake's. */
+static void sim_idle(int (*ready)(void *arg), void *arg)
+{
+    struct sim_rank *rk = &S->rk[sim_self()];
+    struct waiter *w = S->act ? &S->act->w : &rk->w;
+    flush_wakes();
+    struct waiter want = {.ready = ready, .ready_arg = arg};
+    block(rk, w, &want, simgrid_get_clock() + rk->ahead);
+}
+
+/* A core completed a task: at its model time, the rank's idle cores look
+ * again. */
+static void sim_kick(void)
+{
+    int me = sim_self();
+    struct sim_rank *rk = &S->rk[me];
+    catch_up(&rk->ahead);
+    wake_waiter(rk, 0);
 }
 
 /* Ends the run after an error.  Killing the other actors could catch one in
@@ -711,9 +773,12 @@ static _Noreturn void sim_abort_run(void)
 {
     S->aborted = 1;
     for (int r = 0; r < S->R->P; r++) {
+        /* the grid first: a woken rank leaves, and the grid is on its stack */
+        struct sim_grid *grid = S->rk[r].grid;
+        S->rk[r].grid = NULL;
+        if (grid)
+            SIMCALL(sg_sem_release(grid->done));
         wake_waiter(&S->rk[r], 1);
-        if (S->rk[r].grid)
-            SIMCALL(sg_sem_release(S->rk[r].grid->done));
         if (S->rk[r].dma_waiting) {
             S->rk[r].dma_waiting = NULL;
             SIMCALL(sg_sem_release(S->rk[r].dma_wake));
@@ -727,8 +792,7 @@ static _Noreturn void sim_abort_run(void)
         SIMCALL(sg_cond_notify_all(S->rk[r].cond));
         SIMCALL(sg_mutex_unlock(S->rk[r].mtx));
     }
-    if (!S->act)
-        pld__guard_escape();
+    pld__guard_escape();
     sg_actor_exit();
 }
 
@@ -925,4 +989,6 @@ const struct pld_backend pld_backend_sim = {
     .write_async = sim_write_async,
     .wait_write = sim_wait_write,
     .run_cores = sim_run_cores,
+    .idle = sim_idle,
+    .kick = sim_kick,
 };

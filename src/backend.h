@@ -181,6 +181,15 @@ struct pld_backend {
      * returns at the latest core's end.  NULL: the front end runs them one
      * after another on the caller. */
     void (*run_cores)(int n, void (*fn)(void *arg, int core), void *arg);
+
+    /* Task graphs (taskgraph.c); NULL when the backend has none: the front
+     * end then polls.  idle blocks the calling core until ready(arg) holds,
+     * asking again whenever a notify lands on the caller's rank and after
+     * every kick from one of its cores; it ends the run with a deadlock
+     * report when nothing can ever make it hold.  kick brings the caller's
+     * clock up to its model time and has its rank's idle cores ask again. */
+    void (*idle)(int (*ready)(void *arg), void *arg);
+    void (*kick)(void);
 };
 
 /* Compiled-in backends, NULL-terminated. */

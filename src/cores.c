@@ -41,6 +41,8 @@ void pld__kstate_fork(const struct pld__rank *rk, void *to)
     core.nspare = 0;
     core.async = NULL;
     core.wait = (struct pld__wait_info){0};
+    core.guard = NULL;
+    core.task = 0;
     pld__kstate_save(&core, to);
 }
 

@@ -91,6 +91,7 @@ void pld__report_deadlock(struct pld__run *R)
             fprintf(stderr, "; last notified by rank %d, which %s", n,
                     R->ranks[n].wait.active ? "is blocked too" : "has finished or is idle");
         fputc('\n', stderr);
+        pld__graph_report(R, r);
         if (next)
             next[r] = n;
     }

@@ -146,11 +146,15 @@ struct pld__rank {
     struct pld__wait_info wait;
     const char *collective;   /* name of the builtin being executed, or NULL */
     struct pld__async *async; /* the running kernel's put_async sessions and events (async.c) */
+    /* innermost armed guard (pld_embed.h), or NULL: per core, because each
+     * core of a task graph runs front-end code of its own */
+    struct pld_guard *guard;
+    int task; /* 1 + the index of the task-graph task this core runs (taskgraph.c), or 0 */
     /* end of the kernel state */
     uint64_t bytes_sent, bytes_received;
-    struct pld_guard *guard; /* innermost armed guard (pld_embed.h), or NULL */
-    int recording;           /* pld_record_begin() is active */
-    char *rec;               /* the recorded lines */
+    struct pld__graph *graph; /* the open manual scope (taskgraph.c), or NULL */
+    int recording;            /* pld_record_begin() is active */
+    char *rec;                /* the recorded lines */
     size_t rec_len, rec_cap;
 };
 
@@ -169,6 +173,21 @@ void pld__kstate_release(struct pld__rank *rk);
  * another on the caller's. */
 void pld__run_cores(int n, void (*fn)(void *arg, int core), void *arg);
 
+/* Signal operands (signal.c): fails unless `t` is an INT32 window view
+ * whose cell at `offsets` exists (`what` names the operand); and the byte
+ * offset of that cell in the view. */
+void pld__check_signal(const char *file, int line, const char *op, const char *what, pl_tensor t,
+                       pl_shape offsets);
+int64_t pld__cell_offset(pl_tensor t, pl_shape offsets);
+
+/* Task graphs (taskgraph.c): run.c's teardown of scopes an error left
+ * open. */
+struct pld__run;
+void pld__graphs_free(struct pld__run *R);
+/* For the deadlock report: a line on the tasks of `rank`'s open manual
+ * scope that never started, and why, if any did not. */
+void pld__graph_report(const struct pld__run *R, int rank);
+
 struct pld__trace;
 struct pld_backend;
 
@@ -178,6 +197,7 @@ struct pld__deadlock_state; /* deadlock.c */
 struct pld__host_writes;    /* host_writes.c */
 struct pld__sparse;         /* sparse.c */
 struct pld__async;          /* async.c */
+struct pld__graph;          /* taskgraph.c */
 
 /* The state of the (single) run in progress.  pld_run zeroes it at the
  * start and frees what every module hung off it in one place at the end,

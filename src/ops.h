@@ -47,6 +47,7 @@ enum pld__kind {
     X(NOTIFY_ADD, "notify_add", "pld_system_notify", SIGNAL)                                       \
     X(WAIT_EQ, "wait_eq", "pld_system_wait", WAIT)                                                 \
     X(WAIT_GE, "wait_ge", "pld_system_wait", WAIT)                                                 \
+    X(DEFER_WAIT, "defer_wait", "pld_system_defer_wait", SIGNAL)                                   \
     X(DISPATCH, "dispatch", "pld_dispatch", DISPATCH)
 
 enum pld__op {

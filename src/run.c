@@ -96,6 +96,7 @@ static void run_free(struct pld__run *R)
     pld__deadlock_free(R);
     pld__host_writes_free(R);
     pld__async_free(R);
+    pld__graphs_free(R);
     free(R->ranks);
     pld__R = NULL;
 }

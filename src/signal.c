@@ -1,8 +1,8 @@
 /* signal.c: notify and wait on INT32 signal cells (release/acquire). */
 #include "backend.h"
 
-static void check_signal(const char *file, int line, const char *op, const char *what, pl_tensor t,
-                         pl_shape offsets)
+void pld__check_signal(const char *file, int line, const char *op, const char *what, pl_tensor t,
+                       pl_shape offsets)
 {
     if (t.dtype == 0)
         pld__fail(PLD_EINVAL, file, line, op, "%s is not a tensor (uninitialised?)", what);
@@ -21,7 +21,7 @@ static void check_signal(const char *file, int line, const char *op, const char 
     pld__materialize(file, line, op, t.win);
 }
 
-static int64_t cell_offset(pl_tensor t, pl_shape offsets)
+int64_t pld__cell_offset(pl_tensor t, pl_shape offsets)
 {
     int64_t flat = 0;
     for (int i = 0; i < t.shape.ndim; i++)
@@ -53,10 +53,10 @@ void pld__notify(const char *file, int line, pld_dtensor target, struct pld_noti
     /* a peer is a rank of the target's group (the world's when it has none) */
     int peer =
         target.dtype != 0 && target.win ? pld__peer_rank(file, line, op, target, kw.peer) : -1;
-    check_signal(file, line, op, "target", target, kw.offsets);
+    pld__check_signal(file, line, op, "target", target, kw.offsets);
     pld__check_member(file, line, op, "target", target);
     enum pld__op id = kw.op == PLD_NOTIFY_SET ? PLD__OP_NOTIFY_SET : PLD__OP_NOTIFY_ADD;
-    int64_t at = target.win_offset + cell_offset(target, kw.offsets);
+    int64_t at = target.win_offset + pld__cell_offset(target, kw.offsets);
     /* the cell's address, when the owner's window is in this process */
     int32_t *cell =
         pld__R->be->caps & PLD_CAP_DISTRIBUTED ? NULL : pld__shm_cell(target.win, peer, at);
@@ -75,8 +75,8 @@ void pld__notify(const char *file, int line, pld_dtensor target, struct pld_noti
         if (kw.op == PLD_NOTIFY_SET || kw.value > 0)
             pld__deadlock_note(target.win, cell, me);
     }
-    int64_t seq = pld__trace_op(id, t0, peer, &target, cell_offset(target, kw.offsets), 4, kw.value,
-                                file, line);
+    int64_t seq = pld__trace_op(id, t0, peer, &target, pld__cell_offset(target, kw.offsets), 4,
+                                kw.value, file, line);
     if (cell)
         pld__trace_note_cell(cell, seq);
 }
@@ -99,10 +99,10 @@ void pld__wait(const char *file, int line, pld_dtensor signal, struct pld_wait_k
     if (kw.expected < INT32_MIN || kw.expected > INT32_MAX)
         pld__fail(PLD_EINVAL, file, line, op, "expected %lld does not fit in INT32",
                   (long long)kw.expected);
-    check_signal(file, line, op, "signal", signal, kw.offsets);
+    pld__check_signal(file, line, op, "signal", signal, kw.offsets);
     pld__check_member(file, line, op, "signal", signal);
 
-    int64_t at = signal.win_offset + cell_offset(signal, kw.offsets);
+    int64_t at = signal.win_offset + pld__cell_offset(signal, kw.offsets);
     int32_t *cell = pld__shm_cell(signal.win, me, at);
     struct pld__cell_ref ref = {signal.win, at, cell};
     rk->wait = (struct pld__wait_info){
@@ -123,6 +123,6 @@ void pld__wait(const char *file, int line, pld_dtensor signal, struct pld_wait_k
     pld__charge_poll();
     int64_t seq =
         pld__trace_op(kw.cmp == PLD_WAIT_EQ ? PLD__OP_WAIT_EQ : PLD__OP_WAIT_GE, t0, -1, &signal,
-                      cell_offset(signal, kw.offsets), 4, kw.expected, file, line);
+                      pld__cell_offset(signal, kw.offsets), 4, kw.expected, file, line);
     pld__trace_set_cause(seq, cell);
 }

@@ -23,10 +23,11 @@ static PyObject *py_notify(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
-/* wait(file, line, signal, offsets, expected, cmp) */
-static PyObject *py_wait(PyObject *self, PyObject *args)
+/* wait(file, line, signal, offsets, expected, cmp), and defer_wait with
+ * the same arguments: both take a wait's keywords. */
+static PyObject *wait_like(PyObject *args,
+                           void (*op)(const char *, int, pld_dtensor, struct pld_wait_kw))
 {
-    (void)self;
     SRC_ARGS
     PyObject *sig, *off;
     long long expected;
@@ -39,8 +40,20 @@ static PyObject *py_wait(PyObject *self, PyObject *args)
     if (!t || pldsim_shape(off, &kw.offsets, "offsets"))
         return NULL;
     pl_tensor tv = *t;
-    PLDSIM_CALL(pld__wait(file, line, tv, kw));
+    PLDSIM_CALL(op(file, line, tv, kw));
     Py_RETURN_NONE;
+}
+
+static PyObject *py_wait(PyObject *self, PyObject *args)
+{
+    (void)self;
+    return wait_like(args, pld__wait);
+}
+
+static PyObject *py_defer_wait(PyObject *self, PyObject *args)
+{
+    (void)self;
+    return wait_like(args, pld__defer_wait);
 }
 
 /* remote_load(file, line, target, peer, offsets, shape, valid_shape or None) -> Tile */
@@ -441,6 +454,8 @@ static PyObject *py_wait_async_event(PyObject *self, PyObject *args)
 PyMethodDef pldsim_comm_methods[] = {
     {"notify", py_notify, METH_VARARGS, "notify(file, line, target, peer, offsets, value, op)"},
     {"wait", py_wait, METH_VARARGS, "wait(file, line, signal, offsets, expected, cmp)"},
+    {"defer_wait", py_defer_wait, METH_VARARGS,
+     "defer_wait(file, line, signal, offsets, expected, cmp)"},
     {"remote_load", py_remote_load, METH_VARARGS,
      "remote_load(file, line, target, peer, offsets, shape) -> Tile"},
     {"remote_store", py_remote_store, METH_VARARGS,

@@ -310,6 +310,74 @@ static PyObject *py_dispatch(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* scope_begin(file, line) / scope_end(file, line): a manual scope. */
+static PyObject *py_scope(PyObject *args, int begin)
+{
+    PyObject *file;
+    int line;
+    if (!PyArg_ParseTuple(args, "Ui", &file, &line))
+        return NULL;
+    const char *f = pldsim_intern(file);
+    if (!f)
+        return NULL;
+    if (begin)
+        PLDSIM_CALL(pld__scope_begin(f, line));
+    else
+        PLDSIM_CALL(pld__scope_end(f, line));
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_scope_begin(PyObject *self, PyObject *args)
+{
+    (void)self;
+    return py_scope(args, 1);
+}
+
+static PyObject *py_scope_end(PyObject *self, PyObject *args)
+{
+    (void)self;
+    return py_scope(args, 0);
+}
+
+/* at(file, line, name, call, deps) -> (scope, index): submits call() as a
+ * task of the rank's manual scope (or runs it now, outside one); `deps` is
+ * a sequence of earlier results.  call() enters its kernel itself. */
+static PyObject *py_at(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *file, *name, *call, *deps;
+    int line;
+    if (!PyArg_ParseTuple(args, "UiUOO", &file, &line, &name, &call, &deps))
+        return NULL;
+    const char *f = pldsim_intern(file), *nm = pldsim_intern(name);
+    if (!f || !nm)
+        return NULL;
+    PyObject *seq = PySequence_Fast(deps, "deps must be a sequence of task ids");
+    if (!seq)
+        return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    pld_task_id *ids = PyMem_Calloc((size_t)n + 1, sizeof *ids);
+    if (!ids) {
+        Py_DECREF(seq);
+        return PyErr_NoMemory();
+    }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(seq, k), "ii", &ids[k].scope,
+                              &ids[k].index)) {
+            PyMem_Free(ids);
+            Py_DECREF(seq);
+            return NULL;
+        }
+    }
+    Py_DECREF(seq);
+    Py_INCREF(call);
+    struct task_args ta = {call, nm};
+    pld_task_id id = {0};
+    PLDSIM_CALL(id = pld__at_task(f, line, nm, task_trampoline, &ta, sizeof ta, ids, n, 0));
+    PyMem_Free(ids);
+    return Py_BuildValue("(ii)", id.scope, id.index);
+}
+
 /* incore_enter(file, line, name) / incore_exit(): around a kernel's body. */
 static PyObject *py_incore_enter(PyObject *self, PyObject *args)
 {
@@ -404,6 +472,9 @@ PyMethodDef pldsim_run_methods[] = {
      "run(options, platform, devices, who, host[, kept, reset]) -> (rc, pyerr, stats, kept)"},
     {"dispatch", py_dispatch, METH_VARARGS, "dispatch(file, line, rank, name, call)"},
     {"incore_enter", py_incore_enter, METH_VARARGS, "incore_enter(file, line, kernel_name)"},
+    {"scope_begin", py_scope_begin, METH_VARARGS, "scope_begin(file, line): opens a manual scope"},
+    {"scope_end", py_scope_end, METH_VARARGS, "scope_end(file, line): runs its task graph"},
+    {"at", py_at, METH_VARARGS, "at(file, line, name, call, deps) -> (scope, index)"},
     {"incore_exit", py_incore_exit, METH_NOARGS, "incore_exit()"},
     {"world_size", py_world_size, METH_VARARGS, "world_size(file, line) -> int"},
     {"self", py_self, METH_NOARGS, "the executing rank, -1 on the host, -2 outside a run"},

@@ -112,17 +112,24 @@ def notify(target: Any, peer: Any, offsets: Any, value: Any, *, op: Any) -> None
     _pldsim.notify(file, line, t, scalar_int(peer, name, "peer"), index_list(offsets, name, "offsets"), scalar_int(value, name, "value"), code)
 
 
-def wait(signal: Any, offsets: Any, expected: Any, *, cmp: Any) -> None:
-    """Blocks until the local INT32 cell satisfies cmp(expected)."""
-    name = "pld.system.wait"
+def _wait_like(name: str, fn: Any, signal: Any, offsets: Any, expected: Any, cmp: Any) -> None:
     code = {0: 1, 1: 2}[_enum(cmp, WaitCmp, name, "cmp")]
     s = _window(signal, name, "signal")
     file, line = caller()
-    _pldsim.wait(file, line, s, index_list(offsets, name, "offsets"), scalar_int(expected, name, "expected"), code)
+    fn(file, line, s, index_list(offsets, name, "offsets"), scalar_int(expected, name, "expected"), code)
 
 
-def defer_wait(signal: Any, offsets: Any, expected: Any, *, cmp: Any = WaitCmp.Ge) -> None:
-    raise UnsupportedError("pld.system.defer_wait", "deferred completion is not supported by pldsim (use pld.system.wait)")
+def wait(signal: Any, offsets: Any, expected: Any, *, cmp: Any) -> None:
+    """Blocks until the local INT32 cell satisfies cmp(expected)."""
+    _wait_like("pld.system.wait", _pldsim.wait, signal, offsets, expected, cmp)
+
+
+def defer_wait(signal: Any, offsets: Any, expected: Any, *, cmp: Any) -> None:
+    """In a ``pl.at(level=CORE_GROUP)`` task of a manual scope: makes
+    ``signal[offsets] >= expected`` a condition of the task's completion
+    and returns; the core is free when the kernel ends, and what depends on
+    the task waits until the condition holds (Ge only)."""
+    _wait_like("pld.system.defer_wait", _pldsim.defer_wait, signal, offsets, expected, cmp)
 
 
 # ---- windows --------------------------------------------------------------------

@@ -67,6 +67,7 @@ class Function:
         self.decorator = decorator
         self.name = fn.__name__
         self._sig: Signature | None = None
+        self._body: Any = None
         self._method = False
         functools.update_wrapper(self, fn)
         code = getattr(fn, "__code__", None)
@@ -83,6 +84,18 @@ class Function:
         if obj is None:
             return self
         return functools.partial(self._call, obj)
+
+    def body(self) -> Any:
+        """What runs: a per-device function with ``pl.at`` tasks in it is
+        rewritten so that their bodies can run later (scopes.py)."""
+        if self._body is None:
+            from .scopes import rewrite
+
+            self._body = rewrite(self.fn) if self.kind == DEVICE else self.fn
+            code = getattr(self._body, "__code__", None)
+            if code is not None and code is not getattr(self.fn, "__code__", None):
+                LABELS[code] = f"{_LABELS[self.kind]} {self.name}"
+        return self._body
 
     def signature(self) -> Signature:
         if self._sig is None:
@@ -150,7 +163,7 @@ class Function:
         sig = self.signature()
         bound = sig.bind(op, args, kwargs, self_obj)
         with dims_bound(sig.check(op, bound)):
-            return self.fn(*bound.args, **bound.kwargs)
+            return self.body()(*bound.args, **bound.kwargs)
 
 
 def _check_tensors_first(fn: Function, bound: Any, op: str) -> None:
@@ -179,11 +192,12 @@ def _dispatch(fn: Function, self_obj: Any, args: tuple, kwargs: dict, device: An
     rank = scalar_int(device, op, "device")
     _check_domains(fn, bound, rank, op)
     call_args, call_kwargs = bound.args, bound.kwargs
+    body = fn.body()
 
     def task() -> None:
         dfx.task_begin(rank, fn.name)
         with dims_bound(dyn):
-            run_as(DEVICE, fn.fn, *call_args, **call_kwargs)
+            run_as(DEVICE, body, *call_args, **call_kwargs)
         dfx.task_end(rank)
 
     _pldsim.dispatch(where[0], where[1], rank, f"per-device function {fn.name}", task)

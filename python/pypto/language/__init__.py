@@ -156,6 +156,23 @@ def program(cls: Any) -> Any:
     return cls
 
 
+def at(level: Any = None, **kwargs: Any) -> Any:
+    """``with pl.at(level=pl.Level.CORE_GROUP, name_hint=..., deps=[...]) as
+    tid:`` in a per-device function: the body is a task on one AIV core
+    (a task of the enclosing ``pl.manual_scope()``, or run at once)."""
+    from pldsim.scopes import At
+
+    return At(level, **kwargs)
+
+
+def manual_scope() -> Any:
+    """``with pl.manual_scope():``: the ``pl.at`` tasks inside form one task
+    graph with only their explicit deps; it runs on the device's cores."""
+    from pldsim.scopes import manual_scope as scope
+
+    return scope()
+
+
 def const(value: Any, dtype: Any = None) -> Any:
     """A constant: on pldsim, the value itself."""
     return value
@@ -183,9 +200,9 @@ _UPSTREAM_ONLY = frozenset(
     shls shr shrs maximums minimums prelu not_ addc subc addsc subsc lrelu sel sels tri tpush_to_aiv
     tpush_to_aic aiv_shard aic_gather tpop_from_aic tpop_from_aiv aic_initialize_pipe
     aiv_initialize_pipe reserve_buffer import_peer_buffer tfree_to_aic tfree_to_aiv create_tensor
-    cos dim full scope manual_scope submit spmd_submit no_dep dump_tag scatter
+    cos dim full scope submit spmd_submit no_dep dump_tag scatter
     scatter_update sin arange gather paged_gather random create_l1 gather_row get_block_idx
-    get_block_num get_subblock_idx mrgsort sort32 while_ cond func_attr at cluster spmd
+    get_block_num get_subblock_idx mrgsort sort32 while_ cond func_attr cluster spmd
     split_aiv parse loads parse_program loads_program Array Tuple RUNTIME""".split()
 )
 
@@ -238,7 +255,7 @@ __all__ = [
     "AsyncEvent", "AsyncSession", "AtomicType", "BF16", "BOOL", "DataType", "DynVar", "FP16", "FP32", "FunctionType", "INDEX", "INT8",
     "INT16", "INT32", "INT64", "InOut", "IntLike", "JITFunction", "Level", "Out", "Ptr", "Role", "Scalar",
     "Tensor", "Tile", "UINT8", "UINT16", "UINT32", "UINT64", "add", "assemble", "cast", "const", "dynamic", "function",
-    "inline", "jit", "load", "max", "maximum", "min", "minimum", "mul", "parallel", "pipeline", "program",
+    "at", "inline", "jit", "load", "manual_scope", "max", "maximum", "min", "minimum", "mul", "parallel", "pipeline", "program",
     "range", "read", "slice", "static_assert", "static_print", "store", "sub", "system", "tensor", "tile", "typing",
     "unroll", "write", "yield_",
 ]

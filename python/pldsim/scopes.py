@@ -1,0 +1,231 @@
+"""Task graphs: ``with pl.manual_scope():`` and ``with pl.at(level=
+pl.Level.CORE_GROUP, deps=[...]) as tid:`` in a per-device function.
+
+Upstream outlines each ``pl.at`` body into a kernel and submits it to the
+device's scheduler, which runs it on a free AIV core once its ``deps`` are
+complete.  pldsim executes Python eagerly, so a body that must run later
+has to become a function first: the per-device function's source is
+rewritten, once, so that each ``with pl.at(...)`` statement defines its
+body as a nested function and submits it (libpld's pld__at_task).  The
+body sees the values its free names had at submission, as an outlined
+kernel sees its arguments; what it computes reaches the rest of the
+function only through tensors, as upstream's does.
+
+Outside a manual scope a ``pl.at`` body runs at once, as a kernel."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import textwrap
+from typing import Any
+
+import _pldsim
+
+from . import annotations, tensor_ops
+from .errors import UsageTypeError, UsageValueError
+from .where import caller
+
+_UNBOUND = object()  # a free name with no value yet at submission
+
+
+class TaskId:
+    """What ``with pl.at(...) as tid`` binds: a task of the rank's manual
+    scope, for later ``deps=[tid]``."""
+
+    __slots__ = ("scope", "index", "name")
+
+    def __init__(self, scope: int, index: int, name: str):
+        self.scope, self.index, self.name = scope, index, name
+
+    def __repr__(self) -> str:
+        return f"<pl.at task {self.name} #{self.index}>" if self.scope else f"<pl.at task {self.name} (ran at once)>"
+
+
+class At:
+    """``pl.at(level=..., name_hint=..., deps=[...])``: where a task body
+    runs.  Only ``level=pl.Level.CORE_GROUP`` (one AIV core) is modelled."""
+
+    def __init__(self, level: Any = None, *, name_hint: str = "", deps: Any = (), allow_early_resolve: bool = False, **kwargs: Any):
+        from pypto.language import Level
+
+        op = "pl.at"
+        self.file, self.line = caller()
+        if level is not Level.CORE_GROUP:
+            raise UsageValueError(op, f"level={level!r}: pldsim runs pl.at tasks on one AIV core, level=pl.Level.CORE_GROUP")
+        if not isinstance(name_hint, str):
+            raise UsageTypeError(op, f"name_hint must be a str, got {name_hint!r}")
+        try:
+            deps = list(deps)
+        except TypeError:
+            raise UsageTypeError(op, f"deps must be a list of task ids (from `with pl.at(...) as tid`), got {deps!r}") from None
+        for k, d in enumerate(deps):
+            if not isinstance(d, TaskId):
+                raise UsageTypeError(op, f"deps[{k}] is {d!r}, not a task id (from `with pl.at(...) as tid`)")
+        self.name = name_hint or f"at_line_{self.line}"
+        self.deps = deps
+
+    def __enter__(self) -> Any:
+        raise UsageTypeError(
+            "pl.at",
+            "this pl.at body could not be made a task (its function's source is not available to pldsim); "
+            "define the per-device function in a file",
+        )
+
+    def __exit__(self, *exc: Any) -> bool:
+        return False
+
+
+def submit(body: Any, env: dict, names: tuple, spec: At) -> TaskId:
+    """Submits `body` (a rewritten ``pl.at`` body) with the values its free
+    `names` have in `env` now."""
+    from .levels import in_kernel
+
+    if not isinstance(spec, At):
+        raise UsageTypeError("pl.at", f"a `with` rewritten as a task needs pl.at(...), got {spec!r}")
+    kwargs = {n: tensor_ops.in_kernel_form(env.get(n, _UNBOUND)) for n in names}
+    dims = list(getattr(annotations._bound, "stack", None) or ())
+
+    def run() -> None:
+        annotations._bound.stack = list(dims)
+        in_kernel(spec.file, spec.line, spec.name, body, **kwargs)
+
+    scope, index = _pldsim.at(spec.file, spec.line, spec.name, run, [(d.scope, d.index) for d in spec.deps])
+    return TaskId(scope, index, spec.name)
+
+
+class manual_scope:  # noqa: N801 - upstream's name
+    """``with pl.manual_scope():`` in a per-device function: the ``pl.at``
+    tasks submitted inside form one task graph, with only their explicit
+    ``deps`` between them; leaving the scope runs it on the device's cores
+    and returns when every task is complete."""
+
+    def __enter__(self) -> manual_scope:
+        self.file, self.line = caller()
+        _pldsim.scope_begin(self.file, self.line)
+        return self
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> bool:
+        if exc_type is None:
+            _pldsim.scope_end(self.file, self.line)
+        return False  # an exception ends the run; libpld frees the scope
+
+
+# ---- the rewrite ---------------------------------------------------------------------
+
+_HELPER, _SELF = "__pldsim_submit__", "__pldsim_make__"
+
+
+def _is_at(expr: ast.expr) -> bool:
+    if not isinstance(expr, ast.Call):
+        return False
+    f = expr.func
+    return (isinstance(f, ast.Attribute) and f.attr == "at") or (isinstance(f, ast.Name) and f.id == "at")
+
+
+def _at_withs(node: ast.AST) -> list[ast.With]:
+    return [n for n in ast.walk(node) if isinstance(n, ast.With) and len(n.items) == 1 and _is_at(n.items[0].context_expr)]
+
+
+def _bound_outside(fdef: ast.FunctionDef) -> set[str]:
+    """Names the function binds outside its pl.at bodies: its parameters
+    and what it assigns."""
+    a = fdef.args
+    names = {p.arg for p in a.posonlyargs + a.args + a.kwonlyargs}
+    names |= {p.arg for p in (a.vararg, a.kwarg) if p}
+    inside = {id(n) for w in _at_withs(fdef) for b in w.body for n in ast.walk(b)}
+
+    def visit(node: ast.AST) -> None:
+        for child in ast.iter_child_nodes(node):
+            if id(child) in inside or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+                continue
+            if isinstance(child, ast.Name) and isinstance(child.ctx, (ast.Store, ast.Del)):
+                names.add(child.id)
+            visit(child)
+
+    visit(fdef)
+    return names
+
+
+class _Rewriter(ast.NodeTransformer):
+    def __init__(self, bound: set[str], file: str, first_line: int):
+        self.bound = bound
+        self.count = 0
+        self.file, self.offset = file, first_line - 1
+
+    def visit_With(self, node: ast.With) -> Any:
+        if not (len(node.items) == 1 and _is_at(node.items[0].context_expr)):
+            return self.generic_visit(node)
+        for n in ast.walk(ast.Module(body=node.body, type_ignores=[])):
+            if isinstance(n, (ast.Return, ast.Yield, ast.YieldFrom)):
+                raise UsageTypeError(
+                    "pl.at",
+                    "a pl.at body is a task of its own, submitted now and run later: it cannot return or yield "
+                    "(store results into a tensor)",
+                    where=(self.file, n.lineno + self.offset),
+                )
+        used = sorted({n.id for b in node.body for n in ast.walk(b) if isinstance(n, ast.Name)} & self.bound)
+        self.count += 1
+        name = f"__pldsim_task_{node.lineno}_{self.count}"
+        args = ast.arguments(posonlyargs=[], args=[ast.arg(arg=u) for u in used], kwonlyargs=[], kw_defaults=[], defaults=[])
+        body_def = ast.FunctionDef(name=name, args=args, body=node.body, decorator_list=[], returns=None, type_comment=None)
+        call = ast.Call(
+            func=ast.Name(id=_HELPER, ctx=ast.Load()),
+            args=[
+                ast.Name(id=name, ctx=ast.Load()),
+                ast.Call(func=ast.Name(id="locals", ctx=ast.Load()), args=[], keywords=[]),
+                ast.Constant(value=tuple(used)),
+                node.items[0].context_expr,
+            ],
+            keywords=[],
+        )
+        target = node.items[0].optional_vars
+        stmt: ast.stmt = ast.Assign(targets=[target], value=call) if target is not None else ast.Expr(value=call)
+        out = [body_def, stmt]
+        for s in out:
+            ast.copy_location(s, node)
+        return out
+
+
+def rewrite(fn: Any) -> Any:
+    """`fn` with each ``with pl.at(...)`` statement made a submission, or
+    `fn` itself when it has none (or its source cannot be read)."""
+    try:
+        src = textwrap.dedent(inspect.getsource(fn))
+    except (OSError, TypeError):
+        return fn
+    try:
+        tree = ast.parse(src)
+    except SyntaxError:
+        return fn
+    fdef = tree.body[0] if tree.body else None
+    if not isinstance(fdef, ast.FunctionDef) or not _at_withs(fdef):
+        return fn
+    fdef.decorator_list = []
+    for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs:
+        a.annotation = None  # evaluated once already, with the original
+    for a in (fdef.args.vararg, fdef.args.kwarg):
+        if a:
+            a.annotation = None
+    fdef.returns = None
+    code = fn.__code__
+    fdef = _Rewriter(_bound_outside(fdef), code.co_filename, code.co_firstlineno).visit(fdef)
+    free = list(code.co_freevars)
+    make = ast.FunctionDef(
+        name=_SELF,
+        args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=v) for v in [_HELPER, *free]], kwonlyargs=[], kw_defaults=[], defaults=[]),
+        body=[fdef, ast.Return(value=ast.Name(id=fdef.name, ctx=ast.Load()))],
+        decorator_list=[],
+        returns=None,
+        type_comment=None,
+    )
+    module = ast.Module(body=[make], type_ignores=[])
+    ast.copy_location(make, fdef)
+    ast.fix_missing_locations(module)
+    ast.increment_lineno(module, code.co_firstlineno - 1)
+    ns: dict[str, Any] = {}
+    exec(compile(module, code.co_filename, "exec"), fn.__globals__, ns)
+    cells = [c.cell_contents for c in (fn.__closure__ or ())]
+    new = ns[_SELF](submit, *cells)
+    new.__qualname__ = fn.__qualname__
+    return new

@@ -1,0 +1,427 @@
+/* taskgraph.c: a device's task graph (upstream's pl.manual_scope with
+ * pl.at(level=CORE_GROUP, deps=[...]) tasks) and deferred completion
+ * (pld.system.defer_wait).
+ *
+ * A per-device orchestrator opens a manual scope, submits kernels as tasks
+ * with explicit dependencies, and closes the scope; the tasks then run on
+ * the device's AIV cores (dev.aiv_cores), each on the first free core once
+ * every task it depends on is complete, in submission order among the ready
+ * ones.  Closing the scope returns when every task is complete.
+ *
+ * A task that calls defer_wait registers conditions on its rank's signal
+ * cells and returns: its core is free at once, but the task stays
+ * incomplete until every condition holds, so what depends on it waits
+ * without holding a core.  A blocking wait holds its core instead, which is
+ * why a graph that fills every core with blocking waiters before the task
+ * that would satisfy them deadlocks, as it does on hardware.
+ *
+ * The cores are pld__run_cores' cores.  An idle core (nothing ready, some
+ * task not complete) blocks in the backend's idle hook, which looks again
+ * whenever a notify lands on the rank or another core completes a task.  A
+ * backend without cores runs the graph on one core; without an idle hook it
+ * polls (docs/python.md says what that changes). */
+#include "backend.h"
+
+#include <pld/pld_embed.h>
+
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_CONDITIONS 64 /* per task, as upstream's runtime (MAX_COMPLETIONS_PER_TASK) */
+
+enum task_state { QUEUED, RUNNING, DEFERRED, COMPLETE };
+
+/* One deferred-completion condition: the rank's cell >= expected, compared
+ * unsigned as upstream's runtime polls it. */
+struct condition {
+    const int32_t *cell;
+    int32_t expected;
+};
+
+struct gtask {
+    pld__task_fn fn;
+    void *args; /* a copy, freed with the graph */
+    const char *name, *file;
+    int line;
+    int kernel; /* the scheduler enters and leaves the kernel around fn */
+    int *deps;  /* indices of earlier tasks */
+    int ndeps;
+    enum task_state state;
+    struct condition *conds;
+    int nconds;
+};
+
+struct pld__graph {
+    const char *file; /* where the scope was opened */
+    int line;
+    int32_t scope; /* this rank's scope number, so that an id from another is refused */
+    struct gtask *t;
+    int n, cap;
+    int ncomplete;
+    int next;  /* no task before it is QUEUED */
+    int cores; /* the cores it runs on, once it runs */
+};
+
+/* Scope numbers per rank would be as good; one counter is simpler and
+ * still makes each scope's ids its own. */
+static int32_t scopes_opened;
+
+static struct pld__graph *graph_of(const char *file, int line, const char *op)
+{
+    pld__require_level(file, line, op, PLD__LVL_DEVICE);
+    return pld__R->ranks[pld__self()].graph;
+}
+
+void pld__scope_begin(const char *file, int line)
+{
+    static const char op[] = "pld_manual_scope_begin";
+    struct pld__graph *open = graph_of(file, line, op);
+    if (open)
+        pld__fail(PLD_EINVAL, file, line, op,
+                  "a manual scope is already open (from %s:%d): manual scopes do not nest",
+                  open->file, open->line);
+    struct pld__graph *g = calloc(1, sizeof *g);
+    if (!g)
+        pld__fail(PLD_ENOMEM, file, line, op, "out of memory");
+    g->file = file;
+    g->line = line;
+    g->scope = ++scopes_opened;
+    pld__R->ranks[pld__self()].graph = g;
+}
+
+static void graph_free(struct pld__graph *g)
+{
+    if (!g)
+        return;
+    for (int i = 0; i < g->n; i++) {
+        free(g->t[i].args);
+        free(g->t[i].deps);
+        free(g->t[i].conds);
+    }
+    free(g->t);
+    free(g);
+}
+
+void pld__graphs_free(struct pld__run *R)
+{
+    for (int r = 0; R->ranks && r < R->P; r++) {
+        graph_free(R->ranks[r].graph);
+        R->ranks[r].graph = NULL;
+    }
+}
+
+/* Runs task `t` on the calling core; the caller has made it RUNNING. */
+static void run_one(struct gtask *t, int index)
+{
+    struct pld__rank *rk = &pld__R->ranks[pld__self()];
+    rk->task = index + 1;
+    if (t->kernel)
+        pld__incore_enter(t->file, t->line, t->name);
+    t->fn(t->args);
+    if (t->kernel && rk->kernel)
+        pld__incore_exit();
+    rk->task = 0;
+}
+
+static int conditions_hold(const struct gtask *t)
+{
+    for (int k = 0; k < t->nconds; k++)
+        if ((uint32_t)__atomic_load_n(t->conds[k].cell, __ATOMIC_ACQUIRE) <
+            (uint32_t)t->conds[k].expected)
+            return 0;
+    return 1;
+}
+
+static int deps_complete(const struct pld__graph *g, const struct gtask *t)
+{
+    for (int k = 0; k < t->ndeps; k++)
+        if (g->t[t->deps[k]].state != COMPLETE)
+            return 0;
+    return 1;
+}
+
+/* The first queued task whose dependencies are complete, or -1. */
+static int next_ready(struct pld__graph *g)
+{
+    while (g->next < g->n && g->t[g->next].state != QUEUED)
+        g->next++;
+    for (int i = g->next; i < g->n; i++)
+        if (g->t[i].state == QUEUED && deps_complete(g, &g->t[i]))
+            return i;
+    return -1;
+}
+
+static void complete(struct pld__graph *g, struct gtask *t)
+{
+    t->state = COMPLETE;
+    g->ncomplete++;
+}
+
+/* Completes the deferred tasks whose conditions now hold; returns how
+ * many.  What their notifiers wrote before is ordered before what depends
+ * on them, as after a wait. */
+static int settle_deferred(struct pld__graph *g)
+{
+    int done = 0;
+    for (int i = 0; i < g->n; i++) {
+        struct gtask *t = &g->t[i];
+        if (t->state != DEFERRED || !conditions_hold(t))
+            continue;
+        for (int k = 0; k < t->nconds; k++)
+            pld__races_acquire(pld__self(), t->conds[k].cell);
+        complete(g, t);
+        done++;
+    }
+    return done;
+}
+
+/* The idle hook's question: can this core do anything now? */
+static int can_progress(void *arg)
+{
+    struct pld__graph *g = arg;
+    if (g->ncomplete == g->n || next_ready(g) >= 0)
+        return 1;
+    for (int i = 0; i < g->n; i++)
+        if (g->t[i].state == DEFERRED && conditions_hold(&g->t[i]))
+            return 1;
+    return 0;
+}
+
+/* Without an idle hook (threads, mpi): look again every 20 us, for at most
+ * the wait timeout, and then report what never became ready. */
+static void idle_by_polling(struct pld__graph *g)
+{
+    double timeout = pld__R->cfg->wait_timeout > 0 ? pld__R->cfg->wait_timeout : 60.0;
+    struct timespec t0, now, nap = {0, 20000};
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    while (!can_progress(g)) {
+        if (pld_run_aborting())
+            pld__R->be->abort_run();
+        nanosleep(&nap, NULL);
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if ((double)(now.tv_sec - t0.tv_sec) + 1e-9 * (double)(now.tv_nsec - t0.tv_nsec) >
+            timeout) {
+            int pending = g->n - g->ncomplete;
+            pld__fail(PLD_EDEADLOCK, g->file, g->line, "pld_manual_scope_end",
+                      "%d task%s of this manual scope never became ready in %g s: each waits on "
+                      "a deferred condition or a task that does not complete",
+                      pending, pending == 1 ? "" : "s", timeout);
+        }
+    }
+}
+
+/* One core of the graph: takes ready tasks until every task is complete. */
+static void core_loop(void *arg, int core)
+{
+    (void)core;
+    struct pld__graph *g = arg;
+    const struct pld_backend *be = pld__R->be;
+    int has_idle = be->size > offsetof(struct pld_backend, kick) && be->idle && be->kick;
+    for (;;) {
+        if (pld_run_aborting())
+            return;
+        int woke = settle_deferred(g);
+        int i = next_ready(g);
+        if (i >= 0) {
+            struct gtask *t = &g->t[i];
+            t->state = RUNNING;
+            run_one(t, i);
+            if (pld_run_aborting())
+                return;
+            if (has_idle)
+                be->settle(); /* what depends on it starts at its end, not before */
+            if (t->nconds && !conditions_hold(t)) {
+                t->state = DEFERRED;
+            } else {
+                for (int k = 0; k < t->nconds; k++)
+                    pld__races_acquire(pld__self(), t->conds[k].cell);
+                complete(g, t);
+                woke = 1;
+            }
+        } else if (g->ncomplete == g->n) {
+            if (has_idle)
+                be->kick(); /* the others may be idle, waiting for this */
+            return;
+        } else if (!woke) {
+            if (has_idle)
+                be->idle(can_progress, g);
+            else
+                idle_by_polling(g);
+            continue;
+        }
+        if (woke && has_idle)
+            be->kick();
+    }
+}
+
+void pld__graph_report(const struct pld__run *R, int rank)
+{
+    const struct pld__graph *g = R->ranks[rank].graph;
+    if (!g || !g->cores)
+        return;
+    int queued = 0, running = 0, deferred = 0;
+    for (int i = 0; i < g->n; i++) {
+        queued += g->t[i].state == QUEUED;
+        running += g->t[i].state == RUNNING;
+        deferred += g->t[i].state == DEFERRED;
+    }
+    if (!queued)
+        return;
+    fprintf(stderr, "%s:%d: rank %d: %d task%s of this manual scope never started", g->file,
+            g->line, rank, queued, queued == 1 ? "" : "s");
+    if (running >= g->cores)
+        fprintf(stderr,
+                ": all %d AIV cores are held by tasks blocked in waits (pld_system_defer_wait "
+                "would free them)",
+                g->cores);
+    else if (deferred)
+        fprintf(stderr, ": %d deferred task%s never completed", deferred, deferred == 1 ? "" : "s");
+    fputc('\n', stderr);
+}
+
+void pld__scope_end(const char *file, int line)
+{
+    static const char op[] = "pld_manual_scope_end";
+    struct pld__graph *g = graph_of(file, line, op);
+    if (!g)
+        pld__fail(PLD_EINVAL, file, line, op, "no manual scope is open on this rank");
+    struct pld__rank *rk = &pld__R->ranks[pld__self()];
+    int cores = (int)rk->dev.aiv_cores;
+    if (cores < 1)
+        cores = 1;
+    if (cores > g->n)
+        cores = g->n;
+    g->cores = cores;
+    if (g->n > 0)
+        pld__run_cores(cores, core_loop, g);
+    rk->graph = NULL;
+    graph_free(g);
+}
+
+pld_task_id pld__at(const char *file, int line, const char *kernel, pld__task_fn fn,
+                    const void *args, size_t size, struct pld_at_kw kw)
+{
+    return pld__at_task(file, line, kw.name ? kw.name : kernel, fn, args, size, kw.deps, kw.ndeps,
+                        1);
+}
+
+pld_task_id pld__at_task(const char *file, int line, const char *name, pld__task_fn fn,
+                         const void *args, size_t size, const pld_task_id *deps, int64_t ndeps,
+                         int kernel)
+{
+    static const char op[] = "pld_at";
+    struct pld__graph *g = graph_of(file, line, op);
+    if (!fn)
+        pld__fail(PLD_EINVAL, file, line, op, "the kernel is NULL");
+    if (ndeps < 0 || (ndeps > 0 && !deps))
+        pld__fail(PLD_EINVAL, file, line, op, ".ndeps is %lld with %s .deps", (long long)ndeps,
+                  deps ? "a" : "no");
+    if (!g) {
+        /* outside a manual scope a task runs now, in program order */
+        for (int64_t k = 0; k < ndeps; k++)
+            if (deps[k].scope != 0)
+                pld__fail(PLD_EINVAL, file, line, op,
+                          "dependency %lld is a task of a manual scope that has ended",
+                          (long long)k);
+        struct gtask t = {.fn = fn,
+                          .args = (void *)args,
+                          .name = name,
+                          .file = file,
+                          .line = line,
+                          .kernel = kernel};
+        struct pld__graph one = {.file = file, .line = line, .t = &t, .n = 1};
+        pld__R->ranks[pld__self()].graph = &one;
+        core_loop(&one, 0);
+        pld__R->ranks[pld__self()].graph = NULL;
+        free(t.conds);
+        return (pld_task_id){.scope = 0, .index = -1};
+    }
+    for (int64_t k = 0; k < ndeps; k++) {
+        if (deps[k].scope != g->scope)
+            pld__fail(PLD_EINVAL, file, line, op,
+                      "dependency %lld is not a task of this manual scope (opened at %s:%d)",
+                      (long long)k, g->file, g->line);
+        if (deps[k].index < 0 || deps[k].index >= g->n)
+            pld__fail(PLD_EINVAL, file, line, op, "dependency %lld names task %d, of %d submitted",
+                      (long long)k, (int)deps[k].index, g->n);
+    }
+    if (g->n == g->cap) {
+        int cap = g->cap ? 2 * g->cap : 16;
+        struct gtask *nt = realloc(g->t, (size_t)cap * sizeof *nt);
+        if (!nt)
+            pld__fail(PLD_ENOMEM, file, line, op, "out of memory for %d tasks", cap);
+        g->t = nt;
+        g->cap = cap;
+    }
+    struct gtask *t = &g->t[g->n];
+    *t = (struct gtask){.fn = fn, .name = name, .file = file, .line = line, .kernel = kernel};
+    if (size) {
+        t->args = malloc(size);
+        if (!t->args)
+            pld__fail(PLD_ENOMEM, file, line, op, "out of memory");
+        memcpy(t->args, args, size);
+    } else {
+        t->args = (void *)args;
+    }
+    if (ndeps) {
+        t->deps = malloc((size_t)ndeps * sizeof *t->deps);
+        if (!t->deps)
+            pld__fail(PLD_ENOMEM, file, line, op, "out of memory");
+        for (int64_t k = 0; k < ndeps; k++)
+            t->deps[k] = deps[k].index;
+        t->ndeps = (int)ndeps;
+    }
+    return (pld_task_id){.scope = g->scope, .index = g->n++};
+}
+
+void pld__defer_wait(const char *file, int line, pld_dtensor signal, struct pld_wait_kw kw)
+{
+    static const char op[] = "pld_system_defer_wait";
+    struct pld__rank *rk = pld__kernel_rank(file, line, op);
+    int me = pld__self();
+    double t0 = pld__now();
+    struct pld__graph *g = rk->graph;
+    if (!rk->task || !g)
+        pld__fail(PLD_EINVAL, file, line, op,
+                  "defer_wait belongs in a task of its own (pld_at; in Python, pl.at(level="
+                  "CORE_GROUP)); kernel %s was not submitted as one",
+                  rk->kernel);
+    if (pld__R->be->caps & PLD_CAP_DISTRIBUTED)
+        pld__fail(PLD_EINVAL, file, line, op,
+                  "deferred completion needs the sim or threads backend; on %s use pld_system_wait",
+                  pld__R->be->name);
+    if (kw.expected == PLD__MISSING)
+        pld__fail(PLD_EINVAL, file, line, op, "missing required keyword .expected");
+    if (kw.cmp == 0)
+        pld__fail(PLD_EINVAL, file, line, op, "missing required keyword .cmp (PLD_WAIT_GE)");
+    if (kw.cmp != PLD_WAIT_GE)
+        pld__fail(PLD_EINVAL, file, line, op,
+                  ".cmp is %s; deferred completion supports only PLD_WAIT_GE",
+                  kw.cmp == PLD_WAIT_EQ ? "PLD_WAIT_EQ" : "not a pld_wait_cmp");
+    if (kw.expected < 0 || kw.expected > INT32_MAX)
+        pld__fail(PLD_EINVAL, file, line, op,
+                  "expected %lld is outside [0, 2147483647]: the runtime compares the counter "
+                  "unsigned, so a negative threshold would hold at once",
+                  (long long)kw.expected);
+    pld__check_signal(file, line, op, "signal", signal, kw.offsets);
+    pld__check_member(file, line, op, "signal", signal);
+    struct gtask *t = &g->t[rk->task - 1];
+    if (t->nconds == MAX_CONDITIONS)
+        pld__fail(PLD_EINVAL, file, line, op,
+                  "task %s registers more than %d deferred conditions, upstream's limit", t->name,
+                  MAX_CONDITIONS);
+    if (!t->conds) {
+        t->conds = malloc(MAX_CONDITIONS * sizeof *t->conds);
+        if (!t->conds)
+            pld__fail(PLD_ENOMEM, file, line, op, "out of memory");
+    }
+    int64_t at = signal.win_offset + pld__cell_offset(signal, kw.offsets);
+    t->conds[t->nconds++] = (struct condition){.cell = pld__shm_cell(signal.win, me, at),
+                                               .expected = (int32_t)kw.expected};
+    pld__races_access(me, signal.win, me, at, at + 4, 0, 1, op, file, line);
+    pld__trace_op(PLD__OP_DEFER_WAIT, t0, -1, &signal, pld__cell_offset(signal, kw.offsets), 4,
+                  kw.expected, file, line);
+}

@@ -1,0 +1,535 @@
+/* check_tasks.c: task graphs (pld_manual_scope_*, pld_at) and deferred
+ * completion (pld_system_defer_wait), on upstream's test_l3_deferred_
+ * completion shape: each of two ranks fills its cores with waiter tasks,
+ * each followed by a consumer that depends on it, and only then submits
+ * the publisher that writes the peer's payload and notifies it.
+ *  - with defer_wait every consumer reads the peer's tag, at W = aiv_cores
+ *    and beyond, on sim and threads, across epochs of persistent windows;
+ *  - with a blocking wait and W = aiv_cores the graph deadlocks (every
+ *    core is in a wait before the publisher can run), and the report says
+ *    so; with W < aiv_cores it completes;
+ *  - time: a consumer starts when its waiter's condition holds (the
+ *    notify's landing), not when a core frees up, against a closed form;
+ *  - dependencies order tasks; independent tasks run on separate cores at
+ *    once (the scope takes the longest, not the sum);
+ *  - errors: one message at the user's file:line for each misuse. */
+#include "checktools.h"
+
+#include <math.h>
+#include <pld/pld.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WIDTH 8 /* INT32 lanes: the smallest 32-byte vector tile */
+
+enum waiter_kind { DEFERRED, BLOCKING };
+
+static struct {
+    int waiters; /* per rank */
+    enum waiter_kind kind;
+    int epochs;
+    int consumers_started_early; /* a consumer ran before its waiter's condition held */
+} G;
+
+struct waiter_args {
+    pld_dtensor signal;
+    int32_t epoch;
+    enum waiter_kind kind;
+};
+
+struct consumer_args {
+    pld_dtensor payload, signal;
+    pl_tensor out;
+    int slot;
+    int32_t epoch;
+};
+
+struct publisher_args {
+    pl_tensor in;
+    pld_dtensor payload, signal;
+    int peer;
+    int32_t epoch;
+};
+
+static void waiter(const struct waiter_args *a)
+{
+    if (a->kind == DEFERRED)
+        pld_system_defer_wait(a->signal, .offsets = PL_IDX(0, 0), .expected = a->epoch,
+                              .cmp = PLD_WAIT_GE);
+    else
+        pld_system_wait(a->signal, .offsets = PL_IDX(0, 0), .expected = a->epoch,
+                        .cmp = PLD_WAIT_GE);
+}
+
+static void consumer(const struct consumer_args *a)
+{
+    /* the signal is read outside the model, to catch a consumer that the
+     * scheduler let run before its waiter completed */
+    if (pl_read(a->signal, PL_IDX(0, 0)) < a->epoch)
+        G.consumers_started_early++;
+    pl_tile got = pl_load(a->payload, PL_IDX(0, 0), PL_SHAPE(1, WIDTH));
+    pl_store(got, PL_IDX(a->slot, 0), a->out);
+}
+
+static void publisher(const struct publisher_args *a)
+{
+    pl_tile mine = pl_load(a->in, PL_IDX(0, 0), PL_SHAPE(1, WIDTH));
+    pld_tile_remote_store(mine, a->payload, .peer = a->peer, .offsets = PL_IDX(0, 0));
+    pld_system_notify(a->signal, .peer = a->peer, .offsets = PL_IDX(0, 0), .value = a->epoch,
+                      .op = PLD_NOTIFY_SET);
+}
+
+struct device_args {
+    pl_tensor in, out;
+    pld_dtensor payload, signal;
+    int peer;
+    int32_t epoch;
+};
+
+static void device(const struct device_args *a)
+{
+    pld_manual_scope_begin();
+    for (int slot = 0; slot < G.waiters; slot++) {
+        struct waiter_args w = {.signal = a->signal, .epoch = a->epoch, .kind = G.kind};
+        pld_task_id wid = pld_at(waiter, w, .name = "deferred_wait");
+        struct consumer_args c = {.payload = a->payload,
+                                  .signal = a->signal,
+                                  .out = a->out,
+                                  .slot = slot,
+                                  .epoch = a->epoch};
+        pld_at(consumer, c, .deps = &wid, .ndeps = 1, .name = "completion_consumer");
+    }
+    struct publisher_args p = {.in = a->in,
+                               .payload = a->payload,
+                               .signal = a->signal,
+                               .peer = a->peer,
+                               .epoch = a->epoch};
+    pld_at(publisher, p, .name = "delayed_publisher");
+    pld_manual_scope_end();
+}
+
+struct host_args {
+    pl_tensor in[2], out[2];
+};
+
+static void host(const struct host_args *h)
+{
+    /* a whole cache line, so that the signal after it has its own */
+    pld_buffer pb = pld_alloc_window_buffer(PL_SHAPE(1, 16), PL_INT32, .name = "payload");
+    pld_buffer sb = pld_alloc_window_buffer(PL_SHAPE(1, 1), PL_INT32, .name = "signal");
+    for (int32_t epoch = 1; epoch <= G.epochs; epoch++) {
+        for (int r = 0; r < 2; r++) {
+            for (int k = 0; k < WIDTH; k++)
+                ((int32_t *)h->in[r].data)[k] = k == 0 ? epoch : r + 1;
+            struct device_args a = {.in = h->in[r],
+                                    .out = h->out[r],
+                                    .payload = pld_window(pb, PL_SHAPE(1, WIDTH), PL_INT32),
+                                    .signal = pld_window(sb, PL_SHAPE(1, 1), PL_INT32),
+                                    .peer = 1 - r,
+                                    .epoch = epoch};
+            pld_dispatch(r, device, a);
+        }
+    }
+}
+
+/* Runs the graph; returns pld_run's result and leaves the outputs in *h. */
+static int run_graph(const char *backend, const char *topology, struct host_args *h,
+                     double wait_timeout)
+{
+    pld_config cfg;
+    pld_config_init(&cfg);
+    cfg.summary = 0;
+    cfg.topology = topology;
+    cfg.wait_timeout = wait_timeout;
+    cfg.backend = backend;
+    ck_assert_int_eq(pld_config_set_devices(&cfg, "0,1"), 0);
+    for (int r = 0; r < 2; r++) {
+        h->in[r] = pl_tensor_new(PL_SHAPE(1, WIDTH), PL_INT32, "in");
+        h->out[r] = pl_tensor_new(PL_SHAPE(G.waiters, WIDTH), PL_INT32, "out");
+        for (int i = 0; i < G.waiters * WIDTH; i++)
+            ((int32_t *)h->out[r].data)[i] = -1;
+    }
+    return pld_run(&cfg, host, h);
+}
+
+static void free_graph(struct host_args *h)
+{
+    for (int r = 0; r < 2; r++) {
+        pl_tensor_free(&h->in[r]);
+        pl_tensor_free(&h->out[r]);
+    }
+}
+
+/* Every consumer of rank r read the peer's payload of the last epoch. */
+static void assert_peer_tags(const struct host_args *h)
+{
+    for (int r = 0; r < 2; r++)
+        for (int s = 0; s < G.waiters; s++)
+            for (int k = 0; k < WIDTH; k++) {
+                int32_t got = ((const int32_t *)h->out[r].data)[s * WIDTH + k];
+                int32_t want = k == 0 ? G.epochs : (1 - r) + 1;
+                ck_assert_msg(got == want, "rank %d, consumer %d, lane %d: %d, expected %d", r, s,
+                              k, got, want);
+            }
+    ck_assert_int_eq(G.consumers_started_early, 0);
+}
+
+static const char *const backends[] = {"sim", "threads"};
+
+START_TEST(deferred_waiters_release_their_cores)
+{
+    /* as many waiters as cores, and twice as many: the publisher, submitted
+     * last, still gets a core */
+    G = (typeof(G)){.waiters = 4 * (1 + _i % 2), .kind = DEFERRED, .epochs = 3};
+    struct host_args h;
+    ck_assert_int_eq(run_graph(backends[_i / 2], "mesh:2,aiv_cores=4", &h, 0), 0);
+    assert_peer_tags(&h);
+    free_graph(&h);
+}
+END_TEST
+
+START_TEST(blocking_waiters_on_every_core_deadlock)
+{
+    G = (typeof(G)){.waiters = 4, .kind = BLOCKING, .epochs = 1};
+    struct host_args h;
+    capture_stderr_begin();
+    int rc = run_graph("sim", "mesh:2,aiv_cores=4", &h, 0);
+    char *err = capture_stderr_end();
+    ck_assert_int_eq(rc, PLD_EDEADLOCK);
+    ck_assert_msg(strstr(err, "deadlock"), "no deadlock report:\n%s", err);
+    ck_assert_msg(strstr(err, "5 tasks of this manual scope never started: all 4 AIV cores are "
+                              "held by tasks blocked in waits"),
+                  "the report does not say why the publisher never ran:\n%s", err);
+    ck_assert_msg(strstr(err, "check_tasks.c"), "the report names no line of the program:\n%s",
+                  err);
+    free(err);
+    free_graph(&h);
+}
+END_TEST
+
+START_TEST(blocking_waiters_with_a_core_to_spare_complete)
+{
+    G = (typeof(G)){.waiters = 3, .kind = BLOCKING, .epochs = 1};
+    struct host_args h;
+    ck_assert_int_eq(run_graph("sim", "mesh:2,aiv_cores=4", &h, 0), 0);
+    assert_peer_tags(&h);
+    free_graph(&h);
+}
+END_TEST
+
+/* ---- time ---- */
+
+#define LAUNCH 1e-6 /* launch_lat in the spec below */
+
+static struct {
+    double scope_start, scope_end;
+    double task_start[8], task_end[8];
+    int spin; /* vector ops per worker task */
+} T;
+
+struct timed_args {
+    int index;
+    pl_tensor x;
+};
+
+static void timed(const struct timed_args *a)
+{
+    T.task_start[a->index] = pld_time();
+    pl_tile t = pl_load(a->x, PL_IDX(0, 0), PL_SHAPE(1, 256));
+    for (int i = 0; i < T.spin; i++)
+        t = pl_add(t, t);
+    T.task_end[a->index] = pld_time();
+}
+
+struct chain_args {
+    pl_tensor x;
+    int chain; /* 1: each task depends on the one before */
+    int rank;
+};
+
+static void chain_device(const struct chain_args *a)
+{
+    if (a->rank != 0)
+        return;
+    T.scope_start = pld_time();
+    pld_manual_scope_begin();
+    pld_task_id prev = {0};
+    for (int i = 0; i < 4; i++) {
+        struct timed_args t = {.index = i, .x = a->x};
+        prev = a->chain && i ? pld_at(timed, t, .deps = &prev, .ndeps = 1) : pld_at(timed, t);
+    }
+    pld_manual_scope_end();
+    T.scope_end = pld_time();
+}
+
+static void chain_host(const struct chain_args *a)
+{
+    for (int r = 0; r < (int)pld_world_size(); r++) {
+        struct chain_args b = *a;
+        b.rank = r;
+        pld_dispatch(r, chain_device, b);
+    }
+}
+
+static void run_chain(int chain, const char *topology)
+{
+    pld_config cfg;
+    pld_config_init(&cfg);
+    cfg.summary = 0;
+    cfg.topology = topology;
+    ck_assert_int_eq(pld_config_set_devices(&cfg, "0,1"), 0);
+    struct chain_args a = {.x = pl_tensor_new(PL_SHAPE(1, 256), PL_FP32, "x"), .chain = chain};
+    T.spin = 100;
+    ck_assert_int_eq(pld_run(&cfg, chain_host, &a), 0);
+    pl_tensor_free(&a.x);
+}
+
+/* 4 tasks of `one` s each after a launch: independent on 4 cores they
+ * take one launch and one task; chained, or on one core, four of each. */
+START_TEST(independent_tasks_run_at_once_and_a_chain_in_turn)
+{
+    static const struct {
+        int chain;
+        const char *topology;
+        int serial;
+    } cases[] = {
+        {0, "mesh:2,aiv_cores=4,launch_lat=1us", 0},
+        {1, "mesh:2,aiv_cores=4,launch_lat=1us", 1},
+        {0, "mesh:2,aiv_cores=1,launch_lat=1us", 1},
+    };
+    run_chain(cases[_i].chain, cases[_i].topology);
+    double one = T.task_end[0] - T.task_start[0];
+    ck_assert_msg(one > 0, "a task takes no time");
+    for (int i = 1; i < 4; i++) {
+        double want = cases[_i].serial ? T.task_end[i - 1] + LAUNCH : T.task_start[0];
+        ck_assert_msg(fabs(T.task_start[i] - want) < 1e-12,
+                      "task %d started at %.12g s, expected %.12g s", i, T.task_start[i], want);
+    }
+    double want = (cases[_i].serial ? 4 : 1) * (LAUNCH + one);
+    ck_assert_msg(fabs(T.scope_end - T.scope_start - want) < 1e-12,
+                  "the scope took %.12g s, the closed form %.12g s", T.scope_end - T.scope_start,
+                  want);
+}
+END_TEST
+
+/* A consumer's start: its waiter's condition holds when the peer's notify
+ * lands, at the peer's publisher's notify start + lat + 4 B / bw. */
+static struct {
+    double notify_start[2], consumer_start[2], waiter_end[2], publisher_end[2];
+} D;
+
+struct lat_args {
+    pld_dtensor signal;
+    int peer;
+    pl_tensor x;
+};
+
+static void lat_waiter(const struct lat_args *a)
+{
+    pld_system_defer_wait(a->signal, .offsets = PL_IDX(0, 0), .expected = 1, .cmp = PLD_WAIT_GE);
+    D.waiter_end[pld_rank(pld_get_comm_ctx(a->signal))] = pld_time();
+}
+
+static void lat_consumer(const struct lat_args *a)
+{
+    D.consumer_start[pld_rank(pld_get_comm_ctx(a->signal))] = pld_time();
+}
+
+static void lat_publisher(const struct lat_args *a)
+{
+    pl_tile t = pl_load(a->x, PL_IDX(0, 0), PL_SHAPE(1, 256));
+    for (int i = 0; i < 50; i++)
+        t = pl_add(t, t);
+    D.notify_start[pld_rank(pld_get_comm_ctx(a->signal))] = pld_time();
+    pld_system_notify(a->signal, .peer = a->peer, .offsets = PL_IDX(0, 0), .value = 1,
+                      .op = PLD_NOTIFY_SET);
+    D.publisher_end[pld_rank(pld_get_comm_ctx(a->signal))] = pld_time();
+}
+
+static void lat_device(const struct lat_args *a)
+{
+    pld_manual_scope_begin();
+    pld_task_id w = pld_at(lat_waiter, *a);
+    pld_at(lat_consumer, *a, .deps = &w, .ndeps = 1);
+    pld_at(lat_publisher, *a);
+    pld_manual_scope_end();
+}
+
+static void lat_host(const pl_tensor *x)
+{
+    pld_buffer sb = pld_alloc_window_buffer(PL_SHAPE(1, 1), PL_INT32, .name = "signal");
+    for (int r = 0; r < 2; r++) {
+        struct lat_args a = {
+            .signal = pld_window(sb, PL_SHAPE(1, 1), PL_INT32), .peer = 1 - r, .x = *x};
+        pld_dispatch(r, lat_device, a);
+    }
+}
+
+/* On 4 cores each task has its own; on 1 the waiter's deferred completion
+ * frees the only core for the publisher, which a blocking wait would hold.
+ * Rank 1 starts later than rank 0 (the host dispatches in turn), so its
+ * condition already holds when it registers it. */
+START_TEST(a_consumer_starts_when_the_condition_holds)
+{
+    pld_config cfg;
+    pld_config_init(&cfg);
+    cfg.summary = 0;
+    cfg.topology = _i ? "mesh:2,aiv_cores=1,lat=3us,bw=10GBps,launch_lat=1us,signal_lat=100ns"
+                      : "mesh:2,aiv_cores=4,lat=3us,bw=10GBps,launch_lat=1us,signal_lat=100ns";
+    ck_assert_int_eq(pld_config_set_devices(&cfg, "0,1"), 0);
+    pl_tensor x = pl_tensor_new(PL_SHAPE(1, 256), PL_FP32, "x");
+    ck_assert_int_eq(pld_run(&cfg, lat_host, &x), 0);
+    pl_tensor_free(&x);
+    for (int r = 0; r < 2; r++) {
+        /* the peer's notify: signal_lat, then the route's latency and 4 B
+         * over its bandwidth to land (docs/models.md); the consumer's
+         * launch follows once that, its waiter and a core are done; in submission
+         * order, so on one core it comes before the publisher when its
+         * condition held at once */
+        double landed = D.notify_start[1 - r] + 100e-9 + 3e-6 + 4 / 10e9;
+        double ready = fmax(landed, D.waiter_end[r]);
+        if (_i && landed > D.waiter_end[r]) /* the one core runs the publisher meanwhile */
+            ready = fmax(ready, D.publisher_end[r]);
+        ck_assert_msg(fabs(D.consumer_start[r] - (ready + LAUNCH)) < 1e-12,
+                      "rank %d: consumer at %.12g s, the closed form %.12g s", r,
+                      D.consumer_start[r], ready + LAUNCH);
+    }
+    ck_assert_msg(D.waiter_end[0] < D.notify_start[1] && D.waiter_end[1] > D.notify_start[0] + 4e-6,
+                  "the case is meant to have rank 0 register before its condition holds, and "
+                  "rank 1 after");
+}
+END_TEST
+
+/* ---- errors ---- */
+
+static int misuse;
+
+static void misuse_kernel(const struct lat_args *a)
+{
+    switch (misuse) {
+    case 0: /* defer_wait in a kernel launched with pl_incore */
+    case 1: /* Eq */
+        pld_system_defer_wait(a->signal, .offsets = PL_IDX(0, 0), .expected = 1,
+                              .cmp = misuse == 1 ? PLD_WAIT_EQ : PLD_WAIT_GE);
+        break;
+    case 2: /* a negative threshold */
+        pld_system_defer_wait(a->signal, .offsets = PL_IDX(0, 0), .expected = -1,
+                              .cmp = PLD_WAIT_GE);
+        break;
+    case 3: /* 65 conditions */
+        for (int i = 0; i < 65; i++)
+            pld_system_defer_wait(a->signal, .offsets = PL_IDX(0, 0), .expected = 0,
+                                  .cmp = PLD_WAIT_GE);
+        break;
+    }
+}
+
+static pld_task_id stale;
+
+static void misuse_device(const struct lat_args *a)
+{
+    switch (misuse) {
+    case 0:
+        pl_incore(misuse_kernel, a);
+        break;
+    case 1:
+    case 2:
+    case 3:
+        pld_manual_scope_begin();
+        pld_at(misuse_kernel, *a);
+        pld_manual_scope_end();
+        break;
+    case 4:
+        pld_manual_scope_begin();
+        pld_manual_scope_begin();
+        break;
+    case 5:
+        pld_manual_scope_end();
+        break;
+    case 6: /* a dependency from an earlier scope */
+        pld_manual_scope_begin();
+        stale = pld_at(lat_consumer, *a);
+        pld_manual_scope_end();
+        pld_manual_scope_begin();
+        pld_at(lat_consumer, *a, .deps = &stale, .ndeps = 1);
+        pld_manual_scope_end();
+        break;
+    case 7: { /* a dependency never submitted */
+        pld_task_id bogus = {.scope = 0, .index = 3};
+        pld_manual_scope_begin();
+        pld_task_id ok = pld_at(lat_consumer, *a);
+        bogus.scope = ok.scope;
+        pld_at(lat_consumer, *a, .deps = &bogus, .ndeps = 1);
+        pld_manual_scope_end();
+        break;
+    }
+    }
+}
+
+static void misuse_host(const void *unused)
+{
+    (void)unused;
+    pld_buffer sb = pld_alloc_window_buffer(PL_SHAPE(1, 1), PL_INT32, .name = "signal");
+    struct lat_args a = {.signal = pld_window(sb, PL_SHAPE(1, 1), PL_INT32), .peer = 1};
+    if (misuse == 8) { /* on the host */
+        pld_manual_scope_begin();
+        return;
+    }
+    pld_dispatch(0, misuse_device, a);
+}
+
+static const struct {
+    const char *op, *message;
+} misuses[] = {
+    {"pld_system_defer_wait", "defer_wait belongs in a task of its own (pld_at"},
+    {"pld_system_defer_wait", "deferred completion supports only PLD_WAIT_GE"},
+    {"pld_system_defer_wait", "expected -1 is outside [0, 2147483647]"},
+    {"pld_system_defer_wait", "more than 64 deferred conditions"},
+    {"pld_manual_scope_begin", "manual scopes do not nest"},
+    {"pld_manual_scope_end", "no manual scope is open on this rank"},
+    {"pld_at", "dependency 0 is not a task of this manual scope"},
+    {"pld_at", "dependency 0 names task 3, of 1 submitted"},
+    {"pld_manual_scope_begin", "host"},
+};
+
+START_TEST(each_misuse_gets_one_message_at_its_line)
+{
+    misuse = _i;
+    pld_config cfg;
+    pld_config_init(&cfg);
+    cfg.summary = 0;
+    ck_assert_int_eq(pld_config_set_devices(&cfg, "0,1"), 0);
+    capture_stderr_begin();
+    int rc = pld_run(&cfg, misuse_host, NULL);
+    char *err = capture_stderr_end();
+    ck_assert_int_eq(rc, PLD_EINVAL);
+    ck_assert_int_eq(count_error_lines(err), 1);
+    ck_assert_msg(strstr(err, "check_tasks.c:"), "no file:line in:\n%s", err);
+    ck_assert_msg(strstr(err, misuses[_i].op), "no %s in:\n%s", misuses[_i].op, err);
+    ck_assert_msg(strstr(err, misuses[_i].message), "expected \"%s\" in:\n%s", misuses[_i].message,
+                  err);
+    free(err);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("tasks");
+    TCase *tc = tcase_create("graphs");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, deferred_waiters_release_their_cores, 0, 4);
+    tcase_add_test(tc, blocking_waiters_on_every_core_deadlock);
+    tcase_add_test(tc, blocking_waiters_with_a_core_to_spare_complete);
+    tcase_add_loop_test(tc, independent_tasks_run_at_once_and_a_chain_in_turn, 0, 3);
+    tcase_add_loop_test(tc, a_consumer_starts_when_the_condition_holds, 0, 2);
+    tcase_add_loop_test(tc, each_misuse_gets_one_message_at_its_line, 0,
+                        (int)(sizeof misuses / sizeof misuses[0]));
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return run_suite(suite());
+}
