@@ -17,10 +17,13 @@
  * at a time, so plain memory updates are atomic by construction. */
 #include "sim.h"
 
+#include <errno.h>
 #include <simgrid/engine.h>
 #include <simgrid/semaphore.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <xbt/config.h>
 #include <xbt/log.h>
 
@@ -552,6 +555,20 @@ static void sim_run_cores(int n, void (*fn)(void *arg, int core), void *arg)
     sg_sem_destroy(grid.done);
 }
 
+/* Could the process write `path` (an existing file, or a new one in its
+ * directory)?  errno says why not. */
+static int writable(const char *path)
+{
+    if (access(path, F_OK) == 0)
+        return access(path, W_OK) == 0;
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+    if (slash == path)
+        snprintf(dir, sizeof dir, "/");
+    return access(dir, W_OK) == 0;
+}
+
 static double sim_route_bw(int from, int to)
 {
     return S && S->hosts ? sg_host_get_route_bandwidth(S->hosts[from], S->hosts[to]) : 0;
@@ -911,11 +928,37 @@ static int simulate(struct pld__run *R)
     sg_cfg_set_boolean("network/crosstraffic", "no");
     sg_cfg_set_double("network/TCP-gamma", 0);
     sg_cfg_set_boolean("debug/verbose-exit", "no");
+    /* the user's SimGrid settings, after pldsim's, so that they win */
+    for (int i = 0; i < R->cfg->nsimgrid_cfg; i++) {
+        char err[512];
+        if (pld__sgx_cfg(R->cfg->simgrid_cfg[i], err, sizeof err))
+            return pld__config_error(PLD_EUSAGE, "--cfg=%s: SimGrid refuses it: %s",
+                                     R->cfg->simgrid_cfg[i], err);
+    }
+    for (int i = 0; i < R->cfg->nsimgrid_log; i++) {
+        char err[512];
+        if (pld__sgx_log(R->cfg->simgrid_log[i], err, sizeof err))
+            return pld__config_error(PLD_EUSAGE, "--log=%s: SimGrid refuses it: %s",
+                                     R->cfg->simgrid_log[i], err);
+    }
 
     S->hosts = calloc((size_t)R->P, sizeof *S->hosts);
     S->rk = calloc((size_t)R->P, sizeof *S->rk);
     if (!S->hosts || !S->rk)
         return pld__config_error(PLD_ENOMEM, "out of memory for %d ranks", R->P);
+    if (pld__sgx_traces_links() && pld__sim_split_duplex(R->cfg))
+        return pld__config_error(
+            PLD_EUSAGE,
+            "--cfg=tracing: SimGrid 3.32 aborts when it traces a split-duplex link as a "
+            "resource, and this platform has them: trace with --cfg=tracing:yes alone, "
+            "or add --cfg=tracing/platform:yes --cfg=tracing/platform/topology:no "
+            "(docs/models.md, \"SimGrid's own settings\")");
+    /* SimGrid opens its trace as the platform loads, and crashes on its
+     * way out when it cannot; checked without creating anything */
+    const char *trace = pld__sgx_trace_file();
+    if (trace && !writable(trace))
+        return pld__config_error(PLD_EUSAGE, "--cfg=tracing/filename:%s: cannot write it: %s",
+                                 trace, strerror(errno));
     if ((rc = pld__sim_load_platform(R, S->hosts, &S->cpu)))
         return rc;
     pld__sgx_seal();

@@ -63,6 +63,38 @@ static int write_platform(FILE *out, const struct pld__model *m, int ndev, const
     return werr ? -1 : 0;
 }
 
+/* Copies the platform file `from` to `to` (--save-platform of a FILE.xml). */
+static int copy_file(const char *from, const char *to)
+{
+    char *text = read_file(from);
+    FILE *f = text ? fopen(to, "w") : NULL;
+    int bad = !f || fputs(text, f) == EOF;
+    if (f && fclose(f) != 0)
+        bad = 1;
+    free(text);
+    if (bad)
+        return pld__config_error(PLD_EIO, "--save-platform: cannot write %s: %s", to,
+                                 strerror(errno));
+    return 0;
+}
+
+/* Where --save-platform (or PLD_SAVE_PLATFORM) puts the platform, or NULL.
+ * The scale benchmark used to ask with PLDSIM_SAVE_PLATFORM, under another
+ * prefix than every other variable; that name still works, with a note. */
+static const char *save_platform_path(const struct pld__run *R)
+{
+    if (R->cfg->save_platform && *R->cfg->save_platform)
+        return R->cfg->save_platform;
+    const char *old = getenv("PLDSIM_SAVE_PLATFORM");
+    if (old && *old) {
+        fprintf(stderr,
+                "pldsim: note: PLDSIM_SAVE_PLATFORM is deprecated; use --save-platform FILE "
+                "or PLD_SAVE_PLATFORM\n");
+        return old;
+    }
+    return NULL;
+}
+
 /* Generates the platform of `m` for the devices the run asks for, and loads
  * it into SimGrid (through a temporary file, removed at once).  SimGrid
  * takes the interconnect from the file; the ranks take their device numbers
@@ -89,14 +121,12 @@ static int load_model(struct pld__run *R, const struct pld__model *m,
     if (fd < 0)
         return pld__config_error(PLD_EIO, "cannot create a temporary platform file in %s: %s",
                                  tmpdir && *tmpdir ? tmpdir : "/tmp", strerror(errno));
-    /* PLDSIM_SAVE_PLATFORM: the scale benchmark hands SMPI the very file
-     * pldsim simulated on. */
-    const char *keep = getenv("PLDSIM_SAVE_PLATFORM");
+    const char *keep = save_platform_path(R);
     if (write_platform(fdopen(fd, "w"), m, ndev, dims, nd) ||
         (keep && *keep && write_platform(fopen(keep, "w"), m, ndev, dims, nd))) {
         unlink(path);
-        return pld__config_error(PLD_EIO, "cannot write the generated platform %s",
-                                 keep && *keep ? keep : path);
+        return pld__config_error(PLD_EIO, "cannot write the generated platform %s: %s",
+                                 keep && *keep ? keep : path, strerror(errno));
     }
     char err[512];
     int rc = pld__sgx_load_platform(path, err, sizeof err);
@@ -160,6 +190,16 @@ static int check_links(const char *platform)
     return rc;
 }
 
+int pld__sim_split_duplex(const pld_config *cfg)
+{
+    if (cfg->topology || !ends_with(cfg->platform, ".xml"))
+        return 1; /* every generated platform's links are */
+    char *text = read_file(cfg->platform);
+    int found = text && strstr(text, "SPLITDUPLEX");
+    free(text);
+    return found;
+}
+
 int pld__sim_load_platform(struct pld__run *R, sg_host_t *rank_hosts, sg_host_t *cpu)
 {
     const char *p = R->cfg->platform;
@@ -196,6 +236,9 @@ int pld__sim_load_platform(struct pld__run *R, sg_host_t *rank_hosts, sg_host_t 
         if (pld__sgx_load_platform(p, err, sizeof err) != 0)
             return pld__config_error(PLD_EPLATFORM, "malformed platform file %s: %s", p, err);
         if ((rc = check_links(p)))
+            return rc;
+        const char *keep = save_platform_path(R);
+        if (keep && (rc = copy_file(p, keep)))
             return rc;
     } else if (ends_with(p, ".model")) {
         struct stat st;

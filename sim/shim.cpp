@@ -1,29 +1,89 @@
 // shim.cpp: the things SimGrid 3.32's C API lacks, behind extern "C".
-// - Loading a platform throws C++ exceptions on malformed files; an uncaught
-//   one would abort the process, so it is caught here and turned into text.
+// - Loading a platform, and setting a --cfg or --log value, throw C++
+//   exceptions on bad input; an uncaught one would abort the process, so
+//   they are caught here and turned into text.
 // - The deadlock signal exists only in C++ (s4u::Engine::on_deadlock_cb).
 #include <simgrid/Exception.hpp>
 #include <simgrid/engine.h>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>
+#include <xbt/config.hpp>
+#include <xbt/log.h>
 
+#include <string>
 #include <vector>
 
 #include <cstdio>
+#include <cstring>
 #include <exception>
 
-extern "C" int pld__sgx_load_platform(const char *path, char *err, size_t errlen)
+// Runs `f`, turning what SimGrid throws into the first line of its message
+// in `err` (a config error goes on to list every key SimGrid has); returns
+// 0, or -1 after a throw.
+template <class F> static int guarded(F f, char *err, size_t errlen)
 {
     try {
-        simgrid_load_platform(path);
+        f();
         return 0;
     } catch (const std::exception &e) {
-        std::snprintf(err, errlen, "%s", e.what());
+        const char *what = e.what(), *nl = std::strchr(what, '\n');
+        std::snprintf(err, errlen, "%.*s", nl ? (int)(nl - what) : (int)std::strlen(what), what);
     } catch (...) {
         std::snprintf(err, errlen, "unknown SimGrid error");
     }
     return -1;
+}
+
+extern "C" int pld__sgx_load_platform(const char *path, char *err, size_t errlen)
+{
+    return guarded([path]() { simgrid_load_platform(path); }, err, errlen);
+}
+
+// A --cfg=KEY:VALUE setting; SimGrid throws on an unknown key or a value
+// it cannot parse.
+extern "C" int pld__sgx_cfg(const char *key_value, char *err, size_t errlen)
+{
+    return guarded([key_value]() { simgrid::config::set_parse(key_value); }, err, errlen);
+}
+
+// A --log=SPEC setting (xbt_log_control_set), likewise.
+extern "C" int pld__sgx_log(const char *spec, char *err, size_t errlen)
+{
+    return guarded([spec]() { xbt_log_control_set(spec); }, err, errlen);
+}
+
+// Does SimGrid's tracing, as configured, trace the platform's links as
+// resources?  SimGrid 3.32 then aborts on a split-duplex link ("container
+// with name l_DOWN not found"), which every generated platform has.
+extern "C" int pld__sgx_traces_links(void)
+{
+    namespace cfg = simgrid::config;
+    try {
+        if (!cfg::get_value<bool>("tracing"))
+            return 0;
+        return cfg::get_value<bool>("tracing/actor") ||
+               cfg::get_value<bool>("tracing/categorized") ||
+               cfg::get_value<bool>("tracing/uncategorized") ||
+               (cfg::get_value<bool>("tracing/platform") &&
+                cfg::get_value<bool>("tracing/platform/topology"));
+    } catch (...) {
+        return 0;
+    }
+}
+
+// Where SimGrid's tracing writes, or NULL when it is off.
+extern "C" const char *pld__sgx_trace_file(void)
+{
+    static std::string name;
+    try {
+        if (!simgrid::config::get_value<bool>("tracing"))
+            return nullptr;
+        name = simgrid::config::get_value<std::string>("tracing/filename");
+        return name.c_str();
+    } catch (...) {
+        return nullptr;
+    }
 }
 
 extern "C" void pld__sgx_on_deadlock(void (*cb)(void))

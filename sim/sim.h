@@ -19,6 +19,9 @@ int pld__model_devices(const struct pld__model *m, int needed, int dims[3], int 
 /* Writes the SimGrid platform of `m` with `ndev` devices (topology.c). */
 int pld__platform_write(FILE *out, const struct pld__model *m, int ndev, const int dims[3], int nd);
 
+/* Does the platform the run will load have SPLITDUPLEX links (a generated
+ * one always does; a FILE.xml, if its text says so)? */
+int pld__sim_split_duplex(const pld_config *cfg);
 /* Loads the platform named by cfg->platform (a model name or FILE.xml) into
  * the SimGrid engine, maps ranks to hosts, reads device properties into
  * R->ranks[].dev and R->host_dev.  Returns 0 or a PLD_E* code (printed). */
@@ -45,6 +48,14 @@ void pld__sgx_seal(void);
 /* Links on the route from -> to (0 when there is no path), with the sum of
  * their latencies in `lat` (s) and the bottleneck bandwidth in `bw` (B/s). */
 int pld__sgx_route(sg_host_t from, sg_host_t to, double *lat, double *bw);
+/* A --cfg=KEY:VALUE and a --log=SPEC setting, SimGrid's refusal turned
+ * into a message in `err`; each returns 0 or -1. */
+int pld__sgx_cfg(const char *key_value, char *err, size_t errlen);
+int pld__sgx_log(const char *spec, char *err, size_t errlen);
+/* The file SimGrid's tracing writes (tracing/filename), NULL when off. */
+const char *pld__sgx_trace_file(void);
+/* Whether SimGrid's tracing, as configured, traces links as resources. */
+int pld__sgx_traces_links(void);
 /* Registers `cb` to run when SimGrid finds every actor blocked. */
 void pld__sgx_on_deadlock(void (*cb)(void));
 

@@ -510,7 +510,7 @@ START_TEST(simgrid_floor_makes_the_ring_allreduces_activities)
         const char *flags;
     } c[] = {{8, ""}, {33, ""}, {33, "--no-data"}, {5, "--bytes 4032 --no-data"}};
     char *plat = write_temp(".xml", "");
-    struct cmd_result a = run_cmd("PLDSIM_SAVE_PLATFORM=%s %s/bench/pldsim-scale ring -d 0-%d "
+    struct cmd_result a = run_cmd("PLD_SAVE_PLATFORM=%s %s/bench/pldsim-scale ring -d 0-%d "
                                   "--topology ring:%d,bw=100GBps,lat=1us %s",
                                   plat, PLD_BUILDDIR, c[_i].P - 1, c[_i].P, c[_i].flags);
     ck_assert_msg(a.status == 0, "pldsim-scale: exit %d\n%s", a.status, a.err);

@@ -108,7 +108,7 @@ run_case() { # coll topo P data(yes|no)
     spec=$([ "$topo" = crossbar ] && echo mesh || echo ring):$n,bw=$BW,lat=$LAT
     flags=""
     [ "$data" = no ] && flags=--no-data
-    PLDSIM_SAVE_PLATFORM=$tmp/plat.xml timed "$tmp/pld" "$scale" "$coll" -d "0-$((n - 1))" \
+    PLD_SAVE_PLATFORM=$tmp/plat.xml timed "$tmp/pld" "$scale" "$coll" -d "0-$((n - 1))" \
         --topology "$spec" --bytes "$BYTES" $flags
     if [ "$ok" != yes ]; then
         printf '%-5s %-8s %5s %-4s | %8s  (%s; %s)\n' "$coll" "$topo" "$n" "$data" "$wall" "$ok" \

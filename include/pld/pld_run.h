@@ -53,6 +53,9 @@ enum pld_races {
 /* The most ranks one run may have. */
 #define PLD_MAX_RANKS 4096
 
+/* How many --cfg and how many --log settings a run takes. */
+#define PLD_MAX_SIMGRID_ARGS 32
+
 /* Everything a run needs to know, filled by pld_config_init() and then by
  * pld_parse_args() or by hand. */
 typedef struct pld_config {
@@ -86,6 +89,16 @@ typedef struct pld_config {
     /* With keep_windows: zero the kept windows before reuse instead (upstream
      * reset_persistent_windows=True); their allocation is still kept. */
     int reset_kept_windows;
+    /* sim: SimGrid's own settings, passed through (--cfg=KEY:VALUE and
+     * --log=SPEC, in order), applied after pldsim's defaults so that they
+     * override them.  A key or value SimGrid refuses is a usage error. */
+    const char *simgrid_cfg[PLD_MAX_SIMGRID_ARGS];
+    int nsimgrid_cfg;
+    const char *simgrid_log[PLD_MAX_SIMGRID_ARGS];
+    int nsimgrid_log;
+    /* sim: write the platform XML the run simulates on to this file (the
+     * generated one, or a copy of --platform FILE.xml), or NULL */
+    const char *save_platform;
 } pld_config;
 
 /* A store of window buffers kept from one run to the next (upstream's

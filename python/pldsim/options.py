@@ -23,7 +23,13 @@ OPTIONS: tuple[tuple[str, str, bool, str], ...] = (
     ("PLD_NO_DATA", "--no-data", False, "timing only: window payloads are neither kept nor copied"),
     ("PLD_NETWORK_MODEL", "--network-model", True, "sim: CM02 (default, exact latency+size/bandwidth) or LV08"),
     ("PLD_NO_CACHELINE_CHECK", "--no-cacheline-check", False, "do not warn about window buffers sharing a 64-byte line"),
+    ("PLD_SAVE_PLATFORM", "--save-platform", True, "sim: write the platform XML the run simulates on to FILE"),
+    ("PLD_SIMGRID_CFG", "--cfg", True, "sim: a SimGrid setting, KEY:VALUE (--cfg=network/model:LV08); repeatable"),
+    ("PLD_SIMGRID_LOG", "--log", True, "sim: a SimGrid log setting (--log=root.thresh:info); repeatable"),
 )
+
+#: options given more than once: their variable holds one value per line
+REPEATABLE = ("PLD_SIMGRID_CFG", "PLD_SIMGRID_LOG")
 
 _TRUE = ("1", "yes", "true", "on")
 
@@ -41,7 +47,9 @@ def from_environment(env: os._Environ | dict | None = None) -> list[str]:
         v = env.get(var)
         if v is None or var == "PLD_BACKEND":  # libpld reads PLD_BACKEND itself
             continue
-        if has_value:
+        if var in REPEATABLE:
+            out += [f"{flag}={w}" for w in v.split("\n") if w]
+        elif has_value:
             out += [flag, v]
         elif v.strip().lower() in _TRUE:
             out.append(flag)

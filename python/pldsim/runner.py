@@ -89,7 +89,7 @@ def parse(argv: list[str]) -> tuple[dict[str, str], list[str]]:
                     raise UsageExit(f"pldsim-py: {flag} needs a value (pldsim-py --help)")
                 i += 1
                 value = argv[i]
-            env[var] = value
+            env[var] = f"{env[var]}\n{value}" if var in options.REPEATABLE and var in env else value
         else:
             if eq:
                 raise UsageExit(f"pldsim-py: {flag} takes no value")

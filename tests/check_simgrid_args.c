@@ -1,0 +1,156 @@
+/* check_simgrid_args.c: SimGrid's own settings reach SimGrid, and nothing
+ * SimGrid would abort on gets there.
+ *  - --cfg=network/model:LV08 gives the run --network-model LV08 gives,
+ *    and not the default's;
+ *  - --log=... turns SimGrid's own logging back on;
+ *  - --save-platform (and PLD_SAVE_PLATFORM, and the old
+ *    PLDSIM_SAVE_PLATFORM with a note) writes an XML that, loaded back
+ *    with --platform, gives the same run;
+ *  - SimGrid's tracing writes a Paje trace;
+ *  - each setting SimGrid would abort or crash on is one message, exit 2. */
+#include "checktools.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define STEP "05_remote_load_store"
+
+/* The simulated time a run's summary line reports, in us. */
+static double sim_time(const struct cmd_result *r)
+{
+    const char *t = strstr(r->out, " time=");
+    ck_assert_msg(t != NULL, "no summary line in:\n%s%s", r->out, r->err);
+    return atof(t + 6);
+}
+
+static double run_time(const char *flags)
+{
+    struct cmd_result r = run_cmd("%s %s", tutorial(STEP), flags);
+    ck_assert_msg(r.status == 0, "%s exited %d:\n%s", flags, r.status, r.err);
+    double t = sim_time(&r);
+    cmd_result_free(&r);
+    return t;
+}
+
+START_TEST(cfg_sets_the_network_model)
+{
+    double cm02 = run_time(""), lv08 = run_time("--cfg=network/model:LV08"),
+           flag = run_time("--network-model LV08");
+    ck_assert_msg(lv08 == flag, "--cfg gave %.3f us, --network-model LV08 %.3f us", lv08, flag);
+    ck_assert_msg(lv08 != cm02, "LV08 gave the default's %.3f us", cm02);
+    /* and a later setting wins, as SimGrid's own command line does */
+    ck_assert_msg(run_time("--cfg=network/model:LV08 --cfg=network/model:CM02") == cm02,
+                  "the last --cfg did not win");
+}
+END_TEST
+
+START_TEST(log_reaches_simgrid)
+{
+    struct cmd_result r = run_cmd("%s --log=root.thresh:verbose", tutorial(STEP));
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_contains(r.err, "[log/VERBOSE]");
+    cmd_result_free(&r);
+    r = run_cmd("%s", tutorial(STEP));
+    ck_assert_msg(!strstr(r.err, "VERBOSE"), "SimGrid chatters by default:\n%s", r.err);
+    cmd_result_free(&r);
+}
+END_TEST
+
+START_TEST(save_platform_writes_what_the_run_simulated)
+{
+    static const char *const how[] = {"%s --topology ring:2 -d 0,1 --save-platform %s",
+                                      "PLD_SAVE_PLATFORM=%2$s %1$s --topology ring:2 -d 0,1",
+                                      "PLDSIM_SAVE_PLATFORM=%2$s %1$s --topology ring:2 -d 0,1"};
+    char path[] = "/tmp/pldsim-saved-XXXXXX.xml";
+    int fd = mkstemps(path, 4);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    struct cmd_result a = run_cmd(how[_i], tutorial(STEP), path);
+    ck_assert_msg(a.status == 0, "exit %d:\n%s", a.status, a.err);
+    ck_assert_msg((_i == 2) == (strstr(a.err, "PLDSIM_SAVE_PLATFORM is deprecated") != NULL),
+                  "the deprecation note is %s:\n%s", _i == 2 ? "missing" : "there", a.err);
+    char *xml = slurp(path);
+    ck_assert_contains(xml, "<platform version=");
+    free(xml);
+    struct cmd_result b = run_cmd("%s --platform %s -d 0,1", tutorial(STEP), path);
+    ck_assert_msg(b.status == 0, "the saved platform does not load:\n%s", b.err);
+    ck_assert_msg(sim_time(&a) == sim_time(&b), "generated %.3f us, saved and loaded %.3f us",
+                  sim_time(&a), sim_time(&b));
+    cmd_result_free(&a);
+    cmd_result_free(&b);
+    unlink(path);
+}
+END_TEST
+
+START_TEST(tracing_writes_a_paje_trace)
+{
+    char path[] = "/tmp/pldsim-paje-XXXXXX.trace";
+    int fd = mkstemps(path, 6);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    struct cmd_result r = run_cmd("%s --cfg=tracing:yes --cfg=tracing/filename:%s "
+                                  "--cfg=tracing/platform:yes --cfg=tracing/platform/topology:no",
+                                  tutorial(STEP), path);
+    ck_assert_msg(r.status == 0, "exit %d:\n%s", r.status, r.err);
+    char *trace = slurp(path);
+    ck_assert_contains(trace, "#This file was generated using SimGrid");
+    ck_assert_contains(trace, "%EventDef PajeDefineContainerType");
+    ck_assert_contains(trace, "\"dev1\"");
+    free(trace);
+    cmd_result_free(&r);
+    unlink(path);
+}
+END_TEST
+
+static const struct {
+    const char *flags, *message;
+} refused[] = {
+    {"--cfg=bogus/key:1", "--cfg=bogus/key:1: SimGrid refuses it: Bad config key: bogus/key"},
+    {"--cfg=network/model:ns-3",
+     "--cfg 'network/model:ns-3': expected network/model one of CM02, LV08, SMPI, IB, Constant"},
+    {"--cfg=cpu/model:fast", "expected cpu/model one of Cas01"},
+    {"--cfg=network/TCP-gamma:abc", "SimGrid refuses it: invalid double"},
+    {"--cfg=nocolon", "--cfg 'nocolon': expected KEY:VALUE"},
+    {"--cfg=contexts/factory:raw", "pldsim chooses SimGrid's contexts itself"},
+    {"--log=%%%bad", "'%%%bad' is not a SimGrid log setting"},
+    {"--log=root.thresh:loud", "SimGrid refuses it: Unknown priority name: loud"},
+    {"--cfg=tracing:yes --cfg=tracing/actor:yes",
+     "SimGrid 3.32 aborts when it traces a split-duplex link"},
+    {"--cfg=tracing:yes --cfg=tracing/filename:/nonexistent/x.trace",
+     "--cfg=tracing/filename:/nonexistent/x.trace: cannot write it"},
+    {"--save-platform /nonexistent/x.xml",
+     "cannot write the generated platform /nonexistent/x.xml"},
+};
+
+START_TEST(what_simgrid_would_abort_on_is_refused)
+{
+    struct cmd_result r = run_cmd("%s %s", tutorial(STEP), refused[_i].flags);
+    ck_assert_msg(r.status == (strstr(refused[_i].flags, "save-platform") ? 3 : 2),
+                  "%s: exit %d:\n%s", refused[_i].flags, r.status, r.err);
+    ck_assert_int_eq(count_error_lines(r.err), 1);
+    ck_assert_contains(r.err, refused[_i].message);
+    cmd_result_free(&r);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("simgrid_args");
+    TCase *tc = tcase_create("passthrough");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, cfg_sets_the_network_model);
+    tcase_add_test(tc, log_reaches_simgrid);
+    tcase_add_loop_test(tc, save_platform_writes_what_the_run_simulated, 0, 3);
+    tcase_add_test(tc, tracing_writes_a_paje_trace);
+    tcase_add_loop_test(tc, what_simgrid_would_abort_on_is_refused, 0,
+                        (int)(sizeof refused / sizeof refused[0]));
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return run_suite(suite());
+}
