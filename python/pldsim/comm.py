@@ -16,7 +16,7 @@ from typing import Any
 import _pldsim
 
 from . import domains, host_builtins
-from .errors import UnsupportedError, UsageTypeError, UsageValueError
+from .errors import UsageTypeError, UsageValueError
 from .levels import HOST, level
 from .ops import atomic_code
 from .values import CommCtx, DataType, DistributedTensor, Ptr, TensorValue, Tile, any_view, index_list, is_torch_tensor, scalar_int, tensor_dtype, tile_of

@@ -142,10 +142,14 @@ class CompiledProgram:
             raise ValueError("DistributedWorker reset_persistent_windows=True requires persistent=True")
         else:
             reset = bool(reset_persistent_windows)
-        for name, given in (("extra_compiled", extra_compiled), ("callbacks", callbacks), ("sub_worker_overrides", sub_worker_overrides)):
+        for name, given in (("callbacks", callbacks), ("sub_worker_overrides", sub_worker_overrides)):
             if given:
                 raise UnsupportedError(f"{self.name}.prepare", f"{name}= is not supported by pldsim yet")
-        return PreparedProgram(self, bool(persistent), reset)
+        others = list(extra_compiled or ())
+        for c in others:
+            if not isinstance(c, CompiledProgram):
+                raise TypeError(f"{self.name}.prepare: extra_compiled holds {c!r}, not a compiled program")
+        return PreparedProgram(self, bool(persistent), reset, others)
 
 
 class _WorkerCounters:
@@ -167,17 +171,21 @@ class _WorkerCounters:
 
 
 class PreparedProgram:
-    """What prepare() returns: call it (or use it as a context manager and
-    call it inside) to run the program; close() ends it.  Persistent, it
-    holds the kept windows' bytes between calls (a pld_windows store)."""
+    """What prepare() returns (upstream's DistributedWorker): call it, or
+    run() one of its programs, to run a program; close() ends it and frees
+    the resident tensors it still owns.  Persistent, it holds the kept
+    windows' bytes between calls (a pld_windows store)."""
 
-    def __init__(self, compiled: CompiledProgram, persistent: bool = False, reset: bool = False):
+    def __init__(self, compiled: CompiledProgram, persistent: bool = False, reset: bool = False, others: Any = ()):
         self._compiled = compiled
+        self._programs = [compiled, *others]
         self._persistent = persistent
         self._reset = reset
         self._kept: bytes | None = b"" if persistent else None
         self._w = _WorkerCounters()
         self._error: BaseException | None = None
+        self._owned_tensors: list[Any] = []
+        self._handles: list[Any] = []
         self.closed = False
 
     def __enter__(self) -> "PreparedProgram":
@@ -189,10 +197,33 @@ class PreparedProgram:
     def close(self) -> None:
         self.closed = True
         self._kept = None  # the kept windows are released
+        for t in self._owned_tensors:
+            t.freed = True
+        self._owned_tensors.clear()
+        for h in self._handles:
+            h.closed = True
+
+    def _open(self, what: str) -> None:
+        if self.closed:
+            raise RuntimeError(f"{self._compiled.name}: {what} called after close")
 
     def __call__(self, *args: Any, config: Any = None, **kwargs: Any) -> None:
-        if self.closed:
-            raise RuntimeError(f"{self._compiled.name}: this prepared program has been closed")
+        self._open("this prepared program")
+        if len(self._programs) > 1:
+            raise TypeError(
+                f"calling the worker is ambiguous with {len(self._programs)} programs prepared: use run(compiled, *args)"
+            )
+        self._dispatch(self._compiled, args, kwargs, config)
+
+    def _dispatch(self, compiled: CompiledProgram, args: tuple, kwargs: dict, config: Any) -> None:
+        from .resident import unwrap
+
+        where = f"{compiled.name}(...)"
+        args = tuple(unwrap(a, where) for a in args)
+        kwargs = {k: unwrap(v, where) for k, v in kwargs.items()}
+        if compiled is not self._compiled:
+            compiled._call(args, kwargs, config)
+            return
         if self._error is not None:
             # as upstream's persistent worker: its windows are in an unknown state
             raise self._error
@@ -206,10 +237,84 @@ class PreparedProgram:
         if self._persistent:
             self._kept = kept
 
-    def __getattr__(self, name: str) -> Any:
-        if name in ("submit", "alloc_tensor", "malloc", "copy_to", "copy_from", "free", "free_tensor", "alloc_stacked_tensor"):
-            raise UnsupportedError(f"{self._compiled.name}.prepare()", f"{name} (worker-resident device memory and asynchronous submits) is not supported by pldsim yet")
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+    def _prepared(self, compiled: Any, what: str) -> CompiledProgram:
+        self._open(what)
+        if not any(compiled is p for p in self._programs):
+            raise ValueError(f"{what}: {getattr(compiled, 'name', compiled)!r} is not a program prepared on this worker")
+        return compiled
+
+    def run(self, compiled: Any, *args: Any, config: Any = None, **kwargs: Any) -> None:
+        """Runs one of the worker's programs."""
+        self._dispatch(self._prepared(compiled, "run"), args, kwargs, config)
+
+    def register(self, compiled: Any) -> Any:
+        """A handle that runs `compiled` (a program of this worker) when called."""
+        from .resident import ProgramHandle
+
+        h = ProgramHandle(self, self._prepared(compiled, "register"))
+        self._handles.append(h)
+        return h
+
+    def submit(self, compiled: Any, *args: Any, config: Any = None, **kwargs: Any) -> Any:
+        """Runs `compiled` now and returns a handle whose result() reports it
+        (a pldsim run completes before the call returns)."""
+        from .resident import SubmitHandle
+
+        c = self._prepared(compiled, "submit")
+        try:
+            self._dispatch(c, args, kwargs, config)
+        except RunError as e:
+            return SubmitHandle(e)
+        return SubmitHandle(None)
+
+    def alloc_tensor(self, shape: Any, dtype: Any, init: Any = None) -> Any:
+        """A worker-resident tensor (zeroed, or a copy of `init`)."""
+        from .resident import DeviceTensor, new_tensor
+
+        self._open("alloc_tensor")
+        t = DeviceTensor(new_tensor(shape, dtype, init, "alloc_tensor"), self)
+        self._owned_tensors.append(t)
+        return t
+
+    def alloc_stacked_tensor(self, host: Any, worker_ids: Any = None) -> Any:
+        """A resident copy of `host`, shard i (its row i) on card worker_ids[i]."""
+        from .resident import StackedDeviceTensor, new_tensor
+        from .values import is_torch_tensor
+
+        self._open("alloc_stacked_tensor")
+        if not is_torch_tensor(host) or host.dim() < 1:
+            raise TypeError(f"alloc_stacked_tensor: expects a torch.Tensor with a leading stack dimension, got {host!r}")
+        cards = len(self._compiled.device_ids)
+        ids = list(range(cards)) if worker_ids is None else [int(w) for w in worker_ids]
+        if host.shape[0] != cards or sorted(ids) != list(range(cards)):
+            raise ValueError(
+                f"alloc_stacked_tensor: a stack of {host.shape[0]} shards on {cards} cards with worker_ids={ids}: "
+                f"expected one shard per card and worker_ids a permutation of 0..{cards - 1}"
+            )
+        t = StackedDeviceTensor(new_tensor(host.shape, host.dtype, host, "alloc_stacked_tensor"), self, ids)
+        self._owned_tensors.append(t)
+        return t
+
+    def copy_stacked_from(self, t: Any, host: Any) -> None:
+        """Copies the resident stack `t` into `host`."""
+        self._open("copy_stacked_from")
+        host.copy_(self._owned(t, "copy_stacked_from").tensor("copy_stacked_from"))
+
+    def _owned(self, t: Any, what: str) -> Any:
+        if not any(t is o for o in self._owned_tensors):
+            raise ValueError(f"{what}: {t!r} is not a tensor this worker owns (freed already?)")
+        return t
+
+    def free_tensor(self, t: Any) -> None:
+        self._open("free_tensor")
+        self._owned(t, "free_tensor").freed = True
+        self._owned_tensors.remove(t)
+
+    free_stacked_tensor = free_tensor
+
+    def release_inherited_host_tensor_refs(self) -> None:
+        """Upstream's forked workers let go of inherited host tensors here;
+        pldsim's runs hold none between calls."""
 
 
 def _functions_of(cls: type) -> list[Function]:

@@ -22,10 +22,15 @@ a test file starts itself with pytest.main().  It provides:
 - the fixtures ``test_config`` (a RunConfig whose platform is the first id
   of --platform) and ``device_ids`` (the --device list, in order);
 - the ``platforms(*ids)`` marker: a test runs when its ids and --platform
-  share a chip, and is deselected otherwise, as upstream's conftest does."""
+  share a chip, and is deselected otherwise, as upstream's conftest does;
+- upstream's project root on ``sys.path``, as its conftest puts it there
+  for the ``examples`` package some tests import: the directory above the
+  ``tests/st`` that holds the collected files."""
 
 from __future__ import annotations
 
+import pathlib
+import sys
 from typing import Any
 
 import pytest
@@ -102,6 +107,19 @@ def pytest_configure(config: Any) -> None:
         )
     parse_platforms(config.getoption("--platform"))
     parse_devices(config.getoption("--device"))
+    for arg in config.args:
+        root = _project_root(pathlib.Path(arg.split("::")[0]).resolve())
+        if root is not None and str(root) not in sys.path:
+            sys.path.insert(0, str(root))
+
+
+def _project_root(path: pathlib.Path) -> pathlib.Path | None:
+    """The root of the upstream checkout `path` is in (the parent of its
+    tests/st), or None."""
+    for d in (path, *path.parents):
+        if d.name == "st" and d.parent.name == "tests":
+            return d.parent.parent
+    return None
 
 
 def pytest_collection_modifyitems(config: Any, items: list[Any]) -> None:

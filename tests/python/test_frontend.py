@@ -145,7 +145,7 @@ class Constructs(unittest.TestCase):
         self.assertEqual(r.stdout.count("[pldsim] backend=sim platform=a2a3sim P=1"), 3, r.stdout)
         self.assertIn("OK", r.stdout)
         for mode, status, text in (
-            ("closed", 1, "RuntimeError: Doubler: this prepared program has been closed"),
+            ("closed", 1, "RuntimeError: Doubler: this prepared program called after close"),
             ("two-devices", 3, "host: chip: is a per-device function (@pl.function): the host orchestrator dispatches it with device=r"),
         ):
             with self.subTest(mode=mode):

@@ -1,5 +1,6 @@
-"""``pypto.runtime`` on pldsim: ``RunConfig``, and ``run`` (compile and
-call in one step).
+"""``pypto.runtime`` on pldsim: ``RunConfig``, ``run`` (compile and
+call in one step), and ``DistributedWorker`` with its resident tensors
+(pldsim/resident.py).
 
 RunConfig takes upstream's fields.  pldsim reads ``platform`` (which
 pldsim model the run uses: a2a3sim and a2a3 are the a2a3 model, a5sim and
@@ -67,4 +68,23 @@ def run(program: Any, *args: Any, config: RunConfig | None = None) -> Any:
     return compiled
 
 
-__all__ = ["RunConfig", "run"]
+def DistributedWorker(compiled: Any, *, inherited_host_tensors: Any = None, **kwargs: Any) -> Any:  # noqa: N802 - upstream's class name
+    """A worker for one compiled program or a list of them (the first is
+    the default; ``run(compiled, *args)`` picks another).  Other keywords
+    go to ``prepare``."""
+    del inherited_host_tensors  # pldsim's runs fork with every host tensor in shared memory
+    programs = list(compiled) if isinstance(compiled, (list, tuple)) else [compiled]
+    if not programs:
+        raise ValueError("DistributedWorker needs at least one compiled program")
+    return programs[0].prepare(extra_compiled=programs[1:], **kwargs)
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("DeviceTensor", "StackedDeviceTensor"):
+        from pldsim import resident
+
+        return getattr(resident, name)
+    raise AttributeError(f"module 'pypto.runtime' has no attribute {name!r}")
+
+
+__all__ = ["DeviceTensor", "DistributedWorker", "RunConfig", "StackedDeviceTensor", "run"]
