@@ -71,6 +71,7 @@ static struct {
     long *wrong; /* per row and half */
     struct timespec wall0;
     double last_progress;
+    json_t *json, *results; /* -J's document, and its rows until they join it */
 } S;
 
 /* Where rank r's time of row `row`, half `half` is kept. */
@@ -753,6 +754,14 @@ static json_t *json_now(void)
     return json_string(buf);
 }
 
+/* Lets go of the JSON document on every way out; returns `status`. */
+static int done(int status)
+{
+    json_decref(S.results);
+    json_decref(S.json);
+    return status;
+}
+
 /* Builds the sweep from -b -e -f -i; 0, or the exit status of a refusal. */
 static int make_sweep(void)
 {
@@ -838,7 +847,7 @@ int main(int argc, char **argv)
     gethostname(host_name, sizeof host_name - 1);
     int step_is_factor = S.factor > 1;
     long long step = step_is_factor ? (long long)S.factor : (long long)S.stepb;
-    json_t *J = json_object(), *results = json_array();
+    json_t *J = S.json = json_object(), *results = S.results = json_array();
     if (jf) {
         printf("# Writing JSON output to %s\n", json_path);
         json_t *args = json_array(), *env = json_array();
@@ -909,7 +918,7 @@ int main(int argc, char **argv)
 
     rc = pld_run(&cfg, host, NULL);
     if (rc)
-        return pld_exit_code(rc);
+        return done(pld_exit_code(rc));
 
     static const char *const type_names[] = {"?", "float", "half"};
     static const char *const op_names[] = {"?", "sum", "max", "min", "prod"};
@@ -976,7 +985,7 @@ int main(int argc, char **argv)
     }
     if (csv && (ferror(csv) | fclose(csv))) {
         fprintf(stderr, "pldsim-perf: writing %s failed: %s\n", cli.csv, strerror(errno));
-        return 1;
+        return done(1);
     }
     double avg_bw = rows ? sum_busbw / (2.0 * rows) : 0;
     const char *min_bw_env = getenv("NCCL_TESTS_MIN_BW");
@@ -991,7 +1000,7 @@ int main(int argc, char **argv)
     printf("#\n# Collective test concluded: %s\n#\n\n", prog);
     if (jf) {
         json_object_set_new(J, "results", results);
-        results = NULL;
+        results = S.results = NULL;
         json_object_set_new(J, "out_of_bounds",
                             json_pack("{sI ss}", "count", (json_int_t)total_wrong, "okay",
                                       total_wrong ? "false" : "true"));
@@ -1004,10 +1013,9 @@ int main(int argc, char **argv)
         if (json_dumpf(J, jf, JSON_INDENT(1) | JSON_PRESERVE_ORDER) || fputc('\n', jf) == EOF ||
             (ferror(jf) | fclose(jf))) {
             fprintf(stderr, "pldsim-perf: writing %s failed: %s\n", json_path, strerror(errno));
-            return 1;
+            return done(1);
         }
     }
-    json_decref(results);
-    json_decref(J);
-    return total_wrong || bw_failed ? 1 : 0;
+    (void)results;
+    return done(total_wrong || bw_failed ? 1 : 0);
 }
