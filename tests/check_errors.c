@@ -969,8 +969,11 @@ START_TEST(pldsim_perf_refuses_bad_values)
         {"-e 1e30", "bad size '1e30' for -e"},
         {"--root abc", "bad --root 'abc'; expected a rank number"},
         {"--root 1x", "bad --root '1x'"},
-        {"--root 9", "--root 9 is outside the ranks 0..7"},
-        {"-P 5000", "bad device count '5000' for -P; expected 1..4096"},
+        {"-g 8 --root 9", "--root 9 is outside the ranks 0..7"},
+        {"-g 5000", "bad device count '5000' for -g; expected 1..4096"},
+        {"-n 0", "bad iteration count '0' for -n; expected an integer >= 1"},
+        {"-d int8", "bad --datatype 'int8'; expected float or half"},
+        {"-J out.txt", "-J out.txt: only JSON output is supported"},
         {"--mode", "--mode needs a value"},
     };
     char cmd[4096];
@@ -987,7 +990,7 @@ START_TEST(pldsim_perf_reports_a_failed_csv_and_no_inf_at_one_rank)
     ck_assert_int_eq(r.status, 1);
     ck_assert_contains(r.err, "pldsim-perf: writing /dev/full failed: No space left on device");
     cmd_result_free(&r);
-    r = run_cmd("%s/tools/pldsim-perf allreduce -P 1 -b 1K -e 2K", PLD_BUILDDIR);
+    r = run_cmd("%s/tools/pldsim-perf allreduce -g 1 -b 1K -e 2K", PLD_BUILDDIR);
     ck_assert_int_eq(r.status, 0);
     ck_assert_msg(!strstr(r.out, "inf") && !strstr(r.out, "nan"), "inf or nan in:\n%s", r.out);
     ck_assert_msg(!strstr(r.err, "warning"), "a warning at P = 1:\n%s", r.err);
@@ -1120,7 +1123,7 @@ int main(void)
     tcase_add_test(cli, malformed_flag_values);
     tcase_add_test(cli, no_data_refuses_to_read_window_data);
     tcase_add_loop_test(cli, bad_topology_specs, 0, (int)(sizeof bad_specs / sizeof bad_specs[0]));
-    tcase_add_loop_test(cli, pldsim_perf_refuses_bad_values, 0, 9);
+    tcase_add_loop_test(cli, pldsim_perf_refuses_bad_values, 0, 12);
     tcase_add_test(cli, pldsim_perf_reports_a_failed_csv_and_no_inf_at_one_rank);
     suite_add_tcase(s, cli);
     return run_suite(s);

@@ -342,10 +342,11 @@ START_TEST(names_with_quotes_and_ampersands_are_escaped)
     jfree(root);
     free(j);
     /* and a plot's title */
-    r = run_cmd("%s/tools/pldsim-perf allreduce -b 1K -e 4K --csv '%s.csv' >/dev/null && "
-                "%s/tools/pldsim-plot -t 'mesh & ring <P=8>' -o '%s' '%s.csv' && xmllint --noout "
-                "'%s' && grep -c 'mesh &amp; ring &lt;P=8&gt;' '%s'",
-                PLD_BUILDDIR, model, PLD_BUILDDIR, svg, model, svg, svg);
+    r = run_cmd(
+        "%s/tools/pldsim-perf allreduce -g 8 -b 1K -e 4K -f 2 -n 1 --csv '%s.csv' >/dev/null && "
+        "%s/tools/pldsim-plot -t 'mesh & ring <P=8>' -o '%s' '%s.csv' && xmllint --noout "
+        "'%s' && grep -c 'mesh &amp; ring &lt;P=8&gt;' '%s'",
+        PLD_BUILDDIR, model, PLD_BUILDDIR, svg, model, svg, svg);
     ck_assert_msg(r.status == 0, "the plot is not valid XML:\n%s%s", r.out, r.err);
     cmd_result_free(&r);
     snprintf(json, sizeof json, "%s.csv", model);

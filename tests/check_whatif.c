@@ -160,18 +160,18 @@ static const struct {
     const char *args;
     double link;
 } perf[] = {
-    {"allreduce --mode ring -P 8 --topology ring:8,bw=56GBps", 56},
-    {"allreduce --mode mesh -P 8 --topology star:8,bw=50GBps", 50},
-    {"allgather -P 8 --topology star:8,bw=50GBps", 50},
-    {"reduce_scatter -P 6 --topology ring:6,bw=20GBps", 20},
-    {"broadcast -P 4 --topology star:4,bw=30GBps", 30},
+    {"allreduce --mode ring -g 8 --topology ring:8,bw=56GBps", 56},
+    {"allreduce --mode mesh -g 8 --topology star:8,bw=50GBps", 50},
+    {"allgather -g 8 --topology star:8,bw=50GBps", 50},
+    {"reduce_scatter -g 6 --topology ring:6,bw=20GBps", 20},
+    {"broadcast -g 4 --topology star:4,bw=30GBps", 30},
 };
 
 START_TEST(busbw_never_exceeds_the_link_rate)
 {
     char *csv = write_temp(".csv", "");
-    struct cmd_result r = run_cmd("%s/tools/pldsim-perf %s -b 1K -e 4M -f 4 --csv %s", PLD_BUILDDIR,
-                                  perf[_i].args, csv);
+    struct cmd_result r = run_cmd("%s/tools/pldsim-perf %s -b 1K -e 4M -f 4 -n 1 -w 0 --csv %s",
+                                  PLD_BUILDDIR, perf[_i].args, csv);
     ck_assert_msg(r.status == 0, "pldsim-perf %s failed:\n%s%s", perf[_i].args, r.out, r.err);
     ck_assert_contains(r.out, "# Avg bus bandwidth    : ");
     char *text = slurp(csv);
@@ -206,7 +206,7 @@ START_TEST(pldsim_plot_draws_its_inputs)
 {
     char *csv = write_temp(".csv", "");
     struct cmd_result r =
-        run_cmd("%s/tools/pldsim-perf allreduce --mode ring -P 4 -b 1K -e 64K -f 4 "
+        run_cmd("%s/tools/pldsim-perf allreduce --mode ring -g 4 -b 1K -e 64K -f 4 -n 1 "
                 "--csv %s",
                 PLD_BUILDDIR, csv);
     ck_assert_int_eq(r.status, 0);
@@ -249,17 +249,21 @@ START_TEST(pldsim_perf_prints_the_nccl_tests_table)
     static const char *const colls[] = {"allreduce --mode ring", "allreduce --op max --dtype half",
                                         "broadcast --root 2",    "allgather",
                                         "reduce_scatter",        "all_to_all"};
-    struct cmd_result r =
-        run_cmd("%s/tools/pldsim-perf %s -P 4 -b 64 -e 4K -f 4 --check", PLD_BUILDDIR, colls[_i]);
+    struct cmd_result r = run_cmd("%s/tools/pldsim-perf %s -g 4 -b 64 -e 4K -f 4 -n 2 --check",
+                                  PLD_BUILDDIR, colls[_i]);
     ck_assert_msg(r.status == 0, "%s: exit %d\n%s%s", colls[_i], r.status, r.out, r.err);
     ck_assert_contains(r.out, "times SIMULATED by pldsim");
-    ck_assert_contains(r.out, "P = 4, platform a2a3sim");
+    ck_assert_contains(r.out, "# nThread 1 nGpus 4 minBytes 64 maxBytes 4096 step: 4(factor) "
+                              "warmup iters: 1 iters: 2 agg iters: 1 validation: 1 graph: 0");
+    ck_assert_contains(r.out, "platform a2a3sim");
     ck_assert_contains(r.out, "out-of-place");
     ck_assert_contains(r.out, "in-place");
-    ck_assert_contains(r.out, "#       size        count     type  redop   root      time    algbw "
-                              "   busbw #wrong      time    algbw    busbw #wrong");
-    ck_assert_contains(r.out, "#        (B)   (elements)                             (us)   (GB/s) "
-                              "  (GB/s)             (us)   (GB/s)   (GB/s)");
+    ck_assert_contains(r.out,
+                       "#       size         count      type   redop    root     time   algbw "
+                       "  busbw  #wrong     time   algbw   busbw  #wrong \n");
+    ck_assert_contains(r.out,
+                       "#        (B)    (elements)                               (us)  (GB/s) "
+                       " (GB/s)             (us)  (GB/s)  (GB/s)         \n");
     ck_assert_contains(r.out, "# Out of bounds values : 0 OK");
     ck_assert_contains(r.out, "# Avg bus bandwidth    : ");
     /* 64, 256, 1K, 4K: four rows, each with #wrong 0 twice */

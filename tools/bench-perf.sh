@@ -1,6 +1,7 @@
 #!/bin/sh
 # bench-perf.sh BUILDDIR [REPEATS]: wall time of the sweep that issue 4 bounds,
-#   pldsim-perf allreduce -b 8 -e 64M -f 2 -P 8   (mesh, then ring)
+#   pldsim-perf allreduce -b 8 -e 64M -f 2 -g 8 -n 1 -w 0   (mesh, then ring)
+# (one call per size and half, as the sweep had before -n and -w)
 # median of REPEATS runs (default 3); fails above the 30 s budget.
 set -u
 build=${1:-.}
@@ -12,7 +13,7 @@ for mode in mesh ring; do
     i=0
     while [ $i -lt "$reps" ]; do
         t0=$(date +%s%N)
-        "$build/tools/pldsim-perf" allreduce --mode $mode -b 8 -e 64M -f 2 -P 8 >/dev/null 2>&1 ||
+        "$build/tools/pldsim-perf" allreduce --mode $mode -b 8 -e 64M -f 2 -g 8 -n 1 -w 0 >/dev/null 2>&1 ||
             { echo "pldsim-perf --mode $mode failed"; exit 1; }
         t1=$(date +%s%N)
         times="$times $(((t1 - t0) / 1000000))"
@@ -24,7 +25,7 @@ for mode in mesh ring; do
         flag="  OVER BUDGET"
         status=1
     fi
-    printf 'pldsim-perf allreduce --mode %-4s -b 8 -e 64M -f 2 -P 8: %6s ms (median of %s; budget %s ms)%s\n' \
+    printf 'pldsim-perf allreduce --mode %-4s -b 8 -e 64M -f 2 -g 8 -n 1 -w 0: %6s ms (median of %s; budget %s ms)%s\n' \
         $mode "$med" "$reps" $budget_ms "$flag"
 done
 exit $status

@@ -1,35 +1,58 @@
-/* pldsim-perf: nccl-tests-style sweeps of the builtin collectives on the
- * simulator.  Usage:
+/* pldsim-perf: nccl-tests' perf programs (all_reduce_perf, ...) on the
+ * simulator, with their flags, their output and their JSON (-J), so that
+ * scripts and parsers written for nccl-tests logs read ours.  Usage:
  *
- *   pldsim-perf COLLECTIVE [-b MIN] [-e MAX] [-f FACTOR] [-P N | -d LIST]
- *               [--mode mesh|ring] [--op sum|max|min|prod] [--dtype float|half]
- *               [--root R] [--check] [--csv FILE] [common pldsim flags]
+ *   pldsim-perf COLLECTIVE [nccl-tests flags] [pldsim flags]
+ *   pldsim-all_reduce_perf [nccl-tests flags] [pldsim flags]   (installed link)
  *
- * COLLECTIVE is allreduce, broadcast, allgather, reduce_scatter or
- * all_to_all.  Every size of the sweep runs in one simulation, each call
- * started from a barrier; the time of a call is from the first rank's start
- * to the last rank's end.  The columns, the busbw factors (allreduce
- * 2(n-1)/n; allgather, reduce_scatter, all_to_all (n-1)/n; broadcast 1) and
- * the meaning of "size" follow nccl-tests (doc/PERFORMANCE.md).  Times are
- * simulated, not measured.  Without --check the run is --no-data (payloads
- * are not kept), so large sweeps fit in memory; --check keeps them and
- * verifies every result, filling the #wrong column. */
+ * COLLECTIVE is an nccl-tests name (all_reduce_perf, all_gather_perf,
+ * broadcast_perf, reduce_scatter_perf, alltoall_perf, sendrecv_perf) or a
+ * pldsim one (allreduce, allgather, broadcast, reduce_scatter, all_to_all,
+ * sendrecv).  The format follows nccl-tests 2.19 (src/util.cu); sizes,
+ * counts and bus-bandwidth factors follow its src/<coll>.cu.  Times are
+ * simulated.  Out-of-place: pld's builtins work in place on a window, so the
+ * out-of-place half times a local copy of a separate send buffer into the
+ * window plus the in-place builtin; allgather, alltoall and sendrecv always
+ * read a separate buffer, so their two halves time the same call.
+ * docs/pldsim-perf.md has the details. */
 #include <pld/pld.h>
 
 #include "size_arg.h"
 
 #include <errno.h>
-#include <math.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
-enum coll { ALLREDUCE, BROADCAST, ALLGATHER, REDUCE_SCATTER, ALL_TO_ALL };
-static const char *const coll_names[] = {"allreduce", "broadcast", "allgather", "reduce_scatter",
-                                         "all_to_all"};
+/* The nccl-tests release whose output format this matches. */
+#define NCCL_TESTS_FORMAT "2.19.6"
 
-#define MAX_SIZES 64
+enum coll { ALLREDUCE, BROADCAST, ALLGATHER, REDUCE_SCATTER, ALL_TO_ALL, SENDRECV, NCOLLS };
+
+/* Each collective's pldsim name and nccl-tests program name. */
+static const struct {
+    const char *name, *nccl;
+} colls[NCOLLS] = {
+    {"allreduce", "all_reduce_perf"}, {"broadcast", "broadcast_perf"},
+    {"allgather", "all_gather_perf"}, {"reduce_scatter", "reduce_scatter_perf"},
+    {"all_to_all", "alltoall_perf"},  {"sendrecv", "sendrecv_perf"},
+};
+
+/* The most sizes one sweep may have (-i steps can ask for millions). */
+#define MAX_SIZES 65536
+
+/* One row of the table: nccl-tests' size and count columns, and the
+ * elements of each rank's window row (0: nothing to move). */
+struct step {
+    int64_t size, count, n;
+};
 
 static struct {
     enum coll coll;
@@ -37,17 +60,27 @@ static struct {
     pld_allreduce_mode mode;
     pld_reduce_op op;
     pl_dtype dt;
-    int root, check;
-    const char *csv;
-    int64_t bytes[MAX_SIZES]; /* nccl-tests "size" of each step */
-    int nsizes;
-    /* results: per size, per phase (0 out-of-place, 1 in-place) */
-    double t0[MAX_SIZES][2], t1[MAX_SIZES][2];
-    long wrong[MAX_SIZES][2];
+    int root, check_iters, iters, warmup, blocking, average, cycles;
+    int64_t minb, maxb, stepb, factor;
+    struct step *steps; /* the sweep, once */
+    int nsteps;
+    int64_t *warm; /* row elements of each warm-up size (factor 2, as nccl-tests) */
+    int nwarm;
+    /* per row (cycle-major), per half (0 out-of-place, 1 in-place), per rank */
+    double *rank_time;
+    long *wrong; /* per row and half */
     struct timespec wall0;
     double last_progress;
+    json_t *json, *results; /* -J's document, and its rows until they join it */
 } S;
 
+/* Where rank r's time of row `row`, half `half` is kept. */
+static double *rank_time(int row, int half, int r)
+{
+    return &S.rank_time[((size_t)row * 2 + (size_t)half) * (size_t)S.P + (size_t)r];
+}
+
+/* Wall-clock seconds since the run began, for the progress lines. */
 static double wall_now(void)
 {
     struct timespec t;
@@ -55,17 +88,24 @@ static double wall_now(void)
     return (double)(t.tv_sec - S.wall0.tv_sec) + (double)(t.tv_nsec - S.wall0.tv_nsec) * 1e-9;
 }
 
-/* Elements each rank's window row holds for a step of `bytes`. */
-static int64_t row_elems(int64_t bytes)
+/* Window rows per rank: one per peer where each rank has a part per peer. */
+static int coll_rows(void)
 {
-    int64_t es = (int64_t)pl_dtype_size(S.dt);
-    switch (S.coll) {
-    case ALLREDUCE:
-    case BROADCAST:
-        return bytes / es; /* the whole buffer */
-    default:
-        return bytes / es / S.P; /* per-rank chunk: size counts all ranks' */
+    return S.coll == ALLGATHER || S.coll == REDUCE_SCATTER || S.coll == ALL_TO_ALL ? S.P : 1;
+}
+
+/* nccl-tests' setupArgs and <coll>GetCollByteCount for `bytes`: the printed
+ * size is the larger of send and receive bytes, the count the call's count
+ * argument; per-rank parts are rounded down to 16 bytes. */
+static struct step make_step(int64_t bytes)
+{
+    int64_t es = (int64_t)pl_dtype_size(S.dt), count = bytes / es;
+    struct step st = {count * es, count, count};
+    if (coll_rows() > 1) {
+        int64_t base = (count / S.P) & ~(16 / es - 1);
+        st = (struct step){base * S.P * es, base, base};
     }
+    return st;
 }
 
 /* The value rank r puts at element j: small integers, so every reduction is
@@ -75,24 +115,16 @@ static double input_value(int r, int64_t j)
     return (double)((r * 7 + j * 3) % 5) - 2;
 }
 
+/* The reduction over ranks of element j of each rank's input. */
 static double reduce_ref(int64_t j)
 {
     double acc = input_value(0, j);
     for (int r = 1; r < S.P; r++) {
         double v = input_value(r, j);
-        switch (S.op) {
-        case PLD_REDUCE_MAX:
-            acc = v > acc ? v : acc;
-            break;
-        case PLD_REDUCE_MIN:
-            acc = v < acc ? v : acc;
-            break;
-        case PLD_REDUCE_PROD:
-            acc *= v;
-            break;
-        default:
-            acc += v;
-        }
+        acc = S.op == PLD_REDUCE_MAX    ? (v > acc ? v : acc)
+              : S.op == PLD_REDUCE_MIN  ? (v < acc ? v : acc)
+              : S.op == PLD_REDUCE_PROD ? acc * v
+                                        : acc + v;
     }
     return acc;
 }
@@ -100,148 +132,236 @@ static double reduce_ref(int64_t j)
 struct dev_args {
     int rank;
     pld_dtensor target, input, sig, ring_sig, bar;
+    pld_dtensor target2; /* broadcast's second target (one_call says why) */
 };
 
-static void one_call(const struct dev_args *a, int k, int phase)
-{
-    int64_t n = row_elems(S.bytes[k]);
-    int me = a->rank, rows = S.coll >= ALLGATHER ? S.P : 1;
-    pld_dtensor tgt = pld_window((pld_buffer){a->target.win}, PL_SHAPE(rows, n), S.dt);
-    pld_dtensor in = pld_window((pld_buffer){a->input.win}, PL_SHAPE(rows, n), S.dt);
+/* The views one call of `n` row elements uses. */
+struct views {
+    pld_dtensor tgt, in, tgt2;
+    int rows;
+    int64_t n;
+};
 
-    if (S.check) {
-        /* every rank fills its input: row d of all_to_all / reduce_scatter is
-         * the data for rank d, elsewhere one row */
-        for (int row = 0; row < rows; row++)
-            for (int64_t j = 0; j < n; j++)
-                pl_write(in, PL_IDX(row, j), input_value(me, row * n + j));
+/* Rank a's views of the window rows for a call of n elements each. */
+static struct views views_of(const struct dev_args *a, int64_t n)
+{
+    int rows = coll_rows();
+    return (struct views){pld_window((pld_buffer){a->target.win}, PL_SHAPE(rows, n), S.dt),
+                          pld_window((pld_buffer){a->input.win}, PL_SHAPE(rows, n), S.dt),
+                          S.coll == BROADCAST
+                              ? pld_window((pld_buffer){a->target2.win}, PL_SHAPE(rows, n), S.dt)
+                              : (pld_dtensor){0},
+                          rows, n};
+}
+
+/* One collective call, the `it`-th in a row; `half` 0 is out-of-place: the
+ * reducing and broadcasting builtins work in place, so their send buffer is
+ * first copied into the window, and that copy is part of the call.  A
+ * broadcast ends when its receivers are done, not its readers of root's
+ * window, so back to back, root's copy would overwrite what a late
+ * receiver still pulls: out-of-place broadcasts take turns between two
+ * windows (the next call's opening barrier orders the one after). */
+static void one_call(const struct dev_args *a, const struct views *views, int half, int it)
+{
+    int me = a->rank;
+    int staged = S.coll == ALLREDUCE || S.coll == BROADCAST || S.coll == REDUCE_SCATTER;
+    struct views alt = *views;
+    const struct views *v = views;
+    if (S.coll == BROADCAST && half == 0 && it % 2) {
+        alt.tgt = views->tgt2;
+        v = &alt;
     }
-    pld_tensor_barrier(a->bar); /* every rank starts together */
-    double t0 = pld_time();
-    if (phase == 0 || S.coll == ALLGATHER || S.coll == ALL_TO_ALL) {
-        /* out-of-place: the data starts in a separate buffer */
-        if (S.coll != ALLGATHER && S.coll != ALL_TO_ALL)
-            pld_tensor_put(tgt, .peer = me, .src = in, .chunk_cols = 16384 / 4);
-    } else if (S.check) {
-        pld_tensor_put(tgt, .peer = me, .src = in, .chunk_cols = 16384 / 4);
-        t0 = pld_time(); /* in-place: staging is not part of the call */
-    }
+    if (staged && half == 0)
+        pld_tensor_put(v->tgt, .peer = me, .src = v->in, .chunk_cols = 4096);
     switch (S.coll) {
     case ALLREDUCE:
-        pld_tensor_allreduce(tgt, S.mode == PLD_ALLREDUCE_RING ? a->ring_sig : a->sig, .op = S.op,
-                             .mode = S.mode);
+        pld_tensor_allreduce(v->tgt, S.mode == PLD_ALLREDUCE_RING ? a->ring_sig : a->sig,
+                             .op = S.op, .mode = S.mode);
         break;
     case BROADCAST:
-        pld_tensor_broadcast(tgt, a->sig, .root = S.root);
+        pld_tensor_broadcast(v->tgt, a->sig, .root = S.root);
         break;
     case ALLGATHER:
-        pld_tensor_allgather(pld_window((pld_buffer){a->input.win}, PL_SHAPE(1, n), S.dt), tgt,
-                             a->sig);
+        pld_tensor_allgather(pld_window((pld_buffer){a->input.win}, PL_SHAPE(1, v->n), S.dt),
+                             v->tgt, a->sig);
         break;
     case REDUCE_SCATTER:
-        pld_tensor_reduce_scatter(tgt, a->sig, .op = S.op);
+        pld_tensor_reduce_scatter(v->tgt, a->sig, .op = S.op);
         break;
     case ALL_TO_ALL:
-        pld_tensor_all_to_all(in, tgt, a->sig);
+        pld_tensor_all_to_all(v->in, v->tgt, a->sig);
+        break;
+    case SENDRECV:
+        /* nccl-tests' pattern: send to the next rank, receive from the
+         * previous; the barrier is the receiver's "it has arrived" */
+        pld_tensor_put(v->tgt, .peer = (me + 1) % S.P, .src = v->in, .chunk_cols = 4096);
+        pld_tensor_barrier(a->sig);
+        break;
+    case NCOLLS:
         break;
     }
-    double t1 = pld_time();
-    if (t0 < S.t0[k][phase] || S.t0[k][phase] < 0)
-        S.t0[k][phase] = t0;
-    if (t1 > S.t1[k][phase])
-        S.t1[k][phase] = t1;
+}
 
-    if (S.check) {
-        long wrong = 0;
-        for (int row = 0; row < rows; row++)
-            for (int64_t j = 0; j < n; j++) {
-                double got = pl_read(tgt, PL_IDX(row, j)), want = 0;
-                int check_it = 1;
-                switch (S.coll) {
-                case ALLREDUCE:
-                    want = reduce_ref(j);
-                    break;
-                case BROADCAST:
-                    want = input_value(S.root, j);
-                    break;
-                case ALLGATHER:
-                    want = input_value(row, j); /* rank row's first row */
-                    break;
-                case REDUCE_SCATTER:
-                    check_it = row == me;
-                    if (check_it) {
-                        double acc = input_value(0, (int64_t)me * n + j);
-                        for (int r = 1; r < S.P; r++) {
-                            double v = input_value(r, (int64_t)me * n + j);
-                            acc = S.op == PLD_REDUCE_MAX    ? (v > acc ? v : acc)
-                                  : S.op == PLD_REDUCE_MIN  ? (v < acc ? v : acc)
-                                  : S.op == PLD_REDUCE_PROD ? acc * v
-                                                            : acc + v;
-                        }
-                        want = acc;
-                    }
-                    break;
-                case ALL_TO_ALL:
-                    want = input_value(row, (int64_t)me * n + j); /* rank row's row `me` */
-                    break;
-                }
-                if (check_it && got != want)
-                    wrong++;
-            }
-        S.wrong[k][phase] += wrong;
+/* What element j of row `row` of rank me's target must hold after a call. */
+static int expected(int me, int row, int64_t n, int64_t j, double *want)
+{
+    switch (S.coll) {
+    case ALLREDUCE:
+        *want = reduce_ref(j);
+        return 1;
+    case BROADCAST:
+        *want = input_value(S.root, j);
+        return 1;
+    case ALLGATHER:
+        *want = input_value(row, j); /* rank row's first row */
+        return 1;
+    case REDUCE_SCATTER:
+        *want = reduce_ref((int64_t)me * n + j);
+        return row == me;
+    case ALL_TO_ALL:
+        *want = input_value(row, (int64_t)me * n + j); /* rank row's row `me` */
+        return 1;
+    case SENDRECV:
+        *want = input_value((me + S.P - 1) % S.P, j);
+        return 1;
+    case NCOLLS:
+        break;
     }
+    return 0;
+}
+
+/* -c: fresh inputs, one call, and a count of the elements that are wrong
+ * (nccl-tests checks in a call of its own after the timed ones). */
+static long checked_call(const struct dev_args *a, const struct views *v, int64_t n, int half)
+{
+    int me = a->rank;
+    for (int row = 0; row < v->rows; row++)
+        for (int64_t j = 0; j < n; j++)
+            pl_write(v->in, PL_IDX(row, j), input_value(me, row * n + j));
+    if (half == 1 && S.coll != ALLGATHER && S.coll != ALL_TO_ALL && S.coll != SENDRECV)
+        pld_tensor_put(v->tgt, .peer = me, .src = v->in, .chunk_cols = 4096);
+    pld_tensor_barrier(a->bar);
+    one_call(a, v, half, 0);
+    long wrong = 0;
+    for (int row = 0; row < v->rows; row++)
+        for (int64_t j = 0; j < n; j++) {
+            double want;
+            if (expected(me, row, n, j, &want) && pl_read(v->tgt, PL_IDX(row, j)) != want)
+                wrong++;
+        }
+    /* the next call writes into windows that peers may still read */
+    pld_tensor_barrier(a->bar);
+    return wrong;
+}
+
+/* nccl-tests' BenchTime for one half of one row: -n calls back to back
+ * (-z 1 and 3: a barrier after each), this rank's time per call, then -c
+ * checked calls. */
+static void bench_half(const struct dev_args *a, int row, const struct step *st, int half)
+{
+    int me = a->rank;
+    if (st->n == 0) { /* nothing to move: pld has no empty collective */
+        *rank_time(row, half, me) = 0;
+        return;
+    }
+    struct views v = views_of(a, st->n);
+    pld_tensor_barrier(a->bar); /* every rank starts together */
+    double t0 = pld_time(), excluded = 0;
+    for (int it = 0; it < S.iters; it++) {
+        one_call(a, &v, half, it);
+        if (S.blocking == 1 || S.blocking == 3) {
+            double b0 = pld_time();
+            pld_tensor_barrier(a->bar);
+            if (S.blocking == 3)
+                excluded += pld_time() - b0;
+        }
+    }
+    *rank_time(row, half, me) = (pld_time() - t0 - excluded) / S.iters;
     /* results are read (or ignored); line everyone up before the next call
      * writes into the same windows */
     pld_tensor_barrier(a->bar);
-    if (me == 0 && phase == 1 && wall_now() - S.last_progress > 1.0) {
-        S.last_progress = wall_now();
-        fprintf(stderr, "pldsim-perf: %lld bytes done (%d of %d sizes), %.1f s\n",
-                (long long)S.bytes[k], k + 1, S.nsizes, S.last_progress);
+    for (int c = 0; c < S.check_iters; c++) {
+        long w = checked_call(a, &v, st->n, half);
+        S.wrong[row * 2 + half] += w;
+        if (w)
+            break;
     }
 }
 
+/* What each rank runs: the warm-up, then every row of every cycle. */
 static void sweep_kernel(const struct dev_args *a)
 {
-    for (int k = 0; k < S.nsizes; k++)
-        for (int phase = 0; phase < 2; phase++)
-            one_call(a, k, phase);
+    int me = a->rank;
+    /* nccl-tests' warm-up: -w out-of-place calls of every size from -b to
+     * -e by factor 2, before anything is timed */
+    for (int k = 0; k < S.nwarm && S.warmup > 0; k++) {
+        if (S.warm[k] == 0)
+            continue;
+        struct views v = views_of(a, S.warm[k]);
+        pld_tensor_barrier(a->bar);
+        for (int it = 0; it < S.warmup; it++)
+            one_call(a, &v, 0, it);
+        pld_tensor_barrier(a->bar);
+    }
+    for (int c = 0; c < S.cycles; c++)
+        for (int k = 0; k < S.nsteps; k++) {
+            int row = c * S.nsteps + k;
+            for (int half = 0; half < 2; half++)
+                bench_half(a, row, &S.steps[k], half);
+            if (me == 0 && wall_now() - S.last_progress > 1.0) {
+                S.last_progress = wall_now();
+                fprintf(stderr, "pldsim-perf: %lld bytes done (row %d of %d), %.1f s\n",
+                        (long long)S.steps[k].size, row + 1, S.cycles * S.nsteps, S.last_progress);
+            }
+        }
 }
 
+/* Each device's orchestrator: the sweep as one kernel. */
 static void per_device(const struct dev_args *a)
 {
     pl_incore(sweep_kernel, a);
 }
 
+/* The host: windows big enough for the largest row, one task per rank. */
 static void host(const void *unused)
 {
     (void)unused;
-    int64_t max_row = 0;
-    for (int k = 0; k < S.nsizes; k++)
-        if (row_elems(S.bytes[k]) > max_row)
-            max_row = row_elems(S.bytes[k]);
-    int rows = S.coll >= ALLGATHER ? S.P : 1;
+    int64_t max_row = 1;
+    for (int k = 0; k < S.nsteps; k++)
+        if (S.steps[k].n > max_row)
+            max_row = S.steps[k].n;
+    for (int k = 0; k < S.nwarm; k++)
+        if (S.warm[k] > max_row)
+            max_row = S.warm[k];
+    /* whole 64-byte lines, so that no two buffers share one (pypto#2800) */
+    int64_t line = 64 / (int64_t)pl_dtype_size(S.dt);
+    max_row = (max_row + line - 1) / line * line;
+    int rows = coll_rows(), ring_rows = 2 * (S.P - 1) > 0 ? 2 * (S.P - 1) : 1;
     pld_buffer target = pld_alloc_window_buffer(PL_SHAPE(rows, max_row), S.dt, .name = "target");
     pld_buffer input = pld_alloc_window_buffer(PL_SHAPE(rows, max_row), S.dt, .name = "input");
+    int64_t t2_row = S.coll == BROADCAST ? max_row : line;
+    pld_buffer target2 = pld_alloc_window_buffer(PL_SHAPE(rows, t2_row), S.dt, .name = "target2");
     /* signals on whole cache lines of their own (pypto#2800) */
     int64_t sig_bytes = ((int64_t)S.P * 4 + 63) / 64 * 64;
     pld_buffer sig = pld_alloc_window_buffer(sig_bytes, .name = "signal");
     pld_buffer bar = pld_alloc_window_buffer(sig_bytes, .name = "barrier");
-    pld_buffer ring = pld_alloc_window_buffer(PL_SHAPE(2 * (S.P - 1) > 0 ? 2 * (S.P - 1) : 1, S.P),
-                                              PL_INT32, .name = "ring_signal");
+    pld_buffer ring =
+        pld_alloc_window_buffer(PL_SHAPE(ring_rows, S.P), PL_INT32, .name = "ring_signal");
     for (int r = 0; r < S.P; r++) {
         struct dev_args a = {
             .rank = r,
             .target = pld_window(target, PL_SHAPE(rows, max_row), S.dt),
             .input = pld_window(input, PL_SHAPE(rows, max_row), S.dt),
+            .target2 = pld_window(target2, PL_SHAPE(rows, t2_row), S.dt),
             .sig = pld_window(sig, PL_SHAPE(S.P, 1), PL_INT32),
-            .ring_sig =
-                pld_window(ring, PL_SHAPE(2 * (S.P - 1) > 0 ? 2 * (S.P - 1) : 1, S.P), PL_INT32),
+            .ring_sig = pld_window(ring, PL_SHAPE(ring_rows, S.P), PL_INT32),
             .bar = pld_window(bar, PL_SHAPE(S.P, 1), PL_INT32),
         };
         pld_dispatch(r, per_device, a);
     }
 }
 
+/* nccl-tests' <coll>GetBw factor from algbw to busbw. */
 static double busbw_factor(void)
 {
     double n = S.P;
@@ -249,39 +369,81 @@ static double busbw_factor(void)
     case ALLREDUCE:
         return 2 * (n - 1) / n;
     case BROADCAST:
+    case SENDRECV:
         return 1;
     default:
         return (n - 1) / n;
     }
 }
 
-/* Is `a` the flag s1, or its other spelling s2 (may be NULL)? */
-static int is_flag(const char *a, const char *s1, const char *s2)
+/* nccl-tests' getFloatStr: 2 decimals if they fit in `width`, then 1, then
+ * none, then an exponent. */
+static void float_str(double v, int width, char *out, size_t size)
 {
-    return strcmp(a, s1) == 0 || (s2 && strcmp(a, s2) == 0);
+    static const char *const fmts[] = {"%*.2f", "%*.1f", "%*.0f"};
+    for (int i = 0; i < 3; i++)
+        if (snprintf(out, size, fmts[i], width, v) <= width)
+            return;
+    snprintf(out, size, width >= 7 ? "%*.1e" : "%*.0e", width, v);
 }
 
+/* The time of one half as -a asks: rank 0's, or the mean, min or max over
+ * ranks (nccl-tests' Allreduce of deltaSec). */
+static double half_time(int row, int half)
+{
+    double acc = *rank_time(row, half, 0);
+    for (int r = 1; r < S.P && S.average != 0; r++) {
+        double t = *rank_time(row, half, r);
+        acc = S.average == 1 ? acc + t : S.average == 2 ? (t < acc ? t : acc) : (t > acc ? t : acc);
+    }
+    return S.average == 1 ? acc / S.P : acc;
+}
+
+/* --help; also on stderr when no collective is named. */
 static void usage(FILE *out)
 {
-    fputs("usage: pldsim-perf COLLECTIVE [options]\n"
-          "  COLLECTIVE           allreduce, broadcast, allgather, reduce_scatter, all_to_all\n"
-          "  -b, --minbytes SIZE  smallest size (default 8; K, M, G suffixes)\n"
-          "  -e, --maxbytes SIZE  largest size (default 64M)\n"
-          "  -f, --stepfactor N   multiply the size by N each step (default 2)\n"
-          "  -P N                 devices 0..N-1 (or the common -d LIST; default 8)\n"
-          "      --mode M         allreduce: mesh (default) or ring\n"
-          "      --op OP          sum (default), max, min, prod\n"
-          "      --dtype T        float (default) or half\n"
-          "      --root R         broadcast root (default 0)\n"
-          "      --check          keep payloads and verify every result (#wrong)\n"
-          "      --csv FILE       also write the table as CSV\n"
-          "Sizes follow nccl-tests: allreduce and broadcast move SIZE bytes per rank;\n"
-          "allgather, reduce_scatter and all_to_all count all ranks' parts in SIZE.\n"
-          "Times are simulated by pldsim, not measured.\n\n",
+    fputs("usage: pldsim-perf COLLECTIVE [options]    (or pldsim-all_reduce_perf [options] ...)\n"
+          "  COLLECTIVE  all_reduce_perf, all_gather_perf, broadcast_perf, reduce_scatter_perf,\n"
+          "              alltoall_perf, sendrecv_perf; or allreduce, allgather, broadcast,\n"
+          "              reduce_scatter, all_to_all, sendrecv\n"
+          "nccl-tests' flags, with its meanings and defaults:\n"
+          "  -b, --minbytes SIZE     smallest size (default 32M; K, M, G suffixes)\n"
+          "  -e, --maxbytes SIZE     largest size (default 32M)\n"
+          "  -i, --stepbytes SIZE    add SIZE each step when -f is 0 or 1 (default 1M)\n"
+          "  -f, --stepfactor N      multiply the size by N each step (default 1: use -i)\n"
+          "  -g, --ngpus N           devices, one rank each: P = N (default 1)\n"
+          "  -n, --iters N           timed calls per row and half, averaged (default 20)\n"
+          "  -w, --warmup_iters N    untimed calls of each size first (default 1)\n"
+          "  -c, --check N           checked calls after the timed ones (default 0 here,\n"
+          "                          1 in nccl-tests: checking keeps every payload)\n"
+          "  -o, --op OP             sum (default), prod, max, min\n"
+          "  -d, --datatype T        float (default) or half\n"
+          "  -r, --root R            broadcast root (default 0)\n"
+          "  -a, --average 0-3       time of rank 0, the mean (default), min or max over ranks\n"
+          "  -z, --blocking 0-3      1 and 3: a barrier after every call (3: not timed)\n"
+          "  -N, --run_cycles N      run the sweep N times, printing each (default 1)\n"
+          "  -J, --output_file F     also write the results as JSON to F.json\n"
+          "  -t -m -p -G -C -R -T -S -M -x -u -k -y -D -V -I -K (and long forms) are accepted\n"
+          "  and ignored, each with one line on stderr.  NCCL_TESTS_MIN_BW=X fails the run\n"
+          "  (exit 1) when the average bus bandwidth is below 0.9 X, as nccl-tests does.\n"
+          "pldsim's own:\n"
+          "      --devices LIST      device ids instead of -g: 0-7 or 0,2,4,6\n"
+          "      --mode M            allreduce: mesh (default) or ring\n"
+          "      --check             as -c 1\n"
+          "      --csv FILE          also write the table as CSV\n"
+          "      --dtype T, -P N     as -d and -g\n"
+          "Out-of-place: pld's builtins reduce and broadcast in place on a window, so the\n"
+          "out-of-place half of allreduce, reduce_scatter and broadcast times a local copy\n"
+          "of a separate send buffer into the window plus the builtin; allgather, alltoall\n"
+          "and sendrecv read a separate buffer in both halves, which time the same call.\n"
+          "Times are simulated by pldsim, not measured.  docs/pldsim-perf.md has more.\n\n"
+          "pldsim's common flags follow; here -p and -d are nccl-tests' (ignored, and the\n"
+          "datatype), so give the platform as --platform and the devices as --devices.\n",
           out);
     pld_print_common_usage(out);
 }
 
+/* One refusal line on stderr; returns the usage status, 2. */
 static int fail_usage(const char *fmt, const char *arg)
 {
     fprintf(stderr, "pldsim-perf: ");
@@ -290,211 +452,570 @@ static int fail_usage(const char *fmt, const char *arg)
     return 2;
 }
 
+/* Parses a whole decimal integer in [lo, hi] into *out; -1 if it is not one. */
+static int parse_int(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end || errno || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* The nccl-tests flags that have no meaning here: consumed, reported. */
+static const char ignored_flags[] = "tmpGCRTSMxukyDVIK";
+
+/* Options that are ours; the common pldsim ones go on to pld_parse_args. */
+enum { OPT_DEVICES = 256, OPT_MODE, OPT_CSV };
+static const struct option long_opts[] = {
+    {"minbytes", required_argument, 0, 'b'},
+    {"maxbytes", required_argument, 0, 'e'},
+    {"stepbytes", required_argument, 0, 'i'},
+    {"stepfactor", required_argument, 0, 'f'},
+    {"ngpus", required_argument, 0, 'g'},
+    {"iters", required_argument, 0, 'n'},
+    {"warmup_iters", required_argument, 0, 'w'},
+    {"check", required_argument, 0, 'c'},
+    {"op", required_argument, 0, 'o'},
+    {"datatype", required_argument, 0, 'd'},
+    {"dtype", required_argument, 0, 'd'},
+    {"root", required_argument, 0, 'r'},
+    {"average", required_argument, 0, 'a'},
+    {"blocking", required_argument, 0, 'z'},
+    {"run_cycles", required_argument, 0, 'N'},
+    {"output_file", required_argument, 0, 'J'},
+    {"nthreads", required_argument, 0, 't'},
+    {"agg_iters", required_argument, 0, 'm'},
+    {"parallel_init", required_argument, 0, 'p'},
+    {"cudagraph", required_argument, 0, 'G'},
+    {"report_cputime", required_argument, 0, 'C'},
+    {"local_register", required_argument, 0, 'R'},
+    {"timeout", required_argument, 0, 'T'},
+    {"report_timestamps", required_argument, 0, 'S'},
+    {"memory", required_argument, 0, 'M'},
+    {"cta_policy", required_argument, 0, 'x'},
+    {"unalign", required_argument, 0, 'u'},
+    {"stream_null", required_argument, 0, 'y'},
+    {"device_implementation", required_argument, 0, 'D'},
+    {"device_cta_count", required_argument, 0, 'V'},
+    {"per_iter_timing", required_argument, 0, 'I'},
+    {"per_iter_skip", required_argument, 0, 'K'},
+    {"devices", required_argument, 0, OPT_DEVICES},
+    {"device", required_argument, 0, OPT_DEVICES}, /* the common flag's name */
+    {"mode", required_argument, 0, OPT_MODE},
+    {"csv", required_argument, 0, OPT_CSV},
+    {"help", no_argument, 0, 'h'},
+    {0, 0, 0, 0},
+};
+
+/* Settings that main needs after parsing. */
+struct cli {
+    const char *devices, *csv, *json, *ngpus_arg;
+    int ngpus;
+};
+
+/* The options that take a whole number: its range, where it goes, and the
+ * refusal of anything else. */
+static const struct {
+    int c;
+    long lo, hi;
+    int *to;
+    const char *refusal;
+} int_opts[] = {
+    {'n', 1, INT_MAX, &S.iters, "bad iteration count '%s' for -n; expected an integer >= 1"},
+    {'w', 0, INT_MAX, &S.warmup, "bad warm-up count '%s' for -w; expected an integer >= 0"},
+    {'c', 0, INT_MAX, &S.check_iters, "bad check count '%s' for -c; expected an integer >= 0"},
+    {'r', 0, PLD_MAX_RANKS, &S.root, "bad --root '%s'; expected a rank number"},
+    {'a', 0, 3, &S.average,
+     "bad --average '%s'; expected 0 (rank 0), 1 (mean), 2 (min) or 3 (max)"},
+    {'z', 0, 3, &S.blocking, "bad --blocking '%s'; expected 0, 1, 2 or 3"},
+    {'N', 1, INT_MAX, &S.cycles,
+     "bad --run_cycles '%s'; expected an integer >= 1 (a simulation cannot run forever, so no 0)"},
+};
+
+/* One of our options; returns 0, or the exit status of a refusal. */
+static int take_option(int c, const char *v, const char *flag, struct cli *cli)
+{
+    long n;
+    for (size_t i = 0; i < sizeof int_opts / sizeof int_opts[0]; i++)
+        if (int_opts[i].c == c) {
+            if (parse_int(v, int_opts[i].lo, int_opts[i].hi, &n))
+                return fail_usage(int_opts[i].refusal, v);
+            *int_opts[i].to = (int)n;
+            return 0;
+        }
+    switch (c) {
+    case 'b':
+    case 'e':
+    case 'i':
+        if (parse_size_arg(v, c == 'b' ? &S.minb : c == 'e' ? &S.maxb : &S.stepb)) {
+            char fmt[128];
+            snprintf(fmt, sizeof fmt,
+                     "bad size '%%s' for -%c; expected 1 byte to 1P, with an optional K, M or G",
+                     c);
+            return fail_usage(fmt, v);
+        }
+        return 0;
+    case 'f':
+        if (parse_int(v, 0, INT_MAX, &n))
+            return fail_usage("bad factor '%s' for -f; expected an integer >= 0 (0 or 1: step "
+                              "by -i)",
+                              v);
+        S.factor = n;
+        return 0;
+    case 'g':
+    case 'P':
+        if (parse_int(v, 1, PLD_MAX_RANKS, &n)) {
+            fprintf(stderr,
+                    "pldsim-perf: bad device count '%s' for %s; expected 1..%d (see --help)\n", v,
+                    flag, PLD_MAX_RANKS);
+            return 2;
+        }
+        cli->ngpus = (int)n;
+        cli->ngpus_arg = v;
+        return 0;
+    case 'o': {
+        static const char *const ops[] = {"sum", "max", "min", "prod"};
+        S.op = 0;
+        for (int k = 0; k < 4; k++)
+            if (strcmp(v, ops[k]) == 0)
+                S.op = (pld_reduce_op)(k + 1);
+        if (!S.op)
+            return fail_usage("bad --op '%s'; expected sum, prod, max or min (pld has no avg, "
+                              "mulsum or all)",
+                              v);
+        return 0;
+    }
+    case 'd':
+        if (strcmp(v, "float") == 0)
+            S.dt = PL_FP32;
+        else if (strcmp(v, "half") == 0)
+            S.dt = PL_FP16;
+        else
+            return fail_usage("bad --datatype '%s'; expected float or half (the types of pld's "
+                              "builtins)",
+                              v);
+        return 0;
+    case 'J':
+        cli->json = v;
+        return 0;
+    case OPT_DEVICES:
+        cli->devices = v;
+        return 0;
+    case OPT_MODE:
+        if (strcmp(v, "mesh") == 0)
+            S.mode = PLD_ALLREDUCE_MESH;
+        else if (strcmp(v, "ring") == 0)
+            S.mode = PLD_ALLREDUCE_RING;
+        else
+            return fail_usage("bad --mode '%s'; expected mesh or ring", v);
+        return 0;
+    case OPT_CSV:
+        cli->csv = v;
+        return 0;
+    default:
+        fprintf(stderr,
+                "pldsim-perf: ignoring %s %s: nccl-tests' flag has no meaning on the "
+                "simulator\n",
+                flag, v);
+        return 0;
+    }
+}
+
+/* Which collective `name` is (either spelling, or pldsim-<nccl name>); -1 if none. */
+static int coll_by_name(const char *name)
+{
+    if (strncmp(name, "pldsim-", 7) == 0)
+        name += 7;
+    for (int k = 0; k < NCOLLS; k++)
+        if (strcmp(name, colls[k].name) == 0 || strcmp(name, colls[k].nccl) == 0)
+            return k;
+    return -1;
+}
+
+/* Parses argv: our options here, the common ones through pld_parse_args.
+ * Returns -1 to go on, or the exit status. */
+static int parse_args(int argc, char **argv, pld_config *cfg, struct cli *cli)
+{
+    const char *base = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+    int first = 1, k = coll_by_name(base);
+    if (k < 0 && argc > 1 && argv[1][0] != '-') {
+        k = coll_by_name(argv[1]);
+        if (k < 0)
+            return fail_usage("unknown collective '%s'; expected all_reduce_perf, "
+                              "all_gather_perf, broadcast_perf, reduce_scatter_perf, "
+                              "alltoall_perf, sendrecv_perf (or allreduce, allgather, "
+                              "broadcast, reduce_scatter, all_to_all, sendrecv)",
+                              argv[1]);
+        first = 2;
+    }
+    /* the rest for pld_parse_args: argv[0], then what is not ours, in order */
+    char **rest = calloc((size_t)argc + 1, sizeof *rest);
+    int nrest = 0, rc = -1, help = 0;
+    if (!rest)
+        return fail_usage("out of memory%s", "");
+    rest[nrest++] = argv[0];
+    char shorts[128] = "-:hP:b:e:i:f:g:n:w:c:o:d:r:a:z:N:J:";
+    size_t ns = strlen(shorts);
+    for (const char *f = ignored_flags; *f; f++) {
+        shorts[ns++] = *f;
+        shorts[ns++] = ':';
+    }
+    shorts[ns] = 0;
+    /* pldsim-perf's --check takes no value; nccl-tests' --check N does */
+    for (int i = first; i < argc; i++)
+        if (strcmp(argv[i], "--check") == 0 &&
+            (i + 1 >= argc || argv[i + 1][0] < '0' || argv[i + 1][0] > '9'))
+            argv[i] = "--check=1";
+    optind = 1;
+    opterr = 0;
+    int sub_argc = argc - first + 1;
+    char **sub = argv + first - 1; /* getopt starts at sub[1] */
+    while (rc < 0) {
+        int at = optind, idx = -1, c = getopt_long(sub_argc, sub, shorts, long_opts, &idx);
+        if (c == -1)
+            break;
+        if (c == 'h') {
+            help = 1;
+        } else if (c == 1 || c == '?') {
+            if (optind > at || c == 1)
+                rest[nrest++] = c == 1 ? optarg : sub[at];
+        } else if (c == ':') {
+            rc = fail_usage("%s needs a value", sub[optind - 1]);
+        } else {
+            char flag[64];
+            if (idx >= 0)
+                snprintf(flag, sizeof flag, "--%s", long_opts[idx].name);
+            else
+                snprintf(flag, sizeof flag, "-%c", c);
+            int r = take_option(c, optarg, flag, cli);
+            if (r)
+                rc = r;
+        }
+    }
+    for (int i = optind; rc < 0 && i < sub_argc; i++) /* after "--" */
+        rest[nrest++] = sub[i];
+    rest[nrest] = NULL;
+    optind = 1;
+    if (rc < 0 && help) {
+        usage(stdout);
+        rc = 0;
+    }
+    if (rc < 0) {
+        int prc = pld_parse_args(cfg, &nrest, rest);
+        if (prc < 0)
+            rc = 2;
+        else if (nrest > 1)
+            rc = fail_usage("unknown option or stray argument '%s'", rest[1]);
+    }
+    free(rest);
+    if (rc < 0 && k < 0) {
+        usage(stderr);
+        rc = 2;
+    }
+    if (rc < 0)
+        S.coll = (enum coll)k;
+    return rc;
+}
+
+/* Opens -J's FILE as nccl-tests does: never over an existing file, trying
+ * FILE.0, FILE.1, ... instead.  NULL after a message. */
+static FILE *open_json(const char *path, char *used, size_t size)
+{
+    const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+    if (!dot || (slash && slash > dot) || strcasecmp(dot, ".json") != 0) {
+        fprintf(stderr,
+                "pldsim-perf: -J %s: only JSON output is supported: name the file "
+                "*.json (see --help)\n",
+                path);
+        return NULL;
+    }
+    snprintf(used, size, "%s", path);
+    for (int i = 0; i < 1000; i++) {
+        int fd = open(used, O_WRONLY | O_CREAT | O_EXCL, 0644);
+        if (fd >= 0)
+            return fdopen(fd, "w");
+        if (errno != EEXIST)
+            break;
+        snprintf(used, size, "%s.%d", path, i);
+    }
+    fprintf(stderr, "pldsim-perf: cannot write the JSON output %s: %s\n", used, strerror(errno));
+    return NULL;
+}
+
+/* nccl-tests' time stamp format. */
+static json_t *json_now(void)
+{
+    char buf[64];
+    time_t now = time(NULL);
+    strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", localtime(&now));
+    return json_string(buf);
+}
+
+/* Lets go of the JSON document on every way out; returns `status`. */
+static int done(int status)
+{
+    json_decref(S.results);
+    json_decref(S.json);
+    return status;
+}
+
+/* Builds the sweep from -b -e -f -i; 0, or the exit status of a refusal. */
+static int make_sweep(void)
+{
+    if (S.minb > S.maxb) {
+        fprintf(stderr, "pldsim-perf: -b is larger than -e (see --help)\n");
+        return 2;
+    }
+    S.steps = malloc(MAX_SIZES * sizeof *S.steps);
+    S.warm = malloc(64 * sizeof *S.warm);
+    if (!S.steps || !S.warm)
+        return fail_usage("out of memory%s", "");
+    for (int64_t b = S.minb; b <= S.maxb;) {
+        if (S.nsteps == MAX_SIZES) {
+            fprintf(stderr,
+                    "pldsim-perf: more than %d sizes from -b to -e; use a larger -i or "
+                    "-f (see --help)\n",
+                    MAX_SIZES);
+            return 2;
+        }
+        S.steps[S.nsteps++] = make_step(b);
+        if (S.factor > 1 ? b > S.maxb / S.factor : b > S.maxb - S.stepb)
+            break;
+        b = S.factor > 1 ? b * S.factor : b + S.stepb;
+    }
+    for (int64_t b = S.minb; b <= S.maxb && S.nwarm < 64; b *= 2)
+        S.warm[S.nwarm++] = make_step(b).n;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     pld_config cfg;
     pld_config_init(&cfg);
     cfg.summary = 0;
-    int64_t minb = 8, maxb = 64 << 20, factor = 2;
-    int P = 8, have_d = 0;
-    for (int i = 1; i < argc; i++)
-        if (strcmp(argv[i], "-d") == 0 || strcmp(argv[i], "--device") == 0 ||
-            strncmp(argv[i], "--device=", 9) == 0)
-            have_d = 1;
-    int rc = pld_parse_args(&cfg, &argc, argv);
-    if (rc == 1) {
-        usage(stdout);
-        return 0;
-    }
-    if (rc < 0)
-        return 2;
     S.mode = PLD_ALLREDUCE_MESH;
     S.op = PLD_REDUCE_SUM;
     S.dt = PL_FP32;
-    const char *coll = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-#define TAKES_VALUE(s1, s2) (is_flag(a, s1, s2) && v && ++i)
-        if (TAKES_VALUE("-b", "--minbytes")) {
-            if (parse_size_arg(v, &minb))
-                return fail_usage("bad size '%s' for -b; expected 1 byte to 1P, with an "
-                                  "optional K, M or G",
-                                  v);
-        } else if (TAKES_VALUE("-e", "--maxbytes")) {
-            if (parse_size_arg(v, &maxb))
-                return fail_usage("bad size '%s' for -e; expected 1 byte to 1P, with an "
-                                  "optional K, M or G",
-                                  v);
-        } else if (TAKES_VALUE("-f", "--stepfactor")) {
-            if (parse_size_arg(v, &factor) || factor < 2)
-                return fail_usage("bad factor '%s' for -f; expected an integer >= 2", v);
-        } else if (TAKES_VALUE("-P", NULL)) {
-            char *end;
-            P = (int)strtol(v, &end, 10);
-            if (*end || end == v || P < 1 || P > PLD_MAX_RANKS) {
-                fprintf(stderr,
-                        "pldsim-perf: bad device count '%s' for -P; expected 1..%d (see --help)\n",
-                        v, PLD_MAX_RANKS);
-                return 2;
-            }
-        } else if (TAKES_VALUE("--mode", NULL)) {
-            if (strcmp(v, "mesh") == 0)
-                S.mode = PLD_ALLREDUCE_MESH;
-            else if (strcmp(v, "ring") == 0)
-                S.mode = PLD_ALLREDUCE_RING;
-            else
-                return fail_usage("bad --mode '%s'; expected mesh or ring", v);
-        } else if (TAKES_VALUE("--op", NULL)) {
-            static const char *const ops[] = {"sum", "max", "min", "prod"};
-            S.op = 0;
-            for (int k = 0; k < 4; k++)
-                if (strcmp(v, ops[k]) == 0)
-                    S.op = (pld_reduce_op)(k + 1);
-            if (!S.op)
-                return fail_usage("bad --op '%s'; expected sum, max, min or prod", v);
-        } else if (TAKES_VALUE("--dtype", NULL)) {
-            if (strcmp(v, "float") == 0)
-                S.dt = PL_FP32;
-            else if (strcmp(v, "half") == 0)
-                S.dt = PL_FP16;
-            else
-                return fail_usage("bad --dtype '%s'; expected float or half", v);
-        } else if (TAKES_VALUE("--root", NULL)) {
-            char *end;
-            long r = strtol(v, &end, 10);
-            if (end == v || *end || r < 0 || r > PLD_MAX_RANKS)
-                return fail_usage("bad --root '%s'; expected a rank number", v);
-            S.root = (int)r;
-        } else if (TAKES_VALUE("--csv", NULL)) {
-            S.csv = v;
-        } else if (strcmp(a, "--check") == 0) {
-            S.check = 1;
-        } else if (a[0] != '-' && !coll) {
-            coll = a;
-        } else if (!v && (is_flag(a, "-b", "--minbytes") || is_flag(a, "-e", "--maxbytes") ||
-                          is_flag(a, "-f", "--stepfactor") || is_flag(a, "-P", NULL) ||
-                          is_flag(a, "--mode", NULL) || is_flag(a, "--op", NULL) ||
-                          is_flag(a, "--dtype", NULL) || is_flag(a, "--root", NULL) ||
-                          is_flag(a, "--csv", NULL))) {
-            return fail_usage("%s needs a value", a);
-        } else {
-            return fail_usage("unknown option or missing value: '%s'", a);
-        }
-#undef TAKES_VALUE
-    }
-    if (!coll) {
-        usage(stderr);
+    S.minb = S.maxb = 32 << 20;
+    S.stepb = 1 << 20;
+    S.factor = 1;
+    S.iters = 20;
+    S.warmup = 1;
+    S.average = 1;
+    S.cycles = 1;
+    struct cli cli = {.ngpus = 1};
+    int rc = parse_args(argc, argv, &cfg, &cli);
+    if (rc >= 0)
+        return rc;
+    char list[32];
+    snprintf(list, sizeof list, "0-%d", cli.ngpus - 1);
+    if (cli.devices && cli.ngpus_arg)
+        return fail_usage("give -g or --devices, not both (-g %s)", cli.ngpus_arg);
+    if (pld_config_set_devices(&cfg, cli.devices ? cli.devices : list))
         return 2;
-    }
-    S.coll = (enum coll) - 1;
-    for (int k = 0; k < 5; k++)
-        if (strcmp(coll, coll_names[k]) == 0)
-            S.coll = (enum coll)k;
-    if ((int)S.coll < 0)
-        return fail_usage("unknown collective '%s'; expected allreduce, broadcast, allgather, "
-                          "reduce_scatter or all_to_all",
-                          coll);
-    if (!have_d) {
-        char list[32];
-        snprintf(list, sizeof list, "0-%d", P - 1);
-        if (pld_config_set_devices(&cfg, list))
-            return 2;
-    }
     S.P = cfg.ndevices;
     if (S.root < 0 || S.root >= S.P) {
         fprintf(stderr, "pldsim-perf: --root %d is outside the ranks 0..%d (see --help)\n", S.root,
                 S.P - 1);
         return 2;
     }
-    if (minb > maxb)
-        return fail_usage("-b is larger than -e%s", "");
-    int64_t es = (int64_t)pl_dtype_size(S.dt), unit = S.coll >= ALLGATHER ? es * S.P : es;
-    for (int64_t b = minb; b <= maxb && S.nsizes < MAX_SIZES; b *= factor) {
-        int64_t size = b / unit * unit; /* whole elements (per rank) */
-        if (size < unit)
-            size = unit;
-        if (S.nsizes && S.bytes[S.nsizes - 1] == size)
-            continue;
-        S.bytes[S.nsizes++] = size;
+    if ((rc = make_sweep()) != 0)
+        return rc;
+    int rows = S.cycles * S.nsteps;
+    S.rank_time = calloc((size_t)rows * 2 * (size_t)S.P, sizeof *S.rank_time);
+    S.wrong = calloc((size_t)rows * 2, sizeof *S.wrong);
+    if (!S.rank_time || !S.wrong)
+        return fail_usage("out of memory for %s rows", "the");
+    FILE *csv = NULL, *jf = NULL;
+    char json_path[4200];
+    if (cli.json && !(jf = open_json(cli.json, json_path, sizeof json_path)))
+        return 2;
+    if (cli.csv && !(csv = fopen(cli.csv, "w"))) {
+        fprintf(stderr, "pldsim-perf: cannot write %s: %s\n", cli.csv, strerror(errno));
+        return 2;
     }
-    for (int k = 0; k < S.nsizes; k++)
-        for (int p = 0; p < 2; p++) {
-            S.t0[k][p] = -1;
-            S.t1[k][p] = 0;
-        }
-    cfg.no_data = !S.check;
+    cfg.no_data = S.check_iters == 0;
     clock_gettime(CLOCK_MONOTONIC, &S.wall0);
 
-    printf("# pldsim-perf %s: P = %d, platform %s%s%s, mode %s, times SIMULATED by pldsim "
-           "(SimGrid %s model), not measured\n",
-           coll_names[S.coll], S.P, cfg.platform, cfg.topology ? ", topology " : "",
-           cfg.topology ? cfg.topology : "",
-           S.coll == ALLREDUCE ? (S.mode == PLD_ALLREDUCE_RING ? "ring" : "mesh") : "builtin",
-           cfg.network_model);
-    printf("# busbw = algbw x %s (nccl-tests' factor); %s\n",
-           S.coll == ALLREDUCE   ? "2(n-1)/n"
-           : S.coll == BROADCAST ? "1"
-                                 : "(n-1)/n",
-           S.check ? "--check: every result verified"
-                   : "payloads not kept (--no-data), #wrong N/A");
+    const char *prog = colls[S.coll].nccl, *mode = "builtin";
+    if (S.coll == ALLREDUCE)
+        mode = S.mode == PLD_ALLREDUCE_RING ? "ring" : "mesh";
+    char host_name[256] = "localhost";
+    gethostname(host_name, sizeof host_name - 1);
+    int step_is_factor = S.factor > 1;
+    long long step = step_is_factor ? (long long)S.factor : (long long)S.stepb;
+    json_t *J = S.json = json_object(), *results = S.results = json_array();
+    if (jf) {
+        printf("# Writing JSON output to %s\n", json_path);
+        json_t *args = json_array(), *env = json_array();
+        for (int i = 0; i < argc; i++)
+            json_array_append_new(args, json_string(argv[i]));
+        /* only what shaped the run: NCCL_* and PLD_* */
+        extern char **environ;
+        for (char **e = environ; *e; e++)
+            if (strncmp(*e, "NCCL_", 5) == 0 || strncmp(*e, "PLD_", 4) == 0)
+                json_array_append_new(env, json_string(*e));
+        json_object_set_new(J, "version", json_integer(3));
+        json_object_set_new(J, "start_time", json_now());
+        json_object_set_new(J, "args", args);
+        json_object_set_new(J, "env", env);
+        json_object_set_new(J, "nccl_version", json_integer(0));
+    }
+    printf("# nccl-tests version %s-pldsim nccl-headers=0 nccl-library=0\n", NCCL_TESTS_FORMAT);
+    printf("# Collective test starting: %s\n", prog);
+    printf("# nThread 1 nGpus %d minBytes %lld maxBytes %lld step: %lld(%s) warmup iters: %d "
+           "iters: %d agg iters: 1 validation: %d graph: 0 unalign: 0\n",
+           S.P, (long long)S.minb, (long long)S.maxb, step, step_is_factor ? "factor" : "bytes",
+           S.warmup, S.iters, S.check_iters);
+    if (S.blocking == 1)
+        printf("# Blocking Enabled: wait and barrier after each inner iteration (-m) \n");
+    if (S.blocking == 2)
+        printf("# Blocking Enabled: wait after each inner iteration (-m), no barrier \n");
+    if (S.blocking == 3)
+        printf("# Blocking Enabled: wait and barrier after each outer iteration (-n); time "
+               "excludes barrier \n");
+    printf("# pldsim-perf %s: times SIMULATED by pldsim (SimGrid %s model), not measured; "
+           "platform %s%s%s, %s %s\n",
+           PACKAGE_VERSION, cfg.network_model, cfg.platform, cfg.topology ? ", topology " : "",
+           cfg.topology ? cfg.topology : "", colls[S.coll].name, mode);
+    printf("# pldsim-perf: out-of-place = %s\n",
+           S.coll == ALLGATHER || S.coll == ALL_TO_ALL || S.coll == SENDRECV
+               ? "in-place = the builtin reading a separate send buffer"
+               : "local copy of the send buffer into the window + the in-place builtin");
+    printf("#\n# Using devices\n");
+    json_t *devs = json_array();
+    for (int r = 0; r < S.P; r++) {
+        int dev = cfg.device_ids[r];
+        char hex[32], info[300];
+        snprintf(hex, sizeof hex, "%04x:%02x:%02x", dev >> 8 & 0xffff, dev & 0xff, 0);
+        snprintf(info, sizeof info, "pldsim %s dev%d (simulated)", cfg.platform, dev);
+        printf("#  Rank %2d Group %2d Pid %6d on %10s device %2d [%s] %s\n", r, 0, (int)getpid(),
+               host_name, dev, hex, info);
+        json_array_append_new(devs, json_pack("{si si si ss si ss ss}", "rank", r, "group", 0,
+                                              "pid", (int)getpid(), "hostname", host_name, "device",
+                                              dev, "device_hex", hex, "device_info", info));
+    }
+    json_t *conf = json_pack("{si si sI sI}", "nthreads", 1, "ngpus", S.P, "minimum_bytes",
+                             (json_int_t)S.minb, "maximum_bytes", (json_int_t)S.maxb);
+    json_object_set_new(conf, step_is_factor ? "step_factor" : "step_bytes", json_integer(step));
+    /* nccl-tests writes its booleans as the strings "true" and "false" */
+    json_t *more =
+        json_pack("{si si si si si ss ss si ss so}", "warmup_iters", S.warmup, "iterations",
+                  S.iters, "aggregated_iterations", 1, "validation", S.check_iters, "graph", 0,
+                  "blocking_collectives", S.blocking ? "true" : "false", "per_iter_timing", "false",
+                  "per_iter_skip", 0, "parallel_init", "false", "devices", devs);
+    json_object_update(conf, more);
+    json_decref(more);
+    json_object_set_new(J, "config", conf);
+    json_object_set_new(J, "pldsim",
+                        json_pack("{sb ss ss ss ss}", "simulated", 1, "platform", cfg.platform,
+                                  "topology", cfg.topology ? cfg.topology : "", "collective",
+                                  colls[S.coll].name, "mode", mode));
     fflush(stdout);
+
     rc = pld_run(&cfg, host, NULL);
     if (rc)
-        return pld_exit_code(rc);
+        return done(pld_exit_code(rc));
 
     static const char *const type_names[] = {"?", "float", "half"};
     static const char *const op_names[] = {"?", "sum", "max", "min", "prod"};
-    int has_op = S.coll == ALLREDUCE || S.coll == REDUCE_SCATTER;
-    printf("#\n#%53s%33s\n", "out-of-place", "in-place");
-    printf("# %10s %12s %8s %6s %6s %9s %8s %8s %6s %9s %8s %8s %6s\n", "size", "count", "type",
-           "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong");
-    printf("# %10s %12s %8s %6s %6s %9s %8s %8s %6s %9s %8s %8s %6s\n", "(B)", "(elements)", "", "",
-           "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
-    FILE *csv = S.csv ? fopen(S.csv, "w") : NULL;
-    if (S.csv && !csv) {
-        fprintf(stderr, "pldsim-perf: cannot write %s: %s\n", S.csv, strerror(errno));
-        return 2;
-    }
+    int has_op = S.coll == ALLREDUCE || S.coll == REDUCE_SCATTER || S.coll == SENDRECV;
+    const char *type = type_names[S.dt == PL_FP16 ? 2 : 1], *op = has_op ? op_names[S.op] : "none";
+    int root = S.coll == BROADCAST ? S.root : -1;
+    printf("#\n");
+    printf("# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place     "
+           "     \n",
+           "", "", "", "", "");
+    printf("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s %*s\n", "size",
+           "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw",
+           "busbw", "#wrong", 0, "");
+    printf("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s %*s\n", "(B)",
+           "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "",
+           0, "");
     if (csv)
         fprintf(csv, "collective,mode,P,size_B,count,type,redop,root,oop_time_us,oop_algbw_GBps,"
                      "oop_busbw_GBps,oop_wrong,ip_time_us,ip_algbw_GBps,ip_busbw_GBps,ip_wrong\n");
     double sum_busbw = 0;
     long total_wrong = 0;
-    for (int k = 0; k < S.nsizes; k++) {
-        int64_t count = S.bytes[k] / es;
+    for (int row = 0; row < rows; row++) {
+        const struct step *st = &S.steps[row % S.nsteps];
+        char root_str[16];
+        snprintf(root_str, sizeof root_str, "%6i", root);
+        printf("%12lld  %12lld  %8s  %6s  %6s", (long long)st->size, (long long)st->count, type, op,
+               root_str);
+        json_t *res = json_pack("{sI sI ss ss ss}", "size", (json_int_t)st->size, "count",
+                                (json_int_t)st->count, "type", type, "redop", op, "root", root_str);
         double t[2], alg[2], bus[2];
-        char wrong[2][16];
-        for (int p = 0; p < 2; p++) {
-            t[p] = (S.t1[k][p] - S.t0[k][p]) * 1e6;
+        for (int h = 0; h < 2; h++) {
+            t[h] = half_time(row, h) * 1e6;
             /* a collective that moves nothing (P = 1) takes no time: 0, not inf */
-            alg[p] = t[p] > 0 ? (double)S.bytes[k] / (t[p] * 1e-6) / 1e9 : 0;
-            bus[p] = alg[p] * busbw_factor();
-            if (S.check)
-                snprintf(wrong[p], sizeof wrong[p], "%ld", S.wrong[k][p]);
+            alg[h] = t[h] > 0 ? (double)st->size / (t[h] * 1e-6) / 1e9 : 0;
+            bus[h] = alg[h] * busbw_factor();
+            long w = S.wrong[row * 2 + h];
+            total_wrong += w;
+            sum_busbw += bus[h];
+            char ts[16], as[16], bs[16];
+            float_str(t[h], 7, ts, sizeof ts);
+            float_str(alg[h], 6, as, sizeof as);
+            float_str(bus[h], 6, bs, sizeof bs);
+            if (S.check_iters)
+                printf("  %7s  %6s  %6s  %6g", ts, as, bs, (double)w);
             else
-                snprintf(wrong[p], sizeof wrong[p], "N/A");
-            total_wrong += S.wrong[k][p];
+                printf("  %7s  %6s  %6s    N/A", ts, as, bs);
+            json_object_set_new(res, h ? "in_place" : "out_of_place",
+                                json_pack("{sf sf sf so}", "time", t[h], "alg_bw", alg[h], "bus_bw",
+                                          bus[h], "nwrong",
+                                          S.check_iters ? json_real((double)w) : json_null()));
         }
-        sum_busbw += bus[1];
-        printf("  %10lld %12lld %8s %6s %6d %9.2f %8.2f %8.2f %6s %9.2f %8.2f %8.2f %6s\n",
-               (long long)S.bytes[k], (long long)count, type_names[S.dt == PL_FP16 ? 2 : 1],
-               has_op ? op_names[S.op] : "none", S.coll == BROADCAST ? S.root : -1, t[0], alg[0],
-               bus[0], wrong[0], t[1], alg[1], bus[1], wrong[1]);
-        if (csv)
-            fprintf(
-                csv, "%s,%s,%d,%lld,%lld,%s,%s,%d,%.6f,%.6f,%.6f,%s,%.6f,%.6f,%.6f,%s\n",
-                coll_names[S.coll],
-                S.coll == ALLREDUCE ? (S.mode == PLD_ALLREDUCE_RING ? "ring" : "mesh") : "builtin",
-                S.P, (long long)S.bytes[k], (long long)count, type_names[S.dt == PL_FP16 ? 2 : 1],
-                has_op ? op_names[S.op] : "none", S.coll == BROADCAST ? S.root : -1, t[0], alg[0],
-                bus[0], wrong[0], t[1], alg[1], bus[1], wrong[1]);
+        printf("\n");
+        json_object_set_new(res, "actual_iterations", json_integer(S.iters));
+        json_object_set_new(res, "experiment_name", json_string(""));
+        json_array_append_new(results, res);
+        if (csv) {
+            char wr[2][24];
+            for (int h = 0; h < 2; h++)
+                snprintf(wr[h], sizeof wr[h], S.check_iters ? "%ld" : "N/A", S.wrong[row * 2 + h]);
+            fprintf(csv, "%s,%s,%d,%lld,%lld,%s,%s,%d,%.6f,%.6f,%.6f,%s,%.6f,%.6f,%.6f,%s\n",
+                    colls[S.coll].name, mode, S.P, (long long)st->size, (long long)st->count, type,
+                    op, root, t[0], alg[0], bus[0], wr[0], t[1], alg[1], bus[1], wr[1]);
+        }
     }
     if (csv && (ferror(csv) | fclose(csv))) {
-        fprintf(stderr, "pldsim-perf: writing %s failed: %s\n", S.csv, strerror(errno));
-        return 1;
+        fprintf(stderr, "pldsim-perf: writing %s failed: %s\n", cli.csv, strerror(errno));
+        return done(1);
     }
-    printf("# Out of bounds values : %ld %s\n", total_wrong, total_wrong ? "FAILED" : "OK");
-    printf("# Avg bus bandwidth    : %g\n", S.nsizes ? sum_busbw / S.nsizes : 0.0);
-    printf("#\n");
-    return total_wrong ? 1 : 0;
+    double avg_bw = rows ? sum_busbw / (2.0 * rows) : 0;
+    const char *min_bw_env = getenv("NCCL_TESTS_MIN_BW");
+    double min_bw = min_bw_env ? atof(min_bw_env) : -1;
+    int bw_failed = min_bw_env && avg_bw < min_bw * 0.9;
+    printf("# %-20s : %ld %s\n", "Out of bounds values", total_wrong,
+           total_wrong ? "FAILED" : "OK");
+    printf("# %-20s : %g %s\n", "Avg bus bandwidth", avg_bw,
+           !min_bw_env ? ""
+           : bw_failed ? "FAILED"
+                       : "OK");
+    printf("#\n# Collective test concluded: %s\n#\n\n", prog);
+    if (jf) {
+        json_object_set_new(J, "results", results);
+        results = S.results = NULL;
+        json_object_set_new(J, "out_of_bounds",
+                            json_pack("{sI ss}", "count", (json_int_t)total_wrong, "okay",
+                                      total_wrong ? "false" : "true"));
+        json_t *okay =
+            !min_bw_env ? json_string("unchecked") : json_string(bw_failed ? "false" : "true");
+        json_object_set_new(J, "average_bus_bandwidth",
+                            json_pack("{sf so}", "bandwidth", avg_bw, "okay", okay));
+        json_object_set_new(J, "errors", json_array());
+        json_object_set_new(J, "end_time", json_now());
+        if (json_dumpf(J, jf, JSON_INDENT(1) | JSON_PRESERVE_ORDER) || fputc('\n', jf) == EOF ||
+            (ferror(jf) | fclose(jf))) {
+            fprintf(stderr, "pldsim-perf: writing %s failed: %s\n", json_path, strerror(errno));
+            return done(1);
+        }
+    }
+    (void)results;
+    return done(total_wrong || bw_failed ? 1 : 0);
 }

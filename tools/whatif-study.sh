@@ -14,14 +14,14 @@ mkdir -p "$out"
 
 for p in 4 8 16 32; do
     for mode in mesh ring; do
-        "$perf" allreduce --mode $mode -P $p -b 1K -e 16M -f 4 \
+        "$perf" allreduce --mode $mode -g $p -b 1K -e 16M -f 4 -n 1 -w 0 \
             --csv "$out/a2a3-$mode-P$p.csv" > "$out/a2a3-$mode-P$p.txt"
     done
 done
 for mode in mesh ring; do
-    "$perf" allreduce --mode $mode -P 8 -b 1K -e 16M -f 4 --topology hccs,bw=112GBps \
+    "$perf" allreduce --mode $mode -g 8 -b 1K -e 16M -f 4 -n 1 -w 0 --topology hccs,bw=112GBps \
         --csv "$out/a2a3x2-$mode-P8.csv" > "$out/a2a3x2-$mode-P8.txt"
-    "$perf" allreduce --mode $mode -P 8 -b 1K -e 16M -f 4 --topology hccs,lat=0.5us \
+    "$perf" allreduce --mode $mode -g 8 -b 1K -e 16M -f 4 -n 1 -w 0 --topology hccs,lat=0.5us \
         --csv "$out/a2a3lat-$mode-P8.csv" > "$out/a2a3lat-$mode-P8.txt"
 done
 
