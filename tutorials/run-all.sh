@@ -1,8 +1,15 @@
 #!/bin/sh
-# run-all.sh DIR: runs every tutorial step and mode at its default P on the
-# simulator and prints one line per run: step, P, mode, OK/FAIL, simulated
-# time.  Exits 1 if any run fails.
+# run-all.sh [--summary] DIR: runs every tutorial step and mode at its
+# default P on the simulator and prints one line per run: step, P, mode,
+# OK/FAIL, simulated time.  A failed run's output follows its line; with
+# --summary (make tutorials SUMMARY=1) each run's summary does too.
+# Exits 1 if any run fails.
 set -u
+summary=0
+if [ "${1:-}" = --summary ]; then
+    summary=1
+    shift
+fi
 dir=${1:-tutorials}
 fail=0
 runs=0
@@ -10,7 +17,11 @@ printf '%-24s %4s  %-8s %-5s %14s\n' step P mode result "sim time"
 run() { # step mode [args...]
     step=$1 mode=$2
     shift 2
-    out=$("$dir/$step" "$@" --summary 2>&1)
+    if [ $summary = 1 ]; then
+        out=$("$dir/$step" "$@" --summary 2>&1)
+    else
+        out=$("$dir/$step" "$@" 2>&1)
+    fi
     rc=$?
     p=$(printf '%s\n' "$out" | sed -n 's/^\[pldsim\].* P=\([0-9]*\) .*/\1/p' | tail -n 1)
     t=$(printf '%s\n' "$out" | sed -n 's/^\[pldsim\].* time=\([0-9.]*\) us.*/\1/p' | tail -n 1)
@@ -24,8 +35,8 @@ run() { # step mode [args...]
     printf '%-24s %4s  %-8s %-5s %11s us\n' "$step" "${p:-?}" "$mode" "$res" "${t:-?}"
     if [ "$res" = FAIL ]; then
         printf '%s\n' "$out" | sed 's/^/    | /'
-    else
-        # the run summary (--summary), indented under its line
+    elif [ $summary = 1 ]; then
+        # the run summary, indented under its line
         printf '%s\n' "$out" | sed -n '/^== run summary/,/^critical path/p' | sed 's/^/      /'
     fi
 }
