@@ -2,7 +2,7 @@
 # run-all.sh [--summary] DIR: runs every tutorial step and mode at its
 # default P on the simulator and prints one line per run: step, P, mode,
 # OK/FAIL, simulated time.  A failed run's output follows its line; with
-# --summary (make tutorials SUMMARY=1) each run's summary does too.
+# --summary (make tutorials TUTORIALS_FLAGS=--summary) each run's summary does too.
 # Exits 1 if any run fails.
 set -u
 summary=0
