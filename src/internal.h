@@ -528,7 +528,9 @@ void pld__racer_release(struct pld__racer *RC, int me, const int32_t *cell, pld_
                         int32_t value);
 void pld__racer_acquire(struct pld__racer *RC, int me, const int32_t *cell, pld_wait_cmp cmp,
                         int32_t expected);
-/* An access of `rows` of `copy` of b (b NULL: host memory, by address). */
+/* An access of `rows` of `copy` of b (b NULL: host memory, by address) at
+ * model time t (t < 0: pld__now(), asked only if the access is kept or
+ * races, since most accesses of a loop join a record). */
 void pld__racer_access(struct pld__racer *RC, int me, const struct pld__wbuf *b, int copy,
                        struct pld__rows rows, int write, int atomic, const char *op,
                        const char *file, int line, double t);

@@ -730,8 +730,10 @@ void pld__racer_access(struct pld__racer *RC, int me, const struct pld__wbuf *b,
         if (!meet(a, &now, &lo, &hi))
             continue;
         if (a->rank != me) {
-            if ((a->write || write) && !(a->atomic && atomic) && mine[a->rank] < a->epoch)
+            if ((a->write || write) && !(a->atomic && atomic) && mine[a->rank] < a->epoch) {
+                now.t = now.t < 0 ? pld__now() : now.t;
                 report(RC, a, &now, w, lo, hi);
+            }
             continue;
         }
         if (!same_site(a, &now))
@@ -754,6 +756,7 @@ void pld__racer_access(struct pld__racer *RC, int me, const struct pld__wbuf *b,
             same_site(a, &now) && grow(s, x, &now))
             return;
     }
+    now.t = now.t < 0 ? pld__now() : now.t;
     int x = add(s, &now);
     if (x >= 0)
         hint(s, x);
@@ -767,7 +770,7 @@ void pld__races_access(int me, const struct pld__wbuf *b, int copy, int64_t lo, 
     if (pld__R->racer && hi > lo)
         pld__racer_access(pld__R->racer, me, b, copy,
                           (struct pld__rows){.lo = lo, .len = hi - lo, .stride = hi - lo, .n = 1},
-                          write, atomic, op, file, line, pld__now());
+                          write, atomic, op, file, line, -1);
 }
 
 void pld__races_region(int me, pl_tensor t, int copy, pl_shape offsets, pl_shape shape, int write,
@@ -788,14 +791,12 @@ void pld__races_region(int me, pl_tensor t, int copy, pl_shape offsets, pl_shape
     /* the view's start: in the buffer, or in host memory by address */
     int64_t base = t.win ? t.win_offset : (int64_t)(uintptr_t)t.data;
     int64_t idx[PL_MAX_DIMS] = {0};
-    double now = pld__now();
     for (;;) {
         int64_t flat = 0;
         for (int i = 0; i < nd; i++)
             flat = flat * layout.dim[i] + offsets.dim[i] + (i < nd - 2 ? idx[i] : 0);
         rows.lo = base + flat * es;
-        pld__racer_access(RC, me, t.win, t.win ? copy : 0, rows, write, atomic, op, file, line,
-                          now);
+        pld__racer_access(RC, me, t.win, t.win ? copy : 0, rows, write, atomic, op, file, line, -1);
         int i = nd - 3;
         while (i >= 0 && ++idx[i] == shape.dim[i])
             idx[i--] = 0;
