@@ -263,7 +263,7 @@ void pld__racer_release(struct pld__racer *RC, int me, const int32_t *addr, pld_
         c->floor_fails = 1;
     }
     if (c && c->n == c->cap) {
-        int cap = c->cap ? 2 * c->cap : 4;
+        int cap = c->cap ? 2 * c->cap : 1; /* most cells see one arrival per wait */
         struct arrival *na = realloc(c->a, (size_t)cap * sizeof *na);
         if (na)
             c->a = na;
