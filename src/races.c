@@ -229,13 +229,12 @@ static struct cell *cell_of(struct pld__racer *RC, const int32_t *addr, int make
 {
     if (!make) {
         const uint64_t *v = pld__ptrmap_find(&RC->cells, (uintptr_t)addr);
-        return v ? &RC->cell[*v - 1] : NULL;
+        return v && *v ? &RC->cell[*v - 1] : NULL;
     }
-    int added = 0;
-    uint64_t *v = pld__ptrmap_put(&RC->cells, (uintptr_t)addr, &added);
+    uint64_t *v = pld__ptrmap_put(&RC->cells, (uintptr_t)addr, NULL);
     if (!v)
         return NULL;
-    if (!added)
+    if (*v) /* 0: new, or its cell could not be made last time */
         return &RC->cell[*v - 1];
     if (RC->ncells == RC->capcells) {
         int cap = RC->capcells ? 2 * RC->capcells : 64;
