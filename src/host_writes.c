@@ -65,6 +65,17 @@ void pld__host_tensor_forget(const void *data)
         }
 }
 
+const pl_tensor *pld__host_tensor_at(const void *p)
+{
+    for (size_t i = 0; i < nlive; i++) {
+        const unsigned char *d = live[i].t.data;
+        if ((const unsigned char *)p >= d &&
+            (const unsigned char *)p < d + pl_tensor_bytes(live[i].t))
+            return &live[i].t;
+    }
+    return NULL;
+}
+
 static void note_range(struct pld__host_writes *hw, const unsigned char *p, size_t len)
 {
     if (hw->n && hw->w[hw->n - 1].p + hw->w[hw->n - 1].len == p) {

@@ -491,6 +491,8 @@ extern int pld__mute_host;
  * the same in every process running the same program. */
 void pld__host_tensor_note(const pl_tensor *t);
 void pld__host_tensor_forget(const void *data);
+/* The live host tensor (whole allocation) whose memory holds `p`, or NULL. */
+const pl_tensor *pld__host_tensor_at(const void *p);
 /* Records that the executing rank wrote region offsets+shape of host tensor
  * `t` (window views are ignored). */
 void pld__host_written(pl_tensor t, pl_shape offsets, pl_shape shape);
@@ -513,18 +515,45 @@ void pld__materialize(const char *file, int line, const char *op, struct pld__wb
 /* Fails: `op` would read window data that --no-data does not keep. */
 _Noreturn void pld__fail_no_data(const char *file, int line, const char *op, const char *what);
 
-/* The data-race detector (races.c). */
+/* The data-race detector (races.c; docs/races.md). */
 void pld__races_begin(struct pld__run *R);
 int pld__races_found(const struct pld__run *R); /* the races reported so far */
 void pld__races_free(struct pld__run *R);       /* run.c's teardown */
-void pld__races_release(int me, const void *cell, pld_notify_op op);
-void pld__races_acquire(int me, const void *cell);
+/* After a notify has updated `cell` (the value it now holds is read). */
+void pld__races_release(int me, const void *cell, pld_notify_op op, int32_t value);
+/* After a wait on the caller's own `cell` saw its condition hold: it
+ * acquires only the notifies that condition needed. */
+void pld__races_acquire(int me, const void *cell, pld_wait_cmp cmp, int32_t expected);
 void pld__races_access(int me, const struct pld__wbuf *b, int copy, int64_t lo, int64_t hi,
                        int write, int atomic, const char *op, const char *file, int line);
-/* Records the rows of a region of window view `t` in `copy`; host tensors
- * are ignored. */
+/* Records a region of `t` in `copy`: a window view's, or host memory for a
+ * host tensor (copy is then ignored). */
 void pld__races_region(int me, pl_tensor t, int copy, pl_shape offsets, pl_shape shape, int write,
                        int atomic, const char *op, const char *file, int line);
+
+/* The detector without a run, which the hooks above drive and
+ * tests/check_races_prop.c drives directly.  A row set: n rows of len bytes,
+ * lo + i * stride. */
+struct pld__rows {
+    int64_t lo, len, stride, n;
+};
+struct pld__racer *pld__racer_new(int P); /* NULL when out of memory */
+void pld__racer_free(struct pld__racer *RC);
+/* Reports each new pair of racing source lines to fn instead of stderr. */
+void pld__racer_on_race(struct pld__racer *RC,
+                        void (*fn)(void *ctx, const char *f1, int l1, const char *f2, int l2),
+                        void *ctx);
+int pld__racer_races(const struct pld__racer *RC); /* pairs reported so far */
+void pld__racer_release(struct pld__racer *RC, int me, const int32_t *cell, pld_notify_op op,
+                        int32_t value);
+void pld__racer_acquire(struct pld__racer *RC, int me, const int32_t *cell, pld_wait_cmp cmp,
+                        int32_t expected);
+/* An access of `rows` of `copy` of b (b NULL: host memory, by address) at
+ * model time t (t < 0: pld__now(), asked only if the access is kept or
+ * races, since most accesses of a loop join a record). */
+void pld__racer_access(struct pld__racer *RC, int me, const struct pld__wbuf *b, int copy,
+                       struct pld__rows rows, int write, int atomic, const char *op,
+                       const char *file, int line, double t);
 
 /* Deadlock report (deadlock.c): a header, one line per blocked rank, and
  * the wait-for graph.  pld__deadlock_note records who notified a cell. */

@@ -1,71 +1,106 @@
-/* races.c: the data-race detector.
+/* races.c: the data-race detector (docs/races.md).
  *
  * Happens-before comes from vector clocks.  Program order within a rank is
- * one source of edges; the other is a notify (release) and the wait that
- * observed it (acquire).  A notify's clock travels with the cell it updates:
- * AtomicAdd joins it into the clock already there (an atomic read-modify-
- * write extends the release sequence), Set replaces it (a plain store starts
- * a new one).  A rank's own component advances after each notify, so what it
- * does after a notify is not ordered by it.
+ * one source of edges; the other is a notify (release) and a wait that
+ * needed it (acquire).  A rank's own component advances after each notify,
+ * so what it does after a notify is not ordered by it.
  *
- * Per window buffer and per rank's copy, the detector keeps the accesses
- * since the last covering write: byte range, rank, epoch, read or write,
- * atomic or not, op, source line and time.  Two accesses conflict when they
- * come from different ranks, overlap, at least one writes, not both are
- * atomic, and neither happens before the other.  Each pair of source lines
- * is reported once, on one line.
+ * Which notifies a wait needed: per cell, the detector keeps the arrivals
+ * since the last Set (or since the owner's last wait), each with the value
+ * it left and the join of the clocks of the arrivals up to it.  A wait
+ * acquires that join at the arrival after which its condition held without
+ * a break until the wait read the cell: for AtomicAdd, the updates that
+ * brought the cell to its threshold; for a Set, the Set (and the adds it
+ * needed after it).  A condition that held before any arrival acquires
+ * nothing.  Only the owner waits on a cell, so once it has acquired up to
+ * an arrival the earlier ones can go: a later wait that needs no more than
+ * them adds nothing to its clock.
  *
- * Vector clocks cost P entries per rank and per signal cell, so the default
- * (--races=error) applies up to 64 ranks, upstream's limit; above that the
- * detector is off unless asked for. */
+ * Accesses: per window buffer and per rank's copy (and one for all host
+ * tensor memory, by address) a treap of records keyed by their first byte,
+ * each with the largest end in its subtree, so that the records a byte
+ * range overlaps are found in O(log n + k).  A record is a set of rows
+ * (lo + i * stride, len bytes each, i < n): a multi-row region is one
+ * record, and the next access of a loop from the same line, rank, epoch and
+ * kind joins it when the union stays one such set.  Two accesses conflict
+ * when they come from different ranks, overlap, at least one writes, not
+ * both are atomic, and neither happens before the other.  Each pair of
+ * source lines is reported once, on one line.
+ *
+ * Nothing is dropped that could still race, so every racing pair of lines
+ * is reported (there is no history limit).  A record goes when
+ *  - every rank's clock has passed it: no later access can be unordered
+ *    with it;
+ *  - a later access from the same rank and source line covers its bytes and
+ *    conflicts with everything it conflicts with (a plain write covers all;
+ *    a read covers reads; an atomic covers atomics of its kind or weaker).
+ *    Any later access that races with the old record then also races with
+ *    the new one: it overlaps it, conflicts with it, and cannot be ordered
+ *    after it without being ordered after the old one too.  The pair of
+ *    lines it names is the same, so the set of reported pairs is too (the
+ *    report shows the newer access's time and bytes).
+ * tests/check_races_prop.c checks this against an all-pairs reference.
+ *
+ * Vector clocks cost P entries per rank and per arrival kept, so the
+ * default (--races=error) applies up to 64 ranks, upstream's limit; above
+ * that the detector is off unless asked for. */
 #include "backend.h"
 #include "ptrmap.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* An access is split in two: the scan reads only the first half, two to a
- * cache line, and a report reads the second. */
-struct access {
-    int64_t lo, hi; /* byte range in the copy */
+struct rec {
+    int64_t lo, len, stride, n; /* rows lo + i * stride, i < n; n == 1: stride == len */
+    int64_t end;                /* lo + (n - 1) * stride + len */
+    int64_t max;                /* the largest end in the subtree */
+    int l, r;                   /* children, -1 for none; l: the next free one */
+    uint32_t prio;
     int rank;
     uint32_t epoch;
-    unsigned write : 1, atomic : 1;
-};
-
-struct site {
+    unsigned write : 1, atomic : 1, live : 1;
     const char *op, *file;
     int line;
-    double t;
+    double t; /* the first access's, when several joined */
 };
 
-/* A ring, so that dropping the oldest record at MAX_RECORDS costs nothing
- * (a signal buffer hits the cap on every notify once it is full); record i,
- * oldest first, is a[j] and w[j], j = (head + i) & (cap - 1), cap a power
- * of two. */
+#define HINTS 4 /* records a loop may be extending: load, store, a peer's access */
+
 struct shadow {
-    struct access *a;
-    struct site *w;
-    int head, n, cap;
-    int plain; /* how many of a[] are not atomic */
+    struct rec *r;
+    int cap, root, free, n;
+    int gc_at;       /* sweep for records every rank has passed above this many */
+    int hint[HINTS]; /* recently made or grown records, most recent first */
+    uint32_t rng;    /* treap priorities */
 };
 
-#define MAX_RECORDS      512 /* per copy of a buffer; the oldest go first */
-#define CLOCKS_PER_BLOCK 256
+/* A cell's arrivals since its last Set or since its owner's last wait. */
+struct cell {
+    int n, cap;
+    int32_t floor;   /* the value before the first arrival kept */
+    int floor_fails; /* a Set is the first: no earlier value counts */
+    struct arrival {
+        int32_t value, delta; /* the value it left; what it added (0: a Set) */
+        int rank;
+    } * a;
+    uint32_t *clock; /* n x P: the join of the arrivals' clocks up to each */
+};
+
+/* Where an access went, for the report. */
+struct where {
+    const struct pld__wbuf *b; /* NULL: host memory */
+    int copy;
+};
 
 struct pld__racer {
     int P;
-    uint32_t *vc; /* P x P: vc[r * P + q] = what rank r knows of rank q */
-    /* cell -> clock of the notifies it carries: one probe reads the key and
-     * where its clock is; clocks come CLOCKS_PER_BLOCK to a block, which
-     * never moves (a growing array would touch its memory twice) */
-    struct pld__ptrmap cells; /* values: the clocks' addresses */
-    uint32_t **blocks;
-    int nblocks, capblocks;
-    int left; /* clocks not yet handed out in the last block */
-    /* per buffer id, per copy */
-    struct shadow **shadow;
+    uint32_t *vc;             /* P x P: vc[r * P + q] = what rank r knows of rank q */
+    struct pld__ptrmap cells; /* cell address -> 1 + index in cell[] */
+    struct cell *cell;
+    int ncells, capcells;
+    struct shadow **shadow; /* per buffer id, per copy */
     int nbufs;
+    struct shadow host; /* host tensors, by address */
     /* reported pairs of source locations */
     struct {
         const char *f1, *f2;
@@ -73,7 +108,76 @@ struct pld__racer {
     } * seen;
     int nseen, capseen;
     int races;
+    void (*on_race)(void *ctx, const char *f1, int l1, const char *f2, int l2);
+    void *on_race_ctx;
+    int64_t *found; /* query results */
+    int capfound;
+    uint32_t *mins; /* P: what every rank knows of each */
 };
+
+static void shadow_init(struct shadow *s)
+{
+    *s = (struct shadow){.root = -1, .free = -1, .gc_at = 64, .rng = 2463534242u};
+    for (int i = 0; i < HINTS; i++)
+        s->hint[i] = -1;
+}
+
+struct pld__racer *pld__racer_new(int P)
+{
+    struct pld__racer *RC = calloc(1, sizeof *RC);
+    if (!RC)
+        return NULL;
+    RC->P = P;
+    RC->vc = calloc((size_t)P * (size_t)P, sizeof *RC->vc);
+    RC->mins = calloc((size_t)P, sizeof *RC->mins);
+    if (!RC->vc || !RC->mins) {
+        free(RC->vc);
+        free(RC->mins);
+        free(RC);
+        return NULL;
+    }
+    for (int r = 0; r < P; r++)
+        RC->vc[(size_t)r * P + r] = 1;
+    shadow_init(&RC->host);
+    return RC;
+}
+
+void pld__racer_on_race(struct pld__racer *RC,
+                        void (*fn)(void *ctx, const char *f1, int l1, const char *f2, int l2),
+                        void *ctx)
+{
+    RC->on_race = fn;
+    RC->on_race_ctx = ctx;
+}
+
+int pld__racer_races(const struct pld__racer *RC)
+{
+    return RC->races;
+}
+
+void pld__racer_free(struct pld__racer *RC)
+{
+    if (!RC)
+        return;
+    pld__ptrmap_free(&RC->cells);
+    for (int i = 0; i < RC->ncells; i++) {
+        free(RC->cell[i].a);
+        free(RC->cell[i].clock);
+    }
+    free(RC->cell);
+    for (int b = 0; b < RC->nbufs; b++) {
+        for (int c = 0; RC->shadow[b] && c < RC->P; c++)
+            free(RC->shadow[b][c].r);
+        free(RC->shadow[b]);
+    }
+    free(RC->shadow);
+    free(RC->host.r);
+    free(RC->seen);
+    free(RC->found);
+    free(RC->mins);
+    free(RC->vc);
+    free(RC);
+}
 
 void pld__races_begin(struct pld__run *R)
 {
@@ -85,20 +189,8 @@ void pld__races_begin(struct pld__run *R)
     if (!(R->be->caps & PLD_CAP_TIMED))
         mode = PLD_RACES_OFF;
     R->races_mode = mode;
-    if (mode == PLD_RACES_OFF)
-        return;
-    struct pld__racer *RC = calloc(1, sizeof *RC);
-    if (!RC)
-        return;
-    RC->P = R->P;
-    RC->vc = calloc((size_t)R->P * (size_t)R->P, sizeof *RC->vc);
-    if (!RC->vc) {
-        free(RC);
-        return;
-    }
-    for (int r = 0; r < R->P; r++)
-        RC->vc[(size_t)r * R->P + r] = 1;
-    R->racer = RC;
+    if (mode != PLD_RACES_OFF)
+        R->racer = pld__racer_new(R->P);
 }
 
 int pld__races_found(const struct pld__run *R)
@@ -108,68 +200,13 @@ int pld__races_found(const struct pld__run *R)
 
 void pld__races_free(struct pld__run *R)
 {
-    struct pld__racer *RC = R->racer;
-    if (!RC)
-        return;
-    pld__ptrmap_free(&RC->cells);
-    for (int i = 0; i < RC->nblocks; i++)
-        free(RC->blocks[i]);
-    free(RC->blocks);
-    for (int b = 0; b < RC->nbufs; b++) {
-        for (int c = 0; RC->shadow[b] && c < RC->P; c++) {
-            free(RC->shadow[b][c].a);
-            free(RC->shadow[b][c].w);
-        }
-        free(RC->shadow[b]);
-    }
-    free(RC->shadow);
-    free(RC->seen);
-    free(RC->vc);
-    free(RC);
+    pld__racer_free(R->racer);
     R->racer = NULL;
 }
 
 static uint32_t *clock_of(const struct pld__racer *RC, int r)
 {
     return RC->vc + (size_t)r * RC->P;
-}
-
-/* ---- signal cells ---- */
-
-/* The clock a cell carries, or NULL if it carries none and made is NULL;
- * otherwise a new clock is made, left for the caller to fill, and *made set. */
-static uint32_t *cell_clock(struct pld__racer *RC, const void *cell, int *made)
-{
-    if (!made) {
-        const uint64_t *v = pld__ptrmap_find(&RC->cells, (uintptr_t)cell);
-        return v ? (uint32_t *)(uintptr_t)*v : NULL;
-    }
-    int added = 0;
-    uint64_t *v = pld__ptrmap_put(&RC->cells, (uintptr_t)cell, &added);
-    if (!v)
-        return NULL;
-    if (!added)
-        return (uint32_t *)(uintptr_t)*v;
-    if (RC->left == 0) {
-        if (RC->nblocks == RC->capblocks) {
-            int cap = RC->capblocks ? 2 * RC->capblocks : 16;
-            uint32_t **nb = realloc(RC->blocks, (size_t)cap * sizeof *nb);
-            if (!nb)
-                return NULL;
-            RC->blocks = nb;
-            RC->capblocks = cap;
-        }
-        uint32_t *block = malloc((size_t)CLOCKS_PER_BLOCK * (size_t)RC->P * sizeof *block);
-        if (!block)
-            return NULL;
-        RC->blocks[RC->nblocks++] = block;
-        RC->left = CLOCKS_PER_BLOCK;
-    }
-    uint32_t *vc =
-        RC->blocks[RC->nblocks - 1] + (size_t)(CLOCKS_PER_BLOCK - RC->left--) * (size_t)RC->P;
-    *v = (uint64_t)(uintptr_t)vc;
-    *made = 1;
-    return vc;
 }
 
 /* to[q] = max(to[q], from[q]); in blocks of eight so that -O2 vectorizes it */
@@ -186,36 +223,392 @@ static void join(uint32_t *restrict to, const uint32_t *restrict from, int n)
         to[q] = to[q] > from[q] ? to[q] : from[q];
 }
 
-void pld__races_release(int me, const void *cell, pld_notify_op op)
+/* ---- signal cells ---- */
+
+static struct cell *cell_of(struct pld__racer *RC, const int32_t *addr, int make)
 {
-    struct pld__racer *RC = pld__R->racer;
-    if (!RC)
-        return;
-    int made = 0;
-    uint32_t *cv = cell_clock(RC, cell, &made), *mine = clock_of(RC, me);
-    if (cv && (made || op == PLD_NOTIFY_SET)) /* a join into a new (all-zero) clock copies */
-        memcpy(cv, mine, (size_t)RC->P * sizeof *cv);
-    else if (cv)
-        join(cv, mine, RC->P);
+    if (!make) {
+        const uint64_t *v = pld__ptrmap_find(&RC->cells, (uintptr_t)addr);
+        return v && *v ? &RC->cell[*v - 1] : NULL;
+    }
+    uint64_t *v = pld__ptrmap_put(&RC->cells, (uintptr_t)addr, NULL);
+    if (!v)
+        return NULL;
+    if (*v) /* 0: new, or its cell could not be made last time */
+        return &RC->cell[*v - 1];
+    if (RC->ncells == RC->capcells) {
+        int cap = RC->capcells ? 2 * RC->capcells : 64;
+        struct cell *nc = realloc(RC->cell, (size_t)cap * sizeof *nc);
+        if (!nc)
+            return NULL; /* *v stays 0: the next release tries again */
+        RC->cell = nc;
+        RC->capcells = cap;
+    }
+    RC->cell[RC->ncells] = (struct cell){0};
+    *v = (uint64_t)++RC->ncells;
+    return &RC->cell[RC->ncells - 1];
+}
+
+void pld__racer_release(struct pld__racer *RC, int me, const int32_t *addr, pld_notify_op op,
+                        int32_t value)
+{
+    uint32_t *mine = clock_of(RC, me);
+    struct cell *c = cell_of(RC, addr, 1);
+    size_t P = (size_t)RC->P;
+    if (c && !c->a) /* the first arrival: the value before it */
+        c->floor = (int32_t)((uint32_t)*addr - (uint32_t)value);
+    if (c && op == PLD_NOTIFY_SET) { /* what came before cannot satisfy a wait any more */
+        c->n = 0;
+        c->floor_fails = 1;
+    }
+    if (c && c->n == c->cap) {
+        int cap = c->cap ? 2 * c->cap : 1; /* most cells see one arrival per wait */
+        struct arrival *na = realloc(c->a, (size_t)cap * sizeof *na);
+        if (na)
+            c->a = na;
+        uint32_t *nk = na ? realloc(c->clock, (size_t)cap * P * sizeof *nk) : NULL;
+        if (nk) {
+            c->clock = nk;
+            c->cap = cap;
+        }
+    }
+    if (c && c->n < c->cap) {
+        uint32_t *k = c->clock + (size_t)c->n * P;
+        if (c->n)
+            memcpy(k, k - P, P * sizeof *k);
+        else
+            memset(k, 0, P * sizeof *k);
+        join(k, mine, RC->P);
+        c->a[c->n++] = (struct arrival){
+            .value = *addr, /* as the update left it */
+            .delta = op == PLD_NOTIFY_SET ? 0 : value,
+            .rank = me,
+        };
+    }
     mine[me]++; /* what follows the notify is not ordered by it */
 }
 
-void pld__races_acquire(int me, const void *cell)
+/* The owner's own updates precede its wait in program order, so each
+ * point of the arrival order is judged with all of them applied: the value
+ * after arrival i plus the owner's adds that arrived after it.  (A barrier
+ * takes its credits back with an add of its own that may land after a
+ * fast peer's next credit: that credit is then still needed.) */
+void pld__racer_acquire(struct pld__racer *RC, int me, const int32_t *addr, pld_wait_cmp cmp,
+                        int32_t expected)
 {
-    struct pld__racer *RC = pld__R->racer;
-    if (!RC)
+    struct cell *c = cell_of(RC, addr, 0);
+    if (!c || c->n == 0)
         return;
-    uint32_t *cv = cell_clock(RC, cell, NULL);
-    if (cv)
-        join(clock_of(RC, me), cv, RC->P);
+    uint32_t own = 0; /* the owner's adds after arrival i */
+    int i = c->n - 1;
+    for (; i >= 0; i--) {
+        if (!pld__wait_holds((int32_t)((uint32_t)c->a[i].value + own), cmp, expected))
+            break;
+        if (c->a[i].rank == me)
+            own += (uint32_t)c->a[i].delta;
+    }
+    if (i == c->n - 1) /* not satisfied by an arrival: a plain store changed the cell */
+        return;
+    if (i < 0 && !c->floor_fails &&
+        pld__wait_holds((int32_t)((uint32_t)c->floor + own), cmp, expected))
+        return;    /* it held before these arrivals: none was needed */
+    int k = i + 1; /* the arrival after which it held */
+    size_t P = (size_t)RC->P;
+    join(clock_of(RC, me), c->clock + (size_t)k * P, RC->P);
+    c->floor = c->a[k].value;
+    c->floor_fails = 0;
+    c->n -= k + 1;
+    memmove(c->a, c->a + k + 1, (size_t)c->n * sizeof *c->a);
+    memmove(c->clock, c->clock + (size_t)(k + 1) * P, (size_t)c->n * P * sizeof *c->clock);
+}
+
+void pld__races_release(int me, const void *cell, pld_notify_op op, int32_t value)
+{
+    if (pld__R->racer)
+        pld__racer_release(pld__R->racer, me, cell, op, value);
+}
+
+void pld__races_acquire(int me, const void *cell, pld_wait_cmp cmp, int32_t expected)
+{
+    if (pld__R->racer)
+        pld__racer_acquire(pld__R->racer, me, cell, cmp, expected);
+}
+
+/* ---- the treap of records ---- */
+
+static int key_less(const struct rec *r, int a, int b)
+{
+    return r[a].lo < r[b].lo || (r[a].lo == r[b].lo && a < b);
+}
+
+static void pull(struct rec *r, int x)
+{
+    int64_t m = r[x].end;
+    if (r[x].l >= 0 && r[r[x].l].max > m)
+        m = r[r[x].l].max;
+    if (r[x].r >= 0 && r[r[x].r].max > m)
+        m = r[r[x].r].max;
+    r[x].max = m;
+}
+
+/* Splits t into the records before x (*lo) and x and those after (*hi). */
+static void split(struct rec *r, int t, int x, int *lo, int *hi)
+{
+    if (t < 0) {
+        *lo = *hi = -1;
+    } else if (key_less(r, t, x)) {
+        split(r, r[t].r, x, &r[t].r, hi);
+        pull(r, t);
+        *lo = t;
+    } else {
+        split(r, r[t].l, x, lo, &r[t].l);
+        pull(r, t);
+        *hi = t;
+    }
+}
+
+static int merge(struct rec *r, int a, int b)
+{
+    if (a < 0)
+        return b;
+    if (b < 0)
+        return a;
+    if (r[a].prio > r[b].prio) {
+        r[a].r = merge(r, r[a].r, b);
+        pull(r, a);
+        return a;
+    }
+    r[b].l = merge(r, a, r[b].l);
+    pull(r, b);
+    return b;
+}
+
+static int insert(struct rec *r, int t, int x)
+{
+    if (t < 0)
+        return x;
+    if (r[x].prio > r[t].prio) {
+        split(r, t, x, &r[x].l, &r[x].r);
+        pull(r, x);
+        return x;
+    }
+    if (key_less(r, x, t))
+        r[t].l = insert(r, r[t].l, x);
+    else
+        r[t].r = insert(r, r[t].r, x);
+    pull(r, t);
+    return t;
+}
+
+static int erase(struct rec *r, int t, int x)
+{
+    if (t == x)
+        return merge(r, r[t].l, r[t].r);
+    if (key_less(r, x, t))
+        r[t].l = erase(r, r[t].l, x);
+    else
+        r[t].r = erase(r, r[t].r, x);
+    pull(r, t);
+    return t;
+}
+
+static int found_push(struct pld__racer *RC, int *nf, int x)
+{
+    if (*nf == RC->capfound) {
+        int cap = RC->capfound ? 2 * RC->capfound : 64;
+        int64_t *n = realloc(RC->found, (size_t)cap * sizeof *n);
+        if (!n)
+            return -1;
+        RC->found = n;
+        RC->capfound = cap;
+    }
+    RC->found[(*nf)++] = x;
+    return 0;
+}
+
+/* Appends to RC->found the records whose span meets [lo, hi). */
+static void query(struct pld__racer *RC, const struct rec *r, int t, int64_t lo, int64_t hi,
+                  int *nf)
+{
+    while (t >= 0 && r[t].max > lo) {
+        query(RC, r, r[t].l, lo, hi, nf);
+        if (r[t].lo >= hi)
+            return;
+        if (r[t].end > lo)
+            found_push(RC, nf, t);
+        t = r[t].r;
+    }
+}
+
+static void set_end(struct rec *x)
+{
+    if (x->n == 1 || x->stride == x->len) { /* rows back to back are one run */
+        x->len *= x->n;
+        x->n = 1;
+        x->stride = x->len;
+    }
+    x->end = x->lo + (x->n - 1) * x->stride + x->len;
+}
+
+static void hint(struct shadow *s, int x)
+{
+    int i = 0;
+    while (i < HINTS - 1 && s->hint[i] != x)
+        i++;
+    memmove(s->hint + 1, s->hint, (size_t)i * sizeof *s->hint);
+    s->hint[0] = x;
+}
+
+static void drop(struct shadow *s, int x)
+{
+    s->root = erase(s->r, s->root, x);
+    s->r[x].live = 0;
+    s->r[x].l = s->free;
+    s->free = x;
+    s->n--;
+    for (int i = 0; i < HINTS; i++)
+        if (s->hint[i] == x)
+            s->hint[i] = -1;
+}
+
+static int add(struct shadow *s, const struct rec *now)
+{
+    if (s->free < 0) {
+        int cap = s->cap ? 2 * s->cap : 16;
+        struct rec *n = realloc(s->r, (size_t)cap * sizeof *n);
+        if (!n)
+            return -1;
+        s->r = n;
+        for (int i = cap - 1; i >= s->cap; i--) {
+            n[i].live = 0;
+            n[i].l = s->free;
+            s->free = i;
+        }
+        s->cap = cap;
+    }
+    int x = s->free;
+    s->free = s->r[x].l;
+    s->r[x] = *now;
+    s->rng ^= s->rng << 13, s->rng ^= s->rng >> 17, s->rng ^= s->rng << 5;
+    s->r[x].prio = s->rng;
+    s->r[x].l = s->r[x].r = -1;
+    s->r[x].live = 1;
+    s->r[x].max = s->r[x].end;
+    s->root = insert(s->r, s->root, x);
+    s->n++;
+    return x;
+}
+
+/* ---- row sets ---- */
+
+/* The first bytes where a and b meet, in [*lo, *hi); 0 if they do not. */
+static int meet(const struct rec *a, const struct rec *b, int64_t *lo, int64_t *hi)
+{
+    if (a->n > b->n) { /* walk the one with fewer rows */
+        const struct rec *t = a;
+        a = b, b = t;
+    }
+    for (int64_t i = 0; i < a->n; i++) {
+        int64_t s = a->lo + i * a->stride, e = s + a->len;
+        if (e <= b->lo)
+            continue;
+        if (s >= b->end)
+            return 0;
+        /* b's first row that ends after s */
+        int64_t j = s - b->lo - b->len + 1;
+        j = j <= 0 ? 0 : (j + b->stride - 1) / b->stride;
+        if (j >= b->n)
+            continue;
+        int64_t bs = b->lo + j * b->stride;
+        if (bs < e) {
+            *lo = s > bs ? s : bs;
+            *hi = e < bs + b->len ? e : bs + b->len;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Does every row of a lie in a row of w? */
+static int covers(const struct rec *w, const struct rec *a)
+{
+    if (a->lo < w->lo || a->end > w->end)
+        return 0;
+    if (w->n == 1)
+        return 1;
+    for (int64_t i = 0; i < a->n; i++) {
+        int64_t s = a->lo + i * a->stride, j = (s - w->lo) / w->stride;
+        if (s + a->len > w->lo + j * w->stride + w->len)
+            return 0;
+    }
+    return 1;
+}
+
+static int same_site(const struct rec *a, const struct rec *b)
+{
+    return a->rank == b->rank && a->line == b->line && a->file == b->file && a->op == b->op;
+}
+
+/* Does every access that conflicts with a also conflict with w? */
+static int conflicts_as_much(const struct rec *w, const struct rec *a)
+{
+    return (w->write || !a->write) && (!w->atomic || a->atomic);
+}
+
+/* Grows x (same rank, epoch, kind and site as now) to the union of both
+ * when that is one row set; returns whether it did. */
+static int grow(struct shadow *s, int x, const struct rec *now)
+{
+    struct rec g = s->r[x];
+    if (g.n == 1 && now->n == 1 && now->lo <= g.end && g.lo <= now->end) {
+        int64_t e = g.end > now->end ? g.end : now->end;
+        g.lo = g.lo < now->lo ? g.lo : now->lo;
+        g.len = e - g.lo;
+    } else if (g.len == now->len && now->lo > g.lo) {
+        int64_t stride = g.n > 1 ? g.stride : now->lo - g.lo;
+        if (now->lo != g.lo + g.n * stride || (now->n > 1 && now->stride != stride) ||
+            stride < g.len)
+            return 0;
+        g.stride = stride;
+        g.n += now->n;
+    } else {
+        return 0;
+    }
+    set_end(&g);
+    if (g.lo == s->r[x].lo) { /* the key stays: only the ends on its path grow */
+        g.max = g.max > g.end ? g.max : g.end;
+        s->r[x] = g;
+        for (int t = s->root; t != x; t = key_less(s->r, x, t) ? s->r[t].l : s->r[t].r)
+            if (s->r[t].max < g.end)
+                s->r[t].max = g.end;
+    } else {
+        s->root = erase(s->r, s->root, x);
+        g.l = g.r = -1;
+        g.max = g.end;
+        s->r[x] = g;
+        s->root = insert(s->r, s->root, x);
+    }
+    hint(s, x);
+    return 1;
+}
+
+/* Drops the records that every rank's clock has passed. */
+static void sweep(struct pld__racer *RC, struct shadow *s)
+{
+    for (int q = 0; q < RC->P; q++) {
+        uint32_t m = UINT32_MAX;
+        for (int r = 0; r < RC->P; r++)
+            if (clock_of(RC, r)[q] < m)
+                m = clock_of(RC, r)[q];
+        RC->mins[q] = m;
+    }
+    for (int x = 0; x < s->cap; x++)
+        if (s->r[x].live && s->r[x].epoch <= RC->mins[s->r[x].rank])
+            drop(s, x);
+    s->gc_at = 2 * s->n > 64 ? 2 * s->n : 64;
 }
 
 /* ---- data accesses ---- */
-
-static int happens_before(const struct pld__racer *RC, const struct access *a, int me)
-{
-    return a->rank == me || clock_of(RC, me)[a->rank] >= a->epoch;
-}
 
 static int reported(struct pld__racer *RC, const char *f1, int l1, const char *f2, int l2)
 {
@@ -240,125 +633,170 @@ static int reported(struct pld__racer *RC, const char *f1, int l1, const char *f
     return 0;
 }
 
-static void report(struct pld__racer *RC, const struct access *old, const struct site *ow,
-                   const struct access *now, const struct site *nw, const struct pld__wbuf *b,
-                   int copy)
+static void report(struct pld__racer *RC, const struct rec *old, const struct rec *now,
+                   struct where w, int64_t lo, int64_t hi)
 {
     /* Ranks run ahead of each other on their own clocks (sim/engine.c), so
      * the access found second may be the earlier one: the report names the
      * later one first, as it reads in model time. */
-    if (nw->t < ow->t) {
-        const struct access *a = old;
-        const struct site *w = ow;
-        old = now, ow = nw;
-        now = a, nw = w;
+    if (now->t < old->t) {
+        const struct rec *a = old;
+        old = now;
+        now = a;
     }
-    if (reported(RC, ow->file, ow->line, nw->file, nw->line))
+    if (reported(RC, old->file, old->line, now->file, now->line))
         return;
     RC->races++;
-    int64_t lo = old->lo > now->lo ? old->lo : now->lo, hi = old->hi < now->hi ? old->hi : now->hi;
+    if (RC->on_race) {
+        RC->on_race(RC->on_race_ctx, old->file, old->line, now->file, now->line);
+        return;
+    }
+    char what[160];
+    const pl_tensor *h = w.b ? NULL : pld__host_tensor_at((const void *)(uintptr_t)lo);
+    if (w.b)
+        snprintf(what, sizeof what, "window '%s' bytes [%lld, %lld) of rank %d's copy", w.b->name,
+                 (long long)lo, (long long)hi, w.copy);
+    else
+        snprintf(what, sizeof what, "host tensor '%s' bytes [%lld, %lld)", h ? h->name : "?",
+                 (long long)(h ? lo - (int64_t)(uintptr_t)h->data : lo),
+                 (long long)(h ? hi - (int64_t)(uintptr_t)h->data : hi));
     fflush(stdout);
     fprintf(stderr,
-            "%s:%d: rank %d: race: %s %s window '%s' bytes [%lld, %lld) of rank %d's copy at "
-            "t=%.3f us, unordered with rank %d's %s (%s) at %s:%d at t=%.3f us: no notify->wait "
-            "orders them\n",
-            nw->file, nw->line, now->rank, nw->op, now->write ? "wrote" : "read", b->name,
-            (long long)lo, (long long)hi, copy, nw->t * 1e6, old->rank, ow->op,
-            old->write ? "a write" : "a read", ow->file, ow->line, ow->t * 1e6);
+            "%s:%d: rank %d: race: %s %s %s at t=%.3f us, unordered with rank %d's %s (%s) at "
+            "%s:%d at t=%.3f us: no notify->wait orders them\n",
+            now->file, now->line, now->rank, now->op, now->write ? "wrote" : "read", what,
+            now->t * 1e6, old->rank, old->op, old->write ? "a write" : "a read", old->file,
+            old->line, old->t * 1e6);
 }
 
-void pld__races_access(int me, const struct pld__wbuf *b, int copy, int64_t lo, int64_t hi,
-                       int write, int atomic, const char *op, const char *file, int line)
+static struct shadow *shadow_of(struct pld__racer *RC, const struct pld__wbuf *b, int copy)
 {
-    struct pld__racer *RC = pld__R->racer;
-    if (!RC || hi <= lo)
-        return;
+    if (!b)
+        return &RC->host;
     if (b->id >= RC->nbufs) {
         int n = b->id + 1;
         struct shadow **ns = realloc(RC->shadow, (size_t)n * sizeof *ns);
         if (!ns)
-            return;
+            return NULL;
         for (int i = RC->nbufs; i < n; i++)
             ns[i] = NULL;
         RC->shadow = ns;
         RC->nbufs = n;
     }
-    if (!RC->shadow[b->id] && !(RC->shadow[b->id] = calloc((size_t)RC->P, sizeof **RC->shadow)))
+    if (!RC->shadow[b->id]) {
+        struct shadow *s = malloc((size_t)RC->P * sizeof *s);
+        if (!s)
+            return NULL;
+        for (int c = 0; c < RC->P; c++)
+            shadow_init(&s[c]);
+        RC->shadow[b->id] = s;
+    }
+    return &RC->shadow[b->id][copy];
+}
+
+void pld__racer_access(struct pld__racer *RC, int me, const struct pld__wbuf *b, int copy,
+                       struct pld__rows rows, int write, int atomic, const char *op,
+                       const char *file, int line, double t)
+{
+    if (rows.len <= 0 || rows.n <= 0)
         return;
-    struct shadow *s = &RC->shadow[b->id][copy];
-    struct access now = {lo, hi, me, clock_of(RC, me)[me], (unsigned)write, (unsigned)atomic};
-    struct site here = {op, file, line, pld__now()};
-    int keep = 0, mask = s->cap - 1;
-    /* An atomic access conflicts only with plain ones and supersedes none,
-     * so on a buffer of signal cells there is nothing to scan. */
-    if (atomic && s->plain == 0)
-        keep = s->n;
-    for (int i = keep; i < s->n; i++) {
-        int j = (s->head + i) & mask;
-        struct access *a = &s->a[j];
-        /* records are never empty, so only one that overlaps can race or be
-         * covered */
-        if (a->lo < hi && lo < a->hi) {
-            int before = happens_before(RC, a, me);
-            if ((a->write || write) && !(a->atomic && atomic) && !before)
-                report(RC, a, &s->w[j], &now, &here, b, copy);
-            /* a write that covers an access ordered before it supersedes it */
-            if (write && !atomic && a->lo >= lo && a->hi <= hi && before) {
-                s->plain -= !a->atomic;
-                continue;
+    struct shadow *s = shadow_of(RC, b, copy);
+    if (!s)
+        return;
+    const uint32_t *mine = clock_of(RC, me);
+    struct rec now = {
+        .lo = rows.lo,
+        .len = rows.len,
+        .stride = rows.n > 1 ? rows.stride : rows.len,
+        .n = rows.n,
+        .rank = me,
+        .epoch = mine[me],
+        .write = (unsigned)write,
+        .atomic = (unsigned)atomic,
+        .op = op,
+        .file = file,
+        .line = line,
+        .t = t,
+    };
+    set_end(&now);
+    struct where w = {b, copy};
+    int nf = 0, kept = 0;
+    query(RC, s->r, s->root, now.lo, now.end, &nf);
+    for (int i = 0; i < nf; i++) {
+        int x = (int)RC->found[i];
+        const struct rec *a = &s->r[x];
+        int64_t lo, hi;
+        if (!meet(a, &now, &lo, &hi))
+            continue;
+        if (a->rank != me) {
+            if ((a->write || write) && !(a->atomic && atomic) && mine[a->rank] < a->epoch) {
+                now.t = now.t < 0 ? pld__now() : now.t;
+                report(RC, a, &now, w, lo, hi);
             }
+            continue;
         }
-        if (keep != i) { /* most accesses drop nothing: spare the copy */
-            s->a[(s->head + keep) & mask] = *a;
-            s->w[(s->head + keep) & mask] = s->w[j];
-        }
-        keep++;
+        if (!same_site(a, &now))
+            continue;
+        int same = a->epoch == now.epoch && a->write == now.write && a->atomic == now.atomic;
+        if (same && covers(a, &now))
+            kept = 1; /* nothing new: it is already recorded */
+        else if (covers(&now, a) && conflicts_as_much(&now, a))
+            RC->found[i] = -1 - x; /* superseded */
     }
-    s->n = keep;
-    if (s->n == MAX_RECORDS) {
-        s->plain -= !s->a[s->head].atomic;
-        s->head = (s->head + 1) & mask;
-        s->n--;
-    }
-    if (s->n == s->cap) {
-        int cap = s->cap ? 2 * s->cap : 8;
-        struct access *na = realloc(s->a, (size_t)cap * sizeof *na);
-        if (!na)
+    for (int i = 0; i < nf; i++)
+        if (RC->found[i] < 0)
+            drop(s, (int)(-1 - RC->found[i]));
+    if (kept)
+        return;
+    for (int i = 0; i < HINTS; i++) {
+        int x = s->hint[i];
+        const struct rec *a = x >= 0 ? &s->r[x] : NULL;
+        if (a && a->epoch == now.epoch && a->write == now.write && a->atomic == now.atomic &&
+            same_site(a, &now) && grow(s, x, &now))
             return;
-        s->a = na; /* still a ring of s->cap if w cannot grow */
-        struct site *nw = realloc(s->w, (size_t)cap * sizeof *nw);
-        if (!nw)
-            return;
-        s->w = nw;
-        /* the records that wrapped round follow the others */
-        memcpy(na + s->cap, na, (size_t)s->head * sizeof *na);
-        memcpy(nw + s->cap, nw, (size_t)s->head * sizeof *nw);
-        s->cap = cap;
     }
-    int j = (s->head + s->n++) & (s->cap - 1);
-    s->a[j] = now;
-    s->w[j] = here;
-    s->plain += !atomic;
+    now.t = now.t < 0 ? pld__now() : now.t;
+    int x = add(s, &now);
+    if (x >= 0)
+        hint(s, x);
+    if (s->n > s->gc_at)
+        sweep(RC, s);
+}
+
+void pld__races_access(int me, const struct pld__wbuf *b, int copy, int64_t lo, int64_t hi,
+                       int write, int atomic, const char *op, const char *file, int line)
+{
+    if (pld__R->racer && hi > lo)
+        pld__racer_access(pld__R->racer, me, b, copy,
+                          (struct pld__rows){.lo = lo, .len = hi - lo, .stride = hi - lo, .n = 1},
+                          write, atomic, op, file, line, -1);
 }
 
 void pld__races_region(int me, pl_tensor t, int copy, pl_shape offsets, pl_shape shape, int write,
                        int atomic, const char *op, const char *file, int line)
 {
-    if (!pld__R->racer || !t.win)
+    struct pld__racer *RC = pld__R->racer;
+    if (!RC || pl_shape_numel(shape) <= 0)
         return;
-    /* one contiguous run per row of the region */
+    /* one row set per plane: the last two dims, rows strided by the layout's */
     int nd = shape.ndim;
-    int64_t es = (int64_t)pl_dtype_size(t.dtype), row = shape.dim[nd - 1] * es;
-    int64_t idx[PL_MAX_DIMS] = {0};
-    int64_t base = t.win_offset;      /* the view's start inside the buffer */
+    int64_t es = (int64_t)pl_dtype_size(t.dtype);
     pl_shape layout = pld__layout(t); /* a strided view's rows lie in it */
+    struct pld__rows rows = {
+        .len = shape.dim[nd - 1] * es,
+        .stride = layout.dim[nd - 1] * es,
+        .n = nd > 1 ? shape.dim[nd - 2] : 1,
+    };
+    /* the view's start: in the buffer, or in host memory by address */
+    int64_t base = t.win ? t.win_offset : (int64_t)(uintptr_t)t.data;
+    int64_t idx[PL_MAX_DIMS] = {0};
     for (;;) {
         int64_t flat = 0;
         for (int i = 0; i < nd; i++)
-            flat = flat * layout.dim[i] + offsets.dim[i] + (i < nd - 1 ? idx[i] : 0);
-        int64_t lo = base + flat * es;
-        pld__races_access(me, t.win, copy, lo, lo + row, write, atomic, op, file, line);
-        int i = nd - 2;
+            flat = flat * layout.dim[i] + offsets.dim[i] + (i < nd - 2 ? idx[i] : 0);
+        rows.lo = base + flat * es;
+        pld__racer_access(RC, me, t.win, t.win ? copy : 0, rows, write, atomic, op, file, line, -1);
+        int i = nd - 3;
         while (i >= 0 && ++idx[i] == shape.dim[i])
             idx[i--] = 0;
         if (i < 0)

@@ -67,7 +67,7 @@ void pld__notify(const char *file, int line, pld_dtensor target, struct pld_noti
     pld__op_done(file, line, id, me, peer, rc, &c);
     if (cell) {
         pld__races_access(me, target.win, peer, at, at + 4, 1, 1, op, file, line);
-        pld__races_release(me, cell, kw.op);
+        pld__races_release(me, cell, kw.op, (int32_t)kw.value);
         /* only an update that can release a wait makes its rank the cell's
          * notifier: a barrier's epilogue takes its credits back with a
          * negative add to itself, which would otherwise be named as the
@@ -118,7 +118,7 @@ void pld__wait(const char *file, int line, pld_dtensor signal, struct pld_wait_k
     };
     pld__R->be->wait(&ref, kw.cmp, (int32_t)kw.expected);
     rk->wait.active = 0;
-    pld__races_acquire(me, cell);
+    pld__races_acquire(me, cell, kw.cmp, (int32_t)kw.expected);
     pld__races_access(me, signal.win, me, at, at + 4, 0, 1, op, file, line);
     pld__charge_poll();
     int64_t seq =

@@ -171,7 +171,7 @@ static int settle_deferred(struct pld__graph *g)
         if (t->state != DEFERRED || !conditions_hold(t))
             continue;
         for (int k = 0; k < t->nconds; k++)
-            pld__races_acquire(pld__self(), t->conds[k].cell);
+            pld__races_acquire(pld__self(), t->conds[k].cell, PLD_WAIT_GE, t->conds[k].expected);
         complete(g, t);
         done++;
     }
@@ -237,7 +237,8 @@ static void core_loop(void *arg, int core)
                 t->state = DEFERRED;
             } else {
                 for (int k = 0; k < t->nconds; k++)
-                    pld__races_acquire(pld__self(), t->conds[k].cell);
+                    pld__races_acquire(pld__self(), t->conds[k].cell, PLD_WAIT_GE,
+                                       t->conds[k].expected);
                 complete(g, t);
                 woke = 1;
             }

@@ -8,7 +8,13 @@
  *  3. a later hand-rolled barrier reusing the same cells with a stale
  *     threshold (Ge 2 when they already hold 2) passes at once, so the load
  *     after it races with the neighbour's new store;
- *  4. the correct versions of all three: no report. */
+ *  4. the correct versions of all three: no report.
+ * Then one scenario per way the first detector missed a race (issue 18):
+ *  5. more than 512 accesses of the copy between the pair;
+ *  6. a region of more than 512 rows between the pair;
+ *  7. two ranks storing into the same host tensor;
+ *  8. a wait whose condition held without the notify it ran after (Ge 0):
+ *     it orders nothing; with the notify needed (Ge 1) there is no race. */
 #include "checktools.h"
 
 #include <pld/pld.h>
@@ -100,9 +106,11 @@ static void host(const struct host_args *h)
     }
 }
 
-static char *run_mode(enum scenario sc, int P, int races, int *code)
+/* Runs `host` on devices 0..P-1 with x [P, 1, SIZE] and y (`yshape`, named
+ * `yname`); returns what it printed on stderr. */
+static char *run_host(void (*host_fn)(const struct host_args *), int P, int races, pl_shape yshape,
+                      const char *yname, int *code)
 {
-    S = sc;
     pld_config cfg;
     pld_config_init(&cfg);
     cfg.summary = 0;
@@ -111,14 +119,20 @@ static char *run_mode(enum scenario sc, int P, int races, int *code)
     snprintf(list, sizeof list, "0-%d", P - 1);
     ck_assert_int_eq(pld_config_set_devices(&cfg, list), 0);
     struct host_args h = {pl_tensor_new(PL_SHAPE(P, 1, SIZE), PL_FP32, "x"),
-                          pl_tensor_new(PL_SHAPE(P, 1, SIZE), PL_FP32, "y")};
+                          pl_tensor_new(yshape, PL_FP32, yname)};
     capture_stderr_begin();
-    int rc = pld_run(&cfg, host, &h);
+    int rc = pld_run(&cfg, host_fn, &h);
     char *err = capture_stderr_end();
     pl_tensor_free(&h.x);
     pl_tensor_free(&h.y);
     *code = pld_exit_code(rc);
     return err;
+}
+
+static char *run_mode(enum scenario sc, int P, int races, int *code)
+{
+    S = sc;
+    return run_host(host, P, races, PL_SHAPE(P, 1, SIZE), "y", code);
 }
 
 /* The default race mode (error up to 64 ranks). */
@@ -215,6 +229,167 @@ START_TEST(cache_line_sharing_is_warned)
 }
 END_TEST
 
+/* ---- the missed classes ---- */
+
+enum missed { HISTORY, BIG_REGION, HOST_TENSOR, GE_ZERO, GE_ONE };
+enum { NOISE = 600, BIG = 600, PAD = 16 }; /* rows: BIG + 2 of 32 bytes, whole cache lines */
+
+static enum missed M;
+
+/* Keeps rank 0 away for about 100 us (small reads of the peer's pad, which
+ * nobody writes; each one waits for the network), so that the peer's
+ * accesses, from its later launch on, come first. */
+static void delay(pld_dtensor pad, int other)
+{
+    for (int k = 0; k < 64; k++)
+        (void)pld_tile_remote_load(pad, .peer = other, .offsets = PL_IDX(0, 0),
+                                   .shape = PL_SHAPE(1, 8));
+}
+
+static void missed_kernel(pl_tensor x, pl_tensor shared, pld_dtensor data, pld_dtensor rows,
+                          pld_dtensor pad, pld_dtensor sig)
+{
+    int me = pld_rank(pld_get_comm_ctx(data));
+    pl_tile t = pl_load(x, PL_IDX(0, 0), PL_SHAPE(1, SIZE));
+    // clang-format off
+    switch (M) {
+    case HISTORY: /* rank 0's NOISE writes of other bytes come between */
+        if (me == 1) {
+            line_b = __LINE__; (void)pld_tile_remote_load(data, .peer = 0, .offsets = PL_IDX(0, 0), .shape = PL_SHAPE(1, SIZE));
+        } else {
+            delay(pad, 1);
+            for (int k = 0; k < NOISE; k++)
+                pl_write(data, PL_IDX(1, k), k);
+            line_a = __LINE__; pl_store(t, PL_IDX(0, 0), data);
+        }
+        break;
+    case BIG_REGION: /* one store of BIG rows comes between */
+        if (me == 1) {
+            line_a = __LINE__; pld_tile_remote_store(pl_load(x, PL_IDX(0, 0), PL_SHAPE(1, 8)), rows, .peer = 0, .offsets = PL_IDX(0, 0));
+        } else {
+            delay(pad, 1);
+            pl_store(pl_load(rows, PL_IDX(1, 0), PL_SHAPE(BIG, 8)), PL_IDX(1, 0), rows);
+            line_b = __LINE__; (void)pl_load(rows, PL_IDX(0, 0), PL_SHAPE(1, 8));
+        }
+        break;
+    case HOST_TENSOR:
+        line_a = line_b = __LINE__; pl_store(t, PL_IDX(0, 0), shared);
+        break;
+    case GE_ZERO:
+    case GE_ONE:
+        if (me == 1) {
+            line_a = __LINE__; pld_tile_remote_store(t, data, .peer = 0, .offsets = PL_IDX(0, 0));
+            pld_system_notify(sig, .peer = 0, .offsets = PL_IDX(1, 0), .value = 1, .op = PLD_NOTIFY_ATOMIC_ADD);
+        } else {
+            delay(pad, 1); /* the notify has landed when the wait runs */
+            pld_system_wait(sig, .offsets = PL_IDX(1, 0), .expected = M == GE_ONE, .cmp = PLD_WAIT_GE);
+            line_b = __LINE__; (void)pl_load(data, PL_IDX(0, 0), PL_SHAPE(1, SIZE));
+        }
+        break;
+    }
+    // clang-format on
+}
+
+struct missed_args {
+    pl_tensor x, shared;
+    pld_dtensor data, rows, pad, sig;
+};
+
+static void missed_device(const struct missed_args *a)
+{
+    pl_incore(missed_kernel, a->x, a->shared, a->data, a->rows, a->pad, a->sig);
+}
+
+static void missed_host(const struct host_args *h)
+{
+    int nr = (int)pld_world_size();
+    pld_buffer d = pld_alloc_window_buffer(PL_SHAPE(2, 1024), PL_FP32, .name = "data");
+    pld_buffer rw = pld_alloc_window_buffer(PL_SHAPE(BIG + 2, 8), PL_FP32, .name = "rows");
+    pld_buffer pd = pld_alloc_window_buffer(PL_SHAPE(1, PAD), PL_FP32, .name = "pad");
+    pld_buffer s = pld_alloc_window_buffer(PL_SHAPE(nr, 16), PL_INT32, .name = "signal");
+    for (int r = 0; r < nr; r++) {
+        struct missed_args a = {
+            .x = pl_at(h->x, r),
+            .shared = h->y,
+            .data = pld_window(d, PL_SHAPE(2, 1024), PL_FP32),
+            .rows = pld_window(rw, PL_SHAPE(BIG + 2, 8), PL_FP32),
+            .pad = pld_window(pd, PL_SHAPE(1, PAD), PL_FP32),
+            .sig = pld_window(s, PL_SHAPE(nr, 16), PL_INT32),
+        };
+        pld_dispatch(r, missed_device, a);
+    }
+}
+
+/* y is the host tensor both ranks may store into */
+static char *run_missed(enum missed m, int *code)
+{
+    M = m;
+    return run_host(missed_host, 2, PLD_RACES_DEFAULT, PL_SHAPE(1, SIZE), "shared", code);
+}
+
+static void assert_race(const char *err, const char *what)
+{
+    char want[256];
+    ck_assert_contains(err, ": race: ");
+    ck_assert_contains(err, what);
+    snprintf(want, sizeof want, "%s:%d", __FILE__, line_a);
+    ck_assert_contains(err, want);
+    snprintf(want, sizeof want, "%s:%d", __FILE__, line_b);
+    ck_assert_contains(err, want);
+    ck_assert_int_eq(count_lines_with(err, ": race: "), 1);
+}
+
+START_TEST(race_across_long_history_is_reported)
+{
+    int code;
+    char *err = run_missed(HISTORY, &code);
+    assert_race(err, "window 'data' bytes [0, 256) of rank 0's copy");
+    free(err);
+    ck_assert_int_ne(code, 0);
+}
+END_TEST
+
+START_TEST(race_across_big_region_is_reported)
+{
+    int code;
+    char *err = run_missed(BIG_REGION, &code);
+    assert_race(err, "window 'rows' bytes [0, 32) of rank 0's copy");
+    free(err);
+    ck_assert_int_ne(code, 0);
+}
+END_TEST
+
+START_TEST(race_on_host_tensor_is_reported)
+{
+    int code;
+    char *err = run_missed(HOST_TENSOR, &code);
+    assert_race(err, "pl_store wrote host tensor 'shared' bytes [0, 256) at t=");
+    free(err);
+    ck_assert_int_ne(code, 0);
+}
+END_TEST
+
+START_TEST(wait_acquires_only_needed_notifies)
+{
+    int code;
+    char *err = run_missed(GE_ZERO, &code);
+    assert_race(err, "window 'data' bytes [0, 256) of rank 0's copy");
+    free(err);
+    ck_assert_int_ne(code, 0);
+}
+END_TEST
+
+/* The same program with a wait that needs the notify: ordered. */
+START_TEST(wait_that_needs_the_notify_orders)
+{
+    int code;
+    char *err = run_missed(GE_ONE, &code);
+    ck_assert_str_eq(err, "");
+    free(err);
+    ck_assert_int_eq(code, 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("races");
@@ -224,6 +399,11 @@ int main(void)
     tcase_add_test(tc, warn_reports_without_failing);
     tcase_add_test(tc, off_reports_nothing);
     tcase_add_test(tc, cache_line_sharing_is_warned);
+    tcase_add_test(tc, race_across_long_history_is_reported);
+    tcase_add_test(tc, race_across_big_region_is_reported);
+    tcase_add_test(tc, race_on_host_tensor_is_reported);
+    tcase_add_test(tc, wait_acquires_only_needed_notifies);
+    tcase_add_test(tc, wait_that_needs_the_notify_orders);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }
