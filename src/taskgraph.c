@@ -66,7 +66,8 @@ struct pld__graph {
 };
 
 /* Scope numbers per rank would be as good; one counter is simpler and
- * still makes each scope's ids its own. */
+ * still makes each scope's ids its own.  Atomic: on the threads backend
+ * every rank opens scopes on a thread of its own. */
 static int32_t scopes_opened;
 
 static struct pld__graph *graph_of(const char *file, int line, const char *op)
@@ -88,7 +89,7 @@ void pld__scope_begin(const char *file, int line)
         pld__fail(PLD_ENOMEM, file, line, op, "out of memory");
     g->file = file;
     g->line = line;
-    g->scope = ++scopes_opened;
+    g->scope = __atomic_add_fetch(&scopes_opened, 1, __ATOMIC_RELAXED);
     pld__R->ranks[pld__self()].graph = g;
 }
 

@@ -29,7 +29,7 @@ static struct {
     int waiters; /* per rank */
     enum waiter_kind kind;
     int epochs;
-    int consumers_started_early; /* a consumer ran before its waiter's condition held */
+    int consumers_started_early; /* a consumer saw the payload of another epoch */
 } G;
 
 struct waiter_args {
@@ -64,11 +64,11 @@ static void waiter(const struct waiter_args *a)
 
 static void consumer(const struct consumer_args *a)
 {
-    /* the signal is read outside the model, to catch a consumer that the
-     * scheduler let run before its waiter completed */
-    if (pl_read(a->signal, PL_IDX(0, 0)) < a->epoch)
-        G.consumers_started_early++;
     pl_tile got = pl_load(a->payload, PL_IDX(0, 0), PL_SHAPE(1, WIDTH));
+    /* lane 0 carries the epoch: a consumer that the scheduler let run
+     * before its waiter completed sees the epoch before's (or zero) */
+    if (pl_tile_get(got, 0) != a->epoch)
+        G.consumers_started_early++;
     pl_store(got, PL_IDX(a->slot, 0), a->out);
 }
 
@@ -109,20 +109,31 @@ static void device(const struct device_args *a)
     pld_manual_scope_end();
 }
 
+#define MAX_EPOCHS 3
+
+/* An input per epoch and rank: the host fills epoch e+1's while the ranks
+ * may still read epoch e's (a tensor per epoch, or it would race). */
 struct host_args {
-    pl_tensor in[2], out[2];
+    pl_tensor in[MAX_EPOCHS][2], out[2];
 };
 
 static void host(const struct host_args *h)
 {
     /* a whole cache line, so that the signal after it has its own */
     pld_buffer pb = pld_alloc_window_buffer(PL_SHAPE(1, 16), PL_INT32, .name = "payload");
-    pld_buffer sb = pld_alloc_window_buffer(PL_SHAPE(1, 1), PL_INT32, .name = "signal");
+    pld_buffer sb = pld_alloc_window_buffer(PL_SHAPE(1, 16), PL_INT32, .name = "signal");
+    /* epochs in turn, as upstream's worker calls are: an epoch's publisher
+     * must not write a peer's payload while the peer's consumers of the
+     * epoch before still read it */
+    pld_buffer bb = pld_alloc_window_buffer(64, .name = "epoch_barrier");
     for (int32_t epoch = 1; epoch <= G.epochs; epoch++) {
+        if (epoch > 1)
+            pld_tensor_barrier(pld_window(bb, PL_SHAPE(2, 1), PL_INT32));
         for (int r = 0; r < 2; r++) {
+            pl_tensor in = h->in[epoch - 1][r];
             for (int k = 0; k < WIDTH; k++)
-                ((int32_t *)h->in[r].data)[k] = k == 0 ? epoch : r + 1;
-            struct device_args a = {.in = h->in[r],
+                ((int32_t *)in.data)[k] = k == 0 ? epoch : r + 1;
+            struct device_args a = {.in = in,
                                     .out = h->out[r],
                                     .payload = pld_window(pb, PL_SHAPE(1, WIDTH), PL_INT32),
                                     .signal = pld_window(sb, PL_SHAPE(1, 1), PL_INT32),
@@ -144,8 +155,10 @@ static int run_graph(const char *backend, const char *topology, struct host_args
     cfg.wait_timeout = wait_timeout;
     cfg.backend = backend;
     ck_assert_int_eq(pld_config_set_devices(&cfg, "0,1"), 0);
+    ck_assert_int_le(G.epochs, MAX_EPOCHS);
     for (int r = 0; r < 2; r++) {
-        h->in[r] = pl_tensor_new(PL_SHAPE(1, WIDTH), PL_INT32, "in");
+        for (int e = 0; e < MAX_EPOCHS; e++)
+            h->in[e][r] = pl_tensor_new(PL_SHAPE(1, WIDTH), PL_INT32, "in");
         h->out[r] = pl_tensor_new(PL_SHAPE(G.waiters, WIDTH), PL_INT32, "out");
         for (int i = 0; i < G.waiters * WIDTH; i++)
             ((int32_t *)h->out[r].data)[i] = -1;
@@ -156,7 +169,8 @@ static int run_graph(const char *backend, const char *topology, struct host_args
 static void free_graph(struct host_args *h)
 {
     for (int r = 0; r < 2; r++) {
-        pl_tensor_free(&h->in[r]);
+        for (int e = 0; e < MAX_EPOCHS; e++)
+            pl_tensor_free(&h->in[e][r]);
         pl_tensor_free(&h->out[r]);
     }
 }
