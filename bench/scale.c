@@ -113,6 +113,8 @@ int main(int argc, char **argv)
         pld_print_common_usage(stdout);
         return 0;
     }
+    if (rc == 2) /* --version */
+        return 0;
     if (rc < 0)
         return 2;
     int64_t bytes = 1 << 20;

@@ -274,7 +274,18 @@ static const struct opt opts[] = {
      "shape, exact values) to FILE, to compare backends",
      STRING_FIELD(dump_outputs)},
 };
-enum { NOPTS = sizeof opts / sizeof opts[0], HELP_COLUMN = 29 };
+enum { NOPTS = sizeof opts / sizeof opts[0], HELP_COLUMN = 29, VERSION_FLAG = 255 };
+
+const char *pld_version(void)
+{
+    return PLD_PACKAGE_VERSION;
+}
+
+void pld_print_version(const char *argv0)
+{
+    const char *base = argv0 && strrchr(argv0, '/') ? strrchr(argv0, '/') + 1 : argv0;
+    printf("%s (pldsim) %s\n", base && *base ? base : "pldsim", pld_version());
+}
 
 void pld_print_common_usage(void *out)
 {
@@ -299,6 +310,7 @@ void pld_print_common_usage(void *out)
             }
         }
     }
+    fprintf(f, "  --version%*sthe program's name and pldsim's version\n", HELP_COLUMN - 11, "");
     fprintf(f, "  -h, --help%*sthis help\n", HELP_COLUMN - 12, "");
 }
 
@@ -326,7 +338,7 @@ static int apply_environment(pld_config *cfg)
 
 int pld_parse_args(pld_config *cfg, int *argc, char **argv)
 {
-    struct option longs[NOPTS + 2];
+    struct option longs[NOPTS + 3];
     char shorts[2 * NOPTS + 8] = "-:h"; /* keep the order; report a missing value */
     size_t ns = strlen(shorts);
     for (size_t i = 0; i < NOPTS; i++) {
@@ -339,9 +351,10 @@ int pld_parse_args(pld_config *cfg, int *argc, char **argv)
     }
     shorts[ns] = '\0';
     longs[NOPTS] = (struct option){"help", no_argument, NULL, 'h'};
-    longs[NOPTS + 1] = (struct option){0};
+    longs[NOPTS + 1] = (struct option){"version", no_argument, NULL, VERSION_FLAG};
+    longs[NOPTS + 2] = (struct option){0};
 
-    int rc = apply_environment(cfg), help = 0, out = 1;
+    int rc = apply_environment(cfg), help = 0, version = 0, out = 1;
     /* getopt keeps its state in globals: start it afresh (glibc: optind 0),
      * and let the program see the flags that are not ours, in order */
     optind = 0;
@@ -363,6 +376,8 @@ int pld_parse_args(pld_config *cfg, int *argc, char **argv)
             rc = apply(cfg, o, optarg, from);
         } else if (c == 'h') {
             help = 1;
+        } else if (c == VERSION_FLAG) {
+            version = 1;
         } else if (c == ':') {
             rc = pld__config_error(PLD_EUSAGE, "%s needs a value (see --help)", argv[optind - 1]);
         } else if (c == '?' && strncmp(argv[at], "--", 2) == 0 && strchr(argv[at], '=')) {
@@ -389,5 +404,11 @@ int pld_parse_args(pld_config *cfg, int *argc, char **argv)
     *argc = out;
     argv[out] = NULL;
     optind = 0;
-    return help;
+    if (help)
+        return 1;
+    if (version) {
+        pld_print_version(argv[0]);
+        return 2;
+    }
+    return 0;
 }

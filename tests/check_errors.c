@@ -1085,6 +1085,27 @@ START_TEST(unknown_backend)
 }
 END_TEST
 
+/* Every program says what it is and which pldsim it comes from, in one
+ * form, and exits 0 (help2man and packagers read it). */
+static const char *const versioned[] = {
+    "tutorials/05_remote_load_store", "tools/pldsim-perf", "tools/pldsim-plot",
+    "tools/pldsim-timeline",          "tools/pldsim-py",   "bench/pldsim-scale",
+    "tools/pldsim-bench-backends",
+};
+
+START_TEST(every_program_prints_its_version)
+{
+    const char *path = versioned[_i], *name = strrchr(path, '/') + 1;
+    struct cmd_result r = run_cmd("%s/%s --version", PLD_BUILDDIR, path);
+    char want[256];
+    snprintf(want, sizeof want, "%s (pldsim) %s\n", name, pld_version());
+    ck_assert_msg(r.status == 0, "%s --version exited %d:\n%s", path, r.status, r.err);
+    ck_assert_msg(strcmp(r.out, want) == 0, "%s --version printed \"%s\", expected \"%s\"", path,
+                  r.out, want);
+    cmd_result_free(&r);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("errors");
@@ -1125,6 +1146,8 @@ int main(void)
     tcase_add_loop_test(cli, bad_topology_specs, 0, (int)(sizeof bad_specs / sizeof bad_specs[0]));
     tcase_add_loop_test(cli, pldsim_perf_refuses_bad_values, 0, 12);
     tcase_add_test(cli, pldsim_perf_reports_a_failed_csv_and_no_inf_at_one_rank);
+    tcase_add_loop_test(cli, every_program_prints_its_version, 0,
+                        (int)(sizeof versioned / sizeof versioned[0]));
     suite_add_tcase(s, cli);
     return run_suite(s);
 }

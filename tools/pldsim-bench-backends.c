@@ -148,6 +148,8 @@ int main(int argc, char **argv)
         usage(stdout);
         return 0;
     }
+    if (rc == 2) /* --version */
+        return 0;
     if (rc < 0)
         return 2;
     B.iters = 20;

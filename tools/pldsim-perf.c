@@ -707,6 +707,8 @@ static int parse_args(int argc, char **argv, pld_config *cfg, struct cli *cli)
         int prc = pld_parse_args(cfg, &nrest, rest);
         if (prc < 0)
             rc = 2;
+        else if (prc == 2) /* --version */
+            rc = 0;
         else if (nrest > 1)
             rc = fail_usage("unknown option or stray argument '%s'", rest[1]);
     }

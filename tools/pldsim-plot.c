@@ -143,6 +143,10 @@ int main(int argc, char **argv)
             xlabel = argv[++i];
         } else if (strcmp(argv[i], "--ylabel") == 0 && i + 1 < argc) {
             ylabel = argv[++i];
+        } else if (strcmp(argv[i], "--version") == 0) {
+            /* pld_print_version's line; this tool does not link libpld */
+            printf("pldsim-plot (pldsim) %s\n", PLD_PACKAGE_VERSION);
+            return 0;
         } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             puts("usage: pldsim-plot [-y time|busbw] [-t TITLE] -o OUT.svg A.csv[=LABEL] ...\n"
                  "       pldsim-plot --xy --xlabel X --ylabel Y [-t TITLE] -o OUT.svg "

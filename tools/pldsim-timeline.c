@@ -2,6 +2,8 @@
  * the same SVG timeline that --trace FILE.svg writes directly. */
 #include "../src/trace.h"
 
+#include <pld/pld_run.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,6 +26,10 @@ int main(int argc, char **argv)
     int help = argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0);
     if (help) {
         fputs(usage, stdout);
+        return 0;
+    }
+    if (argc == 2 && strcmp(argv[1], "--version") == 0) {
+        pld_print_version(argv[0]);
         return 0;
     }
     for (int i = 1; i < argc; i++)

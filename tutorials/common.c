@@ -63,6 +63,8 @@ void tut_init(struct tut *t, const struct tut_spec *s, int argc, char **argv)
         usage(s, stdout);
         exit(0);
     }
+    if (rc == 2) /* --version */
+        exit(0);
     if (rc < 0)
         exit(2);
     t->mode = s->default_mode;

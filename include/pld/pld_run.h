@@ -135,14 +135,23 @@ void pld_config_init(pld_config *cfg);
  *   --backend NAME   --trace FILE   --seed N   --network-model CM02|LV08
  *   --topology SPEC (e.g. ring:16,bw=56GBps,lat=2us)   --races MODE
  *   --wait-timeout TIME   --no-cacheline-check   --no-data   --summary
- *   --no-summary   --dump-outputs FILE
+ *   --no-summary   --dump-outputs FILE   --save-platform FILE
+ *   --cfg KEY:VALUE   --log SPEC
  * (--flag VALUE or --flag=VALUE).  Each option's PLD_* variable
  * (PLD_PLATFORM, PLD_DEVICE, ...; docs/api.md) is read first, so a flag
  * overrides it.  `--help` prints the common part of the usage and returns
- * 1 so the caller can add its own and exit 0.  A bad or missing value
+ * 1 so the caller can add its own and exit 0.  `--version` prints
+ * pld_print_version's line and returns 2: the caller exits 0.  A bad or missing value
  * prints one message naming the flag or variable and returns PLD_EUSAGE.
  * Otherwise returns 0.  Not thread-safe (getopt_long's state is global). */
 int pld_parse_args(pld_config *cfg, int *argc, char **argv);
+
+/* pldsim's version, e.g. "0.1.0". */
+const char *pld_version(void);
+
+/* Prints "NAME (pldsim) VERSION" to stdout, NAME being argv0's last
+ * component: what every program's --version says. */
+void pld_print_version(const char *argv0);
 
 /* Prints the common flags' help to `out` (a FILE*). */
 void pld_print_common_usage(void *out);

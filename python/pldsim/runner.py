@@ -67,7 +67,7 @@ def parse(argv: list[str]) -> tuple[dict[str, str], list[str]]:
             sys.stdout.write(_help())
             raise SystemExit(0)
         if a == "--version":
-            print(f"pldsim-py {__version__}")
+            print(f"pldsim-py (pldsim) {__version__}")
             raise SystemExit(0)
         if a == "--":
             i += 1

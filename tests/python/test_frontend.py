@@ -256,7 +256,7 @@ class Runner(unittest.TestCase):
             self.assertIn(flag, h.stdout)
         self.assertIn("[PLD_TOPOLOGY]", h.stdout)
         v = support.pldsim_py("--version")
-        self.assertRegex(v.stdout, r"^pldsim-py \d+\.\d+\.\d+\n$")
+        self.assertRegex(v.stdout, r"^pldsim-py \(pldsim\) \d+\.\d+\.\d+\n$")
 
     def test_pldsims_pypto_is_seen_only_inside_the_runner(self):
         with support.scratch() as tmp:
