@@ -1096,6 +1096,9 @@ static const char *const versioned[] = {
 START_TEST(every_program_prints_its_version)
 {
     const char *path = versioned[_i], *name = strrchr(path, '/') + 1;
+    const char *py = getenv("PLDSIM_HAVE_PYTHON"), *san = getenv("PLDSIM_SAN_FLAGS");
+    if (strcmp(name, "pldsim-py") == 0 && (!py || strcmp(py, "yes") != 0 || (san && *san)))
+        return; /* no front end, or one a sanitizer build cannot load (check_python.sh says so) */
     struct cmd_result r = run_cmd("%s/%s --version", PLD_BUILDDIR, path);
     char want[256];
     snprintf(want, sizeof want, "%s (pldsim) %s\n", name, pld_version());
