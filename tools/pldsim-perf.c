@@ -249,6 +249,12 @@ static int expected(int me, int row, int64_t n, int64_t j, double *want)
  * each of the two phases: nearly all of a --check sweep's time). */
 #define CHECK_COLS ((int64_t)1 << 20)
 
+/* A test hook (PLDSIM_PERF_TEST_CORRUPT set): rank 0 adds 1 to the first
+ * element it checks, as if the collective had got it wrong, so that a test
+ * can see -c count it and the run fail (tests/check_whatif.c); only the
+ * first checked call is touched. */
+static int corrupt_for_test;
+
 /* Rank me's fill of row `row` of its input, j0 .. j0+w of n, through `buf`. */
 static void fill_chunk(pl_tensor buf, const struct views *v, int me, int row, int64_t j0, int64_t w)
 {
@@ -266,6 +272,10 @@ static long check_chunk(pl_tensor buf, const struct views *v, int me, int row, i
     pld_tensor_get(buf, .peer = me, .src = v->tgt, .dst_offsets = PL_IDX(0, 0),
                    .src_offsets = PL_IDX(row, j0), .shape = PL_SHAPE(1, w), .chunk_rows = 1,
                    .chunk_cols = 4096);
+    if (corrupt_for_test && me == 0) {
+        pl_tensor_set(buf, 0, pl_tensor_get(buf, 0) + 1);
+        corrupt_for_test = 0;
+    }
     long wrong = 0;
     for (int64_t j = 0; j < w; j++) {
         double want;
@@ -898,6 +908,7 @@ int main(int argc, char **argv)
                 pl_tensor_new(PL_SHAPE(1, w < CHECK_COLS ? w : CHECK_COLS), S.dt, "check");
         for (int j = 0; j < 5; j++)
             S.ref[j] = reduce_over_ranks(j);
+        corrupt_for_test = getenv("PLDSIM_PERF_TEST_CORRUPT") != NULL;
     }
     clock_gettime(CLOCK_MONOTONIC, &S.wall0);
 
