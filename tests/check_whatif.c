@@ -244,11 +244,12 @@ END_TEST
 
 /* The table: nccl-tests' columns, a verified #wrong with --check, the
  * closing lines; and the header says the times are simulated. */
+static const char *const colls[] = {"allreduce --mode ring", "allreduce --op max --dtype half",
+                                    "broadcast --root 2",    "allgather",
+                                    "reduce_scatter",        "all_to_all"};
+
 START_TEST(pldsim_perf_prints_the_nccl_tests_table)
 {
-    static const char *const colls[] = {"allreduce --mode ring", "allreduce --op max --dtype half",
-                                        "broadcast --root 2",    "allgather",
-                                        "reduce_scatter",        "all_to_all"};
     struct cmd_result r = run_cmd("%s/tools/pldsim-perf %s -g 4 -b 64 -e 4K -f 4 -n 2 --check",
                                   PLD_BUILDDIR, colls[_i]);
     ck_assert_msg(r.status == 0, "%s: exit %d\n%s%s", colls[_i], r.status, r.out, r.err);
@@ -274,6 +275,30 @@ START_TEST(pldsim_perf_prints_the_nccl_tests_table)
             ck_assert_msg(strstr(p + 1, "      0 ") != NULL, "row without #wrong 0: %.120s", p + 1);
         }
     ck_assert_int_eq(rows, 4);
+    cmd_result_free(&r);
+}
+END_TEST
+
+/* --check sees a wrong result: with the test hook one element of rank 0's
+ * first checked call is off by one, and the run says so (its row's
+ * out-of-place #wrong is 1, the in-place one 0, the total FAILED) and fails. */
+START_TEST(pldsim_perf_check_counts_a_wrong_element)
+{
+    struct cmd_result r = run_cmd("PLDSIM_PERF_TEST_CORRUPT=1 %s/tools/pldsim-perf %s -g 4 -b 64 "
+                                  "-e 256 -f 4 -n 1 -c 1",
+                                  PLD_BUILDDIR, colls[_i]);
+    ck_assert_msg(r.status == 1, "%s: exit %d\n%s%s", colls[_i], r.status, r.out, r.err);
+    ck_assert_contains(r.out, "# Out of bounds values : 1 FAILED");
+    const char *row = strstr(r.out, "\n          64 ");
+    ck_assert_msg(row != NULL, "no 64-byte row:\n%s", r.out);
+    char tok[13][32];
+    ck_assert_int_eq(sscanf(row, "%31s %31s %31s %31s %31s %31s %31s %31s %31s %31s %31s %31s %31s",
+                            tok[0], tok[1], tok[2], tok[3], tok[4], tok[5], tok[6], tok[7], tok[8],
+                            tok[9], tok[10], tok[11], tok[12]),
+                     13);
+    ck_assert_str_eq(tok[8], "1");
+    ck_assert_str_eq(tok[12], "0");
+    ck_assert_msg(strstr(r.out, "\n         256 ") != NULL, "no 256-byte row:\n%s", r.out);
     cmd_result_free(&r);
 }
 END_TEST
@@ -335,6 +360,7 @@ int main(void)
     tcase_add_loop_test(tc, busbw_never_exceeds_the_link_rate, 0,
                         (int)(sizeof perf / sizeof perf[0]));
     tcase_add_loop_test(tc, pldsim_perf_prints_the_nccl_tests_table, 0, 6);
+    tcase_add_loop_test(tc, pldsim_perf_check_counts_a_wrong_element, 0, 6);
     tcase_add_test(tc, pldsim_perf_refuses_bad_arguments);
     tcase_add_test(tc, long_runs_report_progress_when_asked);
     tcase_add_test(tc, pldsim_plot_draws_its_inputs);

@@ -68,7 +68,9 @@ static struct {
     int nwarm;
     /* per row (cycle-major), per half (0 out-of-place, 1 in-place), per rank */
     double *rank_time;
-    long *wrong; /* per row and half */
+    long *wrong;           /* per row and half */
+    pl_tensor *check_bufs; /* -c: per rank, made before the run as host tensors must be */
+    double ref[5];         /* reduce_ref's table */
     struct timespec wall0;
     double last_progress;
     json_t *json, *results; /* -J's document, and its rows until they join it */
@@ -116,7 +118,7 @@ static double input_value(int r, int64_t j)
 }
 
 /* The reduction over ranks of element j of each rank's input. */
-static double reduce_ref(int64_t j)
+static double reduce_over_ranks(int64_t j)
 {
     double acc = input_value(0, j);
     for (int r = 1; r < S.P; r++) {
@@ -129,10 +131,19 @@ static double reduce_ref(int64_t j)
     return acc;
 }
 
+/* The same, from a table: input_value depends on j only through j % 5, and
+ * -c asks for every element of every rank (a P-step loop each was a quarter
+ * of a 16 MiB -c run's time, once the copies were bulk). */
+static double reduce_ref(int64_t j)
+{
+    return S.ref[j % 5];
+}
+
 struct dev_args {
     int rank;
     pld_dtensor target, input, sig, ring_sig, bar;
     pld_dtensor target2; /* broadcast's second target (one_call says why) */
+    pl_tensor check_buf; /* -c: this rank's host tensor of [1, CHECK_COLS] at most */
 };
 
 /* The views one call of `n` row elements uses. */
@@ -230,25 +241,76 @@ static int expected(int me, int row, int64_t n, int64_t j, double *want)
     return 0;
 }
 
+/* -c moves its data through a host tensor per rank, one row chunk of up to
+ * CHECK_COLS elements at a time: filled and compared on the host side,
+ * copied to and from the window by pld_tensor_put and pld_tensor_get.  One
+ * bounds-checked, race-recorded copy per chunk instead of a pl_write or
+ * pl_read per element (a 64 MiB row made 16.8 M of those per rank, in
+ * each of the two phases: nearly all of a --check sweep's time). */
+#define CHECK_COLS ((int64_t)1 << 20)
+
+/* A test hook (PLDSIM_PERF_TEST_CORRUPT set): rank 0 adds 1 to the first
+ * element it checks, as if the collective had got it wrong, so that a test
+ * can see -c count it and the run fail (tests/check_whatif.c); only the
+ * first checked call is touched. */
+static int corrupt_for_test;
+
+/* Rank me's fill of row `row` of its input, j0 .. j0+w of n, through `buf`. */
+static void fill_chunk(pl_tensor buf, const struct views *v, int me, int row, int64_t j0, int64_t w)
+{
+    float *f = S.dt == PL_FP32 ? buf.data : NULL; /* the common case, without a call per element */
+    for (int64_t j = 0; j < w; j++) {
+        double x = input_value(me, row * v->n + j0 + j);
+        if (f)
+            f[j] = (float)x;
+        else
+            pl_tensor_set(buf, j, x);
+    }
+    pld_tensor_put(v->in, .peer = me, .src = buf, .dst_offsets = PL_IDX(row, j0),
+                   .src_offsets = PL_IDX(0, 0), .shape = PL_SHAPE(1, w), .chunk_rows = 1,
+                   .chunk_cols = 4096);
+}
+
+/* The wrong elements of row `row` of rank me's target, j0 .. j0+w of n. */
+static long check_chunk(pl_tensor buf, const struct views *v, int me, int row, int64_t j0,
+                        int64_t w)
+{
+    pld_tensor_get(buf, .peer = me, .src = v->tgt, .dst_offsets = PL_IDX(0, 0),
+                   .src_offsets = PL_IDX(row, j0), .shape = PL_SHAPE(1, w), .chunk_rows = 1,
+                   .chunk_cols = 4096);
+    if (corrupt_for_test && me == 0) {
+        pl_tensor_set(buf, 0, pl_tensor_get(buf, 0) + 1);
+        corrupt_for_test = 0;
+    }
+    const float *f = S.dt == PL_FP32 ? buf.data : NULL;
+    long wrong = 0;
+    for (int64_t j = 0; j < w; j++) {
+        double want;
+        expected(me, row, v->n, j0 + j, &want);
+        wrong += (f ? f[j] : pl_tensor_get(buf, j)) != want;
+    }
+    return wrong;
+}
+
 /* -c: fresh inputs, one call, and a count of the elements that are wrong
  * (nccl-tests checks in a call of its own after the timed ones). */
 static long checked_call(const struct dev_args *a, const struct views *v, int64_t n, int half)
 {
     int me = a->rank;
     for (int row = 0; row < v->rows; row++)
-        for (int64_t j = 0; j < n; j++)
-            pl_write(v->in, PL_IDX(row, j), input_value(me, row * n + j));
+        for (int64_t j0 = 0; j0 < n; j0 += CHECK_COLS)
+            fill_chunk(a->check_buf, v, me, row, j0, n - j0 < CHECK_COLS ? n - j0 : CHECK_COLS);
     if (half == 1 && S.coll != ALLGATHER && S.coll != ALL_TO_ALL && S.coll != SENDRECV)
         pld_tensor_put(v->tgt, .peer = me, .src = v->in, .chunk_cols = 4096);
     pld_tensor_barrier(a->bar);
     one_call(a, v, half, 0);
     long wrong = 0;
+    double want;
     for (int row = 0; row < v->rows; row++)
-        for (int64_t j = 0; j < n; j++) {
-            double want;
-            if (expected(me, row, n, j, &want) && pl_read(v->tgt, PL_IDX(row, j)) != want)
-                wrong++;
-        }
+        if (expected(me, row, n, 0, &want)) /* rows that hold a result, the only ones read */
+            for (int64_t j0 = 0; j0 < n; j0 += CHECK_COLS)
+                wrong += check_chunk(a->check_buf, v, me, row, j0,
+                                     n - j0 < CHECK_COLS ? n - j0 : CHECK_COLS);
     /* the next call writes into windows that peers may still read */
     pld_tensor_barrier(a->bar);
     return wrong;
@@ -356,6 +418,7 @@ static void host(const void *unused)
             .sig = pld_window(sig, PL_SHAPE(S.P, 1), PL_INT32),
             .ring_sig = pld_window(ring, PL_SHAPE(ring_rows, S.P), PL_INT32),
             .bar = pld_window(bar, PL_SHAPE(S.P, 1), PL_INT32),
+            .check_buf = S.check_bufs ? S.check_bufs[r] : (pl_tensor){0},
         };
         pld_dispatch(r, per_device, a);
     }
@@ -840,6 +903,20 @@ int main(int argc, char **argv)
         return 2;
     }
     cfg.no_data = S.check_iters == 0;
+    if (S.check_iters) {
+        int64_t w = 1;
+        for (int k = 0; k < S.nsteps; k++)
+            if (S.steps[k].n > w)
+                w = S.steps[k].n;
+        if (!(S.check_bufs = calloc((size_t)S.P, sizeof *S.check_bufs)))
+            return fail_usage("out of memory for %s check buffers", "the");
+        for (int r = 0; r < S.P; r++)
+            S.check_bufs[r] =
+                pl_tensor_new(PL_SHAPE(1, w < CHECK_COLS ? w : CHECK_COLS), S.dt, "check");
+        for (int j = 0; j < 5; j++)
+            S.ref[j] = reduce_over_ranks(j);
+        corrupt_for_test = getenv("PLDSIM_PERF_TEST_CORRUPT") != NULL;
+    }
     clock_gettime(CLOCK_MONOTONIC, &S.wall0);
 
     const char *prog = colls[S.coll].nccl, *mode = "builtin";
