@@ -13,6 +13,9 @@
  * bytes, the wall seconds of pld_run and the peak RSS. */
 #include <pld/pld.h>
 
+#include "../tools/size_arg.h"
+
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,15 +122,29 @@ int main(int argc, char **argv)
         return 2;
     int64_t bytes = 1 << 20;
     const char *coll = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--bytes") == 0 && i + 1 < argc)
-            bytes = strtoll(argv[++i], NULL, 10);
-        else if (!coll && argv[i][0] != '-')
-            coll = argv[i];
-        else {
-            fprintf(stderr, "pldsim-scale: unknown argument '%s' (see --help)\n", argv[i]);
+    static const struct option opts[] = {{"bytes", required_argument, NULL, 'B'}, {0}};
+    optind = 0; /* glibc: start afresh, pld_parse_args used getopt too */
+    opterr = 0;
+    for (int c; (c = getopt_long(argc, argv, ":", opts, NULL)) != -1;) {
+        if (c == 'B' && parse_size_arg(optarg, &bytes) != 0) {
+            fprintf(
+                stderr,
+                "pldsim-scale: bad size '%s' for --bytes; expected 1..1P (K, M, G) (see --help)\n",
+                optarg);
+            return 2;
+        } else if (c == ':') {
+            fprintf(stderr, "pldsim-scale: %s needs a value (see --help)\n", argv[optind - 1]);
+            return 2;
+        } else if (c != 'B') {
+            fprintf(stderr, "pldsim-scale: unknown option '%s' (see --help)\n", argv[optind - 1]);
             return 2;
         }
+    }
+    if (optind < argc)
+        coll = argv[optind++];
+    if (optind < argc) {
+        fprintf(stderr, "pldsim-scale: unexpected argument '%s' (see --help)\n", argv[optind]);
+        return 2;
     }
     S.coll = (enum coll) - 1;
     for (int k = 0; coll && k < 3; k++)

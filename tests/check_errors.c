@@ -1109,6 +1109,65 @@ START_TEST(every_program_prints_its_version)
 }
 END_TEST
 
+/* Every program takes --help and refuses a bad command line alike: --help
+ * prints usage on stdout and exits 0; an unknown flag, or a flag without
+ * its value, is one line on stderr, "PROG: what is wrong (see --help)",
+ * with nothing on stdout, and exit 2. */
+static const struct {
+    const char *path, *args, *valued; /* args: what the program needs first */
+    const char *by;                   /* who refuses the missing value: the program, or libpld */
+    const char *bad;                  /* the flag with a bad value */
+} refusing[] = {
+    {"tutorials/05_remote_load_store", "", "--mode", NULL, "--mode sideways"},
+    {"tutorials/05_remote_load_store", "", "--platform", "pldsim", "--compile-only=1"},
+    {"tools/pldsim-perf", "all_reduce_perf ", "-b", NULL, "-b 1x"},
+    {"tools/pldsim-bench-backends", "", "-b", NULL, "-b 1x"},
+    {"bench/pldsim-scale", "ring ", "--bytes", NULL, "--bytes 1e30"},
+    {"tools/pldsim-py", "", "--platform", NULL, "--races sometimes prog.py"},
+};
+
+START_TEST(every_program_refuses_a_bad_command_line_alike)
+{
+    const char *path = refusing[_i].path, *name = strrchr(path, '/') + 1;
+    const char *py = getenv("PLDSIM_HAVE_PYTHON"), *san = getenv("PLDSIM_SAN_FLAGS");
+    if (strcmp(name, "pldsim-py") == 0 && (!py || strcmp(py, "yes") != 0 || (san && *san)))
+        return; /* as every_program_prints_its_version */
+    struct cmd_result r = run_cmd("%s/%s --help", PLD_BUILDDIR, path);
+    ck_assert_msg(r.status == 0 && strstr(r.out, "usage") && !*r.err,
+                  "%s --help: exit %d, stdout \"%.80s\", stderr \"%s\"", path, r.status, r.out,
+                  r.err);
+    cmd_result_free(&r);
+    char want[256];
+    for (int k = 0; k < 3; k++) {
+        if (k == 2) { /* a bad value: named, on one line */
+            r = run_cmd("%s/%s %s%s", PLD_BUILDDIR, path, refusing[_i].args, refusing[_i].bad);
+            snprintf(want, sizeof want, "%s: ", name);
+            char flag[64];
+            snprintf(flag, sizeof flag, "%.*s", (int)strcspn(refusing[_i].bad, " ="),
+                     refusing[_i].bad);
+            ck_assert_msg(strstr(r.err, flag) != NULL, "%s %s: the message does not name %s:\n%s",
+                          path, refusing[_i].bad, flag, r.err);
+            if (strcmp(name, "pldsim-py") == 0)
+                snprintf(want, sizeof want, "pldsim: "); /* libpld checks the value */
+        } else if (k == 0) {
+            r = run_cmd("%s/%s %s--bogus", PLD_BUILDDIR, path, refusing[_i].args);
+            snprintf(want, sizeof want, "%s: unknown option '--bogus' (see --help", name);
+        } else {
+            r = run_cmd("%s/%s %s%s", PLD_BUILDDIR, path, refusing[_i].args, refusing[_i].valued);
+            snprintf(want, sizeof want, "%s: %s needs a value (see --help)\n",
+                     refusing[_i].by ? refusing[_i].by : name, refusing[_i].valued);
+        }
+        ck_assert_msg(r.status == 2, "%s (case %d) exited %d:\n%s", path, k, r.status, r.err);
+        ck_assert_msg(!*r.out, "%s (case %d) printed on stdout:\n%s", path, k, r.out);
+        ck_assert_msg(strncmp(r.err, want, strlen(want)) == 0 &&
+                          strchr(r.err, '\n') == r.err + strlen(r.err) - 1,
+                      "%s (case %d) printed \"%s\", expected one line starting \"%s\"", path, k,
+                      r.err, want);
+        cmd_result_free(&r);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("errors");
@@ -1133,6 +1192,8 @@ int main(void)
     TCase *cli = tcase_create("cli");
     tcase_set_timeout(cli, 30);
     tcase_add_test(cli, wrong_device_count);
+    tcase_add_loop_test(cli, every_program_refuses_a_bad_command_line_alike, 0,
+                        (int)(sizeof refusing / sizeof refusing[0]));
     tcase_add_test(cli, unknown_platform);
     tcase_add_test(cli, missing_platform_file);
     tcase_add_test(cli, malformed_platform_file);

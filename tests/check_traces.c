@@ -311,6 +311,7 @@ END_TEST
  * traces): the JSON still parses and the SVG is still XML. */
 START_TEST(names_with_quotes_and_ampersands_are_escaped)
 {
+    NEED_TOOL("xmllint");
     const char *tmp = getenv("TMPDIR");
     char model[4096], json[4200], svg[4200];
     snprintf(model, sizeof model, "%s/pldtest-q\"<&%d.model", tmp && *tmp ? tmp : "/tmp",
@@ -368,6 +369,7 @@ static int count(const char *s, const char *needle)
 
 START_TEST(svg_timeline_of_step_10)
 {
+    NEED_TOOL("xmllint");
     char *svg = write_temp(".svg", ""), *txt = write_temp(".txt", ""),
          *svg2 = write_temp(".svg", "");
     struct cmd_result r = run_cmd("%s -d 0-3 --trace %s && %s -d 0-3 --trace %s && "

@@ -204,6 +204,7 @@ END_TEST
  * xmllint accepts; from a pldsim-perf CSV, and from "x y" pairs (--xy). */
 START_TEST(pldsim_plot_draws_its_inputs)
 {
+    NEED_TOOL("xmllint");
     char *csv = write_temp(".csv", "");
     struct cmd_result r =
         run_cmd("%s/tools/pldsim-perf allreduce --mode ring -g 4 -b 1K -e 64K -f 4 -n 1 "

@@ -49,7 +49,26 @@ int count_error_lines(const char *s);
     ck_assert_msg((hay) != NULL && strstr((hay), (needle)) != NULL,                                \
                   "expected to find \"%s\" in:\n%s", (needle), (hay) ? (hay) : "(null)")
 
-/* Runs a suite in fork mode and returns the process exit status. */
+/* Runs a suite in fork mode and returns the process exit status: 1 if a
+ * test failed; else 77 (automake's SKIP) if a test was skipped for a
+ * missing tool, naming each; else 0. */
 int run_suite(Suite *s);
+
+/* 1 if `tool` is a command on PATH (xmllint, chromium), else 0. */
+int have_tool(const char *tool);
+
+/* Records, from inside test `test` (__func__), that it did not run because
+ * `why`; the test then returns.  run_suite reports the suite as SKIP with
+ * the reasons. */
+void skip_test(const char *test, const char *why);
+
+/* In a test that needs the optional `tool`: skips the test without it. */
+#define NEED_TOOL(tool)                                                                            \
+    do {                                                                                           \
+        if (!have_tool(tool)) {                                                                    \
+            skip_test(__func__, tool " was not found (configure finds it optional)");              \
+            return;                                                                                \
+        }                                                                                          \
+    } while (0)
 
 #endif

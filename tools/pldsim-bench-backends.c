@@ -18,6 +18,8 @@
 
 #include "size_arg.h"
 
+#include <getopt.h>
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,6 +138,16 @@ static void usage(FILE *out)
     pld_print_common_usage(out);
 }
 
+/* A bad command line: one line on stderr, as every pldsim program refuses
+ * one; returns the usage status, 2. */
+static int usage_error(const char *fmt, const char *arg)
+{
+    fputs("pldsim-bench-backends: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputs(" (see --help)\n", stderr);
+    return 2;
+}
+
 int main(int argc, char **argv)
 {
     pld_config cfg;
@@ -154,25 +166,46 @@ int main(int argc, char **argv)
         return 2;
     B.iters = 20;
     B.ring = 1;
-    for (int i = 1; i < argc; i++) {
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(argv[i], "--memcpy") == 0) {
+    static const struct option opts[] = {{"memcpy", no_argument, NULL, 'M'},
+                                         {"mode", required_argument, NULL, 'm'},
+                                         {"iters", required_argument, NULL, 'n'},
+                                         {0}};
+    optind = 0; /* glibc: start afresh, pld_parse_args used getopt too */
+    opterr = 0;
+    for (int c; (c = getopt_long(argc, argv, ":b:e:", opts, NULL)) != -1;) {
+        char *end;
+        long n;
+        switch (c) {
+        case 'M':
             memcpy_only = 1;
-        } else if (strcmp(argv[i], "--mode") == 0 && v &&
-                   (strcmp(v, "ring") == 0 || strcmp(v, "mesh") == 0)) {
-            B.ring = strcmp(v, "ring") == 0;
-            i++;
-        } else if (strcmp(argv[i], "-b") == 0 && v && parse_size_arg(v, &minb) == 0) {
-            i++;
-        } else if (strcmp(argv[i], "-e") == 0 && v && parse_size_arg(v, &maxb) == 0) {
-            i++;
-        } else if (strcmp(argv[i], "--iters") == 0 && v && (B.iters = atoi(v)) > 0) {
-            i++;
-        } else {
-            fprintf(stderr, "pldsim-bench-backends: bad option '%s' (see --help)\n", argv[i]);
-            return 2;
+            break;
+        case 'm':
+            if (strcmp(optarg, "ring") != 0 && strcmp(optarg, "mesh") != 0)
+                return usage_error("bad --mode '%s'; expected ring or mesh", optarg);
+            B.ring = strcmp(optarg, "ring") == 0;
+            break;
+        case 'b':
+        case 'e':
+            if (parse_size_arg(optarg, c == 'b' ? &minb : &maxb) != 0)
+                return usage_error(c == 'b' ? "bad size '%s' for -b; expected 1..1P (K, M, G)"
+                                            : "bad size '%s' for -e; expected 1..1P (K, M, G)",
+                                   optarg);
+            break;
+        case 'n':
+            errno = 0;
+            n = strtol(optarg, &end, 10);
+            if (end == optarg || *end || errno || n < 1 || n > 1000000)
+                return usage_error("bad count '%s' for --iters; expected 1..1000000", optarg);
+            B.iters = (int)n;
+            break;
+        case ':':
+            return usage_error("%s needs a value", argv[optind - 1]);
+        default:
+            return usage_error("unknown option '%s'", argv[optind - 1]);
         }
     }
+    if (optind < argc)
+        return usage_error("unexpected argument '%s'", argv[optind]);
     if (minb < 4 || maxb < minb) {
         fprintf(stderr, "pldsim-bench-backends: need 4 <= -b <= -e\n");
         return 2;

@@ -773,7 +773,8 @@ static int parse_args(int argc, char **argv, pld_config *cfg, struct cli *cli)
         else if (prc == 2) /* --version */
             rc = 0;
         else if (nrest > 1)
-            rc = fail_usage("unknown option or stray argument '%s'", rest[1]);
+            rc = fail_usage(rest[1][0] == '-' ? "unknown option '%s'" : "unexpected argument '%s'",
+                            rest[1]);
     }
     free(rest);
     if (rc < 0 && k < 0) {

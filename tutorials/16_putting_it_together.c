@@ -63,9 +63,12 @@ static void host(const struct host_args *h)
     pld_buffer w = pld_alloc_window_buffer(PL_SHAPE(1, SIZE), PL_FP32, .name = "w_data");
     pld_buffer ar = pld_alloc_window_buffer(PL_SHAPE(1, SIZE), PL_FP32, .name = "ar_data");
     pld_buffer ag = pld_alloc_window_buffer(PL_SHAPE(nr, SIZE), PL_FP32, .name = "ag_data");
-    pld_buffer sb = pld_alloc_window_buffer(PL_SHAPE(nr, 1), PL_INT32, .name = "sig_bcast");
-    pld_buffer sa = pld_alloc_window_buffer(PL_SHAPE(nr, 1), PL_INT32, .name = "sig_ar");
-    pld_buffer sg = pld_alloc_window_buffer(PL_SHAPE(nr, 1), PL_INT32, .name = "sig_ag");
+    /* Each signal fills whole 64-byte lines: TWAIT and TNOTIFY act on a line,
+     * so two signals sharing one corrupt each other on hardware (pypto#2800). */
+    int64_t sig_bytes = ((int64_t)nr * 4 + 63) / 64 * 64;
+    pld_buffer sb = pld_alloc_window_buffer(sig_bytes, .name = "sig_bcast");
+    pld_buffer sa = pld_alloc_window_buffer(sig_bytes, .name = "sig_ar");
+    pld_buffer sg = pld_alloc_window_buffer(sig_bytes, .name = "sig_ag");
     for (int r = 0; r < nr; r++) {
         struct rank_args a = {
             pl_at(h->x, r),

@@ -65,9 +65,13 @@ def together(nr: int):
             w_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
             ar_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
             ag_buf = pld.alloc_window_buffer([nr, SIZE], dtype=pl.FP32)
-            sig_bcast = pld.alloc_window_buffer([nr, 1], dtype=pl.INT32)
-            sig_ar = pld.alloc_window_buffer([nr, 1], dtype=pl.INT32)
-            sig_ag = pld.alloc_window_buffer([nr, 1], dtype=pl.INT32)
+            # Each signal fills whole 64-byte lines: TWAIT and TNOTIFY act on
+            # a line, so two signals sharing one corrupt each other on
+            # hardware (pypto#2800).
+            sig_bytes = (nr * 4 + 63) // 64 * 64
+            sig_bcast = pld.alloc_window_buffer(sig_bytes)
+            sig_ar = pld.alloc_window_buffer(sig_bytes)
+            sig_ag = pld.alloc_window_buffer(sig_bytes)
             for r in pl.range(pld.world_size()):
                 views = [
                     pld.window(w_buf, [1, SIZE], dtype=pl.FP32),

@@ -1,6 +1,7 @@
 /* common.c: shared flag handling and golden endings for the tutorial steps. */
 #include "common.h"
 
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +39,15 @@ static void usage(const struct tut_spec *s, FILE *out)
     pld_print_common_usage(out);
 }
 
+/* A bad command line: one line, "STEP: what is wrong (see --help)", exit 2. */
+_Noreturn static void tut_usage_error(const struct tut_spec *s, const char *fmt, const char *arg)
+{
+    fprintf(stderr, "%s: ", s->name);
+    fprintf(stderr, fmt, arg);
+    fputs(" (see --help)\n", stderr);
+    exit(2);
+}
+
 _Noreturn void tut_refuse(const char *fmt, ...)
 {
     va_list ap;
@@ -68,23 +78,41 @@ void tut_init(struct tut *t, const struct tut_spec *s, int argc, char **argv)
     if (rc < 0)
         exit(2);
     t->mode = s->default_mode;
-    for (int i = 1; i < argc; i++) {
-        if (s->modes && strcmp(argv[i], "--mode") == 0 && i + 1 < argc) {
-            t->mode = argv[++i];
-        } else if (s->modes && strncmp(argv[i], "--mode=", 7) == 0) {
-            t->mode = argv[i] + 7;
-        } else if (s->use_builtin_flag && strcmp(argv[i], "--use-builtin") == 0) {
+    /* The step's own options, after pld_parse_args took the common ones;
+     * refused as pldsim-perf and the libpld options refuse theirs: one
+     * line naming the program, the flag and the problem, then exit 2. */
+    /* values past any char, so that an unknown short flag's optopt is not one */
+    enum { OPT_MODE = 256, OPT_BUILTIN, OPT_LOWERING, OPT_COMPILE_ONLY };
+    struct option opts[5];
+    int n = 0;
+    if (s->modes)
+        opts[n++] = (struct option){"mode", required_argument, NULL, OPT_MODE};
+    if (s->use_builtin_flag)
+        opts[n++] = (struct option){"use-builtin", no_argument, NULL, OPT_BUILTIN};
+    if (s->show_lowering_flag)
+        opts[n++] = (struct option){"show-lowering", no_argument, NULL, OPT_LOWERING};
+    opts[n++] = (struct option){"compile-only", no_argument, NULL, OPT_COMPILE_ONLY};
+    opts[n] = (struct option){0};
+    optind = 0; /* glibc: start afresh, pld_parse_args used getopt too */
+    opterr = 0;
+    for (int c; (c = getopt_long(argc, argv, ":", opts, NULL)) != -1;) {
+        if (c == OPT_MODE)
+            t->mode = optarg;
+        else if (c == OPT_BUILTIN)
             t->use_builtin = 1;
-        } else if (s->show_lowering_flag && strcmp(argv[i], "--show-lowering") == 0) {
+        else if (c == OPT_LOWERING)
             t->show_lowering = 1;
-        } else if (strcmp(argv[i], "--compile-only") == 0) {
+        else if (c == OPT_COMPILE_ONLY)
             t->compile_only = 1;
-        } else {
-            fprintf(stderr, "%s: unknown option '%s'\n", s->name, argv[i]);
-            usage(s, stderr);
-            exit(2);
-        }
+        else if (c == ':')
+            tut_usage_error(s, "%s needs a value", argv[optind - 1]);
+        else if (optopt >= OPT_MODE) /* a step option of ours, given a value */
+            tut_usage_error(s, "'%s' takes no value", argv[optind - 1]);
+        else
+            tut_usage_error(s, "unknown option '%s'", argv[optind - 1]);
     }
+    if (optind < argc)
+        tut_usage_error(s, "unexpected argument '%s'", argv[optind]);
     if (s->modes) {
         int ok = 0;
         for (int i = 0; s->modes[i]; i++)
@@ -93,7 +121,7 @@ void tut_init(struct tut *t, const struct tut_spec *s, int argc, char **argv)
             fprintf(stderr, "%s: --mode '%s' is not one of:", s->name, t->mode);
             for (int i = 0; s->modes[i]; i++)
                 fprintf(stderr, " %s", s->modes[i]);
-            fputc('\n', stderr);
+            fputs(" (see --help)\n", stderr);
             exit(2);
         }
     }

@@ -74,29 +74,29 @@ def parse(argv: list[str]) -> tuple[dict[str, str], list[str]]:
             break
         if a == "-m":
             if i + 1 >= len(argv) or not argv[i + 1]:
-                raise UsageExit(f"pldsim-py: -m needs a module name\n{USAGE}")
+                raise UsageExit("pldsim-py: -m needs a module name (see --help)")
             return env, argv[i:]
         if not a.startswith("-") or a == "-":
             break
         name, eq, value = a.partition("=")
         row = options.flag_of(name)
         if row is None:
-            raise UsageExit(f"pldsim-py: unknown option '{name}' (pldsim-py --help lists them; the program's own options go after PROGRAM.py)")
+            raise UsageExit(f"pldsim-py: unknown option '{name}' (see --help; the program's own options go after PROGRAM.py)")
         var, flag, has_value, _ = row
         if has_value:
             if not eq:
                 if i + 1 >= len(argv):
-                    raise UsageExit(f"pldsim-py: {flag} needs a value (pldsim-py --help)")
+                    raise UsageExit(f"pldsim-py: {flag} needs a value (see --help)")
                 i += 1
                 value = argv[i]
             env[var] = f"{env[var]}\n{value}" if var in options.REPEATABLE and var in env else value
         else:
             if eq:
-                raise UsageExit(f"pldsim-py: {flag} takes no value")
+                raise UsageExit(f"pldsim-py: {flag} takes no value (see --help)")
             env[var] = "1"
         i += 1
     if i >= len(argv):
-        raise UsageExit(f"pldsim-py: no program given\n{USAGE}")
+        raise UsageExit("pldsim-py: no program given (see --help)")
     return env, argv[i:]
 
 
