@@ -11,6 +11,8 @@
 #include "checktools.h"
 
 #include <ctype.h>
+#include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -455,6 +457,80 @@ START_TEST(run_summary)
 }
 END_TEST
 
+/* --summary-json read back with jansson: what a user would check first.
+ * Step 10 is a ring allreduce of N = 64 floats at P = 4: each rank sends
+ * 2(P-1) chunks of N/P floats, each followed by one 4-byte signal, all to
+ * its right neighbour. */
+START_TEST(run_summary_json)
+{
+    enum { P = 4, N = 64 };
+    char *path = write_temp(".json", "");
+    struct cmd_result r =
+        run_cmd("%s -d 0-3 --summary-json %s", tutorial("10_allreduce_ring"), path);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    json_error_t err;
+    json_t *doc = json_load_file(path, 0, &err);
+    ck_assert_msg(doc, "invalid JSON: %s at line %d", err.text, err.line);
+    ck_assert_str_eq(json_string_value(json_object_get(doc, "schema")), "pldsim-summary/1");
+    json_t *run = json_object_get(doc, "run");
+    ck_assert_int_eq(json_integer_value(json_object_get(run, "P")), P);
+    ck_assert_str_eq(json_string_value(json_object_get(run, "backend")), "sim");
+    double end = json_number_value(json_object_get(run, "end_time_us"));
+    ck_assert(end > 0);
+
+    /* busy + wait + idle is the run's end, rank by rank */
+    json_t *ranks = json_object_get(doc, "ranks");
+    ck_assert_int_eq(json_array_size(ranks), P);
+    for (size_t i = 0; i < json_array_size(ranks); i++) {
+        json_t *rk = json_array_get(ranks, i);
+        double sum = json_number_value(json_object_get(rk, "busy_us")) +
+                     json_number_value(json_object_get(rk, "wait_us")) +
+                     json_number_value(json_object_get(rk, "idle_us"));
+        ck_assert_msg(fabs(sum - end) <= 1e-9 * end, "rank %zu: %.17g != %.17g", i, sum, end);
+        ck_assert_int_eq(json_integer_value(json_object_get(rk, "sent_bytes")),
+                         2 * (P - 1) * (N / P * 4 + 4));
+    }
+
+    /* one route per rank, to its right neighbour, with the closed form */
+    json_t *routes = json_object_get(doc, "routes");
+    ck_assert_int_eq(json_array_size(routes), P);
+    for (size_t i = 0; i < json_array_size(routes); i++) {
+        json_t *rt = json_array_get(routes, i);
+        long from = (long)json_integer_value(json_object_get(rt, "from"));
+        ck_assert_int_eq(json_integer_value(json_object_get(rt, "to")), (from + 1) % P);
+        ck_assert_double_eq(json_number_value(json_object_get(rt, "bytes")),
+                            2 * (P - 1) * (N / P * 4 + 4));
+        double u = json_number_value(json_object_get(rt, "peak_util"));
+        ck_assert(u > 0 && u <= 1);
+    }
+
+    /* the critical path: contiguous (each segment starts on the path where
+     * the one before it ended), and it ends at the run's end */
+    json_t *cp = json_object_get(doc, "critical_path");
+    json_t *segs = json_object_get(cp, "segments");
+    ck_assert(json_array_size(segs) > 0);
+    ck_assert_int_eq(json_integer_value(json_object_get(cp, "events")), json_array_size(segs));
+    double prev_end = json_number_value(json_object_get(cp, "start_us"));
+    for (size_t i = 0; i < json_array_size(segs); i++) {
+        json_t *s = json_array_get(segs, i);
+        double from = json_number_value(json_object_get(s, "on_path_from_us"));
+        double e = json_number_value(json_object_get(s, "end_us"));
+        ck_assert_msg(fabs(from - prev_end) <= 1e-9 * end || i == 0,
+                      "segment %zu starts at %.17g, the one before ended at %.17g", i, from,
+                      prev_end);
+        ck_assert(e >= from);
+        prev_end = e;
+    }
+    ck_assert_msg(fabs(prev_end - end) <= 1e-9 * end, "path ends at %.17g, the run at %.17g",
+                  prev_end, end);
+    ck_assert_double_eq_tol(json_number_value(json_object_get(cp, "end_us")), end, 1e-9 * end);
+    json_decref(doc);
+    cmd_result_free(&r);
+    unlink(path);
+    free(path);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("traces");
@@ -467,6 +543,7 @@ int main(void)
     tcase_add_test(tc, timeline_tool_refuses_what_is_not_a_trace);
     tcase_add_test(tc, picture_tools_refuse_unknown_flags);
     tcase_add_test(tc, run_summary);
+    tcase_add_test(tc, run_summary_json);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }
