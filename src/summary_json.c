@@ -11,41 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* jansson refuses strings that are not UTF-8 (a path with Latin-1 bytes):
- * those bytes become U+FFFD, so the document stays valid JSON. */
 static json_t *str(const char *s)
 {
-    if (!s)
-        return json_null();
-    json_t *j = json_string(s);
-    if (j)
-        return j;
-    size_t n = strlen(s);
-    char *u = malloc(3 * n + 1), *o = u;
-    if (!u)
-        return json_null();
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p < 0x80) {
-            *o++ = (char)*p;
-            continue;
-        }
-        /* copy a well-formed sequence whole, else one replacement */
-        int len = (*p & 0xe0) == 0xc0 ? 2 : (*p & 0xf0) == 0xe0 ? 3 : (*p & 0xf8) == 0xf0 ? 4 : 0;
-        int ok = len > 0;
-        for (int k = 1; ok && k < len; k++)
-            ok = (p[k] & 0xc0) == 0x80;
-        if (ok && json_stringn((const char *)p, (size_t)len)) {
-            memcpy(o, p, (size_t)len);
-            o += len;
-            p += len - 1;
-        } else {
-            memcpy(o, "\xef\xbf\xbd", 3);
-            o += 3;
-        }
-    }
-    *o = 0;
-    j = json_string(u);
-    free(u);
+    json_t *j = s ? pld__json_string(s) : NULL;
     return j ? j : json_null();
 }
 
