@@ -1,6 +1,10 @@
 /* escape.c: text a user controls (a model file's path, a spec) written into
- * the JSON and SVG traces, escaped so that the files stay valid. */
+ * the JSON and SVG traces and the JSON summary, escaped so that the files
+ * stay valid.  JSON strings go through jansson's encoder (one encoder for
+ * the trace and the summary); XML is escaped here. */
 #include "internal.h"
+
+#include <jansson.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -41,8 +45,55 @@ char *pld__escape_xml(const char *s)
     return escaped(s, "&<>\"'", to, NULL);
 }
 
+/* jansson refuses strings that are not UTF-8 (a path with Latin-1 bytes):
+ * each byte of a malformed sequence becomes U+FFFD instead, so that the
+ * document stays valid JSON. */
+json_t *pld__json_string(const char *s)
+{
+    json_t *j = json_string(s ? s : "");
+    if (j)
+        return j;
+    size_t n = strlen(s);
+    char *u = malloc(3 * n + 1), *o = u;
+    if (!u)
+        return NULL;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p < 0x80) {
+            *o++ = (char)*p;
+            continue;
+        }
+        /* copy a well-formed sequence whole, else one replacement */
+        int len = (*p & 0xe0) == 0xc0 ? 2 : (*p & 0xf0) == 0xe0 ? 3 : (*p & 0xf8) == 0xf0 ? 4 : 0;
+        json_t *ok = NULL;
+        int cont = len > 0;
+        for (int k = 1; cont && k < len; k++)
+            cont = (p[k] & 0xc0) == 0x80;
+        if (cont && (ok = json_stringn((const char *)p, (size_t)len)) != NULL) {
+            json_decref(ok);
+            memcpy(o, p, (size_t)len);
+            o += len;
+            p += len - 1;
+        } else {
+            memcpy(o, "\xef\xbf\xbd", 3);
+            o += 3;
+        }
+    }
+    *o = 0;
+    j = json_string(u);
+    free(u);
+    return j;
+}
+
 char *pld__escape_json(const char *s)
 {
-    static const char *const to[] = {"\\\"", "\\\\"};
-    return escaped(s, "\"\\", to, "\\u%04x");
+    /* jansson writes the string quoted: keep what is between the quotes */
+    json_t *j = pld__json_string(s);
+    char *q = j ? json_dumps(j, JSON_ENCODE_ANY) : NULL;
+    json_decref(j);
+    if (!q)
+        return NULL;
+    size_t n = strlen(q);
+    memmove(q, q + 1, n - 2);
+    q[n - 2] = '\0';
+    return q;
 }

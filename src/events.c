@@ -209,6 +209,16 @@ int pld__trace_close(struct pld__run *R)
     }
     if (t->summary)
         pld__print_summary(stdout, R, t);
+    if (R->cfg->summary_json) {
+        const char *sp = R->cfg->summary_json;
+        int to_stdout = strcmp(sp, "-") == 0;
+        FILE *f = to_stdout ? stdout : fopen(sp, "w");
+        int bad = !f || pld__write_summary_json(f, R, t) != 0;
+        bad |= to_stdout ? f && fflush(f) != 0 : f && fclose(f) != 0;
+        if (bad && !rc)
+            rc = pld__config_error(PLD_EIO, "--summary-json: cannot write %s",
+                                   to_stdout ? "to stdout" : sp);
+    }
     free(t->ev);
     free(t->xf);
     pld__ptrmap_free(&t->cells);

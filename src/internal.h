@@ -475,6 +475,9 @@ void pld__kept_save(struct pld__run *R);
  * string the caller frees (escape.c); NULL when out of memory. */
 char *pld__escape_xml(const char *s);
 char *pld__escape_json(const char *s);
+/* A jansson string of `s`, malformed UTF-8 replaced by U+FFFD; NULL when out
+ * of memory. */
+struct json_t *pld__json_string(const char *s);
 
 /* Windows (window.c). */
 void pld__windows_free(struct pld__run *R);

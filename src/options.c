@@ -208,7 +208,29 @@ static int set_simgrid_log(pld_config *cfg, const char *v, const char *from)
 }
 
 PLD__SWITCH(set_no_cacheline_check, cfg->no_cacheline_check = 1)
-PLD__SWITCH(set_summary, cfg->detailed_summary = 1)
+/* --summary, PLD_SUMMARY=1 or =json: "json" is the JSON summary on
+ * stdout (as --summary-json -), anything else a switch. */
+static int set_summary(pld_config *cfg, const char *v, const char *from)
+{
+    if (v && strcmp(v, "json") == 0) {
+        cfg->summary_json = "-";
+        return 0;
+    }
+    if (v && strcmp(v, "text") == 0) {
+        cfg->detailed_summary = 1;
+        return 0;
+    }
+    int on, quiet = pld__config_error_silent, rc;
+    pld__config_error_silent = 1; /* one message, naming every value */
+    rc = switch_on(v, from, &on);
+    pld__config_error_silent = quiet;
+    if (rc)
+        return pld__config_error(PLD_EUSAGE, "%s='%s': expected text or json (or 1 or 0)", from, v);
+    if (on)
+        cfg->detailed_summary = 1;
+    return 0;
+}
+
 PLD__SWITCH(set_no_summary, cfg->summary = 0)
 PLD__SWITCH(set_no_data, cfg->no_data = 1)
 #undef PLD__SWITCH
@@ -248,8 +270,13 @@ static const struct opt opts[] = {
      "do not warn about window buffers sharing a 64-byte line", set_no_cacheline_check, 0},
     {"summary", 0, NULL, "PLD_SUMMARY",
      "after the run: busy/waiting/idle time and bytes per rank,\n"
-     "bytes and peak utilisation per link, critical path",
+     "bytes and peak utilisation per link, critical path;\n"
+     "--summary=json: the same as JSON on stdout",
      set_summary, 0},
+    {"summary-json", 0, "FILE", "PLD_SUMMARY_JSON",
+     "write the run summary as JSON (docs/summary.md) to FILE\n"
+     "(- for stdout)",
+     STRING_FIELD(summary_json)},
     {"no-summary", 0, NULL, "PLD_NO_SUMMARY", "do not print the run summary line", set_no_summary,
      0},
     {"no-data", 0, NULL, "PLD_NO_DATA",
@@ -342,8 +369,11 @@ int pld_parse_args(pld_config *cfg, int *argc, char **argv)
     char shorts[2 * NOPTS + 8] = "-:h"; /* keep the order; report a missing value */
     size_t ns = strlen(shorts);
     for (size_t i = 0; i < NOPTS; i++) {
-        longs[i] = (struct option){opts[i].name, opts[i].arg ? required_argument : no_argument,
-                                   NULL, (int)(256 + i)};
+        /* --summary alone, or --summary=json: the one switch with a value */
+        int has = opts[i].arg                    ? required_argument
+                  : opts[i].apply == set_summary ? optional_argument
+                                                 : no_argument;
+        longs[i] = (struct option){opts[i].name, has, NULL, (int)(256 + i)};
         if (opts[i].letter) {
             shorts[ns++] = opts[i].letter;
             shorts[ns++] = ':';

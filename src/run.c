@@ -162,7 +162,8 @@ int pld__run(const pld_config *cfg, pld__host_fn host, const void *args)
         return pld__config_error(PLD_EUSAGE,
                                  "context factory '%s': expected thread, raw, ucontext or boost",
                                  cfg->context_factory);
-    if ((be->caps & PLD_CAP_DISTRIBUTED) && (cfg->trace || cfg->detailed_summary))
+    if ((be->caps & PLD_CAP_DISTRIBUTED) &&
+        (cfg->trace || cfg->detailed_summary || cfg->summary_json))
         return pld__config_error(PLD_ENOTSUP,
                                  "--trace and --summary are not available on the %s backend: "
                                  "each process sees only its own rank's events (run on sim or "
@@ -183,7 +184,8 @@ int pld__run(const pld_config *cfg, pld__host_fn host, const void *args)
         return pld__config_error(PLD_ENOMEM, "out of memory for %d ranks", R.P);
     snprintf(R.platform_desc, sizeof R.platform_desc, "%s", cfg->platform);
     pld__dynamic_reset();
-    if ((cfg->trace || cfg->detailed_summary) && (rc = pld__trace_open(&R, cfg->trace))) {
+    if ((cfg->trace || cfg->detailed_summary || cfg->summary_json) &&
+        (rc = pld__trace_open(&R, cfg->trace))) {
         run_free(&R);
         return rc;
     }

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const kind_names[] = {"kernel", "data", "signal", "dispatch", "wait"};
+const char *const pld__kind_names[] = {"kernel", "data", "signal", "dispatch", "wait"};
 
 /* kind_names follows enum pld__kind */
 static int kind_of(const struct pld__event *e)
@@ -16,27 +16,32 @@ static int kind_of(const struct pld__event *e)
     return (int)pld__ops[e->id].kind;
 }
 
-struct route {
-    int from, to;
-    double bytes, peak; /* peak: B/s */
-    double bw;          /* the route's bottleneck bandwidth, B/s */
-};
-
 static int cmp_xf_time(const void *a, const void *b)
 {
     const double *x = a, *y = b;
     return x[0] < y[0] ? -1 : x[0] > y[0];
 }
 
-void pld__print_summary(FILE *out, const struct pld__run *R, const struct pld__trace *t)
+void pld__summary_free(struct pld__summary *S)
 {
+    free(S->busy);
+    free(S->wait);
+    free(S->routes);
+    free(S->path);
+    memset(S, 0, sizeof *S);
+}
+
+int pld__summary_compute(struct pld__summary *S, const struct pld__run *R,
+                         const struct pld__trace *t)
+{
+    memset(S, 0, sizeof *S);
     int P = R->P;
     double end = R->end_time > 0 ? R->end_time : 0;
     double *busy = calloc((size_t)P + 1, sizeof *busy), *wait = calloc((size_t)P + 1, sizeof *wait);
+    S->busy = busy, S->wait = wait;
     if (!busy || !wait) {
-        free(busy);
-        free(wait);
-        return;
+        pld__summary_free(S);
+        return -1;
     }
     for (size_t i = 0; i < t->n; i++) {
         const struct pld__event *e = &t->ev[i];
@@ -48,23 +53,11 @@ void pld__print_summary(FILE *out, const struct pld__run *R, const struct pld__t
         if (e->t1 > end)
             end = e->t1;
     }
-    fprintf(out, "== run summary: %s, P=%d, %.3f us ==\n", R->platform_desc, P, end * 1e6);
-    fprintf(out, "%-6s %12s %12s %12s %12s %12s\n", "rank", "busy (us)", "waiting (us)",
-            "idle (us)", "sent (B)", "received (B)");
-    for (int r = 0; r <= P; r++) {
-        if (r == P)
-            fprintf(out, "%-6s %12.3f %12s %12.3f %12s %12s\n", "host", busy[r] * 1e6, "-",
-                    (end - busy[r]) * 1e6, "-", "-");
-        else
-            fprintf(out, "r%-5d %12.3f %12.3f %12.3f %12llu %12llu\n", r, busy[r] * 1e6,
-                    wait[r] * 1e6, (end - busy[r] - wait[r]) * 1e6,
-                    (unsigned long long)R->ranks[r].bytes_sent,
-                    (unsigned long long)R->ranks[r].bytes_received);
-    }
+    S->end = end;
 
     /* routes: total bytes, and the peak of concurrent throughput against
      * the route's bottleneck bandwidth */
-    struct route *routes = NULL;
+    struct pld__summary_route *routes = NULL;
     size_t nroutes = 0;
     for (size_t i = 0; i < t->nx; i++) {
         const struct pld__xfer *x = &t->xf[i];
@@ -72,11 +65,11 @@ void pld__print_summary(FILE *out, const struct pld__run *R, const struct pld__t
         while (k < nroutes && !(routes[k].from == x->from && routes[k].to == x->to))
             k++;
         if (k == nroutes) {
-            struct route *nr = realloc(routes, (nroutes + 1) * sizeof *nr);
+            struct pld__summary_route *nr = realloc(routes, (nroutes + 1) * sizeof *nr);
             if (!nr)
                 break;
             routes = nr;
-            routes[nroutes++] = (struct route){x->from, x->to, 0, 0, x->route_bw};
+            routes[nroutes++] = (struct pld__summary_route){x->from, x->to, 0, 0, x->route_bw};
         }
         routes[k].bytes += x->bytes;
     }
@@ -100,20 +93,7 @@ void pld__print_summary(FILE *out, const struct pld__run *R, const struct pld__t
         }
     }
     free(steps);
-    if (nroutes) {
-        fprintf(out, "%-12s %14s %14s %12s\n", "route", "bytes", "peak (GB/s)", "peak util");
-        for (size_t k = 0; k < nroutes; k++) {
-            double bw = routes[k].bw;
-            char util[16] = "-";
-            if (bw > 0)
-                snprintf(util, sizeof util, "%.1f %%", 100 * routes[k].peak / bw);
-            char name[32];
-            snprintf(name, sizeof name, "r%d -> r%d", routes[k].from, routes[k].to);
-            fprintf(out, "%-12s %14.0f %14.3f %12s\n", name, routes[k].bytes, routes[k].peak / 1e9,
-                    util);
-        }
-    }
-    free(routes);
+    S->routes = routes, S->nroutes = nroutes;
 
     /* critical path: from the event that ends last, step back to the
      * notify that released a wait that blocked, else to the previous event
@@ -124,8 +104,9 @@ void pld__print_summary(FILE *out, const struct pld__run *R, const struct pld__t
         for (size_t i = 0; i < t->n; i++)
             if (t->ev[i].t1 >= t->ev[cur].t1)
                 cur = i;
-        double by_kind[5] = {0}, start = t->ev[cur].t0;
+        double *by_kind = S->by_kind, start = t->ev[cur].t0;
         int hops = 0, steps_n = 0;
+        S->has_path = 1;
         for (;;) {
             const struct pld__event *e = &t->ev[cur];
             long prev = -1;
@@ -151,18 +132,70 @@ void pld__print_summary(FILE *out, const struct pld__run *R, const struct pld__t
              * on the path */
             double from = prev >= 0 && t->ev[prev].t1 > e->t0 ? t->ev[prev].t1 : e->t0;
             by_kind[kind_of(e)] += e->t1 - from;
+            if (S->npath == S->cappath) {
+                size_t cap = S->cappath ? 2 * S->cappath : 16;
+                struct pld__summary_seg *np = realloc(S->path, cap * sizeof *np);
+                if (np)
+                    S->path = np, S->cappath = cap;
+            }
+            if (S->npath < S->cappath)
+                S->path[S->npath++] = (struct pld__summary_seg){e, from};
             start = e->t0;
             steps_n++;
             if (prev < 0)
                 break;
             cur = (size_t)prev;
         }
+        S->start = start, S->hops = hops, S->nevents = steps_n;
+    }
+    return 0;
+}
+
+void pld__print_summary(FILE *out, const struct pld__run *R, const struct pld__trace *t)
+{
+    struct pld__summary S;
+    if (pld__summary_compute(&S, R, t))
+        return;
+    int P = R->P;
+    double end = S.end, *busy = S.busy, *wait = S.wait;
+    struct pld__summary_route *routes = S.routes;
+    size_t nroutes = S.nroutes;
+    fprintf(out, "== run summary: %s, P=%d, %.3f us ==\n", R->platform_desc, P, end * 1e6);
+    fprintf(out, "%-6s %12s %12s %12s %12s %12s\n", "rank", "busy (us)", "waiting (us)",
+            "idle (us)", "sent (B)", "received (B)");
+    for (int r = 0; r <= P; r++) {
+        if (r == P)
+            fprintf(out, "%-6s %12.3f %12s %12.3f %12s %12s\n", "host", busy[r] * 1e6, "-",
+                    (end - busy[r]) * 1e6, "-", "-");
+        else
+            fprintf(out, "r%-5d %12.3f %12.3f %12.3f %12llu %12llu\n", r, busy[r] * 1e6,
+                    wait[r] * 1e6, (end - busy[r] - wait[r]) * 1e6,
+                    (unsigned long long)R->ranks[r].bytes_sent,
+                    (unsigned long long)R->ranks[r].bytes_received);
+    }
+
+    if (nroutes) {
+        fprintf(out, "%-12s %14s %14s %12s\n", "route", "bytes", "peak (GB/s)", "peak util");
+        for (size_t k = 0; k < nroutes; k++) {
+            double bw = routes[k].bw;
+            char util[16] = "-";
+            if (bw > 0)
+                snprintf(util, sizeof util, "%.1f %%", 100 * routes[k].peak / bw);
+            char name[32];
+            snprintf(name, sizeof name, "r%d -> r%d", routes[k].from, routes[k].to);
+            fprintf(out, "%-12s %14.0f %14.3f %12s\n", name, routes[k].bytes, routes[k].peak / 1e9,
+                    util);
+        }
+    }
+
+    if (S.has_path) {
+        double *by_kind = S.by_kind, start = S.start;
+        int hops = S.hops, steps_n = S.nevents;
         fprintf(out, "critical path: %.3f us over %d events, %d hops between ranks (",
                 (end - start) * 1e6, steps_n, hops);
         for (int k = 0; k < 5; k++)
-            fprintf(out, "%s%s %.3f us", k ? ", " : "", kind_names[k], by_kind[k] * 1e6);
+            fprintf(out, "%s%s %.3f us", k ? ", " : "", pld__kind_names[k], by_kind[k] * 1e6);
         fprintf(out, ")\n");
     }
-    free(busy);
-    free(wait);
+    pld__summary_free(&S);
 }

@@ -36,6 +36,39 @@ int pld__write_svg(FILE *out, const struct pld__run *R, const struct pld__trace 
 /* Prints the run summary (per rank, per link, critical path) to `out`. */
 void pld__print_summary(FILE *out, const struct pld__run *R, const struct pld__trace *t);
 
+/* The summary's numbers, computed once for the text and the JSON writer. */
+struct pld__summary_route {
+    int from, to;
+    double bytes, peak; /* peak: B/s */
+    double bw;          /* the route's bottleneck bandwidth, B/s */
+};
+/* One event on the critical path; only [from, e->t1] of it is on the path. */
+struct pld__summary_seg {
+    const struct pld__event *e;
+    double from;
+};
+struct pld__summary {
+    double end;   /* s: the run's end (the last event, or the backend's end) */
+    double *busy; /* s per rank, [P] = the host */
+    double *wait; /* s per rank blocked in waits */
+    struct pld__summary_route *routes;
+    size_t nroutes;
+    int has_path; /* the trace had events */
+    double start; /* s: where the critical path starts */
+    int hops, nevents;
+    double by_kind[5];             /* s of the path per kind, as pld__kind_names */
+    struct pld__summary_seg *path; /* last event first */
+    size_t npath, cappath;
+};
+/* The names of enum pld__kind, as the summary prints them. */
+extern const char *const pld__kind_names[5];
+/* Fills S (0) or returns -1 when out of memory; free with pld__summary_free. */
+int pld__summary_compute(struct pld__summary *S, const struct pld__run *R,
+                         const struct pld__trace *t);
+void pld__summary_free(struct pld__summary *S);
+/* Writes the summary as JSON (docs/summary.schema.json) to `out`; 0 or -1. */
+int pld__write_summary_json(FILE *out, const struct pld__run *R, const struct pld__trace *t);
+
 /* The file name without its directories. */
 const char *pld__base_name(const char *path);
 

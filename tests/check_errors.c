@@ -1037,6 +1037,23 @@ START_TEST(malformed_flag_values)
 }
 END_TEST
 
+/* --summary's values and --summary-json's file: one message naming the
+ * flag (or the variable) and what it accepts, and a non-zero exit. */
+START_TEST(summary_json_bad_values)
+{
+    char cmd[4096];
+    const char *prog = tutorial("07_dynamic_rank_count");
+    snprintf(cmd, sizeof cmd, "%s --summary=xml", prog);
+    expect_cli(cmd, 2, "--summary='xml': expected text or json (or 1 or 0)");
+    snprintf(cmd, sizeof cmd, "PLD_SUMMARY=xml %s", prog);
+    expect_cli(cmd, 2, "PLD_SUMMARY='xml': expected text or json (or 1 or 0)");
+    snprintf(cmd, sizeof cmd, "%s --summary-json /dev/full", prog);
+    expect_cli(cmd, 3, "--summary-json: cannot write /dev/full");
+    snprintf(cmd, sizeof cmd, "%s --summary-json /nonexistent-dir/s.json", prog);
+    expect_cli(cmd, 3, "--summary-json: cannot write /nonexistent-dir/s.json");
+}
+END_TEST
+
 /* The options' table (src/options.c): a switch given a value, a variable
  * with a bad value named as the variable, a flag beating its variable, and
  * the program's own flags left in place around ours. */
@@ -1206,6 +1223,7 @@ int main(void)
     tcase_add_test(cli, unknown_backend);
     tcase_add_test(cli, flag_without_its_value);
     tcase_add_test(cli, malformed_flag_values);
+    tcase_add_test(cli, summary_json_bad_values);
     tcase_add_test(cli, no_data_refuses_to_read_window_data);
     tcase_add_loop_test(cli, bad_topology_specs, 0, (int)(sizeof bad_specs / sizeof bad_specs[0]));
     tcase_add_loop_test(cli, pldsim_perf_refuses_bad_values, 0, 12);

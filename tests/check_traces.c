@@ -11,173 +11,19 @@
 #include "checktools.h"
 
 #include <ctype.h>
+#include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-/* ---- a small strict JSON parser (objects, arrays, strings, numbers) ---- */
+/* JSON is read with jansson (json_loads): strict, as the hand-written
+ * parser this file had before. */
 
-enum jtype { J_OBJ, J_ARR, J_STR, J_NUM, J_LIT };
-struct jval {
-    enum jtype type;
-    char *str;  /* J_STR: value; object members: key */
-    double num; /* J_NUM */
-    struct jval **kids;
-    char **keys;
-    int n, cap;
-};
-
-static const char *jp; /* parse position */
-static int jerr;
-
-static void ws(void)
+static const char *jstr(const json_t *o, const char *key)
 {
-    while (*jp && isspace((unsigned char)*jp))
-        jp++;
-}
-
-static struct jval *jnew(enum jtype t)
-{
-    struct jval *v = calloc(1, sizeof *v);
-    v->type = t;
-    return v;
-}
-
-static void jadd(struct jval *v, char *key, struct jval *kid)
-{
-    if (v->n == v->cap) {
-        v->cap = v->cap ? 2 * v->cap : 8;
-        v->kids = realloc(v->kids, (size_t)v->cap * sizeof *v->kids);
-        v->keys = realloc(v->keys, (size_t)v->cap * sizeof *v->keys);
-    }
-    v->keys[v->n] = key;
-    v->kids[v->n++] = kid;
-}
-
-static char *jstring(void)
-{
-    if (*jp != '"') {
-        jerr = 1;
-        return NULL;
-    }
-    const char *s = ++jp;
-    while (*jp && *jp != '"') {
-        if (*jp == '\\' && jp[1])
-            jp++;
-        else if ((unsigned char)*jp < 0x20)
-            jerr = 1; /* raw control characters are not allowed */
-        jp++;
-    }
-    if (*jp != '"') {
-        jerr = 1;
-        return NULL;
-    }
-    char *r = strndup(s, (size_t)(jp - s));
-    jp++;
-    return r;
-}
-
-static struct jval *jvalue(void)
-{
-    ws();
-    if (*jp == '{') {
-        struct jval *v = jnew(J_OBJ);
-        jp++;
-        ws();
-        if (*jp == '}') {
-            jp++;
-            return v;
-        }
-        for (;;) {
-            ws();
-            char *k = jstring();
-            ws();
-            if (jerr || *jp != ':') {
-                jerr = 1;
-                return v;
-            }
-            jp++;
-            jadd(v, k, jvalue());
-            ws();
-            if (*jp == ',') {
-                jp++;
-                continue;
-            }
-            if (*jp == '}') {
-                jp++;
-                return v;
-            }
-            jerr = 1;
-            return v;
-        }
-    }
-    if (*jp == '[') {
-        struct jval *v = jnew(J_ARR);
-        jp++;
-        ws();
-        if (*jp == ']') {
-            jp++;
-            return v;
-        }
-        for (;;) {
-            jadd(v, NULL, jvalue());
-            ws();
-            if (*jp == ',') {
-                jp++;
-                continue;
-            }
-            if (*jp == ']') {
-                jp++;
-                return v;
-            }
-            jerr = 1;
-            return v;
-        }
-    }
-    if (*jp == '"') {
-        struct jval *v = jnew(J_STR);
-        v->str = jstring();
-        return v;
-    }
-    if (*jp == '-' || isdigit((unsigned char)*jp)) {
-        char *end;
-        struct jval *v = jnew(J_NUM);
-        v->num = strtod(jp, &end);
-        if (end == jp)
-            jerr = 1;
-        jp = end;
-        return v;
-    }
-    for (const char *lit = "true\0false\0null\0"; *lit; lit += strlen(lit) + 1)
-        if (strncmp(jp, lit, strlen(lit)) == 0) {
-            jp += strlen(lit);
-            return jnew(J_LIT);
-        }
-    jerr = 1;
-    return jnew(J_LIT);
-}
-
-static void jfree(struct jval *v)
-{
-    if (!v)
-        return;
-    for (int i = 0; i < v->n; i++) {
-        free(v->keys[i]);
-        jfree(v->kids[i]);
-    }
-    free(v->keys);
-    free(v->kids);
-    free(v->str);
-    free(v);
-}
-
-static struct jval *jget(const struct jval *o, const char *key)
-{
-    for (int i = 0; o && o->type == J_OBJ && i < o->n; i++)
-        if (strcmp(o->keys[i], key) == 0)
-            return o->kids[i];
-    return NULL;
+    return json_string_value(json_object_get(o, key));
 }
 
 /* ---- the JSON trace's rules ---- */
@@ -213,57 +59,60 @@ START_TEST(perfetto_json_is_well_formed)
     ck_assert_msg(r.status == 0, "%s failed:\n%s", json_runs[_i], r.err);
     char *text = slurp(path);
     size_t bytes = strlen(text);
-    jp = text;
-    jerr = 0;
-    struct jval *root = jvalue();
-    ws();
-    ck_assert_msg(!jerr && *jp == '\0', "%s: invalid JSON near byte %ld", json_runs[_i],
-                  (long)(jp - text));
-    struct jval *evs = jget(root, "traceEvents");
+    json_error_t jerr;
+    json_t *root = json_loads(text, 0, &jerr);
+    ck_assert_msg(root, "%s: invalid JSON near byte %d: %s", json_runs[_i], jerr.position,
+                  jerr.text);
+    json_t *evs = json_object_get(root, "traceEvents");
     ck_assert_ptr_nonnull(evs);
-    ck_assert_int_eq(evs->type, J_ARR);
-    ck_assert_msg((double)bytes / evs->n < 100, "%.1f bytes per event", (double)bytes / evs->n);
+    ck_assert(json_is_array(evs));
+    size_t nev = json_array_size(evs);
+    ck_assert_msg((double)bytes / nev < 100, "%.1f bytes per event", (double)bytes / nev);
 
-    struct slice *sl = calloc((size_t)evs->n, sizeof *sl);
+    struct slice *sl = calloc(nev, sizeof *sl);
     int nsl = 0, flows_s = 0, flows_f = 0, counters = 0, named = 0;
-    long *flow_ids = calloc((size_t)evs->n, sizeof *flow_ids);
-    int *flow_seen = calloc((size_t)evs->n, sizeof *flow_seen);
-    double *flow_ts = calloc((size_t)evs->n * 2, sizeof *flow_ts); /* [2k] start, [2k+1] end */
+    long *flow_ids = calloc(nev, sizeof *flow_ids);
+    int *flow_seen = calloc(nev, sizeof *flow_seen);
+    double *flow_ts = calloc(nev * 2, sizeof *flow_ts); /* [2k] start, [2k+1] end */
     int nflow = 0;
-    for (int i = 0; i < evs->n; i++) {
-        struct jval *e = evs->kids[i], *ph = jget(e, "ph");
-        ck_assert_msg(ph && ph->type == J_STR, "event %d has no ph", i);
-        if (strcmp(ph->str, "X") == 0) {
-            struct jval *pid = jget(e, "pid"), *tid = jget(e, "tid"), *ts = jget(e, "ts"),
-                        *dur = jget(e, "dur");
-            ck_assert_msg(pid && tid && ts && dur && dur->num >= 0 && ts->num >= 0,
-                          "slice %d lacks pid/tid/ts/dur", i);
-            sl[nsl++] = (struct slice){(long)pid->num, (long)tid->num, ts->num, ts->num + dur->num};
-        } else if (strcmp(ph->str, "s") == 0 || strcmp(ph->str, "f") == 0) {
-            struct jval *id = jget(e, "id");
+    for (size_t i = 0; i < nev; i++) {
+        json_t *e = json_array_get(evs, i);
+        const char *ph = jstr(e, "ph");
+        ck_assert_msg(ph, "event %zu has no ph", i);
+        if (strcmp(ph, "X") == 0) {
+            json_t *pid = json_object_get(e, "pid"), *tid = json_object_get(e, "tid"),
+                   *ts = json_object_get(e, "ts"), *dur = json_object_get(e, "dur");
+            ck_assert_msg(pid && tid && ts && dur && json_number_value(dur) >= 0 &&
+                              json_number_value(ts) >= 0,
+                          "slice %zu lacks pid/tid/ts/dur", i);
+            sl[nsl++] = (struct slice){(long)json_number_value(pid), (long)json_number_value(tid),
+                                       json_number_value(ts),
+                                       json_number_value(ts) + json_number_value(dur)};
+        } else if (strcmp(ph, "s") == 0 || strcmp(ph, "f") == 0) {
+            json_t *id = json_object_get(e, "id");
             ck_assert_ptr_nonnull(id);
-            if (strcmp(ph->str, "f") == 0) {
-                struct jval *bp = jget(e, "bp");
-                ck_assert_msg(bp && strcmp(bp->str, "e") == 0, "flow end without bp:e");
+            if (strcmp(ph, "f") == 0) {
+                const char *bp = jstr(e, "bp");
+                ck_assert_msg(bp && strcmp(bp, "e") == 0, "flow end without bp:e");
             }
             int k = 0;
-            while (k < nflow && flow_ids[k] != (long)id->num)
+            while (k < nflow && flow_ids[k] != (long)json_number_value(id))
                 k++;
             if (k == nflow)
-                flow_ids[nflow++] = (long)id->num;
-            flow_seen[k] |= strcmp(ph->str, "s") == 0 ? 1 : 2;
-            struct jval *ts = jget(e, "ts");
+                flow_ids[nflow++] = (long)json_number_value(id);
+            flow_seen[k] |= strcmp(ph, "s") == 0 ? 1 : 2;
+            json_t *ts = json_object_get(e, "ts");
             ck_assert_ptr_nonnull(ts);
-            flow_ts[2 * k + (strcmp(ph->str, "s") != 0)] = ts->num;
-            if (strcmp(ph->str, "s") == 0)
+            flow_ts[2 * k + (strcmp(ph, "s") != 0)] = json_number_value(ts);
+            if (strcmp(ph, "s") == 0)
                 flows_s++;
             else
                 flows_f++;
-        } else if (strcmp(ph->str, "C") == 0) {
+        } else if (strcmp(ph, "C") == 0) {
             counters++;
-        } else if (strcmp(ph->str, "M") == 0) {
-            struct jval *args = jget(e, "args"), *name = jget(args, "name");
-            if (name && strncmp(name->str, "dev ", 4) == 0)
+        } else if (strcmp(ph, "M") == 0) {
+            const char *name = jstr(json_object_get(e, "args"), "name");
+            if (name && strncmp(name, "dev ", 4) == 0)
                 named++;
         }
     }
@@ -299,7 +148,7 @@ START_TEST(perfetto_json_is_well_formed)
     free(flow_ids);
     free(flow_seen);
     free(flow_ts);
-    jfree(root);
+    json_decref(root);
     free(text);
     unlink(path);
     free(path);
@@ -332,15 +181,14 @@ START_TEST(names_with_quotes_and_ampersands_are_escaped)
     ck_assert_msg(r.status == 0, "a run or xmllint failed:\n%s%s", r.out, r.err);
     cmd_result_free(&r);
     char *j = slurp(json);
-    jp = j;
-    jerr = 0;
-    struct jval *root = jvalue();
-    ws();
-    ck_assert_msg(!jerr && *jp == '\0', "invalid JSON near byte %ld", (long)(jp - j));
-    struct jval *other = jget(root, "otherData"), *plat = jget(other, "platform");
+    json_error_t jerr;
+    json_t *root = json_loads(j, 0, &jerr);
+    ck_assert_msg(root, "invalid JSON near byte %d: %s", jerr.position, jerr.text);
+    const char *plat = jstr(json_object_get(root, "otherData"), "platform");
     ck_assert_ptr_nonnull(plat);
-    ck_assert_contains(plat->str, "q\\\"<&"); /* the raw string: the quote escaped */
-    jfree(root);
+    ck_assert_contains(plat, "q\"<&"); /* decoded: the quote came through */
+    ck_assert_contains(j, "q\\\"<&");  /* the raw string: the quote escaped */
+    json_decref(root);
     free(j);
     /* and a plot's title */
     r = run_cmd(
@@ -457,6 +305,80 @@ START_TEST(run_summary)
 }
 END_TEST
 
+/* --summary-json read back with jansson: what a user would check first.
+ * Step 10 is a ring allreduce of N = 64 floats at P = 4: each rank sends
+ * 2(P-1) chunks of N/P floats, each followed by one 4-byte signal, all to
+ * its right neighbour. */
+START_TEST(run_summary_json)
+{
+    enum { P = 4, N = 64 };
+    char *path = write_temp(".json", "");
+    struct cmd_result r =
+        run_cmd("%s -d 0-3 --summary-json %s", tutorial("10_allreduce_ring"), path);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    json_error_t err;
+    json_t *doc = json_load_file(path, 0, &err);
+    ck_assert_msg(doc, "invalid JSON: %s at line %d", err.text, err.line);
+    ck_assert_str_eq(json_string_value(json_object_get(doc, "schema")), "pldsim-summary/1");
+    json_t *run = json_object_get(doc, "run");
+    ck_assert_int_eq(json_integer_value(json_object_get(run, "P")), P);
+    ck_assert_str_eq(json_string_value(json_object_get(run, "backend")), "sim");
+    double end = json_number_value(json_object_get(run, "end_time_us"));
+    ck_assert(end > 0);
+
+    /* busy + wait + idle is the run's end, rank by rank */
+    json_t *ranks = json_object_get(doc, "ranks");
+    ck_assert_int_eq(json_array_size(ranks), P);
+    for (size_t i = 0; i < json_array_size(ranks); i++) {
+        json_t *rk = json_array_get(ranks, i);
+        double sum = json_number_value(json_object_get(rk, "busy_us")) +
+                     json_number_value(json_object_get(rk, "wait_us")) +
+                     json_number_value(json_object_get(rk, "idle_us"));
+        ck_assert_msg(fabs(sum - end) <= 1e-9 * end, "rank %zu: %.17g != %.17g", i, sum, end);
+        ck_assert_int_eq(json_integer_value(json_object_get(rk, "sent_bytes")),
+                         2 * (P - 1) * (N / P * 4 + 4));
+    }
+
+    /* one route per rank, to its right neighbour, with the closed form */
+    json_t *routes = json_object_get(doc, "routes");
+    ck_assert_int_eq(json_array_size(routes), P);
+    for (size_t i = 0; i < json_array_size(routes); i++) {
+        json_t *rt = json_array_get(routes, i);
+        long from = (long)json_integer_value(json_object_get(rt, "from"));
+        ck_assert_int_eq(json_integer_value(json_object_get(rt, "to")), (from + 1) % P);
+        ck_assert_double_eq(json_number_value(json_object_get(rt, "bytes")),
+                            2 * (P - 1) * (N / P * 4 + 4));
+        double u = json_number_value(json_object_get(rt, "peak_util"));
+        ck_assert(u > 0 && u <= 1);
+    }
+
+    /* the critical path: contiguous (each segment starts on the path where
+     * the one before it ended), and it ends at the run's end */
+    json_t *cp = json_object_get(doc, "critical_path");
+    json_t *segs = json_object_get(cp, "segments");
+    ck_assert(json_array_size(segs) > 0);
+    ck_assert_int_eq(json_integer_value(json_object_get(cp, "events")), json_array_size(segs));
+    double prev_end = json_number_value(json_object_get(cp, "start_us"));
+    for (size_t i = 0; i < json_array_size(segs); i++) {
+        json_t *s = json_array_get(segs, i);
+        double from = json_number_value(json_object_get(s, "on_path_from_us"));
+        double e = json_number_value(json_object_get(s, "end_us"));
+        ck_assert_msg(fabs(from - prev_end) <= 1e-9 * end || i == 0,
+                      "segment %zu starts at %.17g, the one before ended at %.17g", i, from,
+                      prev_end);
+        ck_assert(e >= from);
+        prev_end = e;
+    }
+    ck_assert_msg(fabs(prev_end - end) <= 1e-9 * end, "path ends at %.17g, the run at %.17g",
+                  prev_end, end);
+    ck_assert_double_eq_tol(json_number_value(json_object_get(cp, "end_us")), end, 1e-9 * end);
+    json_decref(doc);
+    cmd_result_free(&r);
+    unlink(path);
+    free(path);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("traces");
@@ -469,6 +391,7 @@ int main(void)
     tcase_add_test(tc, timeline_tool_refuses_what_is_not_a_trace);
     tcase_add_test(tc, picture_tools_refuse_unknown_flags);
     tcase_add_test(tc, run_summary);
+    tcase_add_test(tc, run_summary_json);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

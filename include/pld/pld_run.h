@@ -99,6 +99,9 @@ typedef struct pld_config {
     /* sim: write the platform XML the run simulates on to this file (the
      * generated one, or a copy of --platform FILE.xml), or NULL */
     const char *save_platform;
+    /* Write the run summary as JSON (docs/summary.md) to this file, "-" for
+     * stdout, or NULL: --summary=json, --summary-json FILE. */
+    const char *summary_json;
 } pld_config;
 
 /* A store of window buffers kept from one run to the next (upstream's

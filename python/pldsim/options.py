@@ -16,6 +16,7 @@ OPTIONS: tuple[tuple[str, str, bool, str], ...] = (
     ("PLD_BACKEND", "--backend", True, "sim (default) or threads (one OS thread per device, wall-clock time)"),
     ("PLD_TRACE", "--trace", True, "write a trace: FILE.json (Perfetto), FILE.svg (timeline), else the text trace"),
     ("PLD_SUMMARY", "--summary", False, "after the run: busy/waiting/idle per rank, traffic per link, critical path"),
+    ("PLD_SUMMARY_JSON", "--summary-json", True, "write the run summary as JSON (docs/summary.md) to FILE, - for stdout"),
     ("PLD_NO_SUMMARY", "--no-summary", False, "do not print the one-line run summary"),
     ("PLD_RACES", "--races", True, "data-race detector: off, warn or error (default error up to 64 ranks)"),
     ("PLD_WAIT_TIMEOUT", "--wait-timeout", True, "a wait that blocks longer (simulated) is reported as a deadlock, e.g. 1ms"),
@@ -51,6 +52,8 @@ def from_environment(env: os._Environ | dict | None = None) -> list[str]:
             out += [f"{flag}={w}" for w in v.split("\n") if w]
         elif has_value:
             out += [flag, v]
+        elif var == "PLD_SUMMARY" and v.strip().lower() in ("json", "text"):
+            out.append(f"{flag}={v.strip().lower()}")  # libpld's one switch with a value
         elif v.strip().lower() in _TRUE:
             out.append(flag)
         elif v.strip().lower() not in ("", "0", "no", "false", "off"):

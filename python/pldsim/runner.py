@@ -90,6 +90,8 @@ def parse(argv: list[str]) -> tuple[dict[str, str], list[str]]:
                 i += 1
                 value = argv[i]
             env[var] = f"{env[var]}\n{value}" if var in options.REPEATABLE and var in env else value
+        elif eq and flag == "--summary" and value in ("json", "text"):
+            env[var] = value  # --summary=json: libpld's one switch with a value
         else:
             if eq:
                 raise UsageExit(f"pldsim-py: {flag} takes no value (see --help)")

@@ -1,0 +1,87 @@
+/* summary_json.c: the run summary as JSON (--summary=json, --summary-json
+ * FILE), schema "pldsim-summary/1" in docs/summary.schema.json.  The same
+ * numbers as the text summary (summary.c computes them once), written with
+ * jansson so that every string (platform path, window names, file names)
+ * is escaped by a library rather than by hand.  Times are in microseconds
+ * (keys end in _us), bytes in bytes, bandwidths in GB/s. */
+#include "backend.h"
+#include "trace.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+static json_t *str(const char *s)
+{
+    json_t *j = s ? pld__json_string(s) : NULL;
+    return j ? j : json_null();
+}
+
+int pld__write_summary_json(FILE *out, const struct pld__run *R, const struct pld__trace *t)
+{
+    struct pld__summary S;
+    if (pld__summary_compute(&S, R, t))
+        return -1;
+    const pld_config *cfg = R->cfg;
+    int P = R->P;
+    json_t *ranks = json_array(), *routes = json_array(), *path = json_null();
+    double tot_busy = 0, tot_wait = 0;
+    for (int r = 0; r < P; r++) {
+        double idle = S.end - S.busy[r] - S.wait[r];
+        tot_busy += S.busy[r], tot_wait += S.wait[r];
+        json_array_append_new(ranks, json_pack("{s:i, s:f, s:f, s:f, s:I, s:I}", "rank", r,
+                                               "busy_us", S.busy[r] * 1e6, "wait_us",
+                                               S.wait[r] * 1e6, "idle_us", idle * 1e6, "sent_bytes",
+                                               (json_int_t)R->ranks[r].bytes_sent, "received_bytes",
+                                               (json_int_t)R->ranks[r].bytes_received));
+    }
+    double tot_bytes = 0;
+    for (size_t k = 0; k < S.nroutes; k++) {
+        const struct pld__summary_route *rt = &S.routes[k];
+        tot_bytes += rt->bytes;
+        json_array_append_new(
+            routes, json_pack("{s:i, s:i, s:f, s:f, s:o, s:o}", "from", rt->from, "to", rt->to,
+                              "bytes", rt->bytes, "peak_GBps", rt->peak / 1e9, "bandwidth_GBps",
+                              rt->bw > 0 ? json_real(rt->bw / 1e9) : json_null(), "peak_util",
+                              rt->bw > 0 ? json_real(rt->peak / rt->bw) : json_null()));
+    }
+    if (S.has_path) {
+        json_t *by_kind = json_object(), *segs = json_array();
+        for (int k = 0; k < 5; k++)
+            json_object_set_new(by_kind, pld__kind_names[k], json_real(S.by_kind[k] * 1e6));
+        /* earliest first, as a reader follows it */
+        for (size_t i = S.npath; i-- > 0;) {
+            const struct pld__event *e = S.path[i].e;
+            json_t *seg = json_pack("{s:i, s:o, s:s, s:f, s:f, s:f, s:o, s:o}", "rank", e->rank,
+                                    "peer", e->peer >= 0 ? json_integer(e->peer) : json_null(),
+                                    "kind", pld__kind_names[pld__ops[e->id].kind], "start_us",
+                                    e->t0 * 1e6, "end_us", e->t1 * 1e6, "on_path_from_us",
+                                    S.path[i].from * 1e6, "file", str(e->file), "line",
+                                    e->file && e->line > 0 ? json_integer(e->line) : json_null());
+            json_object_set_new(seg, "op", str(e->op));
+            json_array_append_new(segs, seg);
+        }
+        path = json_pack("{s:f, s:f, s:f, s:i, s:i, s:o, s:o}", "start_us", S.start * 1e6, "end_us",
+                         S.end * 1e6, "length_us", (S.end - S.start) * 1e6, "events", S.nevents,
+                         "hops", S.hops, "by_kind_us", by_kind, "segments", segs);
+    }
+    json_t *doc = json_pack(
+        "{s:s, s:{s:s, s:o, s:i, s:o, s:o, s:o, s:f}, s:o, s:{s:f, s:f}, s:o, s:{s:f, s:f, s:f, "
+        "s:f, s:I, s:I}, s:o}",
+        "schema", "pldsim-summary/1", "run", "pldsim_version", pld_version(), "backend",
+        str(R->be ? R->be->name : NULL), "P", P, "platform", str(R->platform_desc),
+        "platform_option", str(cfg->platform), "topology", str(cfg->topology), "end_time_us",
+        S.end * 1e6, "ranks", ranks, "host", "busy_us", S.busy[P] * 1e6, "idle_us",
+        (S.end - S.busy[P]) * 1e6, "routes", routes, "totals", "busy_us", tot_busy * 1e6, "wait_us",
+        tot_wait * 1e6, "idle_us", (P * S.end - tot_busy - tot_wait) * 1e6, "route_bytes",
+        tot_bytes, "bytes_moved", (json_int_t)R->bytes_moved, "transfers", (json_int_t)R->transfers,
+        "critical_path", path);
+    pld__summary_free(&S);
+    if (!doc)
+        return -1;
+    int rc = json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+    json_decref(doc);
+    if (rc == 0 && fputc('\n', out) == EOF)
+        rc = -1;
+    return rc ? -1 : 0;
+}
