@@ -822,6 +822,20 @@ START_TEST(malformed_platform_file)
 }
 END_TEST
 
+/* Found by fuzz_platform: SimGrid dies (exit 134) on a routing it does not
+ * know; pldsim names it first. */
+START_TEST(platform_with_an_unknown_routing)
+{
+    static const char xml[] = "<?xml version='1.0'?>\n<platform version=\"4.1\">\n"
+                              "<!-- routing=\"InComment\" is not checked -->\n"
+                              "<zone id=\"w\" routing=\"Fwll\">\n"
+                              "<host id=\"dev0\" speed=\"1Gf\"/><host id=\"dev1\" speed=\"1Gf\"/>\n"
+                              "</zone>\n</platform>\n";
+    expect_platform_error(".xml", xml, "01_hello_rank",
+                          "routing=\"Fwll\" is not a SimGrid routing; expected Full");
+}
+END_TEST
+
 START_TEST(platform_with_a_bad_property)
 {
     expect_platform_error(".xml", bad_prop_xml, "01_hello_rank",
@@ -1136,6 +1150,7 @@ int main(void)
     tcase_add_test(cli, unknown_platform);
     tcase_add_test(cli, missing_platform_file);
     tcase_add_test(cli, malformed_platform_file);
+    tcase_add_test(cli, platform_with_an_unknown_routing);
     tcase_add_test(cli, platform_with_a_bad_property);
     tcase_add_loop_test(cli, platform_links_and_hosts_are_checked_before_the_run, 0, 3);
     tcase_add_test(cli, a_directory_is_not_a_platform);
