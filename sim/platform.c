@@ -227,12 +227,17 @@ static int check_routing(const char *path)
         for (int k = 0; known[k] && !ok; k++)
             ok = (size_t)(end - v - 1) == strlen(known[k]) &&
                  strncmp(v + 1, known[k], strlen(known[k])) == 0;
+        /* quoted up to 64 bytes, and on one line: the message is one line */
+        int shown = (int)(end - v + 1 > 64 ? 64 : end - v + 1);
+        for (int k = 0; k < shown; k++)
+            if ((unsigned char)v[k] < ' ' || v[k] == 0x7f)
+                shown = k;
         if (!ok)
             rc = pld__config_error(PLD_EPLATFORM,
                                    "malformed platform file %s: routing=%.*s is not a SimGrid "
                                    "routing; expected Full, Floyd, Dijkstra, DijkstraCache, None, "
                                    "Cluster, Vivaldi or Wifi",
-                                   path, (int)(end - v + 1 > 64 ? 64 : end - v + 1), v);
+                                   path, shown, v);
         q = end + 1;
     }
     free(text);

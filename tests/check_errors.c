@@ -833,6 +833,11 @@ START_TEST(platform_with_an_unknown_routing)
                               "</zone>\n</platform>\n";
     expect_platform_error(".xml", xml, "01_hello_rank",
                           "routing=\"Fwll\" is not a SimGrid routing; expected Full");
+    /* a value across lines is quoted up to the line's end: one line */
+    static const char split[] = "<?xml version='1.0'?>\n<platform version=\"4.1\">\n"
+                                "<zone id=\"w\" routing=\"F0\n<x\">\n</zone>\n</platform>\n";
+    expect_platform_error(".xml", split, "01_hello_rank",
+                          "routing=\"F0 is not a SimGrid routing; expected Full");
 }
 END_TEST
 
