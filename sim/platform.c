@@ -199,6 +199,12 @@ static int check_routing(const char *path)
                                         "None",    "Vivaldi",  "Wifi",          NULL};
     char *text = read_file(path);
     int rc = 0;
+    struct stat st;
+    /* the scan below stops at a NUL byte, SimGrid's parser does not */
+    if (text && stat(path, &st) == 0 && strlen(text) < (size_t)st.st_size)
+        rc = pld__config_error(PLD_EPLATFORM,
+                               "malformed platform file %s: it holds a NUL byte at offset %zu",
+                               path, strlen(text));
     for (const char *q = text; q && *q && !rc;) {
         if (strncmp(q, "<!--", 4) == 0) {
             const char *end = strstr(q + 4, "-->");

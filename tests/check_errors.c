@@ -838,6 +838,11 @@ START_TEST(platform_with_an_unknown_routing)
                                 "<zone id=\"w\" routing=\"F0\n<x\">\n</zone>\n</platform>\n";
     expect_platform_error(".xml", split, "01_hello_rank",
                           "routing=\"F0 is not a SimGrid routing; expected Full");
+    /* a NUL byte would hide the rest of the file from that check */
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "%s -p %s/tests/fuzz/seeds/fuzz_platform/regression-nul-byte.xml",
+             tutorial("01_hello_rank"), PLD_SRCDIR);
+    expect_cli(cmd, 2, "it holds a NUL byte at offset");
 }
 END_TEST
 
