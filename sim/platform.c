@@ -190,6 +190,66 @@ static int check_links(const char *platform)
     return rc;
 }
 
+/* SimGrid 3.32 takes any routing="..." word and then dies on its own
+ * (xbt_die "Not a valid model!", exit 134) when it is not one of these;
+ * a platform file's zones are checked first, outside XML comments. */
+static int check_routing(const char *path)
+{
+    static const char *const known[] = {"Cluster", "Dijkstra", "DijkstraCache", "Floyd", "Full",
+                                        "None",    "Vivaldi",  "Wifi",          NULL};
+    char *text = read_file(path);
+    int rc = 0;
+    struct stat st;
+    /* the scan below stops at a NUL byte, SimGrid's parser does not */
+    if (text && stat(path, &st) == 0 && strlen(text) < (size_t)st.st_size)
+        rc = pld__config_error(PLD_EPLATFORM,
+                               "malformed platform file %s: it holds a NUL byte at offset %zu",
+                               path, strlen(text));
+    for (const char *q = text; q && *q && !rc;) {
+        if (strncmp(q, "<!--", 4) == 0) {
+            const char *end = strstr(q + 4, "-->");
+            q = end ? end + 3 : "";
+            continue;
+        }
+        if (strncmp(q, "routing", 7) != 0 || (q > text && (q[-1] == '_' || q[-1] == '-'))) {
+            q++;
+            continue;
+        }
+        const char *v = q + 7;
+        v += strspn(v, " \t\r\n");
+        if (*v != '=') {
+            q++;
+            continue;
+        }
+        v++;
+        v += strspn(v, " \t\r\n");
+        char quote = *v;
+        const char *end = quote == '"' || quote == '\'' ? strchr(v + 1, quote) : NULL;
+        if (!end) {
+            q++;
+            continue;
+        }
+        int ok = 0;
+        for (int k = 0; known[k] && !ok; k++)
+            ok = (size_t)(end - v - 1) == strlen(known[k]) &&
+                 strncmp(v + 1, known[k], strlen(known[k])) == 0;
+        /* quoted up to 64 bytes, and on one line: the message is one line */
+        int shown = (int)(end - v + 1 > 64 ? 64 : end - v + 1);
+        for (int k = 0; k < shown; k++)
+            if ((unsigned char)v[k] < ' ' || v[k] == 0x7f)
+                shown = k;
+        if (!ok)
+            rc = pld__config_error(PLD_EPLATFORM,
+                                   "malformed platform file %s: routing=%.*s is not a SimGrid "
+                                   "routing; expected Full, Floyd, Dijkstra, DijkstraCache, None, "
+                                   "Cluster, Vivaldi or Wifi",
+                                   path, shown, v);
+        q = end + 1;
+    }
+    free(text);
+    return rc;
+}
+
 int pld__sim_split_duplex(const pld_config *cfg)
 {
     if (cfg->topology || !ends_with(cfg->platform, ".xml"))
@@ -232,6 +292,8 @@ int pld__sim_load_platform(struct pld__run *R, sg_host_t *rank_hosts, sg_host_t 
             return pld__config_error(PLD_EPLATFORM, "cannot read platform file %s: %s", p,
                                      strerror(errno));
         fclose(f);
+        if ((rc = check_routing(p)))
+            return rc;
         char err[512];
         if (pld__sgx_load_platform(p, err, sizeof err) != 0)
             return pld__config_error(PLD_EPLATFORM, "malformed platform file %s: %s", p, err);

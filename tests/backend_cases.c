@@ -28,6 +28,7 @@
 #include <pld/pld.h>
 
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -331,6 +332,27 @@ static void bad_peer_kernel(struct win w, int r, int P)
     pld_tensor_barrier(w.sig); /* the others wait here for the failed rank */
 }
 
+/* killed: the rank PLD_TEST_KILL_RANK names (default the last) dies of
+ * SIGKILL in the middle of an allreduce - after its first notify, while the
+ * others wait for its data - as a crashed or OOM-killed process would; the
+ * survivors must end within --wait-timeout and name it. */
+static void killed_kernel(struct win w, int r, int P)
+{
+    const char *env = getenv("PLD_TEST_KILL_RANK");
+    int victim = env ? atoi(env) : P - 1;
+    if (r == victim) {
+        pld_system_notify(w.sig, .peer = (r + 1) % P, .offsets = PL_IDX(r, 0), .value = 1,
+                          .op = PLD_NOTIFY_ATOMIC_ADD);
+        raise(SIGKILL);
+    }
+    pld_tensor_allreduce(w.acc_f, w.sig);
+}
+
+static void killed_device(const struct rank_args *a)
+{
+    pl_incore(killed_kernel, a->w, a->rank, a->P);
+}
+
 static void bad_peer_device(const struct rank_args *a)
 {
     pl_incore(bad_peer_kernel, a->w, a->rank, a->P);
@@ -380,6 +402,8 @@ static void host(const struct io *h)
             pld_dispatch(r, huge_device, a);
         else if (strcmp(which, "lines") == 0)
             pld_dispatch(r, lines_device, a);
+        else if (strcmp(which, "killed") == 0)
+            pld_dispatch(r, killed_device, a);
         else
             pld_dispatch(r, bad_peer_device, a);
     }
@@ -394,9 +418,10 @@ int main(int argc, char **argv)
     if (rc != 0 || argc != 2 ||
         (strcmp(argv[1], "atomics") && strcmp(argv[1], "strided") && strcmp(argv[1], "deadlock") &&
          strcmp(argv[1], "bad_peer") && strcmp(argv[1], "sparse") && strcmp(argv[1], "huge") &&
-         strcmp(argv[1], "lines"))) {
-        fprintf(stderr, "usage: backend_cases atomics|strided|deadlock|bad_peer|sparse|huge|lines "
-                        "[flags]\n");
+         strcmp(argv[1], "lines") && strcmp(argv[1], "killed"))) {
+        fprintf(stderr,
+                "usage: backend_cases atomics|strided|deadlock|bad_peer|sparse|huge|lines|killed "
+                "[flags]\n");
         return 2;
     }
     which = argv[1];

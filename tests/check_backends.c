@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 /* How mpirun is started.  Open MPI frees little at exit and unloads its
@@ -339,6 +340,29 @@ START_TEST(mpi_rank_error_is_reported_once_and_others_unwind)
 }
 END_TEST
 
+/* Issue 18, item 7: a rank's process killed in the middle of an allreduce.
+ * Open MPI's mpirun sees the death, names the rank and ends the others, so
+ * the job ends at once, non-zero; nothing may wait out the whole
+ * --wait-timeout, let alone hang (timeout(1) is the safety net). */
+START_TEST(mpi_killed_rank_ends_the_job_and_is_named)
+{
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    struct cmd_result r = run_cmd("PLD_TEST_KILL_RANK=2 timeout 60 env " MPI_LAUNCH
+                                  "%s killed -d 0-3 --wait-timeout 5s --backend mpi </dev/null",
+                                  MPIRUN, 4, cases_prog());
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    ck_assert_msg(r.status != 0 && r.status != 124, "exit %d\nstderr:\n%s", r.status,
+                  tail(r.err, 2000));
+    ck_assert_msg(s < 5 + 10, "took %.1f s (--wait-timeout 5s)", s);
+    ck_assert_msg(strstr(r.err, "rank 2") || strstr(r.out, "rank 2"),
+                  "no word of rank 2:\nstderr:\n%s\nstdout:\n%s", tail(r.err, 1500),
+                  tail(r.out, 500));
+    cmd_result_free(&r);
+}
+END_TEST
+
 START_TEST(mpi_process_count_must_match_the_devices)
 {
     struct cmd_result r = mpi_run(2, tutorial("08_allreduce_mesh"), "-d 0-3");
@@ -441,6 +465,7 @@ int main(void)
 #ifdef MPIRUN
     tcase_add_test(mpi, mpi_deadlock_is_reported_once_with_every_wait);
     tcase_add_test(mpi, mpi_rank_error_is_reported_once_and_others_unwind);
+    tcase_add_test(mpi, mpi_killed_rank_ends_the_job_and_is_named);
     tcase_add_test(mpi, mpi_process_count_must_match_the_devices);
     tcase_add_test(mpi, mpi_refuses_what_it_cannot_do);
     tcase_add_test(mpi, mpi_module_is_loaded_only_when_asked_for);

@@ -822,6 +822,30 @@ START_TEST(malformed_platform_file)
 }
 END_TEST
 
+/* Found by fuzz_platform: SimGrid dies (exit 134) on a routing it does not
+ * know; pldsim names it first. */
+START_TEST(platform_with_an_unknown_routing)
+{
+    static const char xml[] = "<?xml version='1.0'?>\n<platform version=\"4.1\">\n"
+                              "<!-- routing=\"InComment\" is not checked -->\n"
+                              "<zone id=\"w\" routing=\"Fwll\">\n"
+                              "<host id=\"dev0\" speed=\"1Gf\"/><host id=\"dev1\" speed=\"1Gf\"/>\n"
+                              "</zone>\n</platform>\n";
+    expect_platform_error(".xml", xml, "01_hello_rank",
+                          "routing=\"Fwll\" is not a SimGrid routing; expected Full");
+    /* a value across lines is quoted up to the line's end: one line */
+    static const char split[] = "<?xml version='1.0'?>\n<platform version=\"4.1\">\n"
+                                "<zone id=\"w\" routing=\"F0\n<x\">\n</zone>\n</platform>\n";
+    expect_platform_error(".xml", split, "01_hello_rank",
+                          "routing=\"F0 is not a SimGrid routing; expected Full");
+    /* a NUL byte would hide the rest of the file from that check */
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "%s -p %s/tests/fuzz/seeds/fuzz_platform/regression-nul-byte.xml",
+             tutorial("01_hello_rank"), PLD_SRCDIR);
+    expect_cli(cmd, 2, "it holds a NUL byte at offset");
+}
+END_TEST
+
 START_TEST(platform_with_a_bad_property)
 {
     expect_platform_error(".xml", bad_prop_xml, "01_hello_rank",
@@ -1214,6 +1238,7 @@ int main(void)
     tcase_add_test(cli, unknown_platform);
     tcase_add_test(cli, missing_platform_file);
     tcase_add_test(cli, malformed_platform_file);
+    tcase_add_test(cli, platform_with_an_unknown_routing);
     tcase_add_test(cli, platform_with_a_bad_property);
     tcase_add_loop_test(cli, platform_links_and_hosts_are_checked_before_the_run, 0, 3);
     tcase_add_test(cli, a_directory_is_not_a_platform);

@@ -857,11 +857,15 @@ static int make_sweep(void)
     return 0;
 }
 
-int main(int argc, char **argv)
+/* The whole command line, as main takes it: the defaults, argv, then what
+ * the flags imply (the device list, --root against it, the sweep).  Never
+ * exits; returns -1 to run, or the exit status after its message (0 for
+ * --help and --version).  The fuzzer (tests/fuzz/fuzz_perf_args.c) calls it
+ * once per input, after perf_reset. */
+static int perf_setup(int argc, char **argv, pld_config *cfg, struct cli *cli)
 {
-    pld_config cfg;
-    pld_config_init(&cfg);
-    cfg.summary = 0;
+    pld_config_init(cfg);
+    cfg->summary = 0;
     S.mode = PLD_ALLREDUCE_MESH;
     S.op = PLD_REDUCE_SUM;
     S.dt = PL_FP32;
@@ -872,23 +876,34 @@ int main(int argc, char **argv)
     S.warmup = 1;
     S.average = 1;
     S.cycles = 1;
-    struct cli cli = {.ngpus = 1};
-    int rc = parse_args(argc, argv, &cfg, &cli);
+    *cli = (struct cli){.ngpus = 1};
+    int rc = parse_args(argc, argv, cfg, cli);
     if (rc >= 0)
         return rc;
     char list[32];
-    snprintf(list, sizeof list, "0-%d", cli.ngpus - 1);
-    if (cli.devices && cli.ngpus_arg)
-        return fail_usage("give -g or --devices, not both (-g %s)", cli.ngpus_arg);
-    if (pld_config_set_devices(&cfg, cli.devices ? cli.devices : list))
+    snprintf(list, sizeof list, "0-%d", cli->ngpus - 1);
+    if (cli->devices && cli->ngpus_arg)
+        return fail_usage("give -g or --devices, not both (-g %s)", cli->ngpus_arg);
+    if (pld_config_set_devices(cfg, cli->devices ? cli->devices : list))
         return 2;
-    S.P = cfg.ndevices;
+    S.P = cfg->ndevices;
     if (S.root < 0 || S.root >= S.P) {
         fprintf(stderr, "pldsim-perf: --root %d is outside the ranks 0..%d (see --help)\n", S.root,
                 S.P - 1);
         return 2;
     }
     if ((rc = make_sweep()) != 0)
+        return rc;
+    return -1;
+}
+
+#ifndef PLDSIM_PERF_NO_MAIN
+int main(int argc, char **argv)
+{
+    pld_config cfg;
+    struct cli cli;
+    int rc = perf_setup(argc, argv, &cfg, &cli);
+    if (rc >= 0)
         return rc;
     int rows = S.cycles * S.nsteps;
     S.rank_time = calloc((size_t)rows * 2 * (size_t)S.P, sizeof *S.rank_time);
@@ -1099,3 +1114,4 @@ int main(int argc, char **argv)
     (void)results;
     return done(total_wrong || bw_failed ? 1 : 0);
 }
+#endif
