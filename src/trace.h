@@ -33,6 +33,15 @@ int pld__write_text(FILE *out, const struct pld__run *R, const struct pld__trace
 int pld__write_json(FILE *out, const struct pld__run *R, const struct pld__trace *t);
 int pld__write_svg(FILE *out, const struct pld__run *R, const struct pld__trace *t);
 
+/* What part of a run an SVG timeline draws, and how wide.  from/to are
+ * simulated seconds (to < 0: the run's end); width is the plot's width in
+ * px, or 0 to size it from the events (pld__write_svg's default). */
+struct pld__svg_view {
+    double from, to, width;
+};
+int pld__write_svg_view(FILE *out, const struct pld__run *R, const struct pld__trace *t,
+                        const struct pld__svg_view *view);
+
 /* Prints the run summary (per rank, per link, critical path) to `out`. */
 void pld__print_summary(FILE *out, const struct pld__run *R, const struct pld__trace *t);
 

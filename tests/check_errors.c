@@ -1165,6 +1165,8 @@ static const struct {
     {"tools/pldsim-bench-backends", "", "-b", NULL, "-b 1x"},
     {"bench/pldsim-scale", "ring ", "--bytes", NULL, "--bytes 1e30"},
     {"tools/pldsim-py", "", "--platform", NULL, "--races sometimes prog.py"},
+    {"tools/pldsim-timeline", "", "--from", NULL, "--width 1x in.txt out.svg"},
+    {"tools/pldsim-plot", "", "-o", NULL, "-y speed -o x.svg a.csv"},
 };
 
 START_TEST(every_program_refuses_a_bad_command_line_alike)

@@ -259,9 +259,16 @@ START_TEST(picture_tools_refuse_unknown_flags)
     static const struct {
         const char *cmd, *msg;
     } c[] = {
-        {"pldsim-timeline --bogus", "pldsim-timeline: unknown option '--bogus'"},
-        {"pldsim-timeline in.txt", "usage: pldsim-timeline IN.txt OUT.svg"},
-        {"pldsim-plot --bogus -o x.svg", "pldsim-plot: unknown option or missing value: '--bogus'"},
+        {"pldsim-timeline --bogus", "pldsim-timeline: unknown option '--bogus' (see --help)"},
+        {"pldsim-timeline in.txt", "pldsim-timeline: expected IN.txt and OUT.svg (see --help)"},
+        {"pldsim-timeline --from", "pldsim-timeline: --from needs a value (see --help)"},
+        {"pldsim-timeline --from 1e400 a b", "pldsim-timeline: bad --from '1e400'"},
+        {"pldsim-timeline --to nan a b", "pldsim-timeline: bad --to 'nan'"},
+        {"pldsim-timeline --from 5 --to 5 a b", "pldsim-timeline: --to 5 is not after --from 5"},
+        {"pldsim-timeline --width 1x a b", "pldsim-timeline: bad --width '1x'"},
+        {"pldsim-plot --bogus -o x.svg", "pldsim-plot: unknown option '--bogus' (see --help)"},
+        {"pldsim-plot -o", "pldsim-plot: -o needs a value (see --help)"},
+        {"pldsim-plot a.csv", "pldsim-plot: -o OUT.svg is required (see --help)"},
         {"pldsim-plot -y speed -o x.svg a.csv", "pldsim-plot: bad -y 'speed'"},
     };
     for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
@@ -274,7 +281,73 @@ START_TEST(picture_tools_refuse_unknown_flags)
     struct cmd_result r = run_cmd("%s/tools/pldsim-timeline --help", PLD_BUILDDIR);
     ck_assert_int_eq(r.status, 0);
     ck_assert_contains(r.out, "usage: pldsim-timeline");
+    ck_assert_contains(r.out, "--from US");
+    ck_assert_contains(r.out, "--version");
     cmd_result_free(&r);
+    r = run_cmd("%s/tools/pldsim-plot --help", PLD_BUILDDIR);
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_contains(r.out, "usage: pldsim-plot");
+    ck_assert_contains(r.out, "--version");
+    cmd_result_free(&r);
+}
+END_TEST
+
+/* The x of every op <rect> (the ones with a <title>) of an SVG timeline,
+ * and whether every arrow comes before the first op, so that the ops are
+ * drawn over the arrows and no arrowhead hides one. */
+static int ops_in_svg(const char *svg, double *xmin, double *xmax, int *arrows_first)
+{
+    int n = 0;
+    const char *first_op = NULL, *last_arrow = NULL;
+    *xmin = 1e300, *xmax = -1e300;
+    for (const char *p = svg; (p = strstr(p, "<rect x=\"")); p++) {
+        const char *end = strchr(p, '>');
+        if (!end || strncmp(end + 1, "<title>", 7) != 0)
+            continue;
+        double x = atof(p + 9), w = atof(strstr(p, "width=\"") + 7);
+        *xmin = fmin(*xmin, x), *xmax = fmax(*xmax, x + w);
+        if (!first_op)
+            first_op = p;
+        n++;
+    }
+    for (const char *p = svg; (p = strstr(p, "marker-end=")); p++)
+        last_arrow = p;
+    *arrows_first = !last_arrow || (first_op && last_arrow < first_op);
+    return n;
+}
+
+/* pldsim-timeline --from/--to draws only that window, across the whole
+ * plot; the width follows the events; arrows are under the ops. */
+START_TEST(timeline_draws_a_window)
+{
+    char *txt = write_temp(".txt", ""), *all = write_temp(".svg", ""),
+         *win = write_temp(".svg", "");
+    struct cmd_result r =
+        run_cmd("%s -d 0-15 --no-summary --trace %s && %s/tools/pldsim-timeline "
+                "%s %s && %s/tools/pldsim-timeline --from 255 --to 300 %s %s",
+                tutorial("10_allreduce_ring"), txt, PLD_BUILDDIR, txt, all, PLD_BUILDDIR, txt, win);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    cmd_result_free(&r);
+    char *a = slurp(all), *w = slurp(win);
+    double xmin, xmax;
+    int first;
+    int na = ops_in_svg(a, &xmin, &xmax, &first);
+    ck_assert_msg(first, "an arrow is drawn over the ops of the whole run");
+    /* a typical op of step 10 is 0.5 us of a 443 us run: 10 px each */
+    double width = atof(strstr(a, "width=\"") + 7);
+    ck_assert_msg(width > 8000 && width < 12100, "the whole run is %g px wide", width);
+    int nw = ops_in_svg(w, &xmin, &xmax, &first);
+    ck_assert_msg(first, "an arrow is drawn over the ops of the window");
+    ck_assert_msg(nw > 0 && nw < na / 4, "the window has %d of the run's %d ops", nw, na);
+    ck_assert_msg(xmin >= 70 - 1e-9 && xmax <= 70 + 1000 + 1e-6,
+                  "ops drawn outside the plot: %g..%g px", xmin, xmax);
+    ck_assert_contains(w, "drawn from 255.000 to 300.000 us");
+    ck_assert_contains(w, ">255</text>");
+    ck_assert_contains(w, ">300</text>");
+    free(a);
+    free(w);
+    unlink(txt), unlink(all), unlink(win);
+    free(txt), free(all), free(win);
 }
 END_TEST
 
@@ -390,6 +463,7 @@ int main(void)
     tcase_add_test(tc, svg_timeline_of_step_10);
     tcase_add_test(tc, timeline_tool_refuses_what_is_not_a_trace);
     tcase_add_test(tc, picture_tools_refuse_unknown_flags);
+    tcase_add_test(tc, timeline_draws_a_window);
     tcase_add_test(tc, run_summary);
     tcase_add_test(tc, run_summary_json);
     suite_add_tcase(s, tc);

@@ -222,10 +222,10 @@ START_TEST(pldsim_plot_draws_its_inputs)
     char *a = slurp(svg), xyname[4200];
     snprintf(xyname, sizeof xyname, "%s.xy.svg", svg);
     char *b = slurp(xyname);
-    ck_assert_int_eq(count_lines_with(a, "<circle "), 4); /* 1K, 4K, 16K, 64K */
+    ck_assert_int_eq(count_lines_with(a, "<circle "), 5); /* 1K, 4K, 16K, 64K, the legend */
     ck_assert_contains(a, ">ring-P4</text>");
     ck_assert_contains(a, ">size (bytes, log scale)</text>");
-    ck_assert_int_eq(count_lines_with(b, "<circle "), 4);
+    ck_assert_int_eq(count_lines_with(b, "<circle "), 5);
     ck_assert_contains(b, ">pldsim</text>");
     ck_assert_contains(b, ">devices P</text>");
     ck_assert_contains(b, ">wall s</text>");
@@ -248,6 +248,60 @@ END_TEST
 static const char *const colls[] = {"allreduce --mode ring", "allreduce --op max --dtype half",
                                     "broadcast --root 2",    "allgather",
                                     "reduce_scatter",        "all_to_all"};
+
+/* Six near-identical series stay apart: each has its own marker shape and
+ * dash pattern (in the legend too); and the tick labels of a y axis from 1k
+ * to 10M share one style (no 1e+06 next to 100000). */
+START_TEST(plot_series_stay_apart)
+{
+    char *files[6], args[6 * 300] = "";
+    for (int k = 0; k < 6; k++) {
+        char text[256];
+        snprintf(text, sizeof text, "1 %g\n4 %g\n16 %g\n64 %g\n", 1000.0 + k, 20000.0 + k,
+                 400000.0 + k, 9000000.0 + k);
+        files[k] = write_temp(".txt", text);
+        size_t n = strlen(args);
+        snprintf(args + n, sizeof args - n, " %s=s%d", files[k], k);
+    }
+    char *svg = write_temp(".svg", "");
+    struct cmd_result r = run_cmd("%s/tools/pldsim-plot --xy -o %s%s", PLD_BUILDDIR, svg, args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    cmd_result_free(&r);
+    char *a = slurp(svg);
+    /* each series: a polyline, then its markers; pairs (marker, dash) differ */
+    char seen[6][64];
+    int n = 0;
+    for (const char *p = a; (p = strstr(p, "<polyline ")); p++) {
+        const char *dash = strstr(p, "stroke-dasharray=\""), *end = strchr(p, '>');
+        const char *m = strstr(end, "class=\"m");
+        ck_assert_ptr_nonnull(m);
+        snprintf(seen[n], sizeof seen[n], "%c/%.*s", m[8],
+                 dash && dash < end ? (int)strcspn(dash + 18, "\"") : 0,
+                 dash && dash < end ? dash + 18 : "");
+        for (int j = 0; j < n; j++)
+            ck_assert_msg(strcmp(seen[j], seen[n]) != 0, "series %d and %d share %s", j, n,
+                          seen[n]);
+        n++;
+    }
+    ck_assert_int_eq(n, 6);
+    for (int k = 0; k < 6; k++) /* each marker shape appears in the legend as well */
+        ck_assert_int_eq(count_lines_with(a, (char[]){'m', (char)('0' + k), '"', 0}) >= 5, 1);
+    /* the y ticks: 1k 10k 100k 1M 10M, never an exponent */
+    ck_assert_contains(a, ">1k</text>");
+    ck_assert_contains(a, ">100k</text>");
+    ck_assert_contains(a, ">1M</text>");
+    ck_assert_contains(a, ">10M</text>");
+    ck_assert_msg(strstr(a, "e+") == NULL && strstr(a, "e-0") == NULL,
+                  "a tick label in exponent form");
+    free(a);
+    unlink(svg);
+    free(svg);
+    for (int k = 0; k < 6; k++) {
+        unlink(files[k]);
+        free(files[k]);
+    }
+}
+END_TEST
 
 START_TEST(pldsim_perf_prints_the_nccl_tests_table)
 {
@@ -365,6 +419,7 @@ int main(void)
     tcase_add_test(tc, pldsim_perf_refuses_bad_arguments);
     tcase_add_test(tc, long_runs_report_progress_when_asked);
     tcase_add_test(tc, pldsim_plot_draws_its_inputs);
+    tcase_add_test(tc, plot_series_stay_apart);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

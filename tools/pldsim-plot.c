@@ -9,6 +9,7 @@
  * one per line ('#' starts a comment), such as wall seconds against device
  * count from bench-scale.  The SVG is self-contained (no fonts or scripts to
  * fetch), so it renders anywhere, including in docs. */
+#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,51 @@ struct series {
 static const char *const colours[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd",
                                       "#ff7f0e", "#17becf", "#8c564b", "#e377c2",
                                       "#7f7f7f", "#bcbd22", "#393b79", "#637939"};
+
+/* Each series also has a marker shape (k % 6) and a dash pattern (k % 4):
+ * twelve distinct pairs, so near-identical series stay apart in greyscale. */
+static const char *const dashes[] = {"", "7,4", "2,3", "9,3,2,3"};
+
+/* Draws marker `shape` at (x, y): circle, square, triangle, diamond,
+ * triangle down, cross. */
+static void marker(FILE *f, int shape, double x, double y, const char *c)
+{
+    const double r = 3.5;
+    switch (shape) {
+    case 0:
+        fprintf(f, "<circle class=\"m0\" cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"%s\"/>\n", x, y,
+                r, c);
+        break;
+    case 1:
+        fprintf(f,
+                "<rect class=\"m1\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+                "fill=\"%s\"/>\n",
+                x - r, y - r, 2 * r, 2 * r, c);
+        break;
+    case 2:
+        fprintf(f, "<path class=\"m2\" d=\"M%.1f,%.1f L%.1f,%.1f L%.1f,%.1f z\" fill=\"%s\"/>\n", x,
+                y - r - 1, x + r + 1, y + r, x - r - 1, y + r, c);
+        break;
+    case 3:
+        fprintf(f,
+                "<path class=\"m3\" d=\"M%.1f,%.1f L%.1f,%.1f L%.1f,%.1f L%.1f,%.1f z\" "
+                "fill=\"%s\"/>\n",
+                x, y - r - 1, x + r + 1, y, x, y + r + 1, x - r - 1, y, c);
+        break;
+    case 4:
+        fprintf(f,
+                "<path class=\"m4\" d=\"M%.1f,%.1f L%.1f,%.1f L%.1f,%.1f z\" fill=\"white\" "
+                "stroke=\"%s\" stroke-width=\"1.5\"/>\n",
+                x, y + r + 1, x + r + 1, y - r, x - r - 1, y - r, c);
+        break;
+    default:
+        fprintf(
+            f,
+            "<path class=\"m5\" d=\"M%.1f,%.1f L%.1f,%.1f M%.1f,%.1f L%.1f,%.1f\" stroke=\"%s\" "
+            "stroke-width=\"2\"/>\n",
+            x - r, y - r, x + r, y + r, x - r, y + r, x + r, y - r, c);
+    }
+}
 
 /* Reads one CSV written by pldsim-perf --csv; column 3 is size_B, 12 the
  * in-place time (us), 14 the in-place busbw (GB/s). */
@@ -96,6 +142,33 @@ static void human_bytes(double b, char *buf, size_t len)
         snprintf(buf, len, "%g", b);
 }
 
+/* A tick label in one style for every decade: 0.001, 0.01, 0.1, 1, 10,
+ * 100, 1k, 10k, 1M, 1G (plain decimals below 1000, SI suffixes above), so
+ * that an axis never mixes 1e+06 with 100000. */
+static void si_label(double v, char *buf, size_t len)
+{
+    static const struct {
+        double scale;
+        const char *suffix;
+    } si[] = {{1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}};
+    for (size_t k = 0; k < sizeof si / sizeof si[0]; k++)
+        if (v >= si[k].scale * (1 - 1e-9)) {
+            snprintf(buf, len, "%.4g%s", v / si[k].scale, si[k].suffix);
+            return;
+        }
+    int decimals = v >= 1 ? 0 : (int)fmin(12, ceil(-log10(v) - 1e-9) + 3);
+    snprintf(buf, len, "%.*f", decimals, v);
+    /* 0.100 -> 0.1: no trailing zeros */
+    char *dot = strchr(buf, '.');
+    if (dot) {
+        char *e = buf + strlen(buf) - 1;
+        while (e > dot && *e == '0')
+            *e-- = '\0';
+        if (e == dot)
+            *e = '\0';
+    }
+}
+
 /* Writes `s` as XML text: a title or a label may hold & < > or quotes. */
 static void xml_text(FILE *f, const char *s)
 {
@@ -119,64 +192,96 @@ static void xml_text(FILE *f, const char *s)
         }
 }
 
+static const char usage[] =
+    "usage: pldsim-plot [-y time|busbw] [-t TITLE] -o OUT.svg A.csv[=LABEL] ...\n"
+    "       pldsim-plot --xy --xlabel X --ylabel Y [-t TITLE] -o OUT.svg A.txt=LABEL ...\n"
+    "Draws pldsim-perf CSV files (--csv), or files of \"x y\" pairs (--xy), as one SVG\n"
+    "line chart on log scales: one line per file, each with its own colour, marker\n"
+    "and dash pattern.\n"
+    "  -o OUT.svg        the SVG to write (required)\n"
+    "  -y time|busbw     what a CSV's y axis shows (default time: the in-place us)\n"
+    "  -t TITLE          the chart's title (default pldsim-perf)\n"
+    "      --xy          the files hold \"x y\" pairs, '#' starts a comment\n"
+    "      --xlabel X    the x axis's label (--xy)\n"
+    "      --ylabel Y    the y axis's label (--xy)\n"
+    "  -h, --help        this help\n"
+    "      --version     pldsim-plot's version\n"
+    "At most 12 files; =LABEL names a line (default: the CSV's collective, mode, P).\n";
+
+/* A bad command line: one line, as every pldsim program refuses one. */
+static int usage_error(const char *fmt, const char *arg)
+{
+    fputs("pldsim-plot: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputs(" (see --help)\n", stderr);
+    return 2;
+}
+
 int main(int argc, char **argv)
 {
     struct series s[MAX_SERIES];
     int ns = 0, busbw = 0, xy = 0;
     const char *out = NULL, *title = "pldsim-perf", *xlabel = NULL, *ylabel = NULL;
     memset(s, 0, sizeof s);
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) {
-            out = argv[++i];
-        } else if (strcmp(argv[i], "-t") == 0 && i + 1 < argc) {
-            title = argv[++i];
-        } else if (strcmp(argv[i], "-y") == 0 && i + 1 < argc) {
-            i++;
-            if (strcmp(argv[i], "busbw") != 0 && strcmp(argv[i], "time") != 0) {
-                fprintf(stderr, "pldsim-plot: bad -y '%s'; expected time or busbw\n", argv[i]);
-                return 2;
-            }
-            busbw = strcmp(argv[i], "busbw") == 0;
-        } else if (strcmp(argv[i], "--xy") == 0) {
+    static const struct option opts[] = {
+        {"xy", no_argument, NULL, 'x'},           {"xlabel", required_argument, NULL, 'X'},
+        {"ylabel", required_argument, NULL, 'Y'}, {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},      {0}};
+    opterr = 0;
+    for (int c; (c = getopt_long(argc, argv, ":o:t:y:h", opts, NULL)) != -1;) {
+        switch (c) {
+        case 'o':
+            out = optarg;
+            break;
+        case 't':
+            title = optarg;
+            break;
+        case 'y':
+            if (strcmp(optarg, "busbw") != 0 && strcmp(optarg, "time") != 0)
+                return usage_error("bad -y '%s'; expected time or busbw", optarg);
+            busbw = strcmp(optarg, "busbw") == 0;
+            break;
+        case 'x':
             xy = 1;
-        } else if (strcmp(argv[i], "--xlabel") == 0 && i + 1 < argc) {
-            xlabel = argv[++i];
-        } else if (strcmp(argv[i], "--ylabel") == 0 && i + 1 < argc) {
-            ylabel = argv[++i];
-        } else if (strcmp(argv[i], "--version") == 0) {
+            break;
+        case 'X':
+            xlabel = optarg;
+            break;
+        case 'Y':
+            ylabel = optarg;
+            break;
+        case 'V':
             /* pld_print_version's line; this tool does not link libpld */
             printf("pldsim-plot (pldsim) %s\n", PLD_PACKAGE_VERSION);
             return 0;
-        } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            puts("usage: pldsim-plot [-y time|busbw] [-t TITLE] -o OUT.svg A.csv[=LABEL] ...\n"
-                 "       pldsim-plot --xy --xlabel X --ylabel Y [-t TITLE] -o OUT.svg "
-                 "A.txt=LABEL ...");
+        case 'h':
+            fputs(usage, stdout);
             return 0;
-        } else if (argv[i][0] == '-') {
-            fprintf(stderr, "pldsim-plot: unknown option or missing value: '%s' (see --help)\n",
-                    argv[i]);
-            return 2;
-        } else if (ns == MAX_SERIES) {
-            fprintf(stderr, "pldsim-plot: at most %d series; '%s' is one too many\n", MAX_SERIES,
-                    argv[i]);
-            return 2;
-        } else {
-            char path[4096];
-            snprintf(path, sizeof path, "%s", argv[i]);
-            char *eq = strchr(path, '=');
-            if (eq) {
-                *eq = '\0';
-                snprintf(s[ns].label, sizeof s[ns].label, "%s", eq + 1);
-            }
-            if ((xy ? read_xy(path, &s[ns]) : read_csv(path, &s[ns], busbw)) != 0)
-                return 2;
-            ns++;
+        case ':':
+            return usage_error("%s needs a value", argv[optind - 1]);
+        default:
+            return usage_error("unknown option '%s'", argv[optind - 1]);
         }
     }
-    if (!out || !ns) {
-        fputs("usage: pldsim-plot [-y time|busbw] [-t TITLE] -o OUT.svg A.csv[=LABEL] ...\n",
-              stderr);
-        return 2;
+    if (!out)
+        return usage_error("-o OUT.svg is required%s", "");
+    if (optind == argc)
+        return usage_error("no input files%s", "");
+    if (argc - optind > MAX_SERIES)
+        return usage_error("at most 12 input files, got more: '%s' is the 13th",
+                           argv[optind + MAX_SERIES]);
+    /* the files are read after every option, so that -y and --xy apply to all */
+    for (int i = optind; i < argc; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s", argv[i]);
+        char *eq = strchr(path, '=');
+        if (eq) {
+            *eq = '\0';
+            snprintf(s[ns].label, sizeof s[ns].label, "%s", eq + 1);
+        }
+        if ((xy ? read_xy(path, &s[ns]) : read_csv(path, &s[ns], busbw)) != 0)
+            return 2;
+        ns++;
     }
     double x0 = INFINITY, x1 = 0, y0 = INFINITY, y1 = 0;
     for (int k = 0; k < ns; k++)
@@ -214,16 +319,18 @@ int main(int argc, char **argv)
     /* grid and axes */
     for (double d = ly0; d <= ly1 + 1e-9; d += 1) {
         double y = PY(pow(10, d));
+        char lab[32];
+        si_label(pow(10, d), lab, sizeof lab);
         fprintf(f,
                 "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n"
-                "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n",
-                L, y, L + pw, y, L - 6, y + 4, pow(10, d));
+                "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
+                L, y, L + pw, y, L - 6, y + 4, lab);
     }
     for (double e = ceil(lx0); e <= lx1 + 1e-9; e += xy ? 1 : 2) {
         double x = PX(pow(2, e));
         char lab[32];
         if (xy)
-            snprintf(lab, sizeof lab, "%g", pow(2, e));
+            si_label(pow(2, e), lab, sizeof lab);
         else
             human_bytes(pow(2, e), lab, sizeof lab);
         fprintf(f,
@@ -246,19 +353,24 @@ int main(int argc, char **argv)
                              : "simulated time (us, log scale)");
     fputs("</text>\n", f);
     for (int k = 0; k < ns; k++) {
-        const char *c = colours[k % 12];
-        fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", c);
+        const char *c = colours[k % 12], *dash = dashes[k % 4];
+        fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\"", c);
+        if (*dash)
+            fprintf(f, " stroke-dasharray=\"%s\"", dash);
+        fputs(" points=\"", f);
         for (int i = 0; i < s[k].n; i++)
             fprintf(f, "%.1f,%.1f ", PX(s[k].x[i]), PY(s[k].y[i]));
         fprintf(f, "\"/>\n");
         for (int i = 0; i < s[k].n; i++)
-            fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"/>\n", PX(s[k].x[i]),
-                    PY(s[k].y[i]), c);
+            marker(f, k % 6, PX(s[k].x[i]), PY(s[k].y[i]), c);
         double ly = T + 10 + 20 * k;
         fprintf(f,
                 "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"%s\" "
-                "stroke-width=\"3\"/>\n<text x=\"%.0f\" y=\"%.0f\">",
-                L + pw + 15, ly, L + pw + 40, ly, c, L + pw + 46, ly + 4);
+                "stroke-width=\"2\"%s%s%s/>\n",
+                L + pw + 10, ly, L + pw + 44, ly, c, *dash ? " stroke-dasharray=\"" : "", dash,
+                *dash ? "\"" : "");
+        marker(f, k % 6, L + pw + 27, ly, c);
+        fprintf(f, "<text x=\"%.0f\" y=\"%.0f\">", L + pw + 50, ly + 4);
         xml_text(f, s[k].label);
         fputs("</text>\n", f);
     }

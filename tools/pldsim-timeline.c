@@ -1,9 +1,13 @@
-/* pldsim-timeline IN.txt OUT.svg: draws a text trace (--trace FILE.txt) as
- * the same SVG timeline that --trace FILE.svg writes directly. */
+/* pldsim-timeline [--from US] [--to US] [--width PX] IN.txt OUT.svg: draws a
+ * text trace (--trace FILE.txt) as the SVG timeline that --trace FILE.svg
+ * writes directly, or a time window of it. */
 #include "../src/trace.h"
 
 #include <pld/pld_run.h>
 
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,29 +22,85 @@ static char *keep(const char *s)
     return c;
 }
 
+static const char usage[] =
+    "usage: pldsim-timeline [--from US] [--to US] [--width PX] IN.txt OUT.svg\n"
+    "Draws a pldsim text trace (--trace FILE.txt) as an SVG timeline, the picture\n"
+    "--trace FILE.svg draws.  Its width follows the events: a typical op is 10 px\n"
+    "wide (1000 to 12000 px).\n"
+    "  --from US    draw from this simulated time, in microseconds (default 0)\n"
+    "  --to US      draw up to this time (default: the run's end)\n"
+    "  --width PX   the plot's width in pixels, 100 to 100000 (default: from the events)\n"
+    "  -h, --help   this help\n"
+    "      --version  pldsim-timeline's version\n";
+
+/* A bad command line: one line, as every pldsim program refuses one. */
+static int usage_error(const char *fmt, const char *arg)
+{
+    fputs("pldsim-timeline: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputs(" (see --help)\n", stderr);
+    return 2;
+}
+
+/* A finite number in [lo, hi], all of `s`; 0 or -1. */
+static int parse_number(const char *s, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end || errno || !isfinite(v) || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    static const char usage[] = "usage: pldsim-timeline IN.txt OUT.svg\n"
-                                "Draws a pldsim text trace (--trace FILE.txt) as an SVG "
-                                "timeline.\n";
-    int help = argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0);
-    if (help) {
-        fputs(usage, stdout);
-        return 0;
-    }
-    if (argc == 2 && strcmp(argv[1], "--version") == 0) {
-        pld_print_version(argv[0]);
-        return 0;
-    }
-    for (int i = 1; i < argc; i++)
-        if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "pldsim-timeline: unknown option '%s' (see --help)\n", argv[i]);
-            return 2;
+    static const struct option opts[] = {
+        {"from", required_argument, NULL, 'f'},  {"to", required_argument, NULL, 't'},
+        {"width", required_argument, NULL, 'w'}, {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},     {0}};
+    struct pld__svg_view view = {0, -1, 0};
+    double from_us = 0, to_us = -1;
+    opterr = 0;
+    for (int c; (c = getopt_long(argc, argv, ":h", opts, NULL)) != -1;) {
+        switch (c) {
+        case 'h':
+            fputs(usage, stdout);
+            return 0;
+        case 'V':
+            pld_print_version(argv[0]);
+            return 0;
+        case 'f':
+            if (parse_number(optarg, 0, 1e15, &from_us) != 0)
+                return usage_error("bad --from '%s'; expected a time in us, 0 or more", optarg);
+            break;
+        case 't':
+            if (parse_number(optarg, 0, 1e15, &to_us) != 0 || to_us <= 0)
+                return usage_error("bad --to '%s'; expected a time in us, more than 0", optarg);
+            break;
+        case 'w':
+            if (parse_number(optarg, 100, 100000, &view.width) != 0)
+                return usage_error("bad --width '%s'; expected 100 to 100000 px", optarg);
+            break;
+        case ':':
+            return usage_error("%s needs a value", argv[optind - 1]);
+        default:
+            return usage_error("unknown option '%s'", argv[optind - 1]);
         }
-    if (argc != 3) {
-        fputs(usage, stderr);
+    }
+    if (to_us >= 0 && to_us <= from_us) {
+        fprintf(stderr, "pldsim-timeline: --to %g is not after --from %g (see --help)\n", to_us,
+                from_us);
         return 2;
     }
+    view.from = from_us * 1e-6;
+    view.to = to_us >= 0 ? to_us * 1e-6 : -1;
+    if (argc - optind != 2)
+        return usage_error(argc - optind < 2 ? "expected IN.txt and OUT.svg%s"
+                                             : "expected only IN.txt and OUT.svg%s",
+                           "");
+    argv += optind - 1; /* argv[1], argv[2]: the two files */
     FILE *in = fopen(argv[1], "r");
     if (!in) {
         fprintf(stderr, "pldsim-timeline: cannot read %s\n", argv[1]);
@@ -101,7 +161,7 @@ int main(int argc, char **argv)
     snprintf(R.platform_desc, sizeof R.platform_desc, "%s", platform);
     FILE *out = fopen(argv[2], "w");
     int rc = 0;
-    if (!out || pld__write_svg(out, &R, &t) != 0 || fclose(out) != 0) {
+    if (!out || pld__write_svg_view(out, &R, &t, &view) != 0 || fclose(out) != 0) {
         fprintf(stderr, "pldsim-timeline: cannot write %s\n", argv[2]);
         rc = 2;
     }
