@@ -18,6 +18,8 @@
 
 #include "size_arg.h"
 
+#include "usage_error.h"
+
 #include <getopt.h>
 
 #include <errno.h>
@@ -138,16 +140,6 @@ static void usage(FILE *out)
     pld_print_common_usage(out);
 }
 
-/* A bad command line: one line on stderr, as every pldsim program refuses
- * one; returns the usage status, 2. */
-static int usage_error(const char *fmt, const char *arg)
-{
-    fputs("pldsim-bench-backends: ", stderr);
-    fprintf(stderr, fmt, arg);
-    fputs(" (see --help)\n", stderr);
-    return 2;
-}
-
 int main(int argc, char **argv)
 {
     pld_config cfg;
@@ -181,13 +173,15 @@ int main(int argc, char **argv)
             break;
         case 'm':
             if (strcmp(optarg, "ring") != 0 && strcmp(optarg, "mesh") != 0)
-                return usage_error("bad --mode '%s'; expected ring or mesh", optarg);
+                return usage_error("pldsim-bench-backends",
+                                   "bad --mode '%s'; expected ring or mesh", optarg);
             B.ring = strcmp(optarg, "ring") == 0;
             break;
         case 'b':
         case 'e':
             if (parse_size_arg(optarg, c == 'b' ? &minb : &maxb) != 0)
-                return usage_error(c == 'b' ? "bad size '%s' for -b; expected 1..1P (K, M, G)"
+                return usage_error("pldsim-bench-backends",
+                                   c == 'b' ? "bad size '%s' for -b; expected 1..1P (K, M, G)"
                                             : "bad size '%s' for -e; expected 1..1P (K, M, G)",
                                    optarg);
             break;
@@ -195,17 +189,18 @@ int main(int argc, char **argv)
             errno = 0;
             n = strtol(optarg, &end, 10);
             if (end == optarg || *end || errno || n < 1 || n > 1000000)
-                return usage_error("bad count '%s' for --iters; expected 1..1000000", optarg);
+                return usage_error("pldsim-bench-backends",
+                                   "bad count '%s' for --iters; expected 1..1000000", optarg);
             B.iters = (int)n;
             break;
         case ':':
-            return usage_error("%s needs a value", argv[optind - 1]);
+            return usage_error("pldsim-bench-backends", "%s needs a value", argv[optind - 1]);
         default:
-            return usage_error("unknown option '%s'", argv[optind - 1]);
+            return usage_error("pldsim-bench-backends", "unknown option '%s'", argv[optind - 1]);
         }
     }
     if (optind < argc)
-        return usage_error("unexpected argument '%s'", argv[optind]);
+        return usage_error("pldsim-bench-backends", "unexpected argument '%s'", argv[optind]);
     if (minb < 4 || maxb < minb) {
         fprintf(stderr, "pldsim-bench-backends: need 4 <= -b <= -e\n");
         return 2;

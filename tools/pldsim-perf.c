@@ -18,6 +18,7 @@
 #include <pld/pld.h>
 
 #include "size_arg.h"
+#include "usage_error.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -509,10 +510,7 @@ static void usage(FILE *out)
 /* One refusal line on stderr; returns the usage status, 2. */
 static int fail_usage(const char *fmt, const char *arg)
 {
-    fprintf(stderr, "pldsim-perf: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, " (see --help)\n");
-    return 2;
+    return usage_error("pldsim-perf", fmt, arg);
 }
 
 /* Parses a whole decimal integer in [lo, hi] into *out; -1 if it is not one. */

@@ -9,6 +9,8 @@
  * one per line ('#' starts a comment), such as wall seconds against device
  * count from bench-scale.  The SVG is self-contained (no fonts or scripts to
  * fetch), so it renders anywhere, including in docs. */
+#include "usage_error.h"
+
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -208,15 +210,6 @@ static const char usage[] =
     "      --version     pldsim-plot's version\n"
     "At most 12 files; =LABEL names a line (default: the CSV's collective, mode, P).\n";
 
-/* A bad command line: one line, as every pldsim program refuses one. */
-static int usage_error(const char *fmt, const char *arg)
-{
-    fputs("pldsim-plot: ", stderr);
-    fprintf(stderr, fmt, arg);
-    fputs(" (see --help)\n", stderr);
-    return 2;
-}
-
 int main(int argc, char **argv)
 {
     struct series s[MAX_SERIES];
@@ -238,7 +231,7 @@ int main(int argc, char **argv)
             break;
         case 'y':
             if (strcmp(optarg, "busbw") != 0 && strcmp(optarg, "time") != 0)
-                return usage_error("bad -y '%s'; expected time or busbw", optarg);
+                return usage_error("pldsim-plot", "bad -y '%s'; expected time or busbw", optarg);
             busbw = strcmp(optarg, "busbw") == 0;
             break;
         case 'x':
@@ -258,17 +251,17 @@ int main(int argc, char **argv)
             fputs(usage, stdout);
             return 0;
         case ':':
-            return usage_error("%s needs a value", argv[optind - 1]);
+            return usage_error("pldsim-plot", "%s needs a value", argv[optind - 1]);
         default:
-            return usage_error("unknown option '%s'", argv[optind - 1]);
+            return usage_error("pldsim-plot", "unknown option '%s'", argv[optind - 1]);
         }
     }
     if (!out)
-        return usage_error("-o OUT.svg is required%s", "");
+        return usage_error("pldsim-plot", "-o OUT.svg is required%s", "");
     if (optind == argc)
-        return usage_error("no input files%s", "");
+        return usage_error("pldsim-plot", "no input files%s", "");
     if (argc - optind > MAX_SERIES)
-        return usage_error("at most 12 input files, got more: '%s' is the 13th",
+        return usage_error("pldsim-plot", "at most 12 input files, got more: '%s' is the 13th",
                            argv[optind + MAX_SERIES]);
     /* the files are read after every option, so that -y and --xy apply to all */
     for (int i = optind; i < argc; i++) {

@@ -6,6 +6,8 @@
 #include <pld/pld_run.h>
 
 #include <errno.h>
+#include "usage_error.h"
+
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
@@ -32,15 +34,6 @@ static const char usage[] =
     "  --width PX   the plot's width in pixels, 100 to 100000 (default: from the events)\n"
     "  -h, --help   this help\n"
     "      --version  pldsim-timeline's version\n";
-
-/* A bad command line: one line, as every pldsim program refuses one. */
-static int usage_error(const char *fmt, const char *arg)
-{
-    fputs("pldsim-timeline: ", stderr);
-    fprintf(stderr, fmt, arg);
-    fputs(" (see --help)\n", stderr);
-    return 2;
-}
 
 /* A finite number in [lo, hi], all of `s`; 0 or -1. */
 static int parse_number(const char *s, double lo, double hi, double *out)
@@ -73,20 +66,23 @@ int main(int argc, char **argv)
             return 0;
         case 'f':
             if (parse_number(optarg, 0, 1e15, &from_us) != 0)
-                return usage_error("bad --from '%s'; expected a time in us, 0 or more", optarg);
+                return usage_error("pldsim-timeline",
+                                   "bad --from '%s'; expected a time in us, 0 or more", optarg);
             break;
         case 't':
             if (parse_number(optarg, 0, 1e15, &to_us) != 0 || to_us <= 0)
-                return usage_error("bad --to '%s'; expected a time in us, more than 0", optarg);
+                return usage_error("pldsim-timeline",
+                                   "bad --to '%s'; expected a time in us, more than 0", optarg);
             break;
         case 'w':
             if (parse_number(optarg, 100, 100000, &view.width) != 0)
-                return usage_error("bad --width '%s'; expected 100 to 100000 px", optarg);
+                return usage_error("pldsim-timeline", "bad --width '%s'; expected 100 to 100000 px",
+                                   optarg);
             break;
         case ':':
-            return usage_error("%s needs a value", argv[optind - 1]);
+            return usage_error("pldsim-timeline", "%s needs a value", argv[optind - 1]);
         default:
-            return usage_error("unknown option '%s'", argv[optind - 1]);
+            return usage_error("pldsim-timeline", "unknown option '%s'", argv[optind - 1]);
         }
     }
     if (to_us >= 0 && to_us <= from_us) {
@@ -97,7 +93,8 @@ int main(int argc, char **argv)
     view.from = from_us * 1e-6;
     view.to = to_us >= 0 ? to_us * 1e-6 : -1;
     if (argc - optind != 2)
-        return usage_error(argc - optind < 2 ? "expected IN.txt and OUT.svg%s"
+        return usage_error("pldsim-timeline",
+                           argc - optind < 2 ? "expected IN.txt and OUT.svg%s"
                                              : "expected only IN.txt and OUT.svg%s",
                            "");
     argv += optind - 1; /* argv[1], argv[2]: the two files */
