@@ -1,7 +1,14 @@
 /* model.c: platform models.  One set of keys serves both forms:
  *  - model files (models/NAME.model): `key = value` lines, `#` comments;
  *  - topology specs (--topology KIND:DIMS,key=value,...).
- * See docs/models.md for every key, its unit, default and range. */
+ * See docs/models.md for every key, its unit, default and range.
+ *
+ * Why the parser is hand-written: both grammars are a flat list of
+ * key/value pairs whose values carry units (56GBps, 1.5us, 4x4), and each
+ * refusal must name the key, the file:line or the flag, and the range.  A
+ * config library (libconfig, inih) would parse the lines but not the units
+ * or the spec form, and its messages would not say what pldsim accepts.
+ * The grammar is small, and fuzzed (fuzz_topology, fuzz_model). */
 #include "model.h"
 
 #include <ctype.h>
