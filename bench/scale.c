@@ -14,6 +14,7 @@
 #include <pld/pld.h>
 
 #include "../tools/size_arg.h"
+#include "../tools/usage_error.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -126,26 +127,18 @@ int main(int argc, char **argv)
     optind = 0; /* glibc: start afresh, pld_parse_args used getopt too */
     opterr = 0;
     for (int c; (c = getopt_long(argc, argv, ":", opts, NULL)) != -1;) {
-        if (c == 'B' && parse_size_arg(optarg, &bytes) != 0) {
-            fprintf(
-                stderr,
-                "pldsim-scale: bad size '%s' for --bytes; expected 1..1P (K, M, G) (see --help)\n",
-                optarg);
-            return 2;
-        } else if (c == ':') {
-            fprintf(stderr, "pldsim-scale: %s needs a value (see --help)\n", argv[optind - 1]);
-            return 2;
-        } else if (c != 'B') {
-            fprintf(stderr, "pldsim-scale: unknown option '%s' (see --help)\n", argv[optind - 1]);
-            return 2;
-        }
+        if (c == 'B' && parse_size_arg(optarg, &bytes) != 0)
+            return usage_error("pldsim-scale",
+                               "bad size '%s' for --bytes; expected 1..1P (K, M, G)", optarg);
+        if (c == ':')
+            return usage_error("pldsim-scale", "%s needs a value", argv[optind - 1]);
+        if (c != 'B')
+            return usage_error("pldsim-scale", "unknown option '%s'", argv[optind - 1]);
     }
     if (optind < argc)
         coll = argv[optind++];
-    if (optind < argc) {
-        fprintf(stderr, "pldsim-scale: unexpected argument '%s' (see --help)\n", argv[optind]);
-        return 2;
-    }
+    if (optind < argc)
+        return usage_error("pldsim-scale", "unexpected argument '%s'", argv[optind]);
     S.coll = (enum coll) - 1;
     for (int k = 0; coll && k < 3; k++)
         if (strcmp(coll, names[k]) == 0)
