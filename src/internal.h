@@ -122,6 +122,14 @@ struct pld__ub_block {
 };
 
 /* Front-end state of one rank. */
+/* One dispatch as the device ran it: from the start of the dispatched
+ * function on the device to its return (its kernels' launches and ends
+ * included), in model seconds (wall seconds on a real backend). */
+struct pld__dispatch_span {
+    double t0, t1;
+    const char *fn; /* the dispatched function's name */
+};
+
 struct pld__rank {
     int device_id;
     struct pld__device dev;
@@ -152,11 +160,19 @@ struct pld__rank {
     int task; /* 1 + the index of the task-graph task this core runs (taskgraph.c), or 0 */
     /* end of the kernel state */
     uint64_t bytes_sent, bytes_received;
+    /* The device span of each dispatch the rank ran, in order (levels.c):
+     * what upstream's runtime stamps as a dispatch's device wall. */
+    struct pld__dispatch_span *spans;
+    int nspans, capspans;
     struct pld__graph *graph; /* the open manual scope (taskgraph.c), or NULL */
     int recording;            /* pld_record_begin() is active */
     char *rec;                /* the recorded lines */
     size_t rec_len, rec_cap;
 };
+
+/* The longest device span of the dispatches `rk` ran (levels.c): its
+ * device wall, in seconds; 0 when it ran none. */
+double pld__device_wall(const struct pld__rank *rk);
 
 /* A rank's kernel state as bytes (cores.c): its size, and copies out of and
  * into the rank.  A fork is a new core of the running kernel: the same

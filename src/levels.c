@@ -96,10 +96,34 @@ void pld__incore_exit(void)
     rk->kernel = NULL;
 }
 
+/* Runs a dispatched task and records its device span.  The slot is made
+ * before the task runs, so that running out of memory fails at the
+ * dispatch's line rather than losing a span after the fact. */
 void pld__run_task(int rank, struct pld__task *t)
 {
     struct pld__rank *fr = &pld__R->ranks[rank];
+    if (fr->nspans == fr->capspans) {
+        int cap = fr->capspans ? 2 * fr->capspans : 4;
+        struct pld__dispatch_span *n = realloc(fr->spans, (size_t)cap * sizeof *n);
+        if (!n)
+            pld__fail(PLD_ENOMEM, t->file, t->line, "pld_dispatch",
+                      "out of memory recording the device span of dispatch %d to rank %d",
+                      fr->nspans, rank);
+        fr->spans = n;
+        fr->capspans = cap;
+    }
+    double t0 = pld__now();
     fr->in_task = 1;
     t->fn(t->args);
     fr->in_task = 0;
+    fr->spans[fr->nspans++] = (struct pld__dispatch_span){t0, pld__now(), t->fn_name};
+}
+
+double pld__device_wall(const struct pld__rank *rk)
+{
+    double w = 0;
+    for (int i = 0; i < rk->nspans; i++)
+        if (rk->spans[i].t1 - rk->spans[i].t0 > w)
+            w = rk->spans[i].t1 - rk->spans[i].t0;
+    return w;
 }

@@ -87,8 +87,10 @@ static const struct pld_backend *find_backend(const char *name)
  * zeroed struct, so nothing is reset anywhere else. */
 static void run_free(struct pld__run *R)
 {
-    for (int r = 0; r < R->P; r++)
+    for (int r = 0; r < R->P; r++) {
         pld__ub_release_all(&R->ranks[r]);
+        free(R->ranks[r].spans);
+    }
     pld__kept_save(R);    /* before the windows go */
     pld__windows_free(R); /* releases the sparse windows too */
     pld__groups_free(R);
@@ -208,7 +210,12 @@ int pld__run(const pld_config *cfg, pld__host_fn host, const void *args)
         if (!rc)
             rc = drc;
     }
+    double wall = 0;
+    for (int r = 0; r < R.P; r++)
+        if (pld__device_wall(&R.ranks[r]) > wall)
+            wall = pld__device_wall(&R.ranks[r]);
     last_stats = (pld_run_stats){.time_s = R.end_time,
+                                 .device_wall_s = wall,
                                  .bytes_moved = R.bytes_moved,
                                  .nranks = R.P,
                                  .transfers = R.transfers,

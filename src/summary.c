@@ -161,18 +161,31 @@ void pld__print_summary(FILE *out, const struct pld__run *R, const struct pld__t
     struct pld__summary_route *routes = S.routes;
     size_t nroutes = S.nroutes;
     fprintf(out, "== run summary: %s, P=%d, %.3f us ==\n", R->platform_desc, P, end * 1e6);
-    fprintf(out, "%-6s %12s %12s %12s %12s %12s\n", "rank", "busy (us)", "waiting (us)",
-            "idle (us)", "sent (B)", "received (B)");
+    fprintf(out, "%-6s %12s %12s %12s %12s %12s %16s\n", "rank", "busy (us)", "waiting (us)",
+            "idle (us)", "sent (B)", "received (B)", "device wall (us)");
+    int slowest = -1;
     for (int r = 0; r <= P; r++) {
-        if (r == P)
-            fprintf(out, "%-6s %12.3f %12s %12.3f %12s %12s\n", "host", busy[r] * 1e6, "-",
-                    (end - busy[r]) * 1e6, "-", "-");
-        else
-            fprintf(out, "r%-5d %12.3f %12.3f %12.3f %12llu %12llu\n", r, busy[r] * 1e6,
-                    wait[r] * 1e6, (end - busy[r] - wait[r]) * 1e6,
-                    (unsigned long long)R->ranks[r].bytes_sent,
-                    (unsigned long long)R->ranks[r].bytes_received);
+        if (r == P) {
+            fprintf(out, "%-6s %12.3f %12s %12.3f %12s %12s %16s\n", "host", busy[r] * 1e6, "-",
+                    (end - busy[r]) * 1e6, "-", "-", "-");
+            continue;
+        }
+        double wall = pld__device_wall(&R->ranks[r]);
+        if (slowest < 0 || wall > pld__device_wall(&R->ranks[slowest]))
+            slowest = r;
+        fprintf(out, "r%-5d %12.3f %12.3f %12.3f %12llu %12llu %16.3f\n", r, busy[r] * 1e6,
+                wait[r] * 1e6, (end - busy[r] - wait[r]) * 1e6,
+                (unsigned long long)R->ranks[r].bytes_sent,
+                (unsigned long long)R->ranks[r].bytes_received, wall * 1e6);
     }
+    /* what upstream's runtime reports as device_wall: the slowest rank's
+     * longest dispatch, host time outside it */
+    if (slowest >= 0)
+        fprintf(out,
+                "device wall: %.3f us (r%d's longest of %d dispatch%s); host dispatching %.3f us "
+                "of the run's %.3f us\n",
+                pld__device_wall(&R->ranks[slowest]) * 1e6, slowest, R->ranks[slowest].nspans,
+                R->ranks[slowest].nspans == 1 ? "" : "es", busy[P] * 1e6, end * 1e6);
 
     if (nroutes) {
         fprintf(out, "%-12s %14s %14s %12s\n", "route", "bytes", "peak (GB/s)", "peak util");

@@ -25,15 +25,28 @@ int pld__write_summary_json(FILE *out, const struct pld__run *R, const struct pl
     const pld_config *cfg = R->cfg;
     int P = R->P;
     json_t *ranks = json_array(), *routes = json_array(), *path = json_null();
-    double tot_busy = 0, tot_wait = 0;
+    double tot_busy = 0, tot_wait = 0, wall = 0;
+    int ndispatch = 0;
     for (int r = 0; r < P; r++) {
+        const struct pld__rank *rk = &R->ranks[r];
         double idle = S.end - S.busy[r] - S.wait[r];
         tot_busy += S.busy[r], tot_wait += S.wait[r];
-        json_array_append_new(ranks, json_pack("{s:i, s:f, s:f, s:f, s:I, s:I}", "rank", r,
-                                               "busy_us", S.busy[r] * 1e6, "wait_us",
+        json_t *spans = json_array();
+        for (int i = 0; i < rk->nspans; i++)
+            json_array_append_new(
+                spans, json_pack("{s:o, s:f, s:f, s:f}", "function", str(rk->spans[i].fn),
+                                 "start_us", rk->spans[i].t0 * 1e6, "end_us", rk->spans[i].t1 * 1e6,
+                                 "device_wall_us", (rk->spans[i].t1 - rk->spans[i].t0) * 1e6));
+        double w = pld__device_wall(rk);
+        if (w > wall)
+            wall = w;
+        ndispatch += rk->nspans;
+        json_array_append_new(ranks, json_pack("{s:i, s:f, s:f, s:f, s:I, s:I, s:f, s:o}", "rank",
+                                               r, "busy_us", S.busy[r] * 1e6, "wait_us",
                                                S.wait[r] * 1e6, "idle_us", idle * 1e6, "sent_bytes",
-                                               (json_int_t)R->ranks[r].bytes_sent, "received_bytes",
-                                               (json_int_t)R->ranks[r].bytes_received));
+                                               (json_int_t)rk->bytes_sent, "received_bytes",
+                                               (json_int_t)rk->bytes_received, "device_wall_us",
+                                               w * 1e6, "dispatches", spans));
     }
     double tot_bytes = 0;
     for (size_t k = 0; k < S.nroutes; k++) {
@@ -66,16 +79,16 @@ int pld__write_summary_json(FILE *out, const struct pld__run *R, const struct pl
                          "hops", S.hops, "by_kind_us", by_kind, "segments", segs);
     }
     json_t *doc = json_pack(
-        "{s:s, s:{s:s, s:o, s:i, s:o, s:o, s:o, s:f}, s:o, s:{s:f, s:f}, s:o, s:{s:f, s:f, s:f, "
-        "s:f, s:I, s:I}, s:o}",
+        "{s:s, s:{s:s, s:o, s:i, s:o, s:o, s:o, s:f, s:f}, s:o, s:{s:f, s:f, s:i}, s:o, s:{s:f, "
+        "s:f, s:f, s:f, s:I, s:I}, s:o}",
         "schema", "pldsim-summary/1", "run", "pldsim_version", pld_version(), "backend",
         str(R->be ? R->be->name : NULL), "P", P, "platform", str(R->platform_desc),
         "platform_option", str(cfg->platform), "topology", str(cfg->topology), "end_time_us",
-        S.end * 1e6, "ranks", ranks, "host", "busy_us", S.busy[P] * 1e6, "idle_us",
-        (S.end - S.busy[P]) * 1e6, "routes", routes, "totals", "busy_us", tot_busy * 1e6, "wait_us",
-        tot_wait * 1e6, "idle_us", (P * S.end - tot_busy - tot_wait) * 1e6, "route_bytes",
-        tot_bytes, "bytes_moved", (json_int_t)R->bytes_moved, "transfers", (json_int_t)R->transfers,
-        "critical_path", path);
+        S.end * 1e6, "device_wall_us", wall * 1e6, "ranks", ranks, "host", "busy_us",
+        S.busy[P] * 1e6, "idle_us", (S.end - S.busy[P]) * 1e6, "dispatches", ndispatch, "routes",
+        routes, "totals", "busy_us", tot_busy * 1e6, "wait_us", tot_wait * 1e6, "idle_us",
+        (P * S.end - tot_busy - tot_wait) * 1e6, "route_bytes", tot_bytes, "bytes_moved",
+        (json_int_t)R->bytes_moved, "transfers", (json_int_t)R->transfers, "critical_path", path);
     pld__summary_free(&S);
     if (!doc)
         return -1;

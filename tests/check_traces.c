@@ -368,10 +368,14 @@ START_TEST(run_summary)
     struct cmd_result r = run_cmd("%s -d 0-3 --summary", tutorial("10_allreduce_ring"));
     ck_assert_int_eq(r.status, 0);
     ck_assert_contains(r.out, "== run summary: a2a3sim, P=4,");
-    ck_assert_contains(r.out,
-                       "rank      busy (us) waiting (us)    idle (us)     sent (B) received (B)");
+    ck_assert_contains(r.out, "rank      busy (us) waiting (us)    idle (us)     sent (B) received "
+                              "(B) device wall (us)");
     /* each rank sends its 6 chunks of 16 floats plus 12 four-byte signals */
     ck_assert_int_eq(count_lines_with(r.out, "          408          408"), 4);
+    /* rank 0 is dispatched first and waits for the others: its one
+     * dispatch is the longest */
+    ck_assert_contains(r.out, "device wall: ");
+    ck_assert_contains(r.out, " us (r0's longest of 1 dispatch); host dispatching ");
     ck_assert_contains(r.out, "r0 -> r1                408");
     ck_assert_contains(r.out, "critical path: ");
     cmd_result_free(&r);
@@ -411,6 +415,36 @@ START_TEST(run_summary_json)
         ck_assert_int_eq(json_integer_value(json_object_get(rk, "sent_bytes")),
                          2 * (P - 1) * (N / P * 4 + 4));
     }
+
+    /* the device wall, as upstream's runtime measures it: each rank ran one
+     * dispatch, which started when the host's serial dispatches reached it
+     * ((r + 1) dispatch costs) and ended by the run's end; the rank's wall
+     * is that span, and the run's the largest of them */
+    json_t *host = json_object_get(doc, "host");
+    ck_assert_int_eq(json_integer_value(json_object_get(host, "dispatches")), P);
+    double per_dispatch = json_number_value(json_object_get(host, "busy_us")) / P, most = 0;
+    ck_assert(per_dispatch > 0);
+    for (size_t i = 0; i < json_array_size(ranks); i++) {
+        json_t *rk = json_array_get(ranks, i), *ds = json_object_get(rk, "dispatches");
+        ck_assert_int_eq(json_array_size(ds), 1);
+        json_t *d = json_array_get(ds, 0);
+        double t0 = json_number_value(json_object_get(d, "start_us")),
+               t1 = json_number_value(json_object_get(d, "end_us")),
+               w = json_number_value(json_object_get(d, "device_wall_us"));
+        ck_assert_str_eq(json_string_value(json_object_get(d, "function")), "per_device");
+        ck_assert_double_eq_tol(t0, (double)(i + 1) * per_dispatch, 1e-9 * end);
+        ck_assert(t1 > t0 && t1 <= end * (1 + 1e-12));
+        ck_assert_double_eq_tol(w, t1 - t0, 1e-9 * end);
+        ck_assert_double_eq_tol(json_number_value(json_object_get(rk, "device_wall_us")), w,
+                                1e-9 * end);
+        if (w > most)
+            most = w;
+    }
+    ck_assert_double_eq_tol(json_number_value(json_object_get(run, "device_wall_us")), most,
+                            1e-9 * end);
+    /* the device wall leaves out the host's time before the first dispatch
+     * landed */
+    ck_assert(most <= end - per_dispatch + 1e-9 * end);
 
     /* one route per rank, to its right neighbour, with the closed form */
     json_t *routes = json_object_get(doc, "routes");

@@ -197,6 +197,12 @@ typedef struct pld_run_stats {
     uint64_t transfers;    /* inter-rank transfers (RMA and signals): the network's work */
     int domains;           /* comm domains (window groups; the world is one) with buffers */
     int domains_allocated; /* of those, how many had a buffer that no kept window held */
+    /* The device wall as upstream's runtime measures it, in seconds: per
+     * rank the longest device span of one dispatch (from the dispatched
+     * function's start on the device to its return), and here the longest
+     * over ranks.  Host time before a dispatch reaches its device is not in
+     * it.  0 when no dispatch ran. */
+    double device_wall_s;
 } pld_run_stats;
 void pld_last_run_stats(pld_run_stats *out);
 
