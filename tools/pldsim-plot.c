@@ -319,13 +319,16 @@ int main(int argc, char **argv)
                 "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
                 L, y, L + pw, y, L - 6, y + 4, lab);
     }
-    for (double e = ceil(lx0); e <= lx1 + 1e-9; e += xy ? 1 : 2) {
+    /* x ticks at powers of 2, far enough apart that their labels do not
+     * run into each other (48 px); a power of 2 reads best in binary
+     * multiples (1K, 2K, 4K rather than 1.024k, 2.048k), below 1024 plain */
+    int step = (int)ceil(48 / (pw / (lx1 - lx0)));
+    if (step < (xy ? 1 : 2))
+        step = xy ? 1 : 2;
+    for (double e = ceil(lx0 / step) * step; e <= lx1 + 1e-9; e += step) {
         double x = PX(pow(2, e));
         char lab[32];
-        if (xy)
-            si_label(pow(2, e), lab, sizeof lab);
-        else
-            human_bytes(pow(2, e), lab, sizeof lab);
+        human_bytes(pow(2, e), lab, sizeof lab);
         fprintf(f,
                 "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#eee\"/>\n"
                 "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
