@@ -22,10 +22,11 @@
  * host dispatches every rank (dispatch_lat each) and each rank launches its
  * kernel (launch_lat); with data, each rank writes and reads two elements.
  *
- * The device numbers are those of the a2a3sim model (src/models_builtin.c).
- * The run's simulated time therefore equals pldsim's (tests/check_accuracy
- * asserts it to the bit); its wall time is the floor that pldsim's own code
- * sits on.  Prints one key=value line. */
+ * The device numbers are read from dev0's <prop>s in the platform file,
+ * which pldsim writes from its model.  The run's simulated time therefore
+ * equals pldsim's (tests/check_accuracy asserts it to the bit); its wall
+ * time is the floor that pldsim's own code sits on.  Prints one key=value
+ * line. */
 #include <simgrid/actor.h>
 #include <simgrid/engine.h>
 #include <simgrid/host.h>
@@ -38,10 +39,11 @@
 #include <time.h>
 #include <xbt/log.h>
 
-/* a2a3sim's device model: seconds, bytes per second, elements per second */
-static const double hbm_lat = 500e-9, hbm_bw = 1.6e12, vector_rate = 128e9, launch_lat = 1e-6,
-                    dispatch_lat = 17e-6, signal_lat = 100e-9, poll_lat = 200e-9;
-static const double signal_bytes = 4;
+/* The device model, from dev0's <prop>s: seconds, bytes per second,
+ * elements per second, bytes.  A pull costs pull_lat, then the flow, and at
+ * least a route latency plus bytes/pull_bw (0: no such floor). */
+static double hbm_lat, hbm_bw, vector_rate, launch_lat, dispatch_lat, signal_lat, poll_lat,
+    signal_bytes, pull_lat, pull_bw;
 enum { PIECE_ELEMS = 16384 / 4 }; /* FP32 elements per 16 KiB piece */
 
 struct rank {
@@ -114,11 +116,18 @@ static void catch_up(void)
     }
 }
 
-static void flow(int from, int to, double bytes)
+/* A pull of `bytes` from `from` by `to` (the caller), over a route of
+ * latency `lat`. */
+static void pull(int from, int to, double bytes, double lat)
 {
+    elapse(pull_lat);
     catch_up();
     S.flows++;
+    double t0 = simgrid_get_clock();
     sg_host_sendto(S.hosts[from], S.hosts[to], bytes);
+    double own = pull_bw > 0 ? t0 + lat + bytes / pull_bw - simgrid_get_clock() : 0;
+    if (own > 0)
+        elapse(own);
 }
 
 /* A notify to `owner`'s cell: the signal latency, then (to another rank) a
@@ -206,7 +215,7 @@ static void device(int argc, char **argv)
             wait_ge(me, &rk->done[r - 1], 1);
         for (int64_t off = lo; off < hi; off += PIECE_ELEMS) {
             int64_t len = hi - off < PIECE_ELEMS ? hi - off : PIECE_ELEMS;
-            flow(left, me, 4.0 * (double)len);
+            pull(left, me, 4.0 * (double)len, rk->lat_l);
             if (rs) {
                 gm(4.0 * (double)len);
                 elapse((double)len / vector_rate);
@@ -330,6 +339,25 @@ int main(int argc, char **argv)
         fprintf(stderr, "simgrid-floor: %s has more than %d devices (it has %s)\n", platform, S.P,
                 extra);
         return 2;
+    }
+    static const struct {
+        const char *key;
+        double *to;
+    } props[] = {{"hbm_lat", &hbm_lat},           {"hbm_bw", &hbm_bw},
+                 {"vector_rate", &vector_rate},   {"launch_lat", &launch_lat},
+                 {"dispatch_lat", &dispatch_lat}, {"signal_lat", &signal_lat},
+                 {"poll_lat", &poll_lat},         {"signal_bytes", &signal_bytes},
+                 {"pull_lat", &pull_lat},         {"pull_bw", &pull_bw}};
+    for (size_t i = 0; i < sizeof props / sizeof props[0]; i++) {
+        const char *v = sg_host_get_property_value(S.hosts[0], props[i].key);
+        if (!v) {
+            fprintf(stderr,
+                    "simgrid-floor: %s: dev0 has no <prop id=\"%s\"> (write the file "
+                    "with PLD_SAVE_PLATFORM)\n",
+                    platform, props[i].key);
+            return 2;
+        }
+        *props[i].to = strtod(v, NULL);
     }
     sg_host_t cpu = sg_host_by_name("host");
     if (!cpu) {

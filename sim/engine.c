@@ -268,7 +268,11 @@ static int route(struct sim_rank *rk, int from, int to, double *lat, double *bw)
 
 /* The time half of read and write: c->before, then c->bytes from `from` to
  * `to` as one flow, then c->after; the data is copied by the caller between
- * the flow's end and c->after, when the last byte has arrived. */
+ * the flow's end and c->after, when the last byte has arrived.  A core that
+ * moves bytes slower than the route (c->rate) takes at least a route
+ * latency plus bytes/rate: what the flow left of that goes on the rank's
+ * own clock, so it costs no SimGrid activity (SimGrid 3.32 cannot cap a
+ * host-to-host flow's rate: Comm::set_rate refuses a sendto comm). */
 static int carry(int from, int to, struct pld__cost *c)
 {
     int me = sim_self();
@@ -283,6 +287,9 @@ static int carry(int from, int to, struct pld__cost *c)
         c->t_start = simgrid_get_clock();
         SIMCALL(sg_host_sendto(S->hosts[from], S->hosts[to], c->bytes));
         pld__progress_tick(&S->progress, S->R);
+        double own = c->rate > 0 ? c->t_start + lat + c->bytes / c->rate - simgrid_get_clock() : 0;
+        if (own > 0)
+            rk->ahead += own;
     } else {
         c->t_start = simgrid_get_clock() + rk->ahead;
     }

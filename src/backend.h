@@ -51,7 +51,9 @@ struct pld__cost {
     double bytes;          /* over the route; 0 for a rank's own window */
     double after;          /* s of device work once they have arrived */
     double engine;         /* async writes: s of DMA-engine work before the bytes leave */
-    double rate;           /* async writes: the engine's own throughput, B/s; 0: unlimited */
+    double rate;           /* the mover's own throughput, B/s (a core pulling or pushing, an
+                              async write's engine): the bytes take at least a route latency
+                              plus bytes / rate; 0: as fast as the route */
     double t_start, t_end; /* out: when the bytes left and arrived */
 };
 

@@ -44,15 +44,30 @@ void pld__charge_dispatch(void)
     pld__R->be->charge(pld__R->host_dev.dispatch_lat);
 }
 
-/* Bytes between two ranks go over the route; within one rank they are a
- * copy within its GM, read and written at HBM speed. */
+/* What a core pays to move bytes to or from a peer itself (not through a
+ * DMA engine): `n` transfers' fixed costs before the bytes move, and its
+ * own rate.  The caller pulls when the bytes come to it (remote_load, get)
+ * and pushes when they leave it (remote_store, put): on the 910B the two
+ * differ by an order of magnitude (docs/validation.md). */
+static void core_mover(struct pld__cost *c, const struct pld__device *d, int pull, int64_t n)
+{
+    c->before += (double)n * (pull ? d->pull_lat : d->push_lat);
+    c->rate = pull ? d->pull_bw : d->push_bw;
+}
+
+/* Bytes between two ranks go over the route, moved by the calling core;
+ * within one rank they are a copy within its GM, read and written at HBM
+ * speed. */
 void pld__price_transfer(struct pld__cost *c, int from, int to, size_t bytes)
 {
+    const struct pld__device *d = self_dev();
     *c = (struct pld__cost){0};
-    if (from == to)
-        c->before = gm_seconds(self_dev(), 2.0 * (double)bytes);
-    else
-        c->bytes = (double)bytes;
+    if (from == to) {
+        c->before = gm_seconds(d, 2.0 * (double)bytes);
+        return;
+    }
+    core_mover(c, d, to == pld__self(), 1);
+    c->bytes = (double)bytes;
 }
 
 void pld__price_store(struct pld__cost *c, size_t bytes)
@@ -66,8 +81,9 @@ void pld__price_store(struct pld__cost *c, size_t bytes)
  * chunk but the first (put) or the last (get) overlaps the transfer of
  * another chunk, so only that one is charged.  The chunks' transfers are
  * one flow of all the bytes (one SimGrid activity) plus one route latency
- * for each chunk after the first: the same time as back-to-back chunks on
- * a quiet route, and the same share of a busy one. */
+ * and one core transfer cost (push_lat or pull_lat) for each chunk: the
+ * same time as back-to-back chunks on a quiet route, and the same share of
+ * a busy one. */
 void pld__price_staged(struct pld__cost *c, int from, int to, int put, int64_t nchunks,
                        int64_t chunk, int64_t last, int pipeline)
 {
@@ -89,6 +105,7 @@ void pld__price_staged(struct pld__cost *c, int from, int to, int put, int64_t n
         c->before = gm;
     else
         c->after = gm;
+    core_mover(c, d, !put, nchunks);
     c->extra_lats = nchunks - 1;
     c->bytes = total;
 }

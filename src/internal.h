@@ -63,7 +63,11 @@ struct pld__wbuf {
     X(sdma_engines, count)   /* DMA engines: put_async transfers beyond this many queue */         \
     X(sdma_issue, time)      /* the core's cost of issuing one put_async, s */                     \
     X(sdma_lat, time)        /* an engine's cost per block before the block's bytes move, s */     \
-    X(sdma_bw, bandwidth)    /* one engine's throughput, B/s; 0: as fast as the route */
+    X(sdma_bw, bandwidth)    /* one engine's throughput, B/s; 0: as fast as the route */           \
+    X(pull_lat, time)        /* a core's fixed cost per pull (remote_load, get chunk), s */        \
+    X(pull_bw, bandwidth)    /* one core's pulling throughput, B/s; 0: as fast as the route */     \
+    X(push_lat, time)        /* a core's fixed cost per push (remote_store, put chunk), s */       \
+    X(push_bw, bandwidth)    /* one core's pushing throughput, B/s; 0: as fast as the route */
 
 struct pld__device {
 #define PLD__DEVICE_FIELD(key, unit) double key;
@@ -152,7 +156,10 @@ struct pld__rank {
     int nspare;
     uint64_t epoch; /* bumps at every kernel entry and exit */
     struct pld__wait_info wait;
-    const char *collective;   /* name of the builtin being executed, or NULL */
+    const char *collective; /* name of the builtin being executed, or NULL */
+    /* the running kernel is a builtin collective's (host or per-device
+     * call): upstream's template kernel, which moves 256-element tiles */
+    int builtin;
     struct pld__async *async; /* the running kernel's put_async sessions and events (async.c) */
     /* innermost armed guard (pld_embed.h), or NULL: per core, because each
      * core of a task graph runs front-end code of its own */

@@ -81,6 +81,7 @@ void pld__incore_enter(const char *file, int line, const char *kernel)
     double t0 = pld__now();
     pld__charge_launch();
     rk->kernel = kernel;
+    rk->builtin = 0;
     rk->kernel_file = file;
     rk->kernel_line = line;
     pld__ub_enter(rk);

@@ -9,10 +9,14 @@
  *
  * Symbols (docs/models.md): a = link latency, B = link bandwidth, h and H =
  * hbm_lat and hbm_bw, V = vector_rate, sg = signal_lat, pl = poll_lat,
- * s = signal_bytes.  Unit costs: a notify N = sg + a + s/B; a notify to
- * oneself Ns = sg + h + 2s/H; a wait that needs no waiting W = pl; a GM
- * access G(b) = h + b/H; a flow X(b) = a + b/B; a vector op on e elements
- * e/V. */
+ * s = signal_bytes, lp and Bp = pull_lat and pull_bw, ls and Bs =
+ * push_lat and push_bw (a rate of 0 is no limit).  Unit costs: a notify
+ * N = sg + a + s/B; a notify to oneself Ns = sg + h + 2s/H; a wait that
+ * needs no waiting W = pl; a GM access G(b) = h + b/H; a pull of b bytes
+ * (remote_load, a get's chunk) Xl(b) = lp + a + b/min(B, Bp); a push
+ * (remote_store, a put's chunk) Xs(b) = ls + a + b/min(B, Bs); a vector op
+ * on e elements e/V.  A kernel's collective moves chunks of 16 KiB; a
+ * builtin's kernel (the host form) tiles of 256 elements, 1 KiB of FP32. */
 #include "checktools.h"
 #include "../sim/sim.h"
 
@@ -23,9 +27,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define BW    56e9
-#define LAT   1e-6
-#define CHUNK 16384.0 /* bytes: the builtins' UB chunk */
+#define BW         56e9
+#define LAT        1e-6
+#define CHUNK      16384.0 /* bytes: a kernel's collective moves chunks of 16 KiB */
+#define HOST_CHUNK 1024.0  /* bytes: a builtin's kernel, tiles of 256 FP32 elements */
+
+static double chunk_bytes = CHUNK; /* the chunk of the closed form being computed */
 
 static struct pld__device D; /* a2a3's device numbers */
 
@@ -33,9 +40,19 @@ static double G(double b)
 {
     return D.hbm_lat + b / D.hbm_bw;
 }
-static double X(double b)
+/* The bandwidth a mover gets on a quiet route: the route's, or its own
+ * rate when that is slower. */
+static double eff_bw(double rate)
 {
-    return LAT + b / BW;
+    return rate > 0 && rate < BW ? rate : BW;
+}
+static double Xl(double b)
+{
+    return D.pull_lat + LAT + b / eff_bw(D.pull_bw);
+}
+static double Xs(double b)
+{
+    return D.push_lat + LAT + b / eff_bw(D.push_bw);
 }
 static double N(void)
 {
@@ -56,28 +73,28 @@ static double barrier(int P)
     return (P - 1) * (N() + D.poll_lat);
 }
 
-/* Sums f over the 16 KiB chunks of n bytes. */
+/* Sums f over the chunks of n bytes. */
 static double over_chunks(double n, double (*f)(double c, int P), int P)
 {
-    double t = 0;
-    for (double off = 0; off < n; off += CHUNK)
-        t += f(n - off < CHUNK ? n - off : CHUNK, P);
+    double t = 0, ch = chunk_bytes;
+    for (double off = 0; off < n; off += ch)
+        t += f(n - off < ch ? n - off : ch, P);
     return t;
 }
 
 static double mesh_chunk(double c, int P)
 {
-    return G(c) + (P - 1) * (X(c) + Vop(c)) + barrier(P) + G(c);
+    return G(c) + (P - 1) * (Xl(c) + Vop(c)) + barrier(P) + G(c);
 }
 static double get_chunk(double c, int P)
 {
     (void)P;
-    return X(c) + G(c);
+    return Xl(c) + G(c);
 }
 static double put_chunk(double c, int P)
 {
     (void)P;
-    return G(c) + X(c);
+    return G(c) + Xs(c);
 }
 static double put_self_chunk(double c, int P)
 {
@@ -102,9 +119,9 @@ static double closed_form(enum kind k, int P, double n)
         double c = n / P; /* every chunk is n/P: n divides by P here */
         for (int r = 0; r < 2 * (P - 1); r++) {
             t += 2 * N() + D.poll_lat + (r > 0 ? D.poll_lat : 0);
-            for (double off = 0; off < c; off += CHUNK) {
-                double b = c - off < CHUNK ? c - off : CHUNK;
-                t += X(b) + G(b) + (r < P - 1 ? G(b) + Vop(b) : 0);
+            for (double off = 0; off < c; off += chunk_bytes) {
+                double b = c - off < chunk_bytes ? c - off : chunk_bytes;
+                t += Xl(b) + G(b) + (r < P - 1 ? G(b) + Vop(b) : 0);
             }
         }
         return t + D.poll_lat + 2 * 2 * (P - 1) * Ns();
@@ -117,9 +134,9 @@ static double closed_form(enum kind k, int P, double n)
         return t + barrier(P) + (P - 1) * Ns();
     case RSCATTER:
         t = barrier(P);
-        for (double off = 0; off < n; off += CHUNK) {
-            double c = n - off < CHUNK ? n - off : CHUNK;
-            t += G(c) + (P - 1) * (X(c) + Vop(c)) + barrier(P) + G(c);
+        for (double off = 0; off < n; off += chunk_bytes) {
+            double c = n - off < chunk_bytes ? n - off : chunk_bytes;
+            t += G(c) + (P - 1) * (Xl(c) + Vop(c)) + barrier(P) + G(c);
         }
         return t + (P - 1) * Ns();
     default:
@@ -242,6 +259,7 @@ START_TEST(builtin_matches_its_closed_form)
         t1 = end[r] > t1 ? end[r] : t1;
         ck_assert_msg(start[r] == start[0], "ranks did not start together");
     }
+    chunk_bytes = CHUNK;
     double want = closed_form(K, P, (double)NBYTES), got = t1 - t0;
     double rel = fabs(got - want) / want;
     printf("%-15s P=%-3d %10lld B  simulated %12.4f us  closed form %12.4f us  rel %.2e\n",
@@ -254,7 +272,9 @@ END_TEST
 /* ---- the same builtins called by the host orchestrator ---- */
 
 /* The host form dispatches the builtin's kernel to every rank: one launch,
- * then the kernel form's closed form.  The host ring is upstream's own
+ * then the kernel form's closed form in the builtin's 1 KiB tiles (its
+ * kernel is upstream's template, not the compiler's lowering of the
+ * kernel form, which moves 16 KiB chunks).  The host ring is upstream's own
  * protocol (src/collectives/allreduce_ring_host.c): a round barrier per
  * step on its own row, the last row a final barrier, then the epilogue's
  * self-notifies, (2P-1)(P-1) of them. */
@@ -262,13 +282,14 @@ enum { HOST_RING = NKINDS };
 
 static double host_closed_form(int k, int P, double n)
 {
+    chunk_bytes = HOST_CHUNK;
     if (k != HOST_RING)
         return D.launch_lat + closed_form((enum kind)k, P, n);
     double t = D.launch_lat + (2 * (P - 1) + 1) * barrier(P), c = n / P;
     for (int s = 0; s < 2 * (P - 1); s++)
-        for (double off = 0; off < c; off += CHUNK) {
-            double b = c - off < CHUNK ? c - off : CHUNK;
-            t += X(b) + G(b) + (s < P - 1 ? G(b) + Vop(b) : 0);
+        for (double off = 0; off < c; off += HOST_CHUNK) {
+            double b = c - off < HOST_CHUNK ? c - off : HOST_CHUNK;
+            t += Xl(b) + G(b) + (s < P - 1 ? G(b) + Vop(b) : 0);
         }
     return t + (2 * P - 1) * (P - 1) * Ns();
 }
@@ -352,16 +373,19 @@ END_TEST
 
 /* ---- core_num: the host mesh allreduce on K cores per rank ---- */
 
-/* Every core takes n/K bytes and runs the mesh on them with a signal lane
- * of its own; the K cores of a rank pull from a peer at once, so each flow
- * has B/K of the link: X_K(c) = a + cK/B.  The latency, GM and vector terms
- * shrink with K; the bandwidth term stays (P-1) n/B, the link limit. */
+/* Every core takes n/K bytes and runs the mesh on them, in the builtin's
+ * 1 KiB tiles, with a signal lane of its own; the K cores of a rank pull
+ * from a peer at once, so each flow has B/K of the link, unless the core's
+ * own pull rate is slower: X_K(c) = lp + a + c max(K/B, 1/Bp).  The
+ * latency, GM and vector terms shrink with K; the bandwidth term stays
+ * (P-1) n/B, the link limit. */
 static double cores_closed_form(int P, double n, int K)
 {
     double t = D.launch_lat + barrier(P), share = n / K;
-    for (double off = 0; off < share; off += CHUNK) {
-        double c = share - off < CHUNK ? share - off : CHUNK;
-        t += 2 * G(c) + (P - 1) * (LAT + c * K / BW + Vop(c)) + barrier(P);
+    double per_byte = D.pull_bw > 0 && 1 / D.pull_bw > K / BW ? 1 / D.pull_bw : K / BW;
+    for (double off = 0; off < share; off += HOST_CHUNK) {
+        double c = share - off < HOST_CHUNK ? share - off : HOST_CHUNK;
+        t += 2 * G(c) + (P - 1) * (D.pull_lat + LAT + c * per_byte + Vop(c)) + barrier(P);
     }
     return t + (P - 1) * Ns();
 }
@@ -444,21 +468,21 @@ static double step_closed_form(const char *step, int P)
 {
     double L = D.launch_lat, g = G(256), w = N() + D.poll_lat, c = 256.0 / P;
     if (strcmp(step, "08_allreduce_mesh") == 0) /* stage, barrier, P-1 pulls, store */
-        return L + 4 * g + (P - 1) * w + (P - 1) * (X(256) + Vop(256));
+        return L + 4 * g + (P - 1) * w + (P - 1) * (Xl(256) + Vop(256));
     if (strcmp(step, "09_allreduce_two_phase") == 0)
-        return L + 2 * g + 2 * (P - 1) * w + 2 * G(c) + (P - 1) * (X(c) + Vop(c)) + (P - 1) * X(c) +
-               G(2 * c) + P * G(c);
+        return L + 2 * g + 2 * (P - 1) * w + 2 * G(c) + (P - 1) * (Xl(c) + Vop(c)) +
+               (P - 1) * Xl(c) + G(2 * c) + P * G(c);
     if (strcmp(step, "10_allreduce_ring") == 0) /* staged in and out chunk by chunk */
-        return L + 2 * P * G(c) + N() + (P - 1) * (D.poll_lat + X(c) + 2 * G(c) + Vop(c) + N()) +
-               (P - 1) * (D.poll_lat + X(c) + G(c)) + (P - 2) * N() + 2 * P * G(c);
+        return L + 2 * P * G(c) + N() + (P - 1) * (D.poll_lat + Xl(c) + 2 * G(c) + Vop(c) + N()) +
+               (P - 1) * (D.poll_lat + Xl(c) + G(c)) + (P - 2) * N() + 2 * P * G(c);
     if (strcmp(step, "12_broadcast") == 0) /* the root stores before its notifies */
-        return L + 2 * g + (P - 1) * w + X(256) + g;
+        return L + 2 * g + (P - 1) * w + Xl(256) + g;
     if (strcmp(step, "13_allgather") == 0)
-        return L + 2 * g + (P - 1) * w + (P - 1) * X(256) + G(512) + P * g;
+        return L + 2 * g + (P - 1) * w + (P - 1) * Xl(256) + G(512) + P * g;
     if (strcmp(step, "14_reduce_scatter") == 0)
-        return L + 2 * P * g + (P - 1) * w + g + (P - 1) * (X(256) + Vop(256)) + g;
-    if (strcmp(step, "15_all_to_all") == 0)
-        return L + (P - 1) * (g + X(256)) + g + G(512) + (P - 1) * w + 2 * P * g;
+        return L + 2 * P * g + (P - 1) * w + g + (P - 1) * (Xl(256) + Vop(256)) + g;
+    if (strcmp(step, "15_all_to_all") == 0) /* puts: pushes */
+        return L + (P - 1) * (g + Xs(256)) + g + G(512) + (P - 1) * w + 2 * P * g;
     return 0;
 }
 

@@ -1,9 +1,12 @@
 /* check_timing.c: simulated times against closed forms.  A single transfer
  * of S bytes over one link of latency L and bandwidth B must take exactly
  * L + S/B (CM02 without TCP corrections), in either direction of a duplex
- * link, for several S; the generated a2a3 model must give its documented
- * numbers inside a node and across nodes. */
+ * link, for several S, when the core moving them costs nothing itself; a
+ * core's own pull and push costs add to that as docs/models.md says; the
+ * generated a2a3 model must give its documented numbers inside a node and
+ * across nodes. */
 #include "checktools.h"
+#include "../src/model.h"
 
 #include <math.h>
 #include <pld/pld.h>
@@ -14,13 +17,20 @@
 #define LAT 3e-6
 #define BW  25e9
 
+/* The link tests' devices: a core that moves bytes for free, so that a
+ * transfer is the link's alone; the rest of the device is a2a3's. */
+#define CORE_PROPS                                                                                 \
+    "<prop id=\"signal_lat\" value=\"250ns\"/><prop id=\"pull_lat\" value=\"0\"/>"                 \
+    "<prop id=\"pull_bw\" value=\"0\"/><prop id=\"push_lat\" value=\"0\"/>"                        \
+    "<prop id=\"push_bw\" value=\"0\"/>"
+
 static const char two_dev_xml[] =
     "<?xml version='1.0'?>\n"
     "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
     "<platform version=\"4.1\">\n"
     "<zone id=\"z\" routing=\"Full\">\n"
-    "  <host id=\"dev0\" speed=\"1Gf\"><prop id=\"signal_lat\" value=\"250ns\"/></host>\n"
-    "  <host id=\"dev1\" speed=\"1Gf\"><prop id=\"signal_lat\" value=\"250ns\"/></host>\n"
+    "  <host id=\"dev0\" speed=\"1Gf\">" CORE_PROPS "</host>\n"
+    "  <host id=\"dev1\" speed=\"1Gf\">" CORE_PROPS "</host>\n"
     "  <link id=\"l\" bandwidth=\"25GBps\" latency=\"3us\" sharing_policy=\"SPLITDUPLEX\"/>\n"
     "  <route src=\"dev0\" dst=\"dev1\"><link_ctn id=\"l\" direction=\"UP\"/></route>\n"
     "</zone>\n"
@@ -100,6 +110,16 @@ static void host(const struct host_args *h)
 }
 
 static const char *topology; /* --topology for the next run_one, or NULL */
+static struct pld__model A;  /* models/a2a3.model, as built in */
+
+/* A push of b bytes by an a2a3 core over a quiet route of latency `lat`
+ * and bandwidth `bw` (docs/models.md: push_lat + lat + b / min(bw,
+ * push_bw)). */
+static double a2a3_push(double lat, double bw, double b)
+{
+    double rate = A.dev.push_bw > 0 && A.dev.push_bw < bw ? A.dev.push_bw : bw;
+    return A.dev.push_lat + lat + b / rate;
+}
 
 static void run_one(const char *platform, const char *devices, int64_t bytes, enum op op, int both)
 {
@@ -163,30 +183,75 @@ START_TEST(notify_is_a_signal_write_and_a_four_byte_flow)
 END_TEST
 
 /* The tensor-level push is what upstream lowers it to: a GM load of the
- * tensor into UB (a2a3's device: hbm_lat 500 ns, 1.6 TB/s) and the remote
- * store of that tile. */
+ * tensor into UB (a2a3's device: hbm_lat + S / hbm_bw) and the remote store
+ * of that tile. */
 START_TEST(tensor_remote_store_is_a_load_then_a_remote_store)
 {
     char *xml = write_temp(".xml", two_dev_xml);
     run_one(xml, "0,1", sizes[_i], TENSOR_STORE, 0);
-    assert_rel(measured[0], 500e-9 + (double)sizes[_i] / 1.6e12 + LAT + (double)sizes[_i] / BW);
+    double s = (double)sizes[_i];
+    assert_rel(measured[0], A.dev.hbm_lat + s / A.dev.hbm_bw + LAT + s / BW);
     free(xml);
 }
 END_TEST
 
-/* models/a2a3.model: link 56 GB/s, 1 us inside a node; across nodes two NIC
- * hops of 1 us at 25 GB/s plus the 0.5 us fabric hop. */
+/* A core's own costs (docs/models.md): a pull of S bytes takes pull_lat +
+ * L + S / min(B, pull_bw), a push push_lat + L + S / min(B, push_bw); a
+ * rate of 0 is no limit, and a rate above the link's leaves the link's. */
+/* `props` goes into both hosts, after a2a3's signal_lat of 250 ns */
+static const char rates_xml[] =
+    "<?xml version='1.0'?>\n"
+    "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+    "<platform version=\"4.1\">\n"
+    "<zone id=\"z\" routing=\"Full\">\n"
+    "  <host id=\"dev0\" speed=\"1Gf\"><prop id=\"signal_lat\" value=\"250ns\"/>%s</host>\n"
+    "  <host id=\"dev1\" speed=\"1Gf\"><prop id=\"signal_lat\" value=\"250ns\"/>%s</host>\n"
+    "  <link id=\"l\" bandwidth=\"25GBps\" latency=\"3us\" sharing_policy=\"SPLITDUPLEX\"/>\n"
+    "  <route src=\"dev0\" dst=\"dev1\"><link_ctn id=\"l\" direction=\"UP\"/></route>\n"
+    "</zone>\n"
+    "</platform>\n";
+
+START_TEST(a_core_pulls_and_pushes_at_its_own_rates)
+{
+    static const struct {
+        const char *pull_lat, *pull_bw, *push_lat, *push_bw;
+        enum op op;
+        double lat, rate; /* the core's fixed cost and rate for this op */
+    } c[] = {
+        {"200ns", "5GBps", "0", "0", LOAD, 200e-9, 5e9},
+        {"200ns", "100GBps", "0", "0", LOAD, 200e-9, BW}, /* the link is slower */
+        {"0", "0", "400ns", "2GBps", STORE, 400e-9, 2e9},
+        {"0", "0", "400ns", "0", STORE, 400e-9, BW}, /* no rate of its own */
+    };
+    int k = _i / 4;
+    char props[512], xml[4096];
+    snprintf(props, sizeof props,
+             "<prop id=\"pull_lat\" value=\"%s\"/><prop id=\"pull_bw\" value=\"%s\"/>"
+             "<prop id=\"push_lat\" value=\"%s\"/><prop id=\"push_bw\" value=\"%s\"/>",
+             c[k].pull_lat, c[k].pull_bw, c[k].push_lat, c[k].push_bw);
+    snprintf(xml, sizeof xml, rates_xml, props, props);
+    char *path = write_temp(".xml", xml);
+    double s = (double)sizes[_i % 4];
+    run_one(path, "0,1", sizes[_i % 4], c[k].op, 0);
+    assert_rel(measured[0], c[k].lat + LAT + s / c[k].rate);
+    free(path);
+}
+END_TEST
+
+/* models/a2a3.model's own links: inside a node one HCCS link; across nodes
+ * two NIC hops at the NIC's bandwidth plus the fabric hop; a2a3's core
+ * pushes the bytes. */
 START_TEST(a2a3_inside_a_node)
 {
     run_one("a2a3sim", "0,1", 65536, STORE, 0);
-    assert_rel(measured[0], 1e-6 + 65536.0 / 56e9);
+    assert_rel(measured[0], a2a3_push(A.link_lat, A.link_bw, 65536));
 }
 END_TEST
 
 START_TEST(a2a3_across_nodes)
 {
     run_one("a2a3sim", "0,8", 65536, STORE, 0);
-    assert_rel(measured[0], 2.5e-6 + 65536.0 / 25e9);
+    assert_rel(measured[0], a2a3_push(2 * A.nic_lat + A.fabric_lat, A.nic_bw, 65536));
 }
 END_TEST
 
@@ -235,13 +300,15 @@ static const struct {
     {"mesh:2,bw=25GBps,lat=1us,duplex=no", "0,1", 1, 1e-6 + 2 * 65536 / 25e9},
 };
 
+/* (the stores are pushes by a2a3 cores: push_lat more, push_bw is none) */
 START_TEST(topology_specs_route_and_time_as_written)
 {
     topology = topo[_i].spec;
     run_one("a2a3sim", topo[_i].devices, 65536, STORE, topo[_i].both);
-    assert_rel(measured[0], topo[_i].want);
+    ck_assert(A.dev.push_bw == 0);
+    assert_rel(measured[0], A.dev.push_lat + topo[_i].want);
     if (topo[_i].both)
-        assert_rel(measured[1], topo[_i].want);
+        assert_rel(measured[1], A.dev.push_lat + topo[_i].want);
 }
 END_TEST
 
@@ -251,16 +318,21 @@ START_TEST(a_straggler_computes_slower)
 {
     topology = "mesh:2,bw=25GBps,lat=1us,slow=1:3";
     run_one("a2a3sim", "0,1", 4096, STORE, 1);
-    double gm = 500e-9 + 4096 / 1.6e12;
+    double gm = A.dev.hbm_lat + 4096 / A.dev.hbm_bw;
     assert_rel(load_time[0], gm);
     assert_rel(load_time[1], 3 * gm);
-    assert_rel(measured[0], 1e-6 + 4096 / 25e9);
-    assert_rel(measured[1], 1e-6 + 4096 / 25e9);
+    /* a push's fixed cost is the core's, not compute: a straggler pays it
+     * at the nominal rate */
+    assert_rel(measured[0], a2a3_push(1e-6, 25e9, 4096));
+    assert_rel(measured[1], a2a3_push(1e-6, 25e9, 4096));
 }
 END_TEST
 
 int main(void)
 {
+    const char *text = pld__builtin_model_text("a2a3");
+    if (!text || pld__model_parse(text, "a2a3", &A) != 0)
+        return 1;
     Suite *s = suite_create("timing");
     TCase *tc = tcase_create("closed_forms");
     int n = (int)(sizeof sizes / sizeof sizes[0]);
@@ -269,6 +341,7 @@ int main(void)
     tcase_add_loop_test(tc, duplex_link_carries_both_directions_without_sharing, 0, n);
     tcase_add_loop_test(tc, tensor_remote_store_is_a_load_then_a_remote_store, 0, n);
     tcase_add_test(tc, notify_is_a_signal_write_and_a_four_byte_flow);
+    tcase_add_loop_test(tc, a_core_pulls_and_pushes_at_its_own_rates, 0, 4 * 4);
     tcase_add_test(tc, a2a3_inside_a_node);
     tcase_add_test(tc, a2a3_across_nodes);
     tcase_add_test(tc, lv08_is_selectable_and_differs);

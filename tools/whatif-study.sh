@@ -2,8 +2,9 @@
 # whatif-study.sh BUILDDIR OUTDIR: the study of docs/what-if.md.
 #  1. Mesh against ring allreduce on a2a3 at P = 4, 8, 16, 32: where does
 #     the ring start to win?
-#  2. What a 2x faster link buys: a2a3 against the same platform with
-#     112 GB/s links, for both modes at P = 8.
+#  2. What a 2x faster link buys, against a core that pulls twice as fast
+#     and a notify half as dear: a2a3 against the same platform with
+#     112 GB/s links, pull_bw doubled, signal_lat halved, both modes, P = 8.
 # Writes the CSVs, the crossover table (crossover.txt) and two SVG plots.
 set -eu
 build=${1:-.}
@@ -21,8 +22,12 @@ done
 for mode in mesh ring; do
     "$perf" allreduce --mode $mode -g 8 -b 1K -e 16M -f 4 -n 1 -w 0 --topology hccs,bw=112GBps \
         --csv "$out/a2a3x2-$mode-P8.csv" > "$out/a2a3x2-$mode-P8.txt"
-    "$perf" allreduce --mode $mode -g 8 -b 1K -e 16M -f 4 -n 1 -w 0 --topology hccs,lat=0.5us \
-        --csv "$out/a2a3lat-$mode-P8.csv" > "$out/a2a3lat-$mode-P8.txt"
+    "$perf" allreduce --mode $mode -g 8 -b 1K -e 16M -f 4 -n 1 -w 0 \
+        --topology hccs,pull_bw=29.4304GBps --csv "$out/a2a3pull-$mode-P8.csv" \
+        > "$out/a2a3pull-$mode-P8.txt"
+    "$perf" allreduce --mode $mode -g 8 -b 1K -e 16M -f 4 -n 1 -w 0 \
+        --topology hccs,signal_lat=290.0965ns --csv "$out/a2a3sig-$mode-P8.csv" \
+        > "$out/a2a3sig-$mode-P8.txt"
 done
 
 # The crossover: the smallest size at which ring's in-place time is below
@@ -41,9 +46,9 @@ cat "$out/crossover.txt"
     -o "$out/mesh-vs-ring.svg" \
     "$out/a2a3-mesh-P8.csv=mesh P=8" "$out/a2a3-ring-P8.csv=ring P=8" \
     "$out/a2a3-mesh-P32.csv=mesh P=32" "$out/a2a3-ring-P32.csv=ring P=32"
-"$plot" -y busbw -t "allreduce on a2a3, P = 8: 2x link bandwidth vs half the latency" \
+"$plot" -y busbw -t "allreduce on a2a3, P = 8: 2x link bandwidth, 2x pull rate, notify/2" \
     -o "$out/faster-links.svg" \
-    "$out/a2a3-mesh-P8.csv=mesh a2a3" "$out/a2a3x2-mesh-P8.csv=mesh 2x bandwidth" \
-    "$out/a2a3lat-mesh-P8.csv=mesh latency/2" \
-    "$out/a2a3-ring-P8.csv=ring a2a3" "$out/a2a3x2-ring-P8.csv=ring 2x bandwidth" \
-    "$out/a2a3lat-ring-P8.csv=ring latency/2"
+    "$out/a2a3-mesh-P8.csv=mesh a2a3" "$out/a2a3x2-mesh-P8.csv=mesh 2x link" \
+    "$out/a2a3pull-mesh-P8.csv=mesh 2x pull" "$out/a2a3sig-mesh-P8.csv=mesh notify/2" \
+    "$out/a2a3-ring-P8.csv=ring a2a3" "$out/a2a3x2-ring-P8.csv=ring 2x link" \
+    "$out/a2a3pull-ring-P8.csv=ring 2x pull" "$out/a2a3sig-ring-P8.csv=ring notify/2"

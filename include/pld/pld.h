@@ -473,12 +473,14 @@ pld_dtensor pld__tensor_all_to_all(const char *file, int line, pl_tensor input, 
 /* pld_tensor_all_to_all_v(input, target, signal, send_counts, recv_counts):
  * the variable-count exchange (upstream's all_to_all_v, MPI_Alltoallv's
  * shape).  `input` and `target` are [P * MAX_RECV, S]; rows d*MAX_RECV.. of
- * my input are my block for rank d, and all MAX_RECV of them go to block
- * `me` of d's `target` (counts never change the transfer).  I also set d's
- * recv_counts[me] (INT32 window, [P] or [P, 1]) to min(send_counts[d],
- * MAX_RECV) (send_counts: INT32 [P] or [P, 1], host or window); rows past
- * a block's count are not meaningful.  Then a barrier on `signal` ([P] or
- * [P, 1], self-clearing).  Returns `target`.  Errors: shapes or dtypes that
+ * my input are my block for rank d.  I set d's recv_counts[me] (INT32
+ * window, [P] or [P, 1]) to min(send_counts[d], MAX_RECV), at least 0
+ * (send_counts: INT32 [P] or [P, 1], host or window), and put that many
+ * rows of the block into block `me` of d's `target` (upstream bounds the
+ * transfer by the count); rows past a block's count keep what they held.
+ * Then a barrier on `signal` ([P] or [P, 1], self-clearing).  Called by a
+ * per-device function, it is the builtin kernel on that device.  Returns
+ * `target`.  Errors: shapes or dtypes that
  * differ, a row count not a multiple of P, `input` aliasing `target`, bad
  * counts tensors. */
 #define pld_tensor_all_to_all_v(input, target, signal, send_counts, recv_counts)                   \

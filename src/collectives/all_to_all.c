@@ -6,7 +6,7 @@
 pld_dtensor pld__tensor_all_to_all(const char *file, int line, pl_tensor input, pld_dtensor target,
                                    pld_dtensor signal)
 {
-    if (pld__on_host()) {
+    if (pld__builtin_rail()) {
         pld__host_builtin(&(struct pld__host_call){.kind = PLD__HB_ALL_TO_ALL,
                                                    .file = file,
                                                    .line = line,
@@ -41,7 +41,7 @@ pld_dtensor pld__tensor_all_to_all(const char *file, int line, pl_tensor input, 
                                      .dst_offsets = PL_IDX(c.me, 0),
                                      .src_offsets = PL_IDX(d, 0),
                                      .shape = PL_SHAPE(1, s),
-                                     .chunk_cols = pld__chunk_elems(target.dtype)});
+                                     .chunk_cols = pld__coll_chunk(&c, target.dtype)});
     pld__ub_fold(mark); /* one record for the staging tiles of all the puts */
     pld__coll_barrier(&c);
     pld__coll_epilogue(&c);

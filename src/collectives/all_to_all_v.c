@@ -1,10 +1,15 @@
 /* all_to_all_v.c: pld_tensor_all_to_all_v, the variable-count exchange, as
  * upstream defines it.  Every rank owns a block of MAX = rows / P rows per
- * peer: for each destination d (ourselves included) it pushes its whole
- * block d (MAX rows: counts are read at run time, so they never change the
- * transfer) into block `me` of d's target, and sets d's recv_counts[me] to
- * min(send_counts[d], MAX).  Then the credit barrier: every push and count
- * is visible once it passes. */
+ * peer.  For each destination d (ourselves included) it publishes
+ * rows = min(send_counts[d], MAX) (at least 0) into d's recv_counts[me]
+ * with a Set notify, then pushes those rows of its block d into block `me`
+ * of d's target: only the rows it sends, as upstream does since it bounded
+ * the transfer by the runtime count (pypto#2536); the rows after them keep
+ * what they held.  The block's rows are contiguous, so they go as one run
+ * of rows * S elements, in the call's chunks (a builtin's 256-element
+ * tiles).  Then the credit barrier: every push and count is visible once it
+ * passes.  Under --no-data a count kept in a window has no value, and the
+ * whole block moves: the most the call can cost. */
 #include "collective.h"
 
 /* send_counts[d] clamped to 0..max, read like pl_read (a GM access). */
@@ -28,7 +33,7 @@ pld_dtensor pld__tensor_all_to_all_v(const char *file, int line, pl_tensor input
                                      pld_dtensor target, pld_dtensor signal, pl_tensor send_counts,
                                      pld_dtensor recv_counts)
 {
-    if (pld__on_host()) {
+    if (pld__builtin_rail()) {
         pld__host_builtin(
             &(struct pld__host_call){.kind = PLD__HB_ALL_TO_ALL_V,
                                      .file = file,
@@ -73,21 +78,23 @@ pld_dtensor pld__tensor_all_to_all_v(const char *file, int line, pl_tensor input
     pld__coll_mesh_signal(&c, signal);
     int64_t max = target.shape.dim[0] / c.nr, s = target.shape.dim[1];
     pl_shape mine = recv_counts.shape.ndim == 2 ? PL_IDX(c.me, 0) : PL_IDX(c.me);
+    pl_tensor from = pld__flat(input), to = pld__flat(target);
     int mark = pld__ub_mark();
     for (int d = 0; d < c.nr; d++) {
-        pld__put(file, line, target,
-                 (struct pld_p2p_kw){.peer = d,
-                                     .src = input,
-                                     .dst_offsets = PL_IDX(c.me * max, 0),
-                                     .src_offsets = PL_IDX(d * max, 0),
-                                     .shape = PL_SHAPE(max, s),
-                                     .chunk_rows = 1,
-                                     .chunk_cols = pld__chunk_elems(target.dtype)});
+        int32_t rows = count_for(&c, send_counts, d, max);
         pld__notify(file, line, recv_counts,
-                    (struct pld_notify_kw){.peer = d,
-                                           .offsets = mine,
-                                           .value = count_for(&c, send_counts, d, max),
-                                           .op = PLD_NOTIFY_SET});
+                    (struct pld_notify_kw){
+                        .peer = d, .offsets = mine, .value = rows, .op = PLD_NOTIFY_SET});
+        if (rows == 0)
+            continue;
+        pld__put(file, line, to,
+                 (struct pld_p2p_kw){.peer = d,
+                                     .src = from,
+                                     .dst_offsets = PL_IDX(0, c.me * max * s),
+                                     .src_offsets = PL_IDX(0, d * max * s),
+                                     .shape = PL_SHAPE(1, rows * s),
+                                     .chunk_rows = 1,
+                                     .chunk_cols = pld__coll_chunk(&c, target.dtype)});
     }
     pld__ub_fold(mark); /* one record for the staging tiles of all the puts */
     pld__coll_barrier(&c);

@@ -5,7 +5,7 @@
 pld_dtensor pld__tensor_allgather(const char *file, int line, pl_tensor local, pld_dtensor target,
                                   pld_dtensor signal)
 {
-    if (pld__on_host()) {
+    if (pld__builtin_rail()) {
         pld__host_builtin(&(struct pld__host_call){.kind = PLD__HB_ALLGATHER,
                                                    .file = file,
                                                    .line = line,
@@ -43,7 +43,7 @@ pld_dtensor pld__tensor_allgather(const char *file, int line, pl_tensor local, p
                                      .dst_offsets = PL_IDX(c.me, 0),
                                      .src_offsets = PL_IDX(0, 0),
                                      .shape = PL_SHAPE(1, s),
-                                     .chunk_cols = pld__chunk_elems(target.dtype)});
+                                     .chunk_cols = pld__coll_chunk(&c, target.dtype)});
     pld__ub_fold(mark); /* one record for the staging tiles of all the puts */
     pld__coll_barrier(&c);
     pld__coll_epilogue(&c);

@@ -51,7 +51,7 @@ static void check_cores(const char *file, int line, pld_dtensor target, pld_dten
     if (kw.core_num < 1)
         pld__fail(PLD_EINVAL, file, line, op, ".core_num is %lld; expected 1 or more",
                   (long long)kw.core_num);
-    if (!pld__on_host())
+    if (!pld__builtin_rail())
         pld__fail(PLD_EINVAL, file, line, op,
                   ".core_num is %lld in a kernel; only the host orchestrator's allreduce spreads "
                   "over cores (a kernel splits its work itself)",
@@ -140,7 +140,7 @@ pld_dtensor pld__tensor_allreduce(const char *file, int line, pld_dtensor target
                                   pld_dtensor signal, struct pld_allreduce_kw kw)
 {
     /* a lane signal [P, stride > 1] is the core_num form even with one core */
-    int lanes = signal.shape.ndim == 2 && signal.shape.dim[1] > 1 && pld__on_host() &&
+    int lanes = signal.shape.ndim == 2 && signal.shape.dim[1] > 1 && pld__builtin_rail() &&
                 kw.mode != PLD_ALLREDUCE_RING;
     if ((kw.core_num != 0 && kw.core_num != 1) || lanes) {
         if (kw.core_num == 0)
@@ -154,7 +154,7 @@ pld_dtensor pld__tensor_allreduce(const char *file, int line, pld_dtensor target
                                                    .allreduce = kw});
         return target;
     }
-    if (pld__on_host() && kw.mode == PLD_ALLREDUCE_RING) {
+    if (pld__builtin_rail() && kw.mode == PLD_ALLREDUCE_RING) {
         check_host_ring(file, line, target, signal, kw);
         pld__host_builtin(&(struct pld__host_call){.kind = PLD__HB_ALLREDUCE_RING,
                                                    .file = file,
@@ -163,7 +163,7 @@ pld_dtensor pld__tensor_allreduce(const char *file, int line, pld_dtensor target
                                                    .t = {target, signal}});
         return target;
     }
-    if (pld__on_host()) {
+    if (pld__builtin_rail()) {
         pld__host_builtin(&(struct pld__host_call){.kind = PLD__HB_ALLREDUCE,
                                                    .file = file,
                                                    .line = line,

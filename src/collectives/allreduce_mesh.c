@@ -9,7 +9,7 @@
 
 void pld__allreduce_mesh(struct pld__coll *c, pl_tensor flat, pld_reduce_op op)
 {
-    int64_t n = flat.shape.dim[1], chunk = pld__chunk_elems(flat.dtype);
+    int64_t n = flat.shape.dim[1], chunk = pld__coll_chunk(c, flat.dtype);
 
     pld__coll_barrier(c); /* ready: every rank's target holds its input */
     for (int64_t off = 0; off < n; off += chunk) {

@@ -36,7 +36,7 @@ void pld__allreduce_ring(struct pld__coll *c, pl_tensor flat, pld_dtensor sig, p
     int me = c->me, nr = c->nr, rounds = 2 * (nr - 1);
     int left = (me + nr - 1) % nr, right = (me + 1) % nr;
     int rc_thr = left == right ? 2 : 1;
-    int64_t n = flat.shape.dim[1], piece = pld__chunk_elems(flat.dtype);
+    int64_t n = flat.shape.dim[1], piece = pld__coll_chunk(c, flat.dtype);
 
     for (int r = 0; r < rounds; r++) {
         int rs = r < nr - 1, s = rs ? r : r - (nr - 1);

@@ -28,7 +28,7 @@ static void round_barrier(struct pld__coll *c, pld_dtensor sig, int row)
 void pld__allreduce_ring_host(struct pld__coll *c, pl_tensor flat, pld_dtensor sig)
 {
     int me = c->me, nr = c->nr, left = (me + nr - 1) % nr, row = 0;
-    int64_t chunk = flat.shape.dim[1] / nr, piece = pld__chunk_elems(flat.dtype);
+    int64_t chunk = flat.shape.dim[1] / nr, piece = pld__coll_chunk(c, flat.dtype);
     for (int phase = 0; phase < 2; phase++) {
         for (int s = 1; s < nr; s++) {
             int idx = ((me - s - (phase == 0)) % nr + nr) % nr;

@@ -4,7 +4,7 @@
 
 pld_dtensor pld__tensor_barrier(const char *file, int line, pld_dtensor signal)
 {
-    if (pld__on_host()) {
+    if (pld__builtin_rail()) {
         pld__host_builtin(&(struct pld__host_call){.kind = PLD__HB_BARRIER,
                                                    .file = file,
                                                    .line = line,

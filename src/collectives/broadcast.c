@@ -6,7 +6,7 @@
 pld_dtensor pld__tensor_broadcast(const char *file, int line, pld_dtensor target,
                                   pld_dtensor signal, struct pld_broadcast_kw kw)
 {
-    if (pld__on_host()) {
+    if (pld__builtin_rail()) {
         pld__host_builtin(&(struct pld__host_call){.kind = PLD__HB_BROADCAST,
                                                    .file = file,
                                                    .line = line,
@@ -29,7 +29,7 @@ pld_dtensor pld__tensor_broadcast(const char *file, int line, pld_dtensor target
         pl_tensor flat = pld__flat(target);
         pld__get(file, line, flat,
                  (struct pld_p2p_kw){
-                     .peer = kw.root, .src = flat, .chunk_cols = pld__chunk_elems(flat.dtype)});
+                     .peer = kw.root, .src = flat, .chunk_cols = pld__coll_chunk(&c, flat.dtype)});
     }
     pld__coll_epilogue(&c);
     pld__coll_end(&c);

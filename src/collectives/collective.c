@@ -17,6 +17,7 @@ void pld__coll_begin(struct pld__coll *c, const char *file, int line, const char
     c->nr = pld__nranks(file, line, ctx);
     c->group = ctx_of.win->group;
     c->outer = c->rk->collective;
+    c->builtin = c->rk->builtin;
     c->rk->collective = name;
 }
 
@@ -135,9 +136,9 @@ pl_tile pld__combine(const char *file, int line, pld_reduce_op op, pl_tile a, pl
     }
 }
 
-int64_t pld__chunk_elems(pl_dtype dt)
+int64_t pld__coll_chunk(const struct pld__coll *c, pl_dtype dt)
 {
-    return 16384 / (int64_t)pl_dtype_size(dt);
+    return c->builtin ? 256 : 16384 / (int64_t)pl_dtype_size(dt);
 }
 
 int pld__aliases(pl_tensor a, pl_tensor b)

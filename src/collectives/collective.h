@@ -19,6 +19,7 @@ struct pld__coll {
     pld_dtensor sig;                /* mesh-style signal: [P] or [P,1] */
     int k;                          /* credit barriers done so far in this call */
     int lane;                       /* the signal's column: the core's, under core_num */
+    int builtin;                    /* run as a builtin kernel (host_builtin.c) */
 };
 
 /* Enters a collective: kernel-only check, rank and count from `ctx_of`. */
@@ -62,8 +63,11 @@ pl_tile pld__combine(const char *file, int line, pld_reduce_op op, pl_tile a, pl
 /* Validates a reduce op (0 means Sum); returns the effective op. */
 pld_reduce_op pld__coll_reduce_op(struct pld__coll *c, pld_reduce_op op);
 
-/* Elements per chunk of at most 16 KiB (upstream's mesh chunk). */
-int64_t pld__chunk_elems(pl_dtype dt);
+/* Elements per chunk of the call's transfers and reductions: a kernel's
+ * collective is lowered by upstream's compiler into chunks of at most 16
+ * KiB; a builtin's kernel (a host or per-device call) is upstream's
+ * template, which moves tiles of 256 elements. */
+int64_t pld__coll_chunk(const struct pld__coll *c, pl_dtype dt);
 
 /* Do windows views a and b share bytes? (host tensors: never with a view) */
 int pld__aliases(pl_tensor a, pl_tensor b);
@@ -110,9 +114,11 @@ struct pld__host_call {
     struct pld_reduce_scatter_kw reduce_scatter;
 };
 
-/* Is the caller the host orchestrator (of a run in progress)? */
-int pld__on_host(void);
-/* Dispatches `h` to every rank, in rank order, as a builtin kernel. */
+/* Is a collective called here a builtin kernel: is the caller the host
+ * orchestrator, or a per-device function outside any kernel? */
+int pld__builtin_rail(void);
+/* Dispatches `h` to every rank, in rank order, as a builtin kernel; from a
+ * per-device function, runs it on the caller's device. */
 void pld__host_builtin(const struct pld__host_call *h);
 /* The task each rank runs: the kernel that makes the call there. */
 void pld__host_task(const struct pld__host_call *h);

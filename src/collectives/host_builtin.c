@@ -1,4 +1,5 @@
-/* host_builtin.c: a builtin collective called from the host orchestrator.
+/* host_builtin.c: a builtin collective called from the host orchestrator
+ * or from a per-device function.
  *
  * Upstream's compiler lowers a collective written in a host orchestrator
  * into a builtin kernel dispatched to every rank at that point of the
@@ -6,11 +7,18 @@
  * rank order, whose kernel makes the same call there.  Each rank runs its
  * tasks in order, so the builtin comes after the host's earlier dispatches
  * to that rank and before its later ones.  Window views name every rank's
- * copy at once, so the same arguments serve every rank. */
+ * copy at once, so the same arguments serve every rank.  Written in a
+ * per-device (chip) orchestrator, the same builtin kernel is launched on
+ * that device at that point (upstream's L2 rail).  Either way the kernel is
+ * upstream's template, whose transfers are 256-element tiles. */
 #include "collective.h"
 
 void pld__host_builtin(const struct pld__host_call *h)
 {
+    if (pld__self() >= 0) {
+        pld__host_task(h); /* a per-device function's call: on this device */
+        return;
+    }
     /* the ranks of the collective's comm group: those of its first window
      * view (every view of one call must be in that group; the kernel checks) */
     const struct pld__group *g = NULL;
@@ -26,6 +34,7 @@ void pld__host_builtin(const struct pld__host_call *h)
 void pld__host_task(const struct pld__host_call *h)
 {
     pld__incore_enter(h->file, h->line, h->name);
+    pld__R->ranks[pld__self()].builtin = 1;
     const pl_tensor *t = h->t;
     switch (h->kind) {
     case PLD__HB_BARRIER:
@@ -59,7 +68,10 @@ void pld__host_task(const struct pld__host_call *h)
     pld__incore_exit();
 }
 
-int pld__on_host(void)
+int pld__builtin_rail(void)
 {
-    return pld__R && pld__self() < 0;
+    int self = pld__R ? pld__self() : PLD__NOBODY;
+    if (self == PLD__NOBODY)
+        return 0;
+    return self < 0 || (pld__R->ranks[self].in_task && !pld__R->ranks[self].kernel);
 }

@@ -9,7 +9,7 @@
 pld_dtensor pld__tensor_reduce_scatter(const char *file, int line, pld_dtensor target,
                                        pld_dtensor signal, struct pld_reduce_scatter_kw kw)
 {
-    if (pld__on_host()) {
+    if (pld__builtin_rail()) {
         pld__host_builtin(&(struct pld__host_call){.kind = PLD__HB_REDUCE_SCATTER,
                                                    .file = file,
                                                    .line = line,
@@ -29,7 +29,7 @@ pld_dtensor pld__tensor_reduce_scatter(const char *file, int line, pld_dtensor t
                   pld__shape_str(target.shape, a, sizeof a), c.nr);
     pld__coll_mesh_signal(&c, signal);
     pl_tensor row = pld__row(target, c.me);
-    int64_t s = target.shape.dim[1], chunk = pld__chunk_elems(target.dtype);
+    int64_t s = target.shape.dim[1], chunk = pld__coll_chunk(&c, target.dtype);
 
     pld__coll_barrier(&c); /* ready: every rank has stored its rows */
     for (int64_t off = 0; off < s; off += chunk) {

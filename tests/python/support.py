@@ -37,6 +37,43 @@ def pldsim_py(
     return run([RUNNER, *args], env=env, cwd=cwd, input_text=input_text)
 
 
+_UNITS = {"ps": 1e-12, "ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "TBps": 1e12, "GBps": 1e9,
+          "MBps": 1e6, "kBps": 1e3, "KBps": 1e3, "Bps": 1.0, "KiB": 1024.0, "MiB": 1048576.0, "B": 1.0,
+          "T": 1e12, "G": 1e9, "M": 1e6, "k": 1e3}
+
+
+def model(name: str = "a2a3") -> dict[str, float]:
+    """The numeric keys of models/NAME.model, in seconds, bytes and bytes
+    per second, as the library reads them: the closed forms of the tests
+    follow the model instead of copying its numbers."""
+    keys: dict[str, float] = {}
+    with open(os.path.join(SRC, "models", f"{name}.model")) as f:
+        for line in f:
+            text = line.split("#", 1)[0].strip()
+            if "=" not in text:
+                continue
+            key, value = (x.strip() for x in text.split("=", 1))
+            for unit in sorted(_UNITS, key=len, reverse=True):
+                if value.endswith(unit):
+                    try:
+                        keys[key] = float(value[: -len(unit)]) * _UNITS[unit]
+                    except ValueError:
+                        pass
+                    break
+            else:
+                try:
+                    keys[key] = float(value)
+                except ValueError:
+                    pass
+    return keys
+
+
+def model_us(name: str = "a2a3") -> dict[str, float]:
+    """model(), in microseconds and bytes (or elements) per microsecond."""
+    per_time = ("_bw", "_rate")
+    return {k: v / 1e6 if k.endswith(per_time) else v * 1e6 for k, v in model(name).items()}
+
+
 def program(name: str) -> str:
     """A test program of tests/python/programs."""
     return os.path.join(PROGRAMS, name)

@@ -45,14 +45,18 @@ class AsyncPut(unittest.TestCase):
         sync, asyn = support.in_parallel(lambda m: run(m), ["sync", "async"])
         self.assertEqual(sync.returncode, 0, sync.stderr)
         self.assertEqual(asyn.returncode, 0, asyn.stderr)
-        # a2a3: 4 KiB; the put is one GM read and the link, the async put
-        # is the issue, one block's sdma_lat and the link, behind the
-        # compute (one GM read and two vector ops); then one poll
-        nbytes, hbm_lat, hbm_bw, lat, bw = 4096.0, 0.5, 1.6e6, 1.0, 56e3  # us, B/us
-        put = hbm_lat + nbytes / hbm_bw + lat + nbytes / bw
-        compute = hbm_lat + nbytes / hbm_bw + 2 * 1024 / 128e3
-        engine = 0.5 + lat + nbytes / bw
-        saved = put + compute - (0.1 + max(compute, engine) + 0.2)
+        # a2a3 (models/a2a3.model): 4 KiB; the put is one GM read and a
+        # push over the link, the async put is the issue, one block's
+        # sdma_lat and the link, behind the compute (one GM read and two
+        # vector ops); then one poll.  All in us.
+        m = support.model_us()
+        nbytes = 4096.0
+        gm = m["hbm_lat"] + nbytes / m["hbm_bw"]
+        flow = m["link_lat"] + nbytes / m["link_bw"]
+        put = gm + m["push_lat"] + flow
+        compute = gm + 2 * 1024 / m["vector_rate"]
+        engine = m["sdma_lat"] + flow
+        saved = put + compute - (m["sdma_issue"] + max(compute, engine) + m["poll_lat"])
         self.assertGreater(saved, 0.2)
         self.assertAlmostEqual(sim_time(sync.stdout) - sim_time(asyn.stdout), saved, delta=0.0015)
 
@@ -65,11 +69,13 @@ class AsyncPut(unittest.TestCase):
         for r in runs:
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertEqual(r.stdout.splitlines()[-1], "OK")
+        m = support.model_us()
         nbytes = 32768.0
-        gm, flow, vop = 0.5 + nbytes / 1.6e6, 1.0 + nbytes / 56e3, 8192 / 128e3
-        put, compute, engine = gm + flow, gm + 25 * vop, 0.5 + flow
-        saved = put + compute - (0.1 + max(compute, engine) + 0.2)
-        self.assertAlmostEqual(saved, 1.8056, places=3)
+        gm = m["hbm_lat"] + nbytes / m["hbm_bw"]
+        flow, vop = m["link_lat"] + nbytes / m["link_bw"], 8192 / m["vector_rate"]
+        put, compute, engine = gm + m["push_lat"] + flow, gm + 25 * vop, m["sdma_lat"] + flow
+        saved = put + compute - (m["sdma_issue"] + max(compute, engine) + m["poll_lat"])
+        self.assertAlmostEqual(saved, 1.4806, places=3)  # the walkthrough's table
         self.assertAlmostEqual(sim_time(runs[1].stdout) - sim_time(runs[0].stdout), saved, delta=0.0015)
 
     def test_a_notify_before_the_wait_is_a_race(self):

@@ -1,0 +1,31 @@
+#!/bin/sh
+# check_calibration.sh: the a2a3 model has not drifted from its fit.  Reruns
+# the calibration points recorded in bench/measurements/a2a3-fit-record.csv
+# (tools/pldsim-calibrate guard) and fails when one moved more than 10 %;
+# then shows that the guard does fail, on a model with a slower push.  The
+# guard needs only Python's standard library: the interpreter configure
+# chose, else Debian's, else the first python3 on PATH.
+set -u
+py=""
+for p in "${PLDSIM_PYTHON:-}" /usr/bin/python3 python3; do
+    [ -n "$p" ] && command -v "$p" >/dev/null 2>&1 && { py=$p; break; }
+done
+if [ -z "$py" ]; then
+    echo "SKIP: no Python 3 found (tried configure's, /usr/bin/python3, python3)"
+    exit 77
+fi
+cal="$PLDSIM_SRCDIR/tools/pldsim-calibrate"
+"$py" "$cal" --build "$PLDSIM_BUILDDIR" --jobs 2 guard || {
+    echo "FAIL: the a2a3 model drifted from its fit (see above)"
+    exit 1
+}
+# the guard is not a test that cannot fail: a push twice as dear moves the
+# all_to_all_v points well past 10 %
+out=$("$py" "$cal" --build "$PLDSIM_BUILDDIR" --jobs 2 guard --topology hccs,push_lat=1us 2>&1)
+status=$?
+echo "$out"
+if [ "$status" -ne 1 ] || ! echo "$out" | grep -q "^FAIL a2av/uniform"; then
+    echo "FAIL: the guard did not catch a model with push_lat=1us (exit $status)"
+    exit 1
+fi
+echo "PASS: the model holds its fit; a changed model is caught"
