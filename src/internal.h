@@ -267,6 +267,11 @@ extern int pld__config_error_silent;
 /* Prints a configuration-time error ("pldsim: ...") and returns `code`. */
 int pld__config_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Check one --cfg=KEY:VALUE or --log=SPEC before it may reach SimGrid
+ * (simgrid_settings.c): 0, or PLD_EUSAGE after one message naming `from`. */
+int pld__check_simgrid_cfg(const char *key_value, const char *from);
+int pld__check_simgrid_log(const char *spec, const char *from);
+
 /* Checks that the caller runs where `op` is allowed; fails otherwise. */
 enum pld__level { PLD__LVL_HOST = 1, PLD__LVL_DEVICE = 2, PLD__LVL_KERNEL = 4 };
 void pld__require_level(const char *file, int line, const char *op, unsigned allowed);
