@@ -254,6 +254,9 @@ _Noreturn void pld__vfail(int code, const char *file, int line, const char *op, 
 
 /* The front end's names for ops in error lines, or NULL (pld_embed.h). */
 extern const char *(*pld__op_rename)(const char *op);
+/* `op` as the user writes it: the front end's name if it has one (error.c);
+ * every message that names an op (errors, races, deadlocks) shows this. */
+const char *pld__op_shown(const char *op);
 
 /* Called by a backend just before it leaves the calling rank (or the host)
  * because the run is ending: if the caller armed a pld_guard

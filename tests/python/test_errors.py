@@ -115,6 +115,8 @@ class Errors(unittest.TestCase):
                 line = fault_line("deadlock")
                 for rank in (0, 1):
                     self.assertIn(f"{SHOWN}:{line}: rank {rank}: waits for sig_buf[{rank}, 0] >= 1", r.stderr)
+                # issue 28: the op as Python users write it, as in every other message
+                self.assertIn("2 ranks blocked in pld.system.wait with no notify", r.stderr)
 
     def test_a_wait_timeout_ends_a_deadlock_on_time(self):
         r = run("deadlock", "--wait-timeout", "1ms")
@@ -125,8 +127,10 @@ class Errors(unittest.TestCase):
         r = run("race")
         self.assertEqual(r.returncode, 5, r.stderr)
         store, load = fault_line("race-store"), fault_line("race-load")
-        self.assertIn(f"{SHOWN}:{store}: rank 1: race: pl_store wrote window 'data_buf'", r.stderr)
-        self.assertIn(f"at {SHOWN}:{load} at t=", r.stderr)
+        # issue 28: both ops named as Python users write them, as in every other message
+        self.assertIn(f"{SHOWN}:{store}: rank 1: race: pl.store wrote window 'data_buf'", r.stderr)
+        self.assertIn(f"unordered with rank 0's pld.tile.remote_load (a read) at {SHOWN}:{load} at t=", r.stderr)
+        self.assertNotRegex(r.stderr, r"\bpld?_[a-z_]+\b")
         warn = run("race", "--races", "warn")
         self.assertEqual(warn.returncode, 0, warn.stderr)
         self.assertIn(": race: ", warn.stderr)
