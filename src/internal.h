@@ -389,6 +389,8 @@ pl_tile pld__tile_alloc(const char *file, int line, const char *op, pl_dtype dt,
  * then the most bytes of tiles that were live at once must fit in the UB. */
 void pld__ub_enter(struct pld__rank *rk);
 void pld__ub_exit(struct pld__rank *rk);
+/* Frees the kernel's tiles without ub_exit's peak check (an unwinding kernel). */
+void pld__ub_discard(struct pld__rank *rk);
 void pld__ub_release_all(struct pld__rank *rk);
 /* Checks the UB layout rule for a tile of `shape`: a single row is padded
  * to 32 bytes, but each row of a multi-row tile must be a multiple of 32. */
