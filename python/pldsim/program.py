@@ -22,6 +22,7 @@ from typing import Any
 import _pldsim
 
 from . import dfx, domains, host_builtins, options
+from . import where as _where
 from .errors import RunError, UnsupportedError, UsageTypeError, UsageValueError
 from .isolate import run_in_child, tensors_in
 from .levels import DEVICE, HOST, KERNEL, Function, run_as
@@ -443,6 +444,8 @@ def _run(
         _register_host_tensors(entry, self_obj, args, kwargs)
         return _pldsim.run(opts, platform, devices, who, host, kept, reset)
 
+    outer = _where.outer
+    _where.outer = _where.caller()  # the program's call, for errors about its arguments
     try:
         if backend == "threads":
             rc, python_error, stats, kept_after = run()
@@ -450,6 +453,7 @@ def _run(
             rc, python_error, stats, kept_after = run_in_child(run, tensors_in([*args, *kwargs.values()]), who)
     finally:
         signal.signal(signal.SIGINT, old)
+        _where.outer = outer
     if rc is None:
         raise RunError(f"the pldsim run of {entry.name} did not finish (see the message above)", -1, 1)
     if rc:
