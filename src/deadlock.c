@@ -64,14 +64,15 @@ void pld__report_deadlock(struct pld__run *R)
     if (R->timed_out)
         fprintf(stderr,
                 "pldsim: wait timeout at t=%.3f us: a wait blocked longer than --wait-timeout "
-                "%.3f us; %d rank%s blocked in pld_system_wait\n",
+                "%.3f us; %d rank%s blocked in %s\n",
                 pld__now() * 1e6, (R->cfg->wait_timeout > 0 ? R->cfg->wait_timeout : 60.0) * 1e6,
-                blocked, blocked == 1 ? "" : "s");
+                blocked, blocked == 1 ? "" : "s", pld__op_shown("pld_system_wait"));
     else
         fprintf(stderr,
-                "pldsim: deadlock at t=%.3f us: %d rank%s blocked in pld_system_wait with no "
+                "pldsim: deadlock at t=%.3f us: %d rank%s blocked in %s with no "
                 "notify that could release %s\n",
-                pld__now() * 1e6, blocked, blocked == 1 ? "" : "s", blocked == 1 ? "it" : "them");
+                pld__now() * 1e6, blocked, blocked == 1 ? "" : "s",
+                pld__op_shown("pld_system_wait"), blocked == 1 ? "it" : "them");
     int *next = malloc((size_t)P * sizeof *next);
     for (int r = 0; r < P; r++) {
         const struct pld__wait_info *w = &R->ranks[r].wait;
@@ -84,7 +85,7 @@ void pld__report_deadlock(struct pld__run *R)
                 w->line, r, w->buf->name, pld__shape_str(w->offsets, off, sizeof off),
                 w->cmp == PLD_WAIT_EQ ? "==" : ">=", (long long)w->expected, *w->cellp);
         if (w->collective)
-            fprintf(stderr, " (inside %s)", w->collective);
+            fprintf(stderr, " (inside %s)", pld__op_shown(w->collective));
         if (n < 0 && !R->notifiers_unknown)
             fprintf(stderr, "; no rank has notified it yet");
         else if (n >= 0)

@@ -88,3 +88,13 @@ void pld_embed_remote_store(const char *file, int line, const char *op, pl_tile 
 {
     pld__remote_store_as(file, line, op, tile, target, kw);
 }
+
+void pld_embed_incore_unwind(void)
+{
+    int self = pld__self();
+    if (!pld__R || self < 0 || !pld__R->ranks[self].kernel)
+        return;
+    struct pld__rank *rk = &pld__R->ranks[self];
+    pld__ub_discard(rk);
+    rk->kernel = NULL;
+}

@@ -58,6 +58,12 @@ int pld__self(void)
     return pld__R->be->self();
 }
 
+const char *pld__op_shown(const char *op)
+{
+    const char *named = op && pld__op_rename ? pld__op_rename(op) : NULL;
+    return named ? named : op;
+}
+
 int pld__config_error_silent;
 int pld__mute_host;
 
@@ -100,9 +106,7 @@ _Noreturn void pld__vfail(int code, const char *file, int line, const char *op, 
         self == PLD__NOBODY || __atomic_compare_exchange_n(&pld__R->error, &zero, code, 0,
                                                            __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
     if (first && !(self == PLD__HOST && pld__mute_host)) {
-        const char *named = pld__op_rename ? pld__op_rename(op) : NULL;
-        if (named)
-            op = named;
+        op = pld__op_shown(op);
         fflush(stdout);
         if (preface)
             fputs(preface, stderr);

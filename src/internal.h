@@ -277,6 +277,9 @@ _Noreturn void pld__vfail(int code, const char *file, int line, const char *op, 
 
 /* The front end's names for ops in error lines, or NULL (pld_embed.h). */
 extern const char *(*pld__op_rename)(const char *op);
+/* `op` as the user writes it: the front end's name if it has one (error.c);
+ * every message that names an op (errors, races, deadlocks) shows this. */
+const char *pld__op_shown(const char *op);
 
 /* Called by a backend just before it leaves the calling rank (or the host)
  * because the run is ending: if the caller armed a pld_guard
@@ -289,6 +292,11 @@ extern int pld__config_error_silent;
 
 /* Prints a configuration-time error ("pldsim: ...") and returns `code`. */
 int pld__config_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Check one --cfg=KEY:VALUE or --log=SPEC before it may reach SimGrid
+ * (simgrid_settings.c): 0, or PLD_EUSAGE after one message naming `from`. */
+int pld__check_simgrid_cfg(const char *key_value, const char *from);
+int pld__check_simgrid_log(const char *spec, const char *from);
 
 /* Checks that the caller runs where `op` is allowed; fails otherwise. */
 enum pld__level { PLD__LVL_HOST = 1, PLD__LVL_DEVICE = 2, PLD__LVL_KERNEL = 4 };
@@ -404,6 +412,8 @@ pl_tile pld__tile_alloc(const char *file, int line, const char *op, pl_dtype dt,
  * then the most bytes of tiles that were live at once must fit in the UB. */
 void pld__ub_enter(struct pld__rank *rk);
 void pld__ub_exit(struct pld__rank *rk);
+/* Frees the kernel's tiles without ub_exit's peak check (an unwinding kernel). */
+void pld__ub_discard(struct pld__rank *rk);
 void pld__ub_release_all(struct pld__rank *rk);
 /* Checks the UB layout rule for a tile of `shape`: a single row is padded
  * to 32 bytes, but each row of a multi-row tile must be a multiple of 32. */

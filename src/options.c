@@ -103,8 +103,7 @@ static int switch_on(const char *v, const char *from, int *on)
         return rc;                                                                                 \
     }
 /* --cfg=KEY:VALUE and --log=SPEC: kept in order for the sim backend,
- * which hands them to SimGrid after its own settings (and checks them
- * there, as only SimGrid knows its keys). */
+ * which hands them to SimGrid after its own settings. */
 static int add_simgrid(const char **list, int *n, const char *v, const char *from)
 {
     if (*n == PLD_MAX_SIMGRID_ARGS)
@@ -113,98 +112,18 @@ static int add_simgrid(const char **list, int *n, const char *v, const char *fro
     return 0;
 }
 
-/* Values SimGrid 3.32 (as Debian builds it) takes for its model keys: it
- * checks them only when it builds the model, and then exits, or crashes
- * (ns-3 is not built in). */
-static const char *const model_keys[][7] = {
-    {"network/model", "CM02", "LV08", "SMPI", "IB", "Constant", NULL},
-    {"cpu/model", "Cas01", NULL},
-    {"host/model", "default", "compound", NULL},
-    {"disk/model", "default", NULL},
-};
-
-static int check_model_key(const char *v, const char *from)
-{
-    const char *colon = strchr(v, ':');
-    for (size_t k = 0; k < sizeof model_keys / sizeof model_keys[0]; k++) {
-        const char *const *m = model_keys[k];
-        if (strncmp(v, m[0], (size_t)(colon - v)) != 0 || m[0][colon - v] != '\0')
-            continue;
-        char list[128] = "";
-        for (int i = 1; m[i]; i++) {
-            if (strcmp(colon + 1, m[i]) == 0)
-                return 0;
-            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i > 1 ? ", " : "",
-                     m[i]);
-        }
-        return pld__config_error(PLD_EUSAGE, "%s '%s': expected %s one of %s", from, v, m[0], list);
-    }
-    return 0;
-}
-
+/* Each value is checked before it is kept: SimGrid aborts, crashes or
+ * runs wrong on many it takes (src/simgrid_settings.c). */
 static int set_simgrid_cfg(pld_config *cfg, const char *v, const char *from)
 {
-    const char *colon = strchr(v, ':');
-    if (!colon || colon == v)
-        return pld__config_error(PLD_EUSAGE,
-                                 "%s '%s': expected KEY:VALUE (e.g. network/model:LV08)", from, v);
-    if (strncmp(v, "contexts/", 9) == 0)
-        return pld__config_error(PLD_EUSAGE,
-                                 "%s '%s': pldsim chooses SimGrid's contexts itself (an embedded "
-                                 "interpreter needs threads)",
-                                 from, v);
-    int rc = check_model_key(v, from);
+    int rc = pld__check_simgrid_cfg(v, from);
     return rc ? rc : add_simgrid(cfg->simgrid_cfg, &cfg->nsimgrid_cfg, v, from);
-}
-
-/* One word of a log control string: CATEGORY.SETTING:VALUE or no_loc.
- * SimGrid aborts the process on any other shape, so it is checked here;
- * the values it checks itself. */
-static int log_word_ok(const char *w, size_t len)
-{
-    static const char *const settings[] = {"thresh", "threshold", "app", "appender",
-                                           "fmt",    "format",    "add", "additivity"};
-    if (len == 6 && strncmp(w, "no_loc", 6) == 0)
-        return 1;
-    const char *colon = memchr(w, ':', len);
-    if (!colon || colon + 1 == w + len)
-        return 0;
-    const char *dot = NULL;
-    for (const char *p = w; p < colon; p++) {
-        if (*p == '.')
-            dot = p;
-        else if (!(*p == '_' || (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z') ||
-                   (*p >= 'A' && *p <= 'Z')))
-            return 0;
-    }
-    if (!dot || dot == w)
-        return 0;
-    for (size_t i = 0; i < sizeof settings / sizeof settings[0]; i++)
-        if ((size_t)(colon - dot - 1) == strlen(settings[i]) &&
-            strncmp(dot + 1, settings[i], (size_t)(colon - dot - 1)) == 0)
-            return 1;
-    return 0;
 }
 
 static int set_simgrid_log(pld_config *cfg, const char *v, const char *from)
 {
-    const char *p = v;
-    int words = 0;
-    while (*p) {
-        size_t len = strcspn(p, " ");
-        if (len && !log_word_ok(p, len))
-            return pld__config_error(PLD_EUSAGE,
-                                     "%s '%s': '%.*s' is not a SimGrid log setting; expected "
-                                     "CATEGORY.thresh:LEVEL (or .fmt, .app, .add) or no_loc",
-                                     from, v, (int)len, p);
-        words += len > 0;
-        p += len;
-        p += *p == ' ';
-    }
-    if (!words)
-        return pld__config_error(
-            PLD_EUSAGE, "%s: expected a SimGrid log setting (e.g. root.thresh:info)", from);
-    return add_simgrid(cfg->simgrid_log, &cfg->nsimgrid_log, v, from);
+    int rc = pld__check_simgrid_log(v, from);
+    return rc ? rc : add_simgrid(cfg->simgrid_log, &cfg->nsimgrid_log, v, from);
 }
 
 PLD__SWITCH(set_no_cacheline_check, cfg->no_cacheline_check = 1)

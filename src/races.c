@@ -664,9 +664,9 @@ static void report(struct pld__racer *RC, const struct rec *old, const struct re
     fprintf(stderr,
             "%s:%d: rank %d: race: %s %s %s at t=%.3f us, unordered with rank %d's %s (%s) at "
             "%s:%d at t=%.3f us: no notify->wait orders them\n",
-            now->file, now->line, now->rank, now->op, now->write ? "wrote" : "read", what,
-            now->t * 1e6, old->rank, old->op, old->write ? "a write" : "a read", old->file,
-            old->line, old->t * 1e6);
+            now->file, now->line, now->rank, pld__op_shown(now->op), now->write ? "wrote" : "read",
+            what, now->t * 1e6, old->rank, pld__op_shown(old->op),
+            old->write ? "a write" : "a read", old->file, old->line, old->t * 1e6);
 }
 
 static struct shadow *shadow_of(struct pld__racer *RC, const struct pld__wbuf *b, int copy)

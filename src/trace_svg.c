@@ -169,7 +169,12 @@ int pld__write_svg_view(FILE *out, const struct pld__run *R, const struct pld__t
     double axis_y = T + lanes * lane_h, step = nice_step(span * 1e6);
     fprintf(out, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"black\"/>\n", L,
             axis_y, L + plot_w, axis_y);
-    for (double us = ceil(t_from * 1e6 / step - 1e-9) * step; us <= tmax * 1e6 + 1e-9; us += step)
+    /* at most a few dozen ticks: the count, not the sum, ends the loop when
+     * a step is too small to move `us` (a window narrower than a double
+     * tells apart at its time) */
+    int ticks = 0;
+    for (double us = ceil(t_from * 1e6 / step - 1e-9) * step;
+         us <= tmax * 1e6 + 1e-9 && ticks < 100; us += step, ticks++)
         fprintf(out,
                 "<line x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" y2=\"%.1f\" stroke=\"black\"/>"
                 "<text x=\"%.2f\" y=\"%.1f\" text-anchor=\"middle\">%g</text>\n",

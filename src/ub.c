@@ -164,6 +164,11 @@ void pld__ub_exit(struct pld__rank *rk)
     free_blocks(rk);
 }
 
+void pld__ub_discard(struct pld__rank *rk)
+{
+    free_blocks(rk);
+}
+
 void pld__ub_release_all(struct pld__rank *rk)
 {
     free_blocks(rk);

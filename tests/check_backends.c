@@ -363,6 +363,39 @@ START_TEST(mpi_killed_rank_ends_the_job_and_is_named)
 }
 END_TEST
 
+/* Issue 28, class 10: the same with mpirun told not to end the job
+ * (--mca orte_abort_on_non_zero_status 0).  The survivors hung inside MPI
+ * calls that need the dead process, past any --wait-timeout; now the mpi
+ * backend's own liveness check sees the death, one survivor names the
+ * dead rank and ends the job, well within --wait-timeout.  Rank 0 dies
+ * too, in the second case: the report comes from the lowest survivor. */
+START_TEST(mpi_killed_rank_without_mpirun_abort_is_named_by_pldsim)
+{
+    int victim = _i == 0 ? 2 : 0;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    struct cmd_result r =
+        run_cmd("PLD_TEST_KILL_RANK=%d timeout 60 env " MPI_LAUNCH
+                "--mca orte_abort_on_non_zero_status 0 %s killed -d 0-3 --wait-timeout 10s "
+                "--backend mpi </dev/null",
+                victim, MPIRUN, 4, cases_prog());
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    ck_assert_msg(r.status != 0 && r.status != 124, "exit %d\nstderr:\n%s", r.status,
+                  tail(r.err, 2000));
+    ck_assert_msg(s < 10, "took %.1f s (--wait-timeout 10s)", s);
+    char said[128];
+    snprintf(said, sizeof said, "pldsim: rank %d's process (pid ", victim);
+    ck_assert_int_eq(count_lines_with(r.err, said), 1);
+    snprintf(said, sizeof said,
+             "died during the run: no MPI call that needs it can complete, so "
+             "rank %d ends the job",
+             victim == 0 ? 1 : 0);
+    ck_assert_contains(r.err, said);
+    cmd_result_free(&r);
+}
+END_TEST
+
 START_TEST(mpi_process_count_must_match_the_devices)
 {
     struct cmd_result r = mpi_run(2, tutorial("08_allreduce_mesh"), "-d 0-3");
@@ -466,6 +499,7 @@ int main(void)
     tcase_add_test(mpi, mpi_deadlock_is_reported_once_with_every_wait);
     tcase_add_test(mpi, mpi_rank_error_is_reported_once_and_others_unwind);
     tcase_add_test(mpi, mpi_killed_rank_ends_the_job_and_is_named);
+    tcase_add_loop_test(mpi, mpi_killed_rank_without_mpirun_abort_is_named_by_pldsim, 0, 2);
     tcase_add_test(mpi, mpi_process_count_must_match_the_devices);
     tcase_add_test(mpi, mpi_refuses_what_it_cannot_do);
     tcase_add_test(mpi, mpi_module_is_loaded_only_when_asked_for);

@@ -7,7 +7,10 @@
  *    PLDSIM_SAVE_PLATFORM with a note) writes an XML that, loaded back
  *    with --platform, gives the same run;
  *  - SimGrid's tracing writes a Paje trace;
- *  - each setting SimGrid would abort or crash on is one message, exit 2. */
+ *  - each setting SimGrid would abort, crash, hang or run wrong on is one
+ *    message, exit 2 (issue 28: every value is checked before SimGrid
+ *    sees it, and a key pldsim does not list never reaches it);
+ *  - a value in range still reaches SimGrid. */
 #include "checktools.h"
 
 #include <stdio.h>
@@ -107,22 +110,71 @@ END_TEST
 static const struct {
     const char *flags, *message;
 } refused[] = {
-    {"--cfg=bogus/key:1", "--cfg=bogus/key:1: SimGrid refuses it: Bad config key: bogus/key"},
+    {"--cfg=bogus/key:1", "--cfg 'bogus/key:1': pldsim passes no SimGrid setting 'bogus/key'"},
     {"--cfg=network/model:ns-3",
-     "--cfg 'network/model:ns-3': expected network/model one of CM02, LV08, SMPI, IB, Constant"},
+     "--cfg 'network/model:ns-3': expected network/model one of CM02, LV08, SMPI, IB"},
     {"--cfg=cpu/model:fast", "expected cpu/model one of Cas01"},
-    {"--cfg=network/TCP-gamma:abc", "SimGrid refuses it: invalid double"},
+    {"--cfg=network/TCP-gamma:abc",
+     "expected network/TCP-gamma 0 or a number in [1, 1e+18] (bytes; 0 turns the window cap off)"},
     {"--cfg=nocolon", "--cfg 'nocolon': expected KEY:VALUE"},
     {"--cfg=contexts/factory:raw", "pldsim chooses SimGrid's contexts itself"},
     {"--log=%%%bad", "'%%%bad' is not a SimGrid log setting"},
-    {"--log=root.thresh:loud", "SimGrid refuses it: Unknown priority name: loud"},
+    {"--log=root.thresh:loud", "unknown level 'loud'; expected trace, debug, verbose, info"},
     {"--cfg=tracing:yes --cfg=tracing/actor:yes",
      "SimGrid 3.32 aborts when it traces a split-duplex link"},
     {"--cfg=tracing:yes --cfg=tracing/filename:/nonexistent/x.trace",
-     "--cfg=tracing/filename:/nonexistent/x.trace: cannot write it"},
+     "--cfg 'tracing/filename:/nonexistent/x.trace': cannot write it: No such file or directory"},
     {"--save-platform /nonexistent/x.xml",
      "cannot write the generated platform /nonexistent/x.xml"},
+    /* issue 28, class 3: values SimGrid takes and then aborts on (134),
+     * crashes on (139), hangs on, or runs wrong with */
+    {"--cfg=network/bandwidth-factor:0",
+     "--cfg 'network/bandwidth-factor:0': expected network/bandwidth-factor a number in "
+     "[1e-06, 1000000]"},
+    {"--cfg=network/bandwidth-factor:-1", "expected network/bandwidth-factor a number"},
+    {"--cfg=network/bandwidth-factor:nan", "expected network/bandwidth-factor a number"},
+    {"--cfg=maxmin/precision:-1", "expected maxmin/precision a number in (0, 0.001]"},
+    {"--cfg=maxmin/precision:1", "expected maxmin/precision a number in (0, 0.001]"},
+    {"--cfg=surf/precision:0", "expected surf/precision a number in (0, 1e-06] (seconds)"},
+    {"--cfg=network/latency-factor:-5", "expected network/latency-factor a number in [0, 1000000]"},
+    {"--cfg=network/latency-factor:inf", "expected network/latency-factor a number"},
+    {"--cfg=network/model:Constant", "expected network/model one of CM02, LV08, SMPI, IB"},
+    {"--cfg=network/solver:bogus", "expected network/solver one of maxmin, fairbottleneck, bmf"},
+    {"--cfg=bmf/max-iterations:0", "expected bmf/max-iterations a whole number in [1, 1000000000]"},
+    {"--cfg=maxmin/concurrency-limit:0", "expected maxmin/concurrency-limit -1 or a whole number"},
+    {"--cfg=tracing:maybe", "expected tracing yes or no"},
+    {"--cfg=tracing/comment-file:/nonexistent", "cannot read it: No such file or directory"},
+    {"--cfg=plugin:bogus", "expected plugin one of link_load, host_load, link_energy"},
+    {"--cfg=debug/breakpoint:0", "pldsim does not pass it to SimGrid: it stops the process"},
+    {"--cfg=cmonkey/time:0", "pldsim does not pass it to SimGrid: the chaos monkey"},
+    {"--cfg=smpi/np:4", "pldsim does not pass it to SimGrid: it is for SMPI programs"},
+    /* an old spelling SimGrid would map to a checked key */
+    {"--cfg=network/latency_factor:-5", "pldsim passes no SimGrid setting 'network/latency_factor'"},
+    {"--log=root.app:file:/nonexistent/x",
+     "--log 'root.app:file:/nonexistent/x': cannot write /nonexistent/x: No such file or directory"},
+    {"--log=root.app:file:/tmp", "cannot write /tmp: it is a directory"},
+    {"--log=root.app:rollfile:abc:/tmp/x", "expected rollfile:BYTES:FILE"},
+    {"--log=root.app:bogus", "unknown appender 'bogus'"},
+    {"'--log=no_loc root.thresh:info'", "'no_loc' is not a SimGrid log setting"},
+    {"--log=root.format:%m", "'root.format:%m' is not a SimGrid log setting"},
+    {"--log=a.b.thresh:info", "'a.b.thresh:info' is not a SimGrid log setting"},
+    {"--log=root.fmt:%Q", "'%Q' is no layout sequence"},
+    {"--log=root.fmt:%.-5m", "'%.-' is no layout sequence"},
+    {"--log=root.add:maybe", "expected yes or no (on/off, 1/0) for additivity"},
 };
+
+/* A value in range still reaches SimGrid: a latency factor of 2 makes
+ * the run slower than the default's 1, by the step's one latency. */
+START_TEST(checked_values_still_reach_simgrid)
+{
+    double base = run_time(""), slow = run_time("--cfg=network/latency-factor:2");
+    ck_assert_msg(slow > base, "latency-factor 2 gave %.3f us, the default %.3f us", slow, base);
+    ck_assert_msg(run_time("--cfg=network/TCP-gamma:0 --cfg=maxmin/concurrency-limit:-1 "
+                           "--cfg=surf/precision:1e-9 --cfg=maxmin/precision:1e-5 "
+                           "--log=root.fmt:%10.3m%n --log=root.app:stderr") == base,
+                  "SimGrid's defaults, given explicitly, changed the run");
+}
+END_TEST
 
 START_TEST(what_simgrid_would_abort_on_is_refused)
 {
@@ -144,6 +196,7 @@ static Suite *suite(void)
     tcase_add_test(tc, log_reaches_simgrid);
     tcase_add_loop_test(tc, save_platform_writes_what_the_run_simulated, 0, 3);
     tcase_add_test(tc, tracing_writes_a_paje_trace);
+    tcase_add_test(tc, checked_values_still_reach_simgrid);
     tcase_add_loop_test(tc, what_simgrid_would_abort_on_is_refused, 0,
                         (int)(sizeof refused / sizeof refused[0]));
     suite_add_tcase(s, tc);

@@ -370,6 +370,46 @@ START_TEST(timeline_tool_refuses_what_is_not_a_trace)
 }
 END_TEST
 
+/* Issue 28, class 4: what pldsim-timeline cannot draw is one line, exit 2,
+ * and no picture: a window finer than the trace resolves (it looped
+ * forever), --from past the trace's end (an empty picture), and a file
+ * with no events (an SVG and exit 0). */
+static const struct {
+    const char *flags, *input, *message;
+} undrawable[] = {
+    {"--to 1e-15", "trace", "--from 0 --to 1e-15: a window 1e-15 us wide is narrower than"},
+    {"--to 1e-300", "trace", "a window 1e-300 us wide is narrower than a text trace resolves"},
+    {"--from 5 --to 5.000000000000001", "trace", "expected at least 1e-06 us"},
+    {"--from 1e9 --to 1000000000.5", "trace", "expected at least 1 us"},
+    {"--from 1000", "trace", "--from 1000 is past the end of"},
+    {"", "/dev/null", "/dev/null holds no events; expected a pldsim text trace"},
+    {"", "header", "holds no events; expected a pldsim text trace"},
+};
+
+START_TEST(timeline_refuses_what_it_cannot_draw)
+{
+    char *txt = write_temp(".txt", ""), *svg = write_temp(".svg", "");
+    const char *in = undrawable[_i].input;
+    struct cmd_result r = run_cmd("%s --no-summary --trace %s", tutorial("06_put_get"), txt);
+    ck_assert_int_eq(r.status, 0);
+    cmd_result_free(&r);
+    if (strcmp(in, "header") == 0) { /* the trace's two comment lines alone */
+        r = run_cmd("head -2 %s > %s.h && mv %s.h %s", txt, txt, txt, txt);
+        cmd_result_free(&r);
+    }
+    unlink(svg);
+    r = run_cmd("timeout 30 %s/tools/pldsim-timeline %s %s %s", PLD_BUILDDIR, undrawable[_i].flags,
+                strcmp(in, "/dev/null") == 0 ? in : txt, svg);
+    ck_assert_msg(r.status == 2, "%s: exit %d:\n%s", undrawable[_i].flags, r.status, r.err);
+    ck_assert_int_eq(count_error_lines(r.err), 1);
+    ck_assert_contains(r.err, undrawable[_i].message);
+    ck_assert_msg(access(svg, F_OK) != 0, "%s: a picture was written", undrawable[_i].flags);
+    cmd_result_free(&r);
+    unlink(txt);
+    free(txt), free(svg);
+}
+END_TEST
+
 START_TEST(run_summary)
 {
     struct cmd_result r = run_cmd("%s -d 0-3 --summary", tutorial("10_allreduce_ring"));
@@ -505,6 +545,8 @@ int main(void)
     tcase_add_test(tc, timeline_tool_refuses_what_is_not_a_trace);
     tcase_add_test(tc, picture_tools_refuse_unknown_flags);
     tcase_add_test(tc, timeline_draws_a_window);
+    tcase_add_loop_test(tc, timeline_refuses_what_it_cannot_draw, 0,
+                        (int)(sizeof undrawable / sizeof undrawable[0]));
     tcase_add_test(tc, run_summary);
     tcase_add_test(tc, run_summary_json);
     suite_add_tcase(s, tc);

@@ -406,6 +406,72 @@ START_TEST(pldsim_perf_refuses_bad_arguments)
 }
 END_TEST
 
+/* Issue 28, classes 7 and 8: pldsim-plot checks every row it reads.  A
+ * header alone, a non-numeric or NaN value, a row of 3 columns, a size of
+ * -1, 0 or 1e400 exited 2 with no message or were drawn; each is now one
+ * line naming FILE:LINE and what was expected, exit 2, and no picture. */
+#define PLOT_HEADER                                                                                \
+    "collective,mode,P,size_B,count,type,redop,root,oop_time_us,oop_algbw_GBps,oop_busbw_GBps,"    \
+    "oop_wrong,ip_time_us,ip_algbw_GBps,ip_busbw_GBps,ip_wrong\n"
+#define PLOT_ROW(size, time)                                                                       \
+    "allreduce,mesh,4," size ",256,float,sum,-1,14.6,0.07,0.1,N/A," time ",0.07,0.1,N/A\n"
+static const struct {
+    const char *flags, *text, *message;
+} bad_plots[] = {
+    {"", PLOT_HEADER, ":1: a header and no rows; expected one row per size"},
+    {"", PLOT_HEADER PLOT_ROW("1024", "13.6") PLOT_ROW("big", "13.8"),
+     ":3: size_B 'big': expected a whole number of bytes from 1 to 1125899906842624"},
+    {"", PLOT_HEADER PLOT_ROW("1024", "nan"), ":2: ip_time_us 'nan': expected a finite number"},
+    {"-y busbw", PLOT_HEADER "allreduce,mesh,4,1024,256,float,sum,-1,14.6,0.07,x,N/A,1,2,x,N/A\n",
+     ":2: ip_busbw_GBps 'x': expected a finite number, 0 or more"},
+    {"", PLOT_HEADER "allreduce,mesh,4\n", ":2: 3 columns; expected 16, as the header has"},
+    {"", PLOT_HEADER PLOT_ROW("-1", "13.6"), ":2: size_B '-1': expected a whole number of bytes"},
+    {"", PLOT_HEADER PLOT_ROW("0", "13.6"), ":2: size_B '0': expected a whole number of bytes"},
+    {"", PLOT_HEADER PLOT_ROW("1e400", "13.6"), ":2: size_B '1e400': expected a whole number"},
+    {"", PLOT_HEADER PLOT_ROW("1024", "-3"), ":2: ip_time_us '-3': expected a finite number"},
+    {"", "collective,mode,P\n", ":1: not pldsim-perf's header; expected the 16 columns"},
+    {"--xy", "# P wall\n8 0.07\n16 inf\n", ":3: '16 inf': expected \"x y\", two finite numbers"},
+    {"--xy", "8 0.07\n16 0.1 7\n", ":2: '16 0.1 7': expected \"x y\""},
+    {"--xy", "# only a comment\n", "has no \"x y\" lines; expected one point a line"},
+};
+
+START_TEST(pldsim_plot_refuses_bad_rows)
+{
+    char *in = write_temp(".csv", bad_plots[_i].text), *svg = write_temp(".svg", "");
+    unlink(svg);
+    struct cmd_result r = run_cmd("timeout 30 %s/tools/pldsim-plot %s -o %s %s", PLD_BUILDDIR,
+                                  bad_plots[_i].flags, svg, in);
+    ck_assert_msg(r.status == 2, "case %d: exit %d:\n%s", _i, r.status, r.err);
+    ck_assert_int_eq(count_error_lines(r.err), 1);
+    ck_assert_contains(r.err, "pldsim-plot: ");
+    ck_assert_contains(r.err, in);
+    ck_assert_contains(r.err, bad_plots[_i].message);
+    ck_assert_msg(access(svg, F_OK) != 0, "case %d: a picture was written", _i);
+    cmd_result_free(&r);
+    unlink(in);
+    free(in), free(svg);
+}
+END_TEST
+
+/* A run at P=1 takes no time in place: pldsim-plot leaves those rows out
+ * and says so, and draws the others. */
+START_TEST(pldsim_plot_says_what_it_leaves_out)
+{
+    char *in =
+             write_temp(".csv", PLOT_HEADER PLOT_ROW("1024", "0.000000") PLOT_ROW("4096", "13.8")),
+         *svg = write_temp(".svg", "");
+    struct cmd_result r = run_cmd("%s/tools/pldsim-plot -o %s %s", PLD_BUILDDIR, svg, in);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_contains(r.err, ": 1 row with ip_time_us 0 left out (a log axis has no 0)");
+    char *a = slurp(svg);
+    ck_assert_int_eq(count_lines_with(a, "<circle "), 2); /* 4096, the legend */
+    free(a);
+    cmd_result_free(&r);
+    unlink(in), unlink(svg);
+    free(in), free(svg);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("whatif");
@@ -423,6 +489,9 @@ int main(void)
     tcase_add_test(tc, long_runs_report_progress_when_asked);
     tcase_add_test(tc, pldsim_plot_draws_its_inputs);
     tcase_add_test(tc, plot_series_stay_apart);
+    tcase_add_loop_test(tc, pldsim_plot_refuses_bad_rows, 0,
+                        (int)(sizeof bad_plots / sizeof bad_plots[0]));
+    tcase_add_test(tc, pldsim_plot_says_what_it_leaves_out);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

@@ -75,62 +75,194 @@ static void marker(FILE *f, int shape, double x, double y, const char *c)
     }
 }
 
-/* Reads one CSV written by pldsim-perf --csv; column 3 is size_B, 12 the
- * in-place time (us), 14 the in-place busbw (GB/s). */
+/* Splits `line` (its '\n' or "\r\n" cut) at every ',' into at most `max`
+ * fields, empty ones kept; the number of fields, or max + 1 when there are
+ * more. */
+static int split_csv(char *line, char **field, int max)
+{
+    int nf = 0;
+    line[strcspn(line, "\r\n")] = '\0';
+    for (char *p = line;; p++) {
+        char *comma = strchr(p, ',');
+        if (nf == max)
+            return max + 1;
+        field[nf++] = p;
+        if (!comma)
+            return nf;
+        *comma = '\0';
+        p = comma;
+    }
+}
+
+/* All of `s` as a finite number; 0 or -1. */
+static int number(const char *s, double *out)
+{
+    char *end;
+    if (!*s || *s == ' ')
+        return -1;
+    *out = strtod(s, &end);
+    return *end == '\0' && isfinite(*out) ? 0 : -1;
+}
+
+/* Reads one line into `line`; 1, 0 at the end, or -1 after a message when
+ * the line does not fit. */
+static int next_line(FILE *f, char *line, size_t len, const char *path, int lineno)
+{
+    if (!fgets(line, (int)len, f))
+        return 0;
+    if (!strchr(line, '\n') && !feof(f)) {
+        fprintf(stderr, "pldsim-plot: %s:%d: a line longer than %zu characters\n", path, lineno,
+                len - 2);
+        return -1;
+    }
+    return 1;
+}
+
+enum { CSV_COLUMNS = 16, SIZE_COL = 3, TIME_COL = 12, BUSBW_COL = 14 };
+#define MAX_BYTES 1125899906842624.0 /* 1 PiB, pldsim-perf's largest size */
+
+/* Reads one CSV written by pldsim-perf --csv: its header, then one row per
+ * size; column 3 is size_B, 12 the in-place time (us), 14 the in-place
+ * busbw (GB/s).  Every row is checked: a wrong one is one message naming
+ * FILE:LINE and what was expected, never a point left out unsaid.  A row
+ * whose y is 0 (the in-place time of a run at P=1) has no place on a log
+ * axis: it is left out with a note. */
 static int read_csv(const char *path, struct series *s, int want_busbw)
 {
+    static const char *const names[CSV_COLUMNS] = {
+        "collective",     "mode",      "P",          "size_B",        "count",
+        "type",           "redop",     "root",       "oop_time_us",   "oop_algbw_GBps",
+        "oop_busbw_GBps", "oop_wrong", "ip_time_us", "ip_algbw_GBps", "ip_busbw_GBps",
+        "ip_wrong"};
     FILE *f = fopen(path, "r");
-    char line[1024];
+    char line[1024], *field[CSV_COLUMNS + 1];
+    int lineno = 1, ycol = want_busbw ? BUSBW_COL : TIME_COL, rows = 0, zeros = 0, rc;
     if (!f) {
         fprintf(stderr, "pldsim-plot: cannot read %s\n", path);
         return -1;
     }
-    if (!fgets(line, sizeof line, f) || strncmp(line, "collective,", 11) != 0) {
-        fprintf(stderr, "pldsim-plot: %s is not a pldsim-perf CSV (no header)\n", path);
+    if ((rc = next_line(f, line, sizeof line, path, 1)) <= 0 || strncmp(line, "collective,", 11)) {
+        if (rc >= 0)
+            fprintf(stderr, "pldsim-plot: %s is not a pldsim-perf CSV (no header)\n", path);
         fclose(f);
         return -1;
     }
-    while (s->n < MAX_POINTS && fgets(line, sizeof line, f)) {
-        char *field[20];
-        int nf = 0;
-        for (char *p = strtok(line, ",\n"); p && nf < 20; p = strtok(NULL, ",\n"))
-            field[nf++] = p;
-        if (nf < 16)
+    int nf = split_csv(line, field, CSV_COLUMNS);
+    for (int i = 0; i < CSV_COLUMNS && nf == CSV_COLUMNS; i++)
+        if (strcmp(field[i], names[i]) != 0)
+            nf = -1;
+    if (nf != CSV_COLUMNS) {
+        fprintf(stderr,
+                "pldsim-plot: %s:1: not pldsim-perf's header; expected the %d columns "
+                "collective,mode,P,size_B,...,ip_busbw_GBps,ip_wrong\n",
+                path, CSV_COLUMNS);
+        fclose(f);
+        return -1;
+    }
+    while ((rc = next_line(f, line, sizeof line, path, ++lineno)) > 0) {
+        if (line[strspn(line, " \t\r\n")] == '\0')
+            continue; /* a blank line */
+        const char *why = NULL;
+        double x = 0, y = 0;
+        int col = SIZE_COL;
+        nf = split_csv(line, field, CSV_COLUMNS);
+        rows++;
+        if (nf != CSV_COLUMNS) {
+            fprintf(stderr,
+                    "pldsim-plot: %s:%d: %s%d columns; expected %d, as the header has (pldsim-perf "
+                    "--csv)\n",
+                    path, lineno, nf > CSV_COLUMNS ? "more than " : "",
+                    nf > CSV_COLUMNS ? CSV_COLUMNS : nf, CSV_COLUMNS);
+            break;
+        }
+        if (number(field[SIZE_COL], &x) != 0 || x < 1 || x > MAX_BYTES || x != floor(x))
+            why = "expected a whole number of bytes from 1 to 1125899906842624 (1 PiB)";
+        else if (number(field[ycol], &y) != 0 || y < 0) {
+            col = ycol;
+            why = "expected a finite number, 0 or more";
+        }
+        if (why) {
+            fprintf(stderr, "pldsim-plot: %s:%d: %s '%s': %s\n", path, lineno, names[col],
+                    field[col], why);
+            break;
+        }
+        if (y == 0) {
+            zeros++;
             continue;
+        }
+        if (s->n == MAX_POINTS) {
+            fprintf(stderr, "pldsim-plot: %s:%d: more than %d rows; expected at most %d sizes\n",
+                    path, lineno, MAX_POINTS, MAX_POINTS);
+            break;
+        }
         if (!s->label[0])
             snprintf(s->label, sizeof s->label, "%s %s P=%s", field[0], field[1], field[2]);
-        double x = atof(field[3]), y = atof(field[want_busbw ? 14 : 12]);
-        if (x > 0 && y > 0) {
-            s->x[s->n] = x;
-            s->y[s->n++] = y;
-        }
+        s->x[s->n] = x;
+        s->y[s->n++] = y;
     }
     fclose(f);
-    return s->n ? 0 : -1;
+    if (rc != 0) /* a message was printed */
+        return -1;
+    if (!rows) {
+        fprintf(stderr,
+                "pldsim-plot: %s:1: a header and no rows; expected one row per size "
+                "(pldsim-perf --csv)\n",
+                path);
+        return -1;
+    }
+    if (!s->n) {
+        fprintf(stderr, "pldsim-plot: %s: every row's %s is 0: nothing to draw on a log axis\n",
+                path, names[ycol]);
+        return -1;
+    }
+    if (zeros)
+        fprintf(stderr, "pldsim-plot: %s: %d row%s with %s 0 left out (a log axis has no 0)\n",
+                path, zeros, zeros > 1 ? "s" : "", names[ycol]);
+    return 0;
 }
 
-/* Reads "x y" pairs (--xy); lines starting with '#' are comments.  Only
- * finite positive values count: an "inf" made the log axes' tick loop
- * endless. */
+/* Reads "x y" pairs (--xy); blank lines and lines starting with '#' are
+ * skipped.  Every other line is two finite positive numbers (log axes: an
+ * "inf" made the ticks' loop endless), or one message naming it. */
 static int read_xy(const char *path, struct series *s)
 {
     FILE *f = fopen(path, "r");
     char line[1024];
+    int lineno = 0, rc;
     if (!f) {
         fprintf(stderr, "pldsim-plot: cannot read %s\n", path);
         return -1;
     }
-    while (s->n < MAX_POINTS && fgets(line, sizeof line, f)) {
+    while ((rc = next_line(f, line, sizeof line, path, ++lineno)) > 0) {
         double x, y;
-        if (line[0] != '#' && sscanf(line, "%lf %lf", &x, &y) == 2 && x > 0 && y > 0 &&
-            isfinite(x) && isfinite(y)) {
-            s->x[s->n] = x;
-            s->y[s->n++] = y;
+        char extra;
+        size_t lead = strspn(line, " \t");
+        if (line[lead] == '#' || line[lead + strspn(line + lead, " \t\r\n")] == '\0')
+            continue;
+        if (sscanf(line, "%lf %lf %c", &x, &y, &extra) != 2 || !isfinite(x) || !isfinite(y) ||
+            x <= 0 || y <= 0) {
+            line[strcspn(line, "\r\n")] = '\0';
+            fprintf(stderr,
+                    "pldsim-plot: %s:%d: '%s': expected \"x y\", two finite numbers above 0 "
+                    "(log axes)\n",
+                    path, lineno, line);
+            rc = -1;
+            break;
         }
+        if (s->n == MAX_POINTS) {
+            fprintf(stderr, "pldsim-plot: %s:%d: more than %d points; expected at most %d\n", path,
+                    lineno, MAX_POINTS, MAX_POINTS);
+            rc = -1;
+            break;
+        }
+        s->x[s->n] = x;
+        s->y[s->n++] = y;
     }
     fclose(f);
+    if (rc != 0)
+        return -1;
     if (!s->n)
-        fprintf(stderr, "pldsim-plot: %s has no \"x y\" lines with finite positive values\n", path);
+        fprintf(stderr, "pldsim-plot: %s has no \"x y\" lines; expected one point a line\n", path);
     return s->n ? 0 : -1;
 }
 

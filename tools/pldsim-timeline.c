@@ -90,6 +90,17 @@ int main(int argc, char **argv)
                 from_us);
         return 2;
     }
+    /* the axis steps by a round fraction of the window: a window finer
+     * than the trace's 1 ps steps, or than what a double tells apart at
+     * --to, has no steps to draw (and took forever trying) */
+    double narrowest = fmax(1e-6, to_us * 1e-9);
+    if (to_us >= 0 && to_us - from_us < narrowest) {
+        fprintf(stderr,
+                "pldsim-timeline: --from %.15g --to %.15g: a window %g us wide is narrower than a "
+                "text trace resolves; expected at least %g us (see --help)\n",
+                from_us, to_us, to_us - from_us, narrowest);
+        return 2;
+    }
     view.from = from_us * 1e-6;
     view.to = to_us >= 0 ? to_us * 1e-6 : -1;
     if (argc - optind != 2)
@@ -108,7 +119,7 @@ int main(int argc, char **argv)
     memset(&t, 0, sizeof t);
     memset(&R, 0, sizeof R);
     char line[1024], platform[128] = "?";
-    int lineno = 0, maxrank = -1;
+    int lineno = 0, maxrank = -1, rc = 0;
     while (fgets(line, sizeof line, in)) {
         lineno++;
         if (line[0] == '#') {
@@ -153,15 +164,35 @@ int main(int argc, char **argv)
         t.n++;
     }
     fclose(in);
+    /* nothing to draw: say so, rather than draw empty lanes */
+    double tend = 0;
+    for (size_t i = 0; i < t.n; i++)
+        tend = fmax(tend, t.ev[i].t1);
+    if (t.n == 0) {
+        fprintf(stderr,
+                "pldsim-timeline: %s holds no events; expected a pldsim text trace "
+                "(written by --trace FILE.txt)\n",
+                argv[1]);
+        return 2;
+    }
+    /* in ns, to the trace's 1 ps steps */
+    if (view.from > 0 && from_us * 1e3 >= tend * 1e9 - 5e-4) {
+        fprintf(stderr,
+                "pldsim-timeline: --from %g is past the end of %s, at %.3f us; expected a time "
+                "before it (see --help)\n",
+                from_us, argv[1], tend * 1e6);
+        rc = 2;
+        goto out;
+    }
     if (R.P < maxrank + 1)
         R.P = maxrank + 1;
     snprintf(R.platform_desc, sizeof R.platform_desc, "%s", platform);
     FILE *out = fopen(argv[2], "w");
-    int rc = 0;
     if (!out || pld__write_svg_view(out, &R, &t, &view) != 0 || fclose(out) != 0) {
         fprintf(stderr, "pldsim-timeline: cannot write %s\n", argv[2]);
         rc = 2;
     }
+out:
     for (size_t i = 0; i < t.n; i++) {
         free((char *)t.ev[i].where);
         free((char *)t.ev[i].file);

@@ -74,6 +74,13 @@ int pld_run_aborting(void);
 /* The executing rank, -1 for the host orchestrator, -2 outside a run. */
 int pld_embed_self(void);
 
+/* Ends the running kernel because an exception of the front end's
+ * language leaves it: frees its UB, and skips the checks of a kernel's
+ * normal end (a put_async still in flight, the UB's peak), which would
+ * otherwise report a consequence in place of the exception itself.  Its
+ * put_asyncs land as they would; the next kernel starts afresh. */
+void pld_embed_incore_unwind(void);
+
 /* pl_load on behalf of the front end's op `op` (a tensor-level op that
  * loads its operand into UB, as upstream's compiler lowers it): the same
  * checks, cost and trace line as pl_load, but errors name `op` (which must

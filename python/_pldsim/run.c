@@ -401,6 +401,15 @@ static PyObject *py_incore_exit(PyObject *self, PyObject *unused)
     Py_RETURN_NONE;
 }
 
+/* incore_unwind(): a Python exception leaves the kernel (pld_embed.h). */
+static PyObject *py_incore_unwind(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    pld_embed_incore_unwind();
+    Py_RETURN_NONE;
+}
+
 /* world_size(file, line) */
 static PyObject *py_world_size(PyObject *self, PyObject *args)
 {
@@ -476,6 +485,7 @@ PyMethodDef pldsim_run_methods[] = {
     {"scope_end", py_scope_end, METH_VARARGS, "scope_end(file, line): runs its task graph"},
     {"at", py_at, METH_VARARGS, "at(file, line, name, call, deps) -> (scope, index)"},
     {"incore_exit", py_incore_exit, METH_NOARGS, "incore_exit()"},
+    {"incore_unwind", py_incore_unwind, METH_NOARGS, "incore_unwind()"},
     {"world_size", py_world_size, METH_VARARGS, "world_size(file, line) -> int"},
     {"self", py_self, METH_NOARGS, "the executing rank, -1 on the host, -2 outside a run"},
     {"aborting", py_aborting, METH_NOARGS, "whether the run is ending after an error"},

@@ -234,6 +234,13 @@ def _resolve(fn: Any) -> dict[str, Any]:
 
 
 def _describe(v: Any) -> str:
+    from .resident import DeviceTensor
+
+    if isinstance(v, DeviceTensor):  # a worker-resident tensor, passed by hand
+        what = f"a DeviceTensor {list(v.shape)} {v.dtype}"
+        if v.freed:
+            return f"{what} that has been freed (free_tensor, or its worker's close())"
+        return f"{what}: its worker passes it (run, submit or a registered handle)"
     if is_torch_tensor(v):
         return f"a torch.{str(v.dtype).split('.')[-1]} tensor of shape {list(v.shape)}"
     if isinstance(v, DistributedTensor):

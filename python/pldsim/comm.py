@@ -392,7 +392,7 @@ def wait_async_event(event: Any, session: Any) -> bool:
     if not isinstance(event, AsyncEvent):
         raise UsageTypeError(op, f"pld.system.wait_async_event expects an AsyncEvent (from pld.tensor.put_async); got {type(event).__name__}")
     if not isinstance(session, AsyncSession):
-        raise UsageTypeError(op, f"pld.system.wait_async_event expects an AsyncSession; got {type(session).__name__}")
+        raise UsageTypeError(op, f"pld.system.wait_async_event expects an AsyncSession (from pld.system.async_session); got {type(session).__name__}")
     file, line = caller()
     return bool(_pldsim.wait_async_event(file, line, event._h, session._h))
 

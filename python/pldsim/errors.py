@@ -71,9 +71,33 @@ def _innermost_label(tb, who: str) -> str:
     return label
 
 
+#: The status a program asked for with sys.exit() inside a run, the run's
+#: first error (program._run raises SystemExit with it once the run is
+#: over, so that pldsim-py exits with it as python does), or None.
+exit_request: int | None = None
+
+
+def _exit(exc: SystemExit, who: str) -> tuple[str | None, str, int, str, str, bool]:
+    """sys.exit(code) in a rank or the host: the run ends there, and the
+    program with `code`'s status (None 0, an int itself, else 1, as python
+    exits), once; the line says so, since the other ranks stop mid-run."""
+    global exit_request
+    import _pldsim
+
+    code = exc.code
+    status = 0 if code is None else code if isinstance(code, int) else 1
+    if exit_request is None and not _pldsim.aborting():
+        exit_request = status
+    frames = _user_frames(exc.__traceback__)
+    file, line = (frames[-1].filename, frames[-1].lineno or 0) if frames else ("<python>", 0)
+    return (None, file, line, _innermost_label(exc.__traceback__, who), f"sys.exit({code!r}): the program ends with status {status}", True)
+
+
 def describe(exc: BaseException, who: str) -> tuple[str | None, str, int, str, str, bool]:
     """For the C layer: (preface, file, line, op, message, is_python_error)
     of an exception that `who` (a rank's function) raised."""
+    if isinstance(exc, SystemExit):
+        return _exit(exc, who)
     if isinstance(exc, UsageError):
         message = str(exc)
         if message.startswith(exc.op + " "):  # upstream's messages name the op; the line does

@@ -50,10 +50,11 @@ def tensors_in(values: Iterable[Any]) -> list[Any]:
 
 def run_in_child(run: Callable[[], tuple], tensors: list[Any], who: str) -> tuple[Any, ...]:
     """Runs `run` (which returns _pldsim.run's (rc, python_error, stats,
-    kept windows)) of `who` (as messages name it) in a forked child and
-    returns that tuple as the child saw it; the kept windows' bytes come
-    back through the pipe too.  A child that dies without a result (a
-    signal, a crash) gives rc None, with the reason printed."""
+    kept windows) and the program's sys.exit() status or None) of `who` (as
+    messages name it) in a forked child and returns that tuple as the child
+    saw it; the kept windows' bytes come back through the pipe too.  A
+    child that dies without a result (a signal, a crash) gives rc None,
+    with the reason printed."""
     for t in tensors:
         if t.device.type == "cpu":
             t.share_memory_()
@@ -65,8 +66,8 @@ def run_in_child(run: Callable[[], tuple], tensors: list[Any], who: str) -> tupl
         os.close(rfd)
         code = 70
         try:
-            rc, python_error, stats, kept = run()
-            reply = pickle.dumps((int(rc), bool(python_error), stats, kept))
+            rc, python_error, stats, kept, exit_request = run()
+            reply = pickle.dumps((int(rc), bool(python_error), stats, kept, exit_request))
             with os.fdopen(wfd, "wb") as w:
                 w.write(reply)
             code = 0
@@ -99,4 +100,4 @@ def _dead(status: int, who: str) -> tuple[Any, ...]:
     else:
         why = f"exited with status {os.WEXITSTATUS(status)} before it finished"
     print(f"pldsim: the process simulating {who} {why}; the run has no result", file=sys.stderr)
-    return None, False, None, None
+    return None, False, None, None, None

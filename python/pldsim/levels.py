@@ -247,9 +247,11 @@ def in_kernel(file: str, line: int, name: str, body: Any, *args: Any, **kwargs: 
         raise  # the run is ending: nothing to free
     except BaseException:
         # a Python exception: free the kernel's UB, so that a caller that
-        # catches it can go on
+        # catches it can go on, but without the checks of a normal end (a
+        # put_async in flight): the exception is the error to report, not
+        # what it left unfinished
         if not _pldsim.aborting():
-            _pldsim.incore_exit()
+            _pldsim.incore_unwind()
         raise
     _pldsim.incore_exit()
     dfx.kernel_done(name, file, line, start)

@@ -21,7 +21,8 @@ from typing import Any
 
 import _pldsim
 
-from . import dfx, domains, host_builtins, options
+from . import dfx, domains, errors, host_builtins, options
+from . import where as _where
 from .errors import RunError, UnsupportedError, UsageTypeError, UsageValueError
 from .isolate import run_in_child, tensors_in
 from .levels import DEVICE, HOST, KERNEL, Function, run_as
@@ -441,15 +442,22 @@ def _run(
         # by address, once the arguments are where the run sees them (a
         # sim child's are in shared memory, at other addresses)
         _register_host_tensors(entry, self_obj, args, kwargs)
-        return _pldsim.run(opts, platform, devices, who, host, kept, reset)
+        errors.exit_request = None
+        # and a sys.exit() of the program's, from the child of a sim run too
+        return (*_pldsim.run(opts, platform, devices, who, host, kept, reset), errors.exit_request)
 
+    outer = _where.outer
+    _where.outer = _where.caller()  # the program's call, for errors about its arguments
     try:
         if backend == "threads":
-            rc, python_error, stats, kept_after = run()
+            rc, python_error, stats, kept_after, exit_request = run()
         else:  # SimGrid runs once per process: each run gets a child of its own
-            rc, python_error, stats, kept_after = run_in_child(run, tensors_in([*args, *kwargs.values()]), who)
+            rc, python_error, stats, kept_after, exit_request = run_in_child(run, tensors_in([*args, *kwargs.values()]), who)
     finally:
         signal.signal(signal.SIGINT, old)
+        _where.outer = outer
+    if exit_request is not None:  # the program's sys.exit(), as python ends it
+        raise SystemExit(exit_request)
     if rc is None:
         raise RunError(f"the pldsim run of {entry.name} did not finish (see the message above)", -1, 1)
     if rc:

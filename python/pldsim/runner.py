@@ -156,8 +156,9 @@ def main(argv: list[str], n_paths: int = 0) -> int:
         _seed(os.environ.get("PLD_SEED", "0"))
         return _guarded(lambda: _run_module(prog_argv[1], prog_argv[2:], n_paths))
     path = prog_argv[0]
-    if not os.path.isfile(path):
-        print(f"pldsim-py: {path}: no such program file", file=sys.stderr)
+    why = _not_a_program(path)
+    if why:
+        print(f"pldsim-py: {path}: {why}", file=sys.stderr)
         return 2
     _seed(os.environ.get("PLD_SEED", "0"))
     sys.argv = prog_argv
@@ -165,6 +166,20 @@ def main(argv: list[str], n_paths: int = 0) -> int:
     # path, but after pldsim's pypto, which must not be shadowed
     sys.path.insert(n_paths, os.path.dirname(os.path.abspath(path)))
     return _guarded(lambda: runpy.run_path(path, run_name="__main__"))
+
+
+def _not_a_program(path: str) -> str | None:
+    """Why `path` is no program python could run, or None: a file, or a
+    directory with a __main__.py (python runs that, and so does runpy)."""
+    if os.path.isdir(path):
+        if os.path.isfile(os.path.join(path, "__main__.py")):
+            return None
+        return "is a directory, with no __main__.py; expected a program file (PROGRAM.py), or -m MODULE"
+    if not os.path.exists(path):
+        return "no such program file"
+    if not os.path.isfile(path):
+        return "is not a regular file; expected a program file (PROGRAM.py)"
+    return None
 
 
 def _run_module(name: str, args: list[str], n_paths: int) -> None:

@@ -6,11 +6,19 @@ import sys
 from . import PACKAGE_DIRS
 
 
+#: Where the program called the compiled program that is running: the
+#: line to blame when no frame of the program's own is on the stack (the
+#: host orchestrator's arguments are checked inside the run, called by
+#: pldsim).  Set by program._run for the length of a run.
+outer: tuple[str, int] | None = None
+
+
 def caller() -> tuple[str, int]:
-    """The file and line of the innermost frame outside pldsim's packages."""
+    """The file and line of the innermost frame outside pldsim's packages
+    (or of the call that started the run, when there is none)."""
     f = sys._getframe(1)
     while f is not None and f.f_code.co_filename.startswith(PACKAGE_DIRS):
         f = f.f_back
     if f is None:
-        return ("<unknown>", 0)
+        return outer or ("<unknown>", 0)
     return (f.f_code.co_filename, f.f_lineno)

@@ -20,6 +20,15 @@
  * passes --wait-timeout does the same, and process 0 prints one deadlock
  * report built from every process's wait.
  *
+ * A process that dies (killed, out of memory) writes no abort cell, and
+ * Open MPI 4.1 has no way to tell the others (no ULFM): any MPI call that
+ * involves it may never return.  mpirun's default error manager then ends
+ * the job; when it is told not to (--mca orte_abort_on_non_zero_status 0),
+ * a watchdog thread of each process checks that the other processes on
+ * its host are still alive, and on a death the lowest surviving rank
+ * prints one report naming the dead rank and ends the job with MPI_Abort
+ * (liveness_* below).
+ *
  * After the run, what each rank stored into host tensors is exchanged, so
  * every process holds every rank's results and checks the same golden.
  * Then stdout of processes other than 0 is closed (PLD_MPI_ALL_STDOUT=1
@@ -31,13 +40,23 @@
 #include "mpi_calls.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <setjmp.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+/* Who each process is, for the liveness check: its host and pid. */
+struct mpi_peer {
+    char host[64];
+    int32_t pid;
+};
 
 /* The backend's share of the run (R->be_state). */
 struct mpi_state {
@@ -49,7 +68,10 @@ struct mpi_state {
     struct pld__task *current;    /* running; freed by run_tasks after an error */
     MPI_Win ctl;                  /* one INT32 per process: an error code, 0 while running */
     int32_t *abort_cell;
-    jmp_buf unwind; /* back to the runner of the host or of a task */
+    jmp_buf unwind;         /* back to the runner of the host or of a task */
+    struct mpi_peer *peers; /* every process's, by rank */
+    pthread_t watchdog;
+    int watching; /* the watchdog runs (atomic: it reads it) */
 };
 
 /* R->be_state, cached: set when mpi_run starts, NULL again when it returns. */
@@ -484,6 +506,134 @@ static int check_launch(struct pld__run *R)
     return R->P == M->np ? PLD_EUSAGE : PLD_EDEVICES;
 }
 
+/* ---- liveness: the processes on this host that have died ----
+ *
+ * Without ULFM an MPI call that needs a dead process blocks forever (a
+ * flush of an RMA aimed at it, the barriers and gathers that end a run),
+ * so the check cannot be an MPI call, and cannot run on the thread that
+ * is blocked: a watchdog thread asks the kernel whether each other
+ * process of this host still exists (kill(pid, 0); a zombie that mpirun
+ * has not reaped yet counts as dead).  Processes on other hosts cannot be
+ * checked that way: their death is mpirun's to notice (docs/backends.md).
+ * The watchdog is armed from the first barrier of a run to its last
+ * collective: MPI_Finalize's fence keeps every process alive until all
+ * have left the run, so a process that is gone before that has died. */
+
+enum { WATCH_NS = 50 * 1000 * 1000 };
+
+static int pid_dead(pid_t pid)
+{
+    if (kill(pid, 0) != 0)
+        return errno == ESRCH;
+    char path[64], stat[256];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, stat, sizeof stat - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    stat[n] = '\0';
+    const char *paren = strrchr(stat, ')'); /* "pid (comm) S ...": comm may hold spaces */
+    return paren && (paren[2] == 'Z' || paren[2] == 'X');
+}
+
+/* The ranks on this host that have died, at most `max` of them, in `dead`;
+ * how many. */
+static int dead_ranks(int *dead, int max)
+{
+    int n = 0;
+    for (int p = 0; p < M->np; p++)
+        if (p != M->me && strcmp(M->peers[p].host, M->peers[M->me].host) == 0 &&
+            pid_dead((pid_t)M->peers[p].pid) && n < max)
+            dead[n++] = p;
+    return n;
+}
+
+/* A death is final: the lowest surviving rank prints one report and ends
+ * the job with MPI_Abort, which asks only the runtime (never the dead
+ * process) to kill every process, on every host: the survivors cannot
+ * leave by themselves (MPI_Finalize waits for the dead one, and Open MPI
+ * 4.1's mpirun hangs once processes exit non-zero after a killed one, with
+ * orte_abort_on_non_zero_status 0).  MPI_Abort from this thread, while the
+ * main one is blocked in MPI, is outside MPI_THREAD_SINGLE's rules; it is
+ * the one call left that can end the job.  The other survivors abort too,
+ * later, in case the reporter cannot. */
+_Noreturn static void end_job_after_death(const int *dead, int n)
+{
+    int lowest = -1;
+    for (int p = 0; p < M->np && lowest < 0; p++) {
+        int gone = 0;
+        for (int k = 0; k < n; k++)
+            gone |= dead[k] == p;
+        if (!gone)
+            lowest = p;
+    }
+    if (lowest == M->me) {
+        char msg[1024];
+        int len = snprintf(msg, sizeof msg, "pldsim: rank %d's process (pid %d on %s)", dead[0],
+                           (int)M->peers[dead[0]].pid, M->peers[dead[0]].host);
+        for (int k = 1; k < n && len < (int)sizeof msg - 64; k++)
+            len += snprintf(msg + len, sizeof msg - (size_t)len, "%s rank %d's (pid %d)",
+                            k + 1 == n ? " and" : ",", dead[k], (int)M->peers[dead[k]].pid);
+        if (len < (int)sizeof msg)
+            snprintf(msg + len, sizeof msg - (size_t)len,
+                     " died during the run: no MPI call that needs it can complete, so rank %d "
+                     "ends the job (MPI_Abort, status %d)\n",
+                     M->me, pld_exit_code(PLD_EDEADLOCK));
+        fflush(stdout);
+        ssize_t w = write(STDERR_FILENO, msg, strlen(msg));
+        (void)w;
+    } else {
+        struct timespec ts = {2, 0};
+        nanosleep(&ts, NULL);
+    }
+    fflush(stdout);
+    MPI_Abort(MPI_COMM_WORLD, pld_exit_code(PLD_EDEADLOCK));
+    _exit(pld_exit_code(PLD_EDEADLOCK));
+}
+
+static void *watchdog_main(void *unused)
+{
+    (void)unused;
+    while (__atomic_load_n(&M->watching, __ATOMIC_ACQUIRE)) {
+        int dead[64], n = dead_ranks(dead, 64);
+        if (n)
+            end_job_after_death(dead, n);
+        struct timespec ts = {0, WATCH_NS};
+        nanosleep(&ts, NULL);
+    }
+    return NULL;
+}
+
+/* Learns every process's host and pid (collective), then arms the
+ * watchdog; 0, or -1 if it could not start (the run goes on unwatched). */
+static int liveness_start(void)
+{
+    struct mpi_peer me = {.pid = (int32_t)getpid()};
+    if (gethostname(me.host, sizeof me.host - 1) != 0)
+        snprintf(me.host, sizeof me.host, "?");
+    if (!(M->peers = calloc((size_t)M->np, sizeof *M->peers)))
+        return -1;
+    MPI_Allgather(&me, (int)sizeof me, MPI_BYTE, M->peers, (int)sizeof me, MPI_BYTE,
+                  MPI_COMM_WORLD);
+    __atomic_store_n(&M->watching, 1, __ATOMIC_RELEASE);
+    if (pthread_create(&M->watchdog, NULL, watchdog_main, NULL) != 0) {
+        __atomic_store_n(&M->watching, 0, __ATOMIC_RELEASE);
+        return -1;
+    }
+    return 0;
+}
+
+static void liveness_stop(void)
+{
+    if (__atomic_exchange_n(&M->watching, 0, __ATOMIC_ACQ_REL))
+        pthread_join(M->watchdog, NULL);
+    free(M->peers);
+    M->peers = NULL;
+}
+
 /* Runs the host, then this process's rank's tasks, and gathers the run's
  * outcome from every process. */
 static int run_process(struct pld__run *R, pld__host_fn host, const void *args)
@@ -500,6 +650,7 @@ static int run_process(struct pld__run *R, pld__host_fn host, const void *args)
         R->ranks[r].dev = R->host_dev;
         R->ranks[r].device_id = R->cfg->device_ids[r];
     }
+    liveness_start();
     MPI_Win_allocate(sizeof(int32_t), sizeof(int32_t), MPI_INFO_NULL, MPI_COMM_WORLD,
                      &M->abort_cell, &M->ctl);
     *M->abort_cell = 0;
@@ -565,6 +716,7 @@ static int mpi_run(struct pld__run *R, pld__host_fn host, const void *args)
     M->R = R;
     M->self = PLD__NOBODY;
     int rc = run_process(R, host, args);
+    liveness_stop(); /* after the run's last collective: every process got there */
     free(M);
     M = R->be_state = NULL;
     return rc;

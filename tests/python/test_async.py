@@ -81,8 +81,9 @@ class AsyncPut(unittest.TestCase):
     def test_a_notify_before_the_wait_is_a_race(self):
         r = run("early-notify")
         self.assertEqual(r.returncode, 5, r.stderr)
-        self.assertIn(f"{SHOWN}:{fault_line('early-load')}: rank 0: race: pl_load read window 'dst_buf'", r.stderr)
-        self.assertIn(f"rank 1's pld_tensor_put_async (a write) at {SHOWN}:{fault_line('early-put')}", r.stderr)
+        # issue 28: named as every other Python message names them
+        self.assertIn(f"{SHOWN}:{fault_line('early-load')}: rank 0: race: pl.load read window 'dst_buf'", r.stderr)
+        self.assertIn(f"rank 1's pld.tensor.put_async (a write) at {SHOWN}:{fault_line('early-put')}", r.stderr)
 
     def test_each_misuse_is_one_line(self):
         cases = {
@@ -90,6 +91,8 @@ class AsyncPut(unittest.TestCase):
             "not-a-session": ("rank 0", "pld.tensor.put_async", "expects an AsyncSession (from pld.system.async_session); got DistributedTensor"),
             "never-waited": ("rank ", "pld.tensor.put_async", "kernel step ends with this put_async in flight"),
             "wait-twice": ("rank 0", "pld.system.wait_async_event", f"the event of the put_async at {SHOWN}:{fault_line('early-put')} was already waited"),
+            # issue 28: refused at the wait, not later as a put left in flight
+            "wait-bad-session": ("rank 0", "pld.system.wait_async_event", "expects an AsyncSession (from pld.system.async_session); got int"),
         }
         runs = support.in_parallel(run, list(cases))
         for (mode, (rank, op, text)), r in zip(cases.items(), runs):
@@ -99,6 +102,16 @@ class AsyncPut(unittest.TestCase):
                 self.assertEqual(len(lines), 1, r.stderr)
                 self.assertTrue(lines[0].startswith(f"{SHOWN}:{fault_line(mode)}: {rank}"), lines[0])
                 self.assertIn(f": {op}: {text}", lines[0])
+
+    def test_an_exception_with_a_put_in_flight_is_the_error_reported(self):
+        # issue 28: the kernel's end-of-kernel check ran first and blamed the put
+        for backend in ("sim", "threads"):
+            with self.subTest(backend=backend):
+                r = support.pldsim_py("--backend", backend, SHOWN, "raise-in-flight", "-d", "0,1", cwd=support.SRC)
+                self.assertEqual(r.returncode, 1, r.stderr)
+                self.assertIn(f"{SHOWN}:{fault_line('raise-in-flight')}: rank ", r.stderr)
+                self.assertIn("ZeroDivisionError", r.stderr)
+                self.assertNotIn("in flight", r.stderr)
 
 
 if __name__ == "__main__":

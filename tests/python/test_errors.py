@@ -4,7 +4,9 @@ a crash.  The faults are in programs/faults.py, marked `# FAULT name`."""
 
 from __future__ import annotations
 
+import os
 import re
+import tempfile
 import unittest
 
 import support
@@ -115,6 +117,8 @@ class Errors(unittest.TestCase):
                 line = fault_line("deadlock")
                 for rank in (0, 1):
                     self.assertIn(f"{SHOWN}:{line}: rank {rank}: waits for sig_buf[{rank}, 0] >= 1", r.stderr)
+                # issue 28: the op as Python users write it, as in every other message
+                self.assertIn("2 ranks blocked in pld.system.wait with no notify", r.stderr)
 
     def test_a_wait_timeout_ends_a_deadlock_on_time(self):
         r = run("deadlock", "--wait-timeout", "1ms")
@@ -125,8 +129,10 @@ class Errors(unittest.TestCase):
         r = run("race")
         self.assertEqual(r.returncode, 5, r.stderr)
         store, load = fault_line("race-store"), fault_line("race-load")
-        self.assertIn(f"{SHOWN}:{store}: rank 1: race: pl_store wrote window 'data_buf'", r.stderr)
-        self.assertIn(f"at {SHOWN}:{load} at t=", r.stderr)
+        # issue 28: both ops named as Python users write them, as in every other message
+        self.assertIn(f"{SHOWN}:{store}: rank 1: race: pl.store wrote window 'data_buf'", r.stderr)
+        self.assertIn(f"unordered with rank 0's pld.tile.remote_load (a read) at {SHOWN}:{load} at t=", r.stderr)
+        self.assertNotRegex(r.stderr, r"\bpld?_[a-z_]+\b")
         warn = run("race", "--races", "warn")
         self.assertEqual(warn.returncode, 0, warn.stderr)
         self.assertIn(": race: ", warn.stderr)
@@ -179,11 +185,43 @@ class RunnerErrors(unittest.TestCase):
         self.assertEqual(r.returncode, 2)
         self.assertIn("no/such/prog.py: no such program file", r.stderr)
 
+    def test_a_directory_is_not_a_program(self):
+        # issue 28: it said "no such program file"; python runs a directory's __main__.py
+        with tempfile.TemporaryDirectory() as d:
+            r = support.pldsim_py(d)
+            self.assertEqual(r.returncode, 2)
+            self.assertEqual(r.stderr.strip(), f"pldsim-py: {d}: is a directory, with no __main__.py; expected a program file (PROGRAM.py), or -m MODULE")
+            with open(os.path.join(d, "__main__.py"), "w") as f:
+                f.write("import pypto.language.distributed\nprint('main ran')\n")
+            r = support.pldsim_py(d)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(r.stdout.strip(), "main ran")
+
     def test_a_platform_that_cannot_be_loaded(self):
         r = support.pldsim_py("--platform", "no-such-model", support.step("01_hello_rank"))
         self.assertEqual(r.returncode, 2, r.stderr)
         self.assertIn("no-such-model", r.stderr)
         self.assertNotIn("Traceback", r.stderr)
+
+    def test_sys_exit_in_a_run_exits_with_its_status(self):
+        # issue 28: sys.exit(N) inside a run exited 1 as a Python exception
+        shown = "tests/python/programs/exits.py"
+        with open(support.program("exits.py")) as f:
+            lines = {l.rstrip().split("# EXIT ")[1]: i for i, l in enumerate(f, 1) if "# EXIT " in l}
+        cases = [("top", "7", 7, ()), ("host", "7", 7, ()), ("device", "42", 42, ()), ("kernel", "3", 3, ()),
+                 ("kernel", "5", 5, ("--backend", "threads")), ("host", "none", 0, ()), ("device", "bad input", 1, ())]
+        runs = support.in_parallel(lambda c: support.pldsim_py(*c[3], shown, c[0], c[1], cwd=support.SRC), cases)
+        for (where, arg, status, flags), r in zip(cases, runs):
+            with self.subTest(where=where, arg=arg, flags=flags):
+                self.assertEqual(r.returncode, status, r.stderr)
+                self.assertNotIn("Traceback", r.stderr)
+                errors = [l for l in r.stderr.splitlines() if not l.startswith("[pldsim]")]
+                if where == "top":
+                    self.assertEqual(errors, [])
+                    continue
+                self.assertEqual(len(errors), 1, r.stderr)
+                self.assertTrue(errors[0].startswith(f"{shown}:{lines[where]}: "), errors[0])
+                self.assertIn(f": the program ends with status {status}", errors[0])
 
 
 if __name__ == "__main__":

@@ -40,8 +40,8 @@ class Persistent(unittest.TestCase):
         self.assertEqual(r.returncode, 5, r.stderr)
         self.assertRegex(
             r.stderr,
-            r"persistent\.py:\d+: rank 1: race: pld_system_notify wrote window 'sig_buf' bytes \[0, 4\) of rank 0's copy "
-            r".* unordered with rank 0's pl_read",
+            r"persistent\.py:\d+: rank 1: race: pld\.system\.notify wrote window 'sig_buf' bytes \[0, 4\) of rank 0's copy "
+            r".* unordered with rank 0's pl\.read",
         )
 
     def test_the_workers_allocation_counter_is_the_only_internal(self):

@@ -39,6 +39,26 @@ class Resident(unittest.TestCase):
                 self.assertEqual(r.returncode, 1, r.stderr)
                 self.assertIn(cases[name], r.stderr)
 
+    def test_a_direct_call_is_refused_at_its_line(self):
+        # issue 28: these were reported at <unknown>:0
+        shown = "tests/python/programs/after_close.py"
+        with open(support.program("after_close.py")) as f:
+            lines = {l.rstrip().split("# FAULT ")[1]: i for i, l in enumerate(f, 1) if "# FAULT " in l}
+        cases = {
+            "freed": "but got a DeviceTensor [2, 1, 64] torch.float32 that has been freed (free_tensor, or its worker's close())",
+            "resident": "but got a DeviceTensor [2, 1, 64] torch.float32: its worker passes it (run, submit or a registered handle)",
+            "wrong-shape": "but got a torch.float32 tensor of shape [3]: 1 dimensions, not 3",
+        }
+        names = list(cases)
+        runs = support.in_parallel(lambda m: support.pldsim_py(shown, m, cwd=support.SRC), names)
+        for name, r in zip(names, runs):
+            with self.subTest(mode=name):
+                self.assertEqual(r.returncode, 3, r.stderr)
+                errors = [l for l in r.stderr.splitlines() if not l.startswith("[pldsim]")]
+                self.assertEqual(len(errors), 1, r.stderr)
+                self.assertTrue(errors[0].startswith(f"{shown}:{lines[name]}: host: host: argument 'b' of host"), errors[0])
+                self.assertIn(cases[name], errors[0])
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -36,7 +36,18 @@ class SimGridArgs(unittest.TestCase):
     def test_a_setting_simgrid_refuses_is_one_message(self):
         r = run("--cfg=bogus/key:1")
         self.assertEqual(r.returncode, 2, r.stderr)
-        self.assertIn("--cfg=bogus/key:1: SimGrid refuses it: Bad config key: bogus/key", r.stderr)
+        self.assertIn("--cfg 'bogus/key:1': pldsim passes no SimGrid setting 'bogus/key'", r.stderr)
+
+    def test_a_value_simgrid_would_abort_on_is_one_message(self):
+        # issue 28: SimGrid aborts (134) on these; the runner's flags are libpld's checks
+        for flag, message in (
+            ("--cfg=network/bandwidth-factor:0", "expected network/bandwidth-factor a number in [1e-06, 1000000]"),
+            ("--log=root.app:file:/nonexistent/x", "cannot write /nonexistent/x: No such file or directory"),
+        ):
+            r = run(flag)
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn(message, r.stderr)
+            self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
 
     def test_save_platform_writes_the_xml(self):
         with tempfile.TemporaryDirectory() as d:

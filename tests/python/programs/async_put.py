@@ -8,7 +8,9 @@ MODE: async (pld.tensor.put_async), sync (pld.tensor.put, the same
 compute), region (put_async of the row's second half by region),
 early-notify (the notify comes before the wait: a race), never-waited (the
 kernel ends with the put in flight), not-flat (a [2, 32] region),
-wait-twice, not-a-session (a window where the session goes)."""
+wait-twice, not-a-session (a window where the session goes),
+wait-bad-session (42 where the wait's session goes), raise-in-flight (a
+Python exception while the put is in flight)."""
 
 import argparse
 import sys
@@ -54,6 +56,10 @@ def step(
     scratch = pl.mul(scratch, scratch)
     if MODE == "early-notify":
         pld.system.notify(sig, peer=peer, offsets=[0, 0], value=1, op=pld.NotifyOp.AtomicAdd)
+    if MODE == "wait-bad-session":
+        pld.system.wait_async_event(evt, 42)  # FAULT wait-bad-session
+    if MODE == "raise-in-flight":
+        me = me // 0  # FAULT raise-in-flight
     if MODE not in ("sync", "never-waited"):
         done = pld.system.wait_async_event(evt, sess)
         assert done is True

@@ -1,0 +1,48 @@
+"""sys.exit(CODE) from each level of a program: pldsim-py exits with its
+status, as python does (None: 0, an int: itself, any other value: 1).
+
+    pldsim-py exits.py WHERE [CODE]
+
+WHERE: top (after the run), host, device or kernel; CODE: an int (default
+7), none, or any other text."""
+
+import sys
+
+import pypto.language as pl
+import pypto.language.distributed as pld
+import torch
+from pypto.ir.distributed_compiled_program import DistributedConfig
+from pypto.runtime import RunConfig
+
+WHERE = sys.argv[1]
+ARG = sys.argv[2] if len(sys.argv) > 2 else "7"
+CODE = None if ARG == "none" else int(ARG) if ARG.lstrip("-").isdigit() else ARG
+
+
+@pl.jit.incore
+def kernel(x: pl.Tensor[[1, 64], pl.FP32]):
+    if WHERE == "kernel":
+        sys.exit(CODE)  # EXIT kernel
+    return x
+
+
+@pl.jit
+def per_rank(x):
+    if WHERE == "device":
+        sys.exit(CODE)  # EXIT device
+    kernel(x)
+
+
+@pl.jit.host
+def host(x: pl.Tensor[[2, 1, 64], pl.FP32]):
+    if WHERE == "host":
+        sys.exit(CODE)  # EXIT host
+    for r in pl.range(pld.world_size()):
+        per_rank(x[r], device=r)
+
+
+x = torch.zeros(2, 1, 64)
+host.compile(x, config=RunConfig(platform="a2a3sim", distributed_config=DistributedConfig(device_ids=[0, 1])))(x)
+if WHERE == "top":
+    sys.exit(CODE)  # EXIT top
+print("OK")
