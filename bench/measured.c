@@ -126,7 +126,10 @@ static void ar_host(const struct ar_host *h)
         struct ar_args a = {pl_at(h->in, r), pl_at(h->out, r),
                             pld_window(data, PL_SHAPE(1, S.count), PL_FP32),
                             pld_window(signal, sig, PL_INT32)};
-        pld_dispatch(r, S.host ? publish_orch : chip_orch, a);
+        if (S.host) /* one call each: a dispatch is named after its function */
+            pld_dispatch(r, publish_orch, a);
+        else
+            pld_dispatch(r, chip_orch, a);
     }
     if (!S.host)
         return;

@@ -533,6 +533,64 @@ START_TEST(run_summary_json)
 }
 END_TEST
 
+/* A rank with several dispatches: the host builtin allreduce between a
+ * publish and a consume dispatch (bench/pldsim-measured, the measured
+ * program).  Each rank's dispatches come in order and do not overlap; its
+ * device wall is the longest, and the run's the largest over ranks: the
+ * clock upstream's runtime reports for this program. */
+START_TEST(device_wall_of_several_dispatches)
+{
+    enum { P = 4 };
+    char *path = write_temp(".json", "");
+    struct cmd_result r =
+        run_cmd("%s/bench/pldsim-measured allreduce --where host --count 4096 -d 0-%d "
+                "--summary-json %s",
+                PLD_BUILDDIR, P - 1, path);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    double printed = strtod(strstr(r.out, "device_wall_us=") + 15, NULL);
+    json_error_t err;
+    json_t *doc = json_load_file(path, 0, &err);
+    ck_assert_msg(doc, "invalid JSON: %s", err.text);
+    json_t *ranks = json_object_get(doc, "ranks");
+    static const char *const fns[] = {"publish_orch", "builtin pld_tensor_allreduce",
+                                      "consume_orch"};
+    double most = 0;
+    for (size_t i = 0; i < json_array_size(ranks); i++) {
+        json_t *rk = json_array_get(ranks, i), *ds = json_object_get(rk, "dispatches");
+        ck_assert_int_eq(json_array_size(ds), 3);
+        double longest = 0, prev_end = 0;
+        for (size_t k = 0; k < 3; k++) {
+            json_t *d = json_array_get(ds, k);
+            ck_assert_str_eq(json_string_value(json_object_get(d, "function")), fns[k]);
+            double t0 = json_number_value(json_object_get(d, "start_us")),
+                   t1 = json_number_value(json_object_get(d, "end_us")),
+                   w = json_number_value(json_object_get(d, "device_wall_us"));
+            ck_assert_msg(t0 >= prev_end, "rank %zu: dispatch %zu starts before the last ends", i,
+                          k);
+            ck_assert_double_eq_tol(w, t1 - t0, 1e-9 * t1);
+            prev_end = t1;
+            longest = w > longest ? w : longest;
+        }
+        ck_assert_double_eq_tol(json_number_value(json_object_get(rk, "device_wall_us")), longest,
+                                1e-9 * longest);
+        /* the builtin waits for the last rank: it is the long one */
+        ck_assert_double_eq_tol(
+            json_number_value(json_object_get(json_array_get(ds, 1), "device_wall_us")), longest,
+            1e-9 * longest);
+        most = longest > most ? longest : most;
+    }
+    double run = json_number_value(json_object_get(json_object_get(doc, "run"), "device_wall_us"));
+    ck_assert_double_eq_tol(run, most, 1e-9 * most);
+    ck_assert_double_eq_tol(printed, most, 1e-9 * most); /* pld_last_run_stats agrees */
+    ck_assert_int_eq(
+        json_integer_value(json_object_get(json_object_get(doc, "host"), "dispatches")), 3 * P);
+    json_decref(doc);
+    cmd_result_free(&r);
+    unlink(path);
+    free(path);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("traces");
@@ -549,6 +607,7 @@ int main(void)
                         (int)(sizeof undrawable / sizeof undrawable[0]));
     tcase_add_test(tc, run_summary);
     tcase_add_test(tc, run_summary_json);
+    tcase_add_test(tc, device_wall_of_several_dispatches);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }
