@@ -153,8 +153,12 @@ struct pld__rank {
     /* end of the kernel state */
     uint64_t bytes_sent, bytes_received;
     struct pld__graph *graph; /* the open manual scope (taskgraph.c), or NULL */
-    int recording;            /* pld_record_begin() is active */
-    char *rec;                /* the recorded lines */
+    /* `graph` is the one-task graph of a task submitted outside any scope,
+     * in its caller's stack frame: a run that ends while it runs (another
+     * rank's error) neither frees nor reads it, as the frame may be gone */
+    int graph_on_stack;
+    int recording; /* pld_record_begin() is active */
+    char *rec;     /* the recorded lines */
     size_t rec_len, rec_cap;
 };
 

@@ -109,7 +109,9 @@ static void graph_free(struct pld__graph *g)
 void pld__graphs_free(struct pld__run *R)
 {
     for (int r = 0; R->ranks && r < R->P; r++) {
-        graph_free(R->ranks[r].graph);
+        if (!R->ranks[r].graph_on_stack)
+            graph_free(R->ranks[r].graph);
+        R->ranks[r].graph_on_stack = 0;
         R->ranks[r].graph = NULL;
     }
 }
@@ -262,7 +264,7 @@ static void core_loop(void *arg, int core)
 void pld__graph_report(const struct pld__run *R, int rank)
 {
     const struct pld__graph *g = R->ranks[rank].graph;
-    if (!g || !g->cores)
+    if (!g || R->ranks[rank].graph_on_stack || !g->cores)
         return;
     int queued = 0, running = 0, deferred = 0;
     for (int i = 0; i < g->n; i++) {
@@ -335,9 +337,12 @@ pld_task_id pld__at_task(const char *file, int line, const char *name, pld__task
                           .line = line,
                           .kernel = kernel};
         struct pld__graph one = {.file = file, .line = line, .t = &t, .n = 1};
-        pld__R->ranks[pld__self()].graph = &one;
+        struct pld__rank *rk = &pld__R->ranks[pld__self()];
+        rk->graph = &one;
+        rk->graph_on_stack = 1;
         core_loop(&one, 0);
-        pld__R->ranks[pld__self()].graph = NULL;
+        rk->graph = NULL;
+        rk->graph_on_stack = 0;
         free(t.conds);
         return (pld_task_id){.scope = 0, .index = -1};
     }

@@ -478,6 +478,15 @@ static void misuse_device(const struct lat_args *a)
         pld_manual_scope_end();
         break;
     }
+    case 9: { /* a task submitted outside any scope, as a dependency inside one; on every
+               * rank, so that the others are inside such a task when the run ends (the
+               * sim backend once freed the stack frame it keeps them in: SIGSEGV) */
+        pld_task_id outside = pld_at(lat_consumer, *a);
+        pld_manual_scope_begin();
+        pld_at(lat_consumer, *a, .deps = &outside, .ndeps = 1);
+        pld_manual_scope_end();
+        break;
+    }
     }
 }
 
@@ -490,7 +499,8 @@ static void misuse_host(const void *unused)
         pld_manual_scope_begin();
         return;
     }
-    pld_dispatch(0, misuse_device, a);
+    for (int r = 0; r < (misuse == 9 ? 2 : 1); r++)
+        pld_dispatch(r, misuse_device, a);
 }
 
 static const struct {
@@ -505,6 +515,7 @@ static const struct {
     {"pld_at", "dependency 0 is not a task of this manual scope"},
     {"pld_at", "dependency 0 names task 3, of 1 submitted"},
     {"pld_manual_scope_begin", "host"},
+    {"pld_at", "dependency 0 is not a task of this manual scope"},
 };
 
 START_TEST(each_misuse_gets_one_message_at_its_line)
