@@ -281,10 +281,32 @@ struct pld__rank *pld__kernel_rank(const char *file, int line, const char *op);
 /* Formats a shape as "[1, 64]" into buf (returns buf). */
 const char *pld__shape_str(pl_shape s, char *buf, size_t len);
 
-/* Checks offsets+shape against a tensor's shape; fails with a message that
- * names `what` (e.g. "target") and the first offending dimension. */
+/* Whether a region, `shape` at `offsets`, lies inside `full`: the one
+ * bounds test of every accessor and transfer, in arithmetic that cannot
+ * overflow (offsets near INT64_MAX once wrapped past the end and passed).
+ * Returns PLD__REGION_INSIDE, or why not with *dim the first dimension at
+ * fault (-1 for a rank mismatch).  Pure: tests/fuzz/fuzz_region.c checks it
+ * against 128-bit arithmetic.  shape.c. */
+enum pld__region_fit {
+    PLD__REGION_INSIDE,
+    PLD__REGION_OFFSETS_RANK, /* offsets.ndim != full.ndim */
+    PLD__REGION_SHAPE_RANK,   /* shape.ndim != full.ndim */
+    PLD__REGION_EMPTY,        /* a shape dim <= 0 */
+    PLD__REGION_NEGATIVE,     /* an offset < 0 */
+    PLD__REGION_PAST_END,     /* offset + extent > the dim */
+};
+enum pld__region_fit pld__region_fit(pl_shape full, pl_shape offsets, pl_shape shape, int *dim);
+
+/* Checks offsets+shape against a tensor's shape (pld__region_fit); fails
+ * with a message that names `what` (e.g. "target") and the first offending
+ * dimension. */
 void pld__check_region(const char *file, int line, const char *op, const char *what, pl_tensor t,
                        pl_shape offsets, pl_shape shape);
+
+/* Bytes of `shape` elements of `es` bytes each, or INT64_MAX when that does
+ * not fit in 64 bits, so that every "does it fit" test against a buffer or
+ * the UB refuses it instead of passing a wrapped size.  shape.c. */
+int64_t pld__shape_bytes(pl_shape shape, size_t es);
 
 /* The part of a `shape` tile that a load at `offsets` of `t` reads: all of
  * it when `valid` has no dims, else `valid` (same rank, each dim 1..shape),
