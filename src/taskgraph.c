@@ -49,6 +49,9 @@ struct gtask {
     int kernel; /* the scheduler enters and leaves the kernel around fn */
     int *deps;  /* indices of earlier tasks */
     int ndeps;
+    int waiting; /* deps not yet complete: the task is ready at 0 */
+    int *succ;   /* the later tasks that depend on it (one entry per dependence) */
+    int nsucc, capsucc;
     enum task_state state;
     struct condition *conds;
     int nconds;
@@ -61,8 +64,17 @@ struct pld__graph {
     struct gtask *t;
     int n, cap;
     int ncomplete;
-    int next;  /* no task before it is QUEUED */
     int cores; /* the cores it runs on, once it runs */
+    /* The ready tasks (QUEUED, every dependency complete) as a min-heap of
+     * indices, so that the next to run is the first submitted, and the
+     * deferred tasks in index order.  A completion updates its dependents
+     * only; finding work never scans the graph, which made a chain of n
+     * tasks O(n^2) on sim, where every idle core looked at every task each
+     * time a task completed. */
+    int *ready;
+    int nready;
+    int *deferred;
+    int ndeferred;
 };
 
 /* Scope numbers per rank would be as good; one counter is simpler and
@@ -100,9 +112,12 @@ static void graph_free(struct pld__graph *g)
     for (int i = 0; i < g->n; i++) {
         free(g->t[i].args);
         free(g->t[i].deps);
+        free(g->t[i].succ);
         free(g->t[i].conds);
     }
     free(g->t);
+    free(g->ready);
+    free(g->deferred);
     free(g);
 }
 
@@ -138,29 +153,71 @@ static int conditions_hold(const struct gtask *t)
     return 1;
 }
 
-static int deps_complete(const struct pld__graph *g, const struct gtask *t)
+static void ready_push(struct pld__graph *g, int i)
 {
-    for (int k = 0; k < t->ndeps; k++)
-        if (g->t[t->deps[k]].state != COMPLETE)
-            return 0;
-    return 1;
+    int k = g->nready++;
+    while (k > 0 && g->ready[(k - 1) / 2] > i) {
+        g->ready[k] = g->ready[(k - 1) / 2];
+        k = (k - 1) / 2;
+    }
+    g->ready[k] = i;
 }
 
-/* The first queued task whose dependencies are complete, or -1. */
-static int next_ready(struct pld__graph *g)
+/* Takes the first submitted of the ready tasks, or -1. */
+static int ready_pop(struct pld__graph *g)
 {
-    while (g->next < g->n && g->t[g->next].state != QUEUED)
-        g->next++;
-    for (int i = g->next; i < g->n; i++)
-        if (g->t[i].state == QUEUED && deps_complete(g, &g->t[i]))
-            return i;
-    return -1;
+    if (!g->nready)
+        return -1;
+    int top = g->ready[0], last = g->ready[--g->nready], k = 0;
+    for (;;) {
+        int c = 2 * k + 1;
+        if (c >= g->nready)
+            break;
+        if (c + 1 < g->nready && g->ready[c + 1] < g->ready[c])
+            c++;
+        if (g->ready[c] >= last)
+            break;
+        g->ready[k] = g->ready[c];
+        k = c;
+    }
+    g->ready[k] = last;
+    return top;
+}
+
+/* Before the graph runs: what has no dependency is ready (pushed in index
+ * order, the array is already a heap).  Fails only for memory. */
+static int graph_start(struct pld__graph *g)
+{
+    g->ready = malloc((size_t)g->n * sizeof *g->ready);
+    g->deferred = malloc((size_t)g->n * sizeof *g->deferred);
+    if (!g->ready || !g->deferred)
+        return -1;
+    for (int i = 0; i < g->n; i++)
+        if (g->t[i].waiting == 0)
+            g->ready[g->nready++] = i;
+    return 0;
 }
 
 static void complete(struct pld__graph *g, struct gtask *t)
 {
     t->state = COMPLETE;
     g->ncomplete++;
+    for (int k = 0; k < t->nsucc; k++)
+        if (--g->t[t->succ[k]].waiting == 0)
+            ready_push(g, t->succ[k]);
+}
+
+/* A task that returned with conditions that do not hold yet, kept in
+ * index order as the scan over every task it replaces went. */
+static void defer(struct pld__graph *g, int i)
+{
+    int k = g->ndeferred++;
+    while (k > 0 && g->deferred[k - 1] > i) {
+        g->deferred[k] = g->deferred[k - 1];
+        k--;
+    }
+    g->deferred[k] = i;
+    g->t[i].state = DEFERRED;
 }
 
 /* Completes the deferred tasks whose conditions now hold; returns how
@@ -168,16 +225,19 @@ static void complete(struct pld__graph *g, struct gtask *t)
  * on them, as after a wait. */
 static int settle_deferred(struct pld__graph *g)
 {
-    int done = 0;
-    for (int i = 0; i < g->n; i++) {
-        struct gtask *t = &g->t[i];
-        if (t->state != DEFERRED || !conditions_hold(t))
+    int done = 0, kept = 0;
+    for (int d = 0; d < g->ndeferred; d++) {
+        struct gtask *t = &g->t[g->deferred[d]];
+        if (!conditions_hold(t)) {
+            g->deferred[kept++] = g->deferred[d];
             continue;
+        }
         for (int k = 0; k < t->nconds; k++)
             pld__races_acquire(pld__self(), t->conds[k].cell, PLD_WAIT_GE, t->conds[k].expected);
         complete(g, t);
         done++;
     }
+    g->ndeferred = kept;
     return done;
 }
 
@@ -185,10 +245,10 @@ static int settle_deferred(struct pld__graph *g)
 static int can_progress(void *arg)
 {
     struct pld__graph *g = arg;
-    if (g->ncomplete == g->n || next_ready(g) >= 0)
+    if (g->ncomplete == g->n || g->nready)
         return 1;
-    for (int i = 0; i < g->n; i++)
-        if (g->t[i].state == DEFERRED && conditions_hold(&g->t[i]))
+    for (int d = 0; d < g->ndeferred; d++)
+        if (conditions_hold(&g->t[g->deferred[d]]))
             return 1;
     return 0;
 }
@@ -227,7 +287,7 @@ static void core_loop(void *arg, int core)
         if (pld_run_aborting())
             return;
         int woke = settle_deferred(g);
-        int i = next_ready(g);
+        int i = ready_pop(g);
         if (i >= 0) {
             struct gtask *t = &g->t[i];
             t->state = RUNNING;
@@ -237,7 +297,7 @@ static void core_loop(void *arg, int core)
             if (has_idle)
                 be->settle(); /* what depends on it starts at its end, not before */
             if (t->nconds && !conditions_hold(t)) {
-                t->state = DEFERRED;
+                defer(g, i);
             } else {
                 for (int k = 0; k < t->nconds; k++)
                     pld__races_acquire(pld__self(), t->conds[k].cell, PLD_WAIT_GE,
@@ -299,6 +359,8 @@ void pld__scope_end(const char *file, int line)
     if (cores > g->n)
         cores = g->n;
     g->cores = cores;
+    if (g->n > 0 && graph_start(g))
+        pld__fail(PLD_ENOMEM, file, line, op, "out of memory for %d tasks", g->n);
     if (g->n > 0)
         pld__run_cores(cores, core_loop, g);
     rk->graph = NULL;
@@ -336,7 +398,14 @@ pld_task_id pld__at_task(const char *file, int line, const char *name, pld__task
                           .file = file,
                           .line = line,
                           .kernel = kernel};
-        struct pld__graph one = {.file = file, .line = line, .t = &t, .n = 1};
+        int ready = 0, deferred;
+        struct pld__graph one = {.file = file,
+                                 .line = line,
+                                 .t = &t,
+                                 .n = 1,
+                                 .ready = &ready,
+                                 .nready = 1,
+                                 .deferred = &deferred};
         struct pld__rank *rk = &pld__R->ranks[pld__self()];
         rk->graph = &one;
         rk->graph_on_stack = 1;
@@ -379,7 +448,19 @@ pld_task_id pld__at_task(const char *file, int line, const char *name, pld__task
             pld__fail(PLD_ENOMEM, file, line, op, "out of memory");
         for (int64_t k = 0; k < ndeps; k++)
             t->deps[k] = deps[k].index;
-        t->ndeps = (int)ndeps;
+        t->ndeps = t->waiting = (int)ndeps;
+        for (int64_t k = 0; k < ndeps; k++) {
+            struct gtask *d = &g->t[deps[k].index];
+            if (d->nsucc == d->capsucc) {
+                int cap = d->capsucc ? 2 * d->capsucc : 4;
+                int *ns = realloc(d->succ, (size_t)cap * sizeof *ns);
+                if (!ns)
+                    pld__fail(PLD_ENOMEM, file, line, op, "out of memory");
+                d->succ = ns;
+                d->capsucc = cap;
+            }
+            d->succ[d->nsucc++] = g->n;
+        }
     }
     return (pld_task_id){.scope = g->scope, .index = g->n++};
 }

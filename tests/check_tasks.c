@@ -327,6 +327,90 @@ START_TEST(independent_tasks_run_at_once_and_a_chain_in_turn)
 }
 END_TEST
 
+/* ---- a random graph, and a long chain ---- */
+
+#define DAG_TASKS 10000
+
+static struct {
+    int n, chain;
+    int started[DAG_TASKS], finished[DAG_TASKS]; /* sequence numbers, 0: not yet */
+    int seq;
+    int deps[DAG_TASKS][3], ndeps[DAG_TASKS];
+    int early; /* a task that started before one of its dependencies finished */
+} R;
+
+struct dag_args {
+    int index;
+};
+
+static void dag_task(const struct dag_args *a)
+{
+    R.started[a->index] = ++R.seq;
+    for (int k = 0; k < R.ndeps[a->index]; k++)
+        if (!R.finished[R.deps[a->index][k]])
+            R.early++;
+    R.finished[a->index] = ++R.seq;
+}
+
+static void dag_device(const int *unused)
+{
+    (void)unused;
+    static pld_task_id ids[DAG_TASKS];
+    pld_manual_scope_begin();
+    for (int i = 0; i < R.n; i++) {
+        pld_task_id d[3];
+        for (int k = 0; k < R.ndeps[i]; k++)
+            d[k] = ids[R.deps[i][k]];
+        struct dag_args a = {.index = i};
+        ids[i] = pld_at(dag_task, a, .deps = d, .ndeps = R.ndeps[i]);
+    }
+    pld_manual_scope_end();
+}
+
+static void dag_host(const void *unused)
+{
+    (void)unused;
+    int none = 0;
+    pld_dispatch(0, dag_device, none);
+}
+
+/* Every task runs once, never before what it depends on: a chain of 10 000
+ * (on sim once 12 s of scans for the next ready task; now a heap), and 500
+ * tasks with up to three random dependencies each (a task twice among
+ * them, at times) on four cores. */
+START_TEST(every_task_runs_once_after_its_dependencies)
+{
+    int chain = _i / 2;
+    memset(&R, 0, sizeof R);
+    R.n = chain ? DAG_TASKS : 500;
+    uint32_t x = 12345;
+    for (int i = 1; i < R.n; i++) {
+        if (chain) {
+            R.deps[i][0] = i - 1;
+            R.ndeps[i] = 1;
+            continue;
+        }
+        x = x * 1103515245u + 12345u;
+        R.ndeps[i] = (int)(x >> 16) % 4;
+        for (int k = 0; k < R.ndeps[i]; k++) {
+            x = x * 1103515245u + 12345u;
+            R.deps[i][k] = (int)((x >> 8) % (uint32_t)i);
+        }
+    }
+    pld_config cfg;
+    pld_config_init(&cfg);
+    cfg.summary = 0;
+    cfg.backend = backends[_i % 2];
+    cfg.topology = "mesh:1,aiv_cores=4";
+    ck_assert_int_eq(pld_config_set_devices(&cfg, "0"), 0);
+    ck_assert_int_eq(pld_run(&cfg, dag_host, NULL), 0);
+    for (int i = 0; i < R.n; i++)
+        ck_assert_msg(R.started[i] > 0, "task %d never ran", i);
+    ck_assert_int_eq(R.seq, 2 * R.n);
+    ck_assert_int_eq(R.early, 0);
+}
+END_TEST
+
 /* A consumer's start: its waiter's condition holds when the peer's notify
  * lands, at the peer's publisher's notify start + lat + 4 B / bw. */
 static struct {
@@ -548,6 +632,7 @@ static Suite *suite(void)
     tcase_add_test(tc, blocking_waiters_with_a_core_to_spare_complete);
     tcase_add_loop_test(tc, independent_tasks_run_at_once_and_a_chain_in_turn, 0, 3);
     tcase_add_loop_test(tc, a_consumer_starts_when_the_condition_holds, 0, 2);
+    tcase_add_loop_test(tc, every_task_runs_once_after_its_dependencies, 0, 4);
     tcase_add_loop_test(tc, each_misuse_gets_one_message_at_its_line, 0,
                         (int)(sizeof misuses / sizeof misuses[0]));
     suite_add_tcase(s, tc);
