@@ -191,6 +191,9 @@ void pld__graphs_free(struct pld__run *R);
 /* For the deadlock report: a line on the tasks of `rank`'s open manual
  * scope that never started, and why, if any did not. */
 void pld__graph_report(const struct pld__run *R, int rank);
+/* Fails, at the scope's file:line, if per-device function `fn_name` of
+ * `rank` returned with its manual scope open (levels.c, after it returns). */
+void pld__graph_check_closed(int rank, const char *fn_name);
 
 struct pld__trace;
 struct pld_backend;

@@ -101,5 +101,6 @@ void pld__run_task(int rank, struct pld__task *t)
     struct pld__rank *fr = &pld__R->ranks[rank];
     fr->in_task = 1;
     t->fn(t->args);
+    pld__graph_check_closed(rank, t->fn_name);
     fr->in_task = 0;
 }

@@ -324,6 +324,13 @@ static struct pld_p2p_kw staged_kw(const char *file, int line, const char *op, p
     int two = kw->stage2.dtype != 0;
     if (two) {
         pld__check_tile(file, line, op, "stage2", kw->stage2);
+        /* one tile as both stages would price an overlap that one buffer
+         * cannot give: a chunk would land in the tile its predecessor is
+         * still leaving */
+        if (kw->stage2.data == kw->stage.data)
+            pld__fail(PLD_EINVAL, file, line, op,
+                      ".stage2 is the same tile as .stage: double buffering alternates between "
+                      "two tiles; pass a second tile, or leave .stage2 out");
         if (kw->stage2.dtype != kw->stage.dtype ||
             !pld__shape_eq(kw->stage2.shape, kw->stage.shape))
             pld__fail(PLD_EINVAL, file, line, op,

@@ -346,6 +346,20 @@ void pld__graph_report(const struct pld__run *R, int rank)
     fputc('\n', stderr);
 }
 
+void pld__graph_check_closed(int rank, const char *fn_name)
+{
+    struct pld__rank *rk = &pld__R->ranks[rank];
+    const struct pld__graph *g = rk->graph;
+    if (!g || rk->graph_on_stack || pld_run_aborting())
+        return;
+    /* the scope's tasks run only when it ends: without the end they never
+     * would, and the run would succeed without them */
+    pld__fail(PLD_EINVAL, g->file, g->line, "pld_manual_scope_begin",
+              "per-device function %s returned with this manual scope open, so its %d submitted "
+              "task%s never ran; end the scope with pld_manual_scope_end before returning",
+              fn_name, g->n, g->n == 1 ? "" : "s");
+}
+
 void pld__scope_end(const char *file, int line)
 {
     static const char op[] = "pld_manual_scope_end";

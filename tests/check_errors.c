@@ -83,6 +83,8 @@ enum misuse {
     VIEW_OF_HUGE_SHAPE,
     ALLOC_OF_HUGE_SHAPE,
     TILE_OF_HUGE_SHAPE,
+    TILE_PUT_ONE_STAGE_TWICE,
+    TILE_GET_ONE_STAGE_TWICE,
 };
 
 #define HUGE (INT64_MAX - 10)
@@ -315,6 +317,12 @@ static void kernel(const struct rank_args *a)
     case TILE_OF_HUGE_SHAPE: /* 2^66 elements: their byte count once wrapped to 0 */
         bad_line = __LINE__; (void)pl_load(a->data, PL_IDX(0, 0), PL_SHAPE(1LL << 33, 1LL << 33), .valid_shape = PL_SHAPE(1, 64));
         break;
+    case TILE_PUT_ONE_STAGE_TWICE:
+        bad_line = __LINE__; pld_tile_put(a->data, .peer = 1 - me, .src = a->data, .stage = t, .stage2 = t);
+        break;
+    case TILE_GET_ONE_STAGE_TWICE:
+        bad_line = __LINE__; pld_tile_get(a->data, .peer = 1 - me, .src = a->data, .stage = t, .stage2 = t);
+        break;
     case VALID_READ_OUT_OF_BOUNDS:
         bad_line = __LINE__; (void)pl_load(a->data, PL_IDX(0, 48), PL_SHAPE(1, 32), .valid_shape = PL_SHAPE(1, 24));
         break;
@@ -532,6 +540,10 @@ static const struct {
     {TILE_OF_HUGE_SHAPE, "pl_load", "rank 0",
      "UB overflow in kernel kernel: a [8589934592, 8589934592] FP32 tile needs more than 2^63 "
      "bytes"},
+    {TILE_PUT_ONE_STAGE_TWICE, "pld_tile_put", "rank 0",
+     ".stage2 is the same tile as .stage: double buffering alternates between two tiles; pass a "
+     "second tile, or leave .stage2 out"},
+    {TILE_GET_ONE_STAGE_TWICE, "pld_tile_get", "rank 0", ".stage2 is the same tile as .stage"},
     {TILE_ROW_MISALIGNED, "pl_load", "rank 0",
      "tile shape [2, 1] INT32 has 2 rows of 4 bytes; rows of a multi-row UB tile must be a "
      "multiple of 32 bytes"},

@@ -571,6 +571,10 @@ static void misuse_device(const struct lat_args *a)
         pld_manual_scope_end();
         break;
     }
+    case 10: /* returns with the scope open: its task would never run */
+        pld_manual_scope_begin();
+        pld_at(lat_consumer, *a);
+        return;
     }
 }
 
@@ -600,6 +604,9 @@ static const struct {
     {"pld_at", "dependency 0 names task 3, of 1 submitted"},
     {"pld_manual_scope_begin", "host"},
     {"pld_at", "dependency 0 is not a task of this manual scope"},
+    {"pld_manual_scope_begin",
+     "per-device function misuse_device returned with this manual scope open, so its 1 "
+     "submitted task never ran; end the scope with pld_manual_scope_end before returning"},
 };
 
 START_TEST(each_misuse_gets_one_message_at_its_line)
