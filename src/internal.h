@@ -153,12 +153,8 @@ struct pld__rank {
     /* end of the kernel state */
     uint64_t bytes_sent, bytes_received;
     struct pld__graph *graph; /* the open manual scope (taskgraph.c), or NULL */
-    /* `graph` is the one-task graph of a task submitted outside any scope,
-     * in its caller's stack frame: a run that ends while it runs (another
-     * rank's error) neither frees nor reads it, as the frame may be gone */
-    int graph_on_stack;
-    int recording; /* pld_record_begin() is active */
-    char *rec;     /* the recorded lines */
+    int recording;            /* pld_record_begin() is active */
+    char *rec;                /* the recorded lines */
     size_t rec_len, rec_cap;
 };
 
@@ -188,9 +184,18 @@ int64_t pld__cell_offset(pl_tensor t, pl_shape offsets);
  * open. */
 struct pld__run;
 void pld__graphs_free(struct pld__run *R);
-/* For the deadlock report: a line on the tasks of `rank`'s open manual
- * scope that never started, and why, if any did not. */
-void pld__graph_report(const struct pld__run *R, int rank);
+/* For the deadlock report: a line per wait a task of `rank`'s open manual
+ * scope is blocked in and per deferred condition that does not hold, then
+ * one on the tasks that never started, and why, if any did not.  Returns
+ * the rank that last notified the first of those cells, or -1. */
+int pld__graph_report(const struct pld__run *R, int rank);
+/* Whether `rank`'s manual scope is running and has tasks not complete:
+ * its cores are idle or blocked (for the deadlock report). */
+int pld__graph_stuck(const struct pld__run *R, int rank);
+/* Records, in the task `rk` runs (if it is a task of a scope), the wait
+ * it enters or leaves (rk->wait): the report reads it there, whichever
+ * core's state the rank holds at the time.  signal.c. */
+void pld__graph_note_wait(const struct pld__rank *rk);
 /* Fails, at the scope's file:line, if per-device function `fn_name` of
  * `rank` returned with its manual scope open (levels.c, after it returns). */
 void pld__graph_check_closed(int rank, const char *fn_name);
@@ -591,6 +596,11 @@ void pld__racer_access(struct pld__racer *RC, int me, const struct pld__wbuf *b,
  * the wait-for graph.  pld__deadlock_note records who notified a cell. */
 void pld__report_deadlock(struct pld__run *R);
 void pld__deadlock_note(const struct pld__wbuf *b, const void *cell, int rank);
+/* One line of the report: `w`'s file:line, `rank`, `what` ("waits for",
+ * "task T defers until"), the cell, what it holds and who notified it
+ * last.  Returns that notifier, or -1.  deadlock.c. */
+int pld__deadlock_wait_line(const struct pld__run *R, int rank, const char *what,
+                            const struct pld__wait_info *w);
 void pld__deadlock_free(struct pld__run *R); /* run.c's teardown */
 
 /* Dynamic dims (shape.c).  Their names outlive runs (pl_dynamic may be

@@ -39,6 +39,11 @@ enum task_state { QUEUED, RUNNING, DEFERRED, COMPLETE };
 struct condition {
     const int32_t *cell;
     int32_t expected;
+    /* for the deadlock report */
+    const struct pld__wbuf *buf;
+    pl_shape offsets;
+    const char *file;
+    int line;
 };
 
 struct gtask {
@@ -55,6 +60,7 @@ struct gtask {
     enum task_state state;
     struct condition *conds;
     int nconds;
+    struct pld__wait_info wait; /* the blocking wait it is in, if wait.active */
 };
 
 struct pld__graph {
@@ -75,6 +81,9 @@ struct pld__graph {
     int nready;
     int *deferred;
     int ndeferred;
+    /* a task submitted outside any scope, run at once: its args are the
+     * caller's, and no scope is open */
+    int immediate;
 };
 
 /* Scope numbers per rank would be as good; one counter is simpler and
@@ -110,7 +119,8 @@ static void graph_free(struct pld__graph *g)
     if (!g)
         return;
     for (int i = 0; i < g->n; i++) {
-        free(g->t[i].args);
+        if (!g->immediate)
+            free(g->t[i].args);
         free(g->t[i].deps);
         free(g->t[i].succ);
         free(g->t[i].conds);
@@ -124,9 +134,7 @@ static void graph_free(struct pld__graph *g)
 void pld__graphs_free(struct pld__run *R)
 {
     for (int r = 0; R->ranks && r < R->P; r++) {
-        if (!R->ranks[r].graph_on_stack)
-            graph_free(R->ranks[r].graph);
-        R->ranks[r].graph_on_stack = 0;
+        graph_free(R->ranks[r].graph);
         R->ranks[r].graph = NULL;
     }
 }
@@ -268,6 +276,13 @@ static void idle_by_polling(struct pld__graph *g)
         if ((double)(now.tv_sec - t0.tv_sec) + 1e-9 * (double)(now.tv_nsec - t0.tv_nsec) >
             timeout) {
             int pending = g->n - g->ncomplete;
+            /* what holds the graph up, as the deadlock report says it on
+             * sim: the deferred conditions, their cells, the tasks that
+             * never started (this rank's: the others' run on) */
+            if (!__atomic_load_n(&pld__R->error, __ATOMIC_ACQUIRE)) {
+                fflush(stdout);
+                pld__graph_report(pld__R, pld__self());
+            }
             pld__fail(PLD_EDEADLOCK, g->file, g->line, "pld_manual_scope_end",
                       "%d task%s of this manual scope never became ready in %g s: each waits on "
                       "a deferred condition or a task that does not complete",
@@ -321,11 +336,57 @@ static void core_loop(void *arg, int core)
     }
 }
 
-void pld__graph_report(const struct pld__run *R, int rank)
+int pld__graph_stuck(const struct pld__run *R, int rank)
 {
     const struct pld__graph *g = R->ranks[rank].graph;
-    if (!g || R->ranks[rank].graph_on_stack || !g->cores)
-        return;
+    return g && g->cores && g->ncomplete < g->n;
+}
+
+void pld__graph_note_wait(const struct pld__rank *rk)
+{
+    if (rk->task && rk->graph)
+        rk->graph->t[rk->task - 1].wait = rk->wait;
+}
+
+int pld__graph_report(const struct pld__run *R, int rank)
+{
+    const struct pld__graph *g = R->ranks[rank].graph;
+    int first = -1, lines = 0;
+    char what[160];
+    if (!g || !g->cores)
+        return -1;
+    /* what holds the graph up: the waits its running tasks are blocked in,
+     * and the conditions of its deferred tasks that do not hold */
+    for (int i = 0; i < g->n; i++) {
+        const struct gtask *t = &g->t[i];
+        int n = -1;
+        if (t->state == RUNNING && t->wait.active) {
+            snprintf(what, sizeof what, "task %s waits for", t->name);
+            n = pld__deadlock_wait_line(R, rank, what, &t->wait);
+        } else if (t->state == DEFERRED) {
+            for (int k = 0; k < t->nconds; k++) {
+                const struct condition *c = &t->conds[k];
+                if ((uint32_t)*c->cell >= (uint32_t)c->expected)
+                    continue;
+                struct pld__wait_info w = {.active = 1,
+                                           .buf = c->buf,
+                                           .offsets = c->offsets,
+                                           .expected = c->expected,
+                                           .cmp = PLD_WAIT_GE,
+                                           .cellp = c->cell,
+                                           .file = c->file,
+                                           .line = c->line};
+                snprintf(what, sizeof what, "task %s defers its completion until", t->name);
+                int m = pld__deadlock_wait_line(R, rank, what, &w);
+                if (n < 0)
+                    n = m;
+            }
+        } else {
+            continue;
+        }
+        if (lines++ == 0 || first < 0)
+            first = n;
+    }
     int queued = 0, running = 0, deferred = 0;
     for (int i = 0; i < g->n; i++) {
         queued += g->t[i].state == QUEUED;
@@ -333,7 +394,7 @@ void pld__graph_report(const struct pld__run *R, int rank)
         deferred += g->t[i].state == DEFERRED;
     }
     if (!queued)
-        return;
+        return first;
     fprintf(stderr, "%s:%d: rank %d: %d task%s of this manual scope never started", g->file,
             g->line, rank, queued, queued == 1 ? "" : "s");
     if (running >= g->cores)
@@ -343,14 +404,33 @@ void pld__graph_report(const struct pld__run *R, int rank)
                 g->cores);
     else if (deferred)
         fprintf(stderr, ": %d deferred task%s never completed", deferred, deferred == 1 ? "" : "s");
+    else if (running)
+        fprintf(stderr, ": %d task%s blocked in a wait never completed", running,
+                running == 1 ? "" : "s");
+    /* which: the first few in submission order, each where it was submitted */
+    int named = 0;
+    for (int i = 0; i < g->n && named < 4; i++) {
+        const struct gtask *t = &g->t[i];
+        if (t->state != QUEUED)
+            continue;
+        fprintf(stderr, "%s%s (%s:%d)",
+                named         ? ", "
+                : queued == 1 ? "; it is "
+                              : "; they are ",
+                t->name, t->file, t->line);
+        named++;
+    }
+    if (named < queued)
+        fprintf(stderr, " and %d more", queued - named);
     fputc('\n', stderr);
+    return first;
 }
 
 void pld__graph_check_closed(int rank, const char *fn_name)
 {
     struct pld__rank *rk = &pld__R->ranks[rank];
     const struct pld__graph *g = rk->graph;
-    if (!g || rk->graph_on_stack || pld_run_aborting())
+    if (!g || g->immediate || pld_run_aborting())
         return;
     /* the scope's tasks run only when it ends: without the end they never
      * would, and the run would succeed without them */
@@ -406,27 +486,31 @@ pld_task_id pld__at_task(const char *file, int line, const char *name, pld__task
                 pld__fail(PLD_EINVAL, file, line, op,
                           "dependency %lld is a task of a manual scope that has ended",
                           (long long)k);
-        struct gtask t = {.fn = fn,
-                          .args = (void *)args,
-                          .name = name,
-                          .file = file,
-                          .line = line,
-                          .kernel = kernel};
-        int ready = 0, deferred;
-        struct pld__graph one = {.file = file,
-                                 .line = line,
-                                 .t = &t,
-                                 .n = 1,
-                                 .ready = &ready,
-                                 .nready = 1,
-                                 .deferred = &deferred};
+        /* a one-task graph, on the heap: a run that ends while it runs
+         * (another rank's error) frees it with the scopes; on the stack it
+         * once was freed from a frame that was gone (SIGSEGV) */
+        struct pld__graph *one = calloc(1, sizeof *one);
+        struct gtask *t = calloc(1, sizeof *t);
+        if (!one || !t) {
+            free(one);
+            free(t);
+            pld__fail(PLD_ENOMEM, file, line, op, "out of memory");
+        }
+        *t = (struct gtask){.fn = fn,
+                            .args = (void *)args,
+                            .name = name,
+                            .file = file,
+                            .line = line,
+                            .kernel = kernel};
+        *one = (struct pld__graph){
+            .file = file, .line = line, .t = t, .n = 1, .cap = 1, .cores = 1, .immediate = 1};
         struct pld__rank *rk = &pld__R->ranks[pld__self()];
-        rk->graph = &one;
-        rk->graph_on_stack = 1;
-        core_loop(&one, 0);
+        rk->graph = one;
+        if (graph_start(one))
+            pld__fail(PLD_ENOMEM, file, line, op, "out of memory");
+        core_loop(one, 0);
         rk->graph = NULL;
-        rk->graph_on_stack = 0;
-        free(t.conds);
+        graph_free(one);
         return (pld_task_id){.scope = 0, .index = -1};
     }
     for (int64_t k = 0; k < ndeps; k++) {
@@ -522,7 +606,11 @@ void pld__defer_wait(const char *file, int line, pld_dtensor signal, struct pld_
     }
     int64_t at = signal.win_offset + pld__cell_offset(signal, kw.offsets);
     t->conds[t->nconds++] = (struct condition){.cell = pld__shm_cell(signal.win, me, at),
-                                               .expected = (int32_t)kw.expected};
+                                               .expected = (int32_t)kw.expected,
+                                               .buf = signal.win,
+                                               .offsets = kw.offsets,
+                                               .file = file,
+                                               .line = line};
     pld__races_access(me, signal.win, me, at, at + 4, 0, 1, op, file, line);
     pld__trace_op(PLD__OP_DEFER_WAIT, t0, -1, &signal, pld__cell_offset(signal, kw.offsets), 4,
                   kw.expected, file, line);

@@ -499,6 +499,96 @@ START_TEST(a_consumer_starts_when_the_condition_holds)
 }
 END_TEST
 
+/* ---- graphs that cannot finish: the report names what holds them ---- */
+
+static int stuck_kind; /* 0: a defer_wait that never holds; 1: a cycle through
+                        * deferred signals; 2: a cycle of blocking waits */
+static _Atomic int wait_line;
+
+struct stuck_args {
+    pld_dtensor signal;
+    int peer;
+};
+
+static void graph_deferer(const struct stuck_args *a)
+{
+    // clang-format off
+    wait_line = __LINE__; pld_system_defer_wait(a->signal, .offsets = PL_IDX(0, 0), .expected = 1, .cmp = PLD_WAIT_GE);
+    // clang-format on
+}
+
+static void graph_blocker(const struct stuck_args *a)
+{
+    // clang-format off
+    wait_line = __LINE__; pld_system_wait(a->signal, .offsets = PL_IDX(0, 0), .expected = 1, .cmp = PLD_WAIT_GE);
+    // clang-format on
+}
+
+static void graph_notifier(const struct stuck_args *a)
+{
+    pld_system_notify(a->signal, .peer = a->peer, .offsets = PL_IDX(0, 0), .value = 1,
+                      .op = PLD_NOTIFY_SET);
+}
+
+static void graph_after(const struct stuck_args *a)
+{
+    (void)a;
+}
+
+static void stuck_device(const struct stuck_args *a)
+{
+    pld_manual_scope_begin();
+    pld_task_id w = stuck_kind == 2 ? pld_at(graph_blocker, *a) : pld_at(graph_deferer, *a);
+    if (stuck_kind == 0)
+        pld_at(graph_after, *a, .deps = &w, .ndeps = 1);
+    else
+        pld_at(graph_notifier, *a, .deps = &w, .ndeps = 1);
+    pld_manual_scope_end();
+}
+
+static void stuck_host(const void *unused)
+{
+    (void)unused;
+    pld_buffer sb = pld_alloc_window_buffer(PL_SHAPE(1, 16), PL_INT32, .name = "signal");
+    for (int r = 0; r < 2; r++) {
+        struct stuck_args a = {.signal = pld_window(sb, PL_SHAPE(1, 1), PL_INT32), .peer = 1 - r};
+        pld_dispatch(r, stuck_device, a);
+    }
+}
+
+/* Once, on sim, each of these said only "0 ranks blocked in pld_system_wait"
+ * (the waits of a graph's tasks are on its cores, and a deferred condition
+ * is no wait at all).  Now the report, on sim and threads, names the wait
+ * or the deferred condition at its line, its cell, and the task that never
+ * started. */
+START_TEST(a_graph_that_cannot_finish_names_its_waits_and_tasks)
+{
+    stuck_kind = _i / 2;
+    pld_config cfg;
+    pld_config_init(&cfg);
+    cfg.summary = 0;
+    cfg.backend = backends[_i % 2];
+    /* threads polls a deferred condition until the wait timeout */
+    cfg.wait_timeout = _i % 2 ? 0.5 : 0;
+    ck_assert_int_eq(pld_config_set_devices(&cfg, "0,1"), 0);
+    capture_stderr_begin();
+    int rc = pld_run(&cfg, stuck_host, NULL);
+    char *err = capture_stderr_end();
+    ck_assert_int_eq(rc, PLD_EDEADLOCK);
+    char want[256];
+    snprintf(want, sizeof want, "check_tasks.c:%d: rank ", wait_line);
+    ck_assert_contains(err, want);
+    ck_assert_contains(err, stuck_kind == 2 ? "task graph_blocker waits for signal[0, 0] >= 1; the "
+                                              "cell holds 0"
+                                            : "task graph_deferer defers its completion until "
+                                              "signal[0, 0] >= 1; the cell holds 0");
+    ck_assert_contains(err, "1 task of this manual scope never started");
+    ck_assert_contains(err, stuck_kind == 0 ? "it is graph_after (tests/check_tasks.c:"
+                                            : "it is graph_notifier (tests/check_tasks.c:");
+    free(err);
+}
+END_TEST
+
 /* ---- errors ---- */
 
 static int misuse;
@@ -640,6 +730,7 @@ static Suite *suite(void)
     tcase_add_loop_test(tc, independent_tasks_run_at_once_and_a_chain_in_turn, 0, 3);
     tcase_add_loop_test(tc, a_consumer_starts_when_the_condition_holds, 0, 2);
     tcase_add_loop_test(tc, every_task_runs_once_after_its_dependencies, 0, 4);
+    tcase_add_loop_test(tc, a_graph_that_cannot_finish_names_its_waits_and_tasks, 0, 6);
     tcase_add_loop_test(tc, each_misuse_gets_one_message_at_its_line, 0,
                         (int)(sizeof misuses / sizeof misuses[0]));
     suite_add_tcase(s, tc);
