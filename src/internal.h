@@ -553,6 +553,7 @@ void pld__materialize(const char *file, int line, const char *op, struct pld__wb
 _Noreturn void pld__fail_no_data(const char *file, int line, const char *op, const char *what);
 
 /* The data-race detector (races.c; docs/races.md). */
+struct pld__async_put;
 void pld__races_begin(struct pld__run *R);
 int pld__races_found(const struct pld__run *R); /* the races reported so far */
 void pld__races_free(struct pld__run *R);       /* run.c's teardown */
@@ -567,6 +568,17 @@ void pld__races_access(int me, const struct pld__wbuf *b, int copy, int64_t lo, 
  * host tensor (copy is then ignored). */
 void pld__races_region(int me, pl_tensor t, int copy, pl_shape offsets, pl_shape shape, int write,
                        int atomic, const char *op, const char *file, int line);
+/* A put_async's accesses while it is in flight (pld__racer_access_in_flight):
+ * its source read on the caller's copy and its destination write on the
+ * peer's, from the issue until pld__races_landed at its wait. */
+struct pld__flight {
+    const struct pld__wbuf *b[2];
+    int copy[2];
+    int64_t h[2];
+};
+void pld__races_put_async_issued(int me, const struct pld__async_put *p, const char *op,
+                                 struct pld__flight *f);
+void pld__races_landed(const struct pld__flight *f);
 
 /* The detector without a run, which the hooks above drive and
  * tests/check_races_prop.c drives directly.  A row set: n rows of len bytes,
@@ -591,6 +603,19 @@ void pld__racer_acquire(struct pld__racer *RC, int me, const int32_t *cell, pld_
 void pld__racer_access(struct pld__racer *RC, int me, const struct pld__wbuf *b, int copy,
                        struct pld__rows rows, int write, int atomic, const char *op,
                        const char *file, int line, double t);
+/* An access that lasts from now until pld__racer_landed: a put_async's read
+ * of its source and write of its destination, in flight from the issue to
+ * the wait.  No access of any rank, its own included, is ordered with it
+ * while it lasts (only the wait ends it), so one that overlaps it races
+ * unless both read; it is checked against earlier accesses as an access of
+ * `me` at the issue.  The accesses of one flight (`flight`, from
+ * pld__racer_flight) do not race with each other.  Returns a handle for
+ * pld__racer_landed (an index; -1 when nothing was kept). */
+int pld__racer_flight(struct pld__racer *RC);
+int64_t pld__racer_access_in_flight(struct pld__racer *RC, int me, const struct pld__wbuf *b,
+                                    int copy, struct pld__rows rows, int write, int flight,
+                                    const char *op, const char *file, int line, double t);
+void pld__racer_landed(struct pld__racer *RC, const struct pld__wbuf *b, int copy, int64_t h);
 
 /* Deadlock report (deadlock.c): a header, one line per blocked rank, and
  * the wait-for graph.  pld__deadlock_note records who notified a cell. */

@@ -425,6 +425,8 @@ pld_async_event pld__put_async(const char *file, int line, pld_dtensor dst,
     }
     if (rc)
         pld__op_done(file, line, PLD__OP_PUT_ASYNC, me, peer, rc, &p.c);
+    /* from here until its wait the engine reads src and writes dst */
+    pld__races_put_async_issued(me, &p, op, &p.flight);
     pld__trace_op(PLD__OP_PUT_ASYNC, t0, peer, &dst, offset_bytes(dst, r.dst_off), total,
                   PLD__MISSING, file, line);
     return pld__async_add(file, line, op, kw.session, &p);

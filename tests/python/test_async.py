@@ -76,7 +76,7 @@ class AsyncPut(unittest.TestCase):
         r = run("early-notify")
         self.assertEqual(r.returncode, 5, r.stderr)
         self.assertIn(f"{SHOWN}:{fault_line('early-load')}: rank 0: race: pl_load read window 'dst_buf'", r.stderr)
-        self.assertIn(f"rank 1's pld_tensor_put_async (a write) at {SHOWN}:{fault_line('early-put')}", r.stderr)
+        self.assertIn(f"rank 1's pld_tensor_put_async (a write in flight) at {SHOWN}:{fault_line('early-put')}", r.stderr)
 
     def test_each_misuse_is_one_line(self):
         cases = {
