@@ -58,7 +58,9 @@ int pld__deadlock_wait_line(const struct pld__run *R, int rank, const char *what
     int n = last_notifier(R, w->buf, w->cellp);
     fprintf(stderr, "%s:%d: rank %d: %s %s%s %s %lld; the cell holds %d", w->file, w->line, rank,
             what, w->buf->name, pld__shape_str(w->offsets, off, sizeof off),
-            w->cmp == PLD_WAIT_EQ ? "==" : ">=", (long long)w->expected, *w->cellp);
+            w->cmp == PLD_WAIT_EQ ? "==" : ">=", (long long)w->expected,
+            /* on threads a notifier may be writing it now */
+            __atomic_load_n(w->cellp, __ATOMIC_RELAXED));
     if (w->collective)
         fprintf(stderr, " (inside %s)", w->collective);
     if (n < 0 && !R->notifiers_unknown)

@@ -152,11 +152,15 @@ static void run_one(struct gtask *t, int index)
     rk->task = 0;
 }
 
+static int condition_holds(const struct condition *c)
+{
+    return (uint32_t)__atomic_load_n(c->cell, __ATOMIC_ACQUIRE) >= (uint32_t)c->expected;
+}
+
 static int conditions_hold(const struct gtask *t)
 {
     for (int k = 0; k < t->nconds; k++)
-        if ((uint32_t)__atomic_load_n(t->conds[k].cell, __ATOMIC_ACQUIRE) <
-            (uint32_t)t->conds[k].expected)
+        if (!condition_holds(&t->conds[k]))
             return 0;
     return 1;
 }
@@ -366,7 +370,7 @@ int pld__graph_report(const struct pld__run *R, int rank)
         } else if (t->state == DEFERRED) {
             for (int k = 0; k < t->nconds; k++) {
                 const struct condition *c = &t->conds[k];
-                if ((uint32_t)*c->cell >= (uint32_t)c->expected)
+                if (condition_holds(c))
                     continue;
                 struct pld__wait_info w = {.active = 1,
                                            .buf = c->buf,
