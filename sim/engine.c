@@ -103,6 +103,8 @@ struct dma_job {
     struct pld__span src;
     struct pld__cost c;
     int done;
+    unsigned char *snap; /* the source as it was at the issue (snapcap bytes) */
+    size_t snapcap;
     struct dma_job *next;     /* in the queue, or the free list */
     struct dma_job *all_next; /* in dma_all */
 };
@@ -419,6 +421,23 @@ static int sim_write_async(int peer, const struct pld__wbuf *b, const struct pld
     j->rg = *rg;
     j->src = src;
     j->c = *c;
+    /* The bytes that land are the source's at the issue, as on threads
+     * (which writes them then): a program that stores into the source
+     * before the wait races (the detector says so), and both backends
+     * still deliver the same bytes. */
+    if (src.ptr) {
+        size_t n = (size_t)pl_shape_numel(rg->shape) * pl_dtype_size(rg->dtype);
+        if (n > j->snapcap) {
+            unsigned char *m = realloc(j->snap, n);
+            if (!m)
+                return PLD_ENOMEM;
+            j->snap = m;
+            j->snapcap = n;
+        }
+        pld__copy_region(rg->dtype, rg->shape, j->snap, rg->shape, src.ptr, src.full,
+                         PL_ATOMIC_NONE);
+        j->src = (struct pld__span){j->snap, rg->shape};
+    }
     j->done = 0;
     j->next = NULL;
     /* the engine starts at the issue's end in model time */
@@ -902,6 +921,7 @@ static void sim_release(struct pld__run *R)
         }
         for (struct dma_job *j = S->rk[r].dma_all, *n; j; j = n) {
             n = j->all_next;
+            free(j->snap);
             free(j);
         }
     }

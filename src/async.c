@@ -2,10 +2,13 @@
  * asynchronous put), and the wait that drains an event.  The issue itself
  * is in rma.c with the other one-sided copies.
  *
- * An event's write is recorded for the race detector when it is waited,
- * not when it is issued: until then the bytes are in flight, so an access
- * by the peer is ordered after the write only through a notify that comes
- * after the wait, as upstream requires. */
+ * For the race detector a put_async reads its source and writes its
+ * destination for the whole flight: from the issue (rma.c) until its event
+ * is waited here, nothing is ordered with those accesses, not even the
+ * issuing rank's own (a store into the source, a second put_async into the
+ * same region).  At the wait they land, and are recorded as the rank's
+ * accesses at the wait: an access by the peer is ordered after the write
+ * only through a notify that comes after the wait, as upstream requires. */
 #include "backend.h"
 
 #include <stdlib.h>
@@ -118,6 +121,8 @@ int pld__wait_async_event(const char *file, int line, pld_async_event e, pld_asy
     ev->waited = 1;
     pld__charge_poll();
     pld__op_done(p->file, p->line, PLD__OP_PUT_ASYNC, me, p->peer, 0, &p->c);
+    /* landed: its accesses end here, ordered as this rank's at the wait */
+    pld__races_landed(&p->flight);
     pld__races_region(me, p->src, me, p->src_off, p->shape, 0, 0, "pld_tensor_put_async", p->file,
                       p->line);
     pld__races_region(me, p->dst, p->peer, p->dst_off, p->shape, 1, 0, "pld_tensor_put_async",

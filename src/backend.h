@@ -225,6 +225,7 @@ struct pld__async_put {
     int64_t bytes;
     void *handle; /* the backend's; NULL when the bytes were written at the issue */
     struct pld__cost c;
+    struct pld__flight flight; /* its accesses in flight, for the race detector */
 };
 /* Fails unless `s` is a session of the running kernel. */
 void pld__async_check_session(const char *file, int line, const char *op, pld_async_session s);

@@ -51,60 +51,83 @@ void pld__deadlock_free(struct pld__run *R)
     R->deadlock = NULL;
 }
 
+int pld__deadlock_wait_line(const struct pld__run *R, int rank, const char *what,
+                            const struct pld__wait_info *w)
+{
+    char off[64];
+    int n = last_notifier(R, w->buf, w->cellp);
+    fprintf(stderr, "%s:%d: rank %d: %s %s%s %s %lld; the cell holds %d", w->file, w->line, rank,
+            what, w->buf->name, pld__shape_str(w->offsets, off, sizeof off),
+            w->cmp == PLD_WAIT_EQ ? "==" : ">=", (long long)w->expected,
+            /* on threads a notifier may be writing it now */
+            __atomic_load_n(w->cellp, __ATOMIC_RELAXED));
+    if (w->collective)
+        fprintf(stderr, " (inside %s)", pld__op_shown(w->collective));
+    if (n < 0 && !R->notifiers_unknown)
+        fprintf(stderr, "; no rank has notified it yet");
+    else if (n >= 0)
+        fprintf(stderr, "; last notified by rank %d, which %s", n,
+                R->ranks[n].wait.active || pld__graph_stuck(R, n) ? "is blocked too"
+                                                                  : "has finished or is idle");
+    fputc('\n', stderr);
+    return n;
+}
+
 void pld__report_deadlock(struct pld__run *R)
 {
-    int blocked = 0, P = R->P;
-    char off[64];
+    int blocked = 0, in_graphs = 0, P = R->P;
     if (R->deadlocked)
         return;
     R->deadlocked = 1;
-    for (int r = 0; r < P; r++)
-        blocked += R->ranks[r].wait.active;
+    /* A rank running a task graph is blocked when its graph cannot finish:
+     * its cores idle with deferred conditions that do not hold, or held by
+     * waits.  Which core's wait the rank holds is the backend's choice, so
+     * such a rank is reported from its graph, which keeps every task's. */
+    int *stuck = calloc((size_t)P, sizeof *stuck);
+    for (int r = 0; r < P; r++) {
+        int g = pld__graph_stuck(R, r);
+        if (stuck)
+            stuck[r] = g ? 2 : R->ranks[r].wait.active ? 1 : 0;
+        blocked += g || R->ranks[r].wait.active;
+        in_graphs += g;
+    }
+    char where[128];
+    snprintf(where, sizeof where, "in %s%s", pld__op_shown("pld_system_wait"),
+             in_graphs ? " or in a task graph that cannot finish" : "");
     fflush(stdout);
     if (R->timed_out)
         fprintf(stderr,
                 "pldsim: wait timeout at t=%.3f us: a wait blocked longer than --wait-timeout "
-                "%.3f us; %d rank%s blocked in %s\n",
+                "%.3f us; %d rank%s blocked %s\n",
                 pld__now() * 1e6, (R->cfg->wait_timeout > 0 ? R->cfg->wait_timeout : 60.0) * 1e6,
-                blocked, blocked == 1 ? "" : "s", pld__op_shown("pld_system_wait"));
+                blocked, blocked == 1 ? "" : "s", where);
     else
         fprintf(stderr,
-                "pldsim: deadlock at t=%.3f us: %d rank%s blocked in %s with no "
-                "notify that could release %s\n",
-                pld__now() * 1e6, blocked, blocked == 1 ? "" : "s",
-                pld__op_shown("pld_system_wait"), blocked == 1 ? "it" : "them");
+                "pldsim: deadlock at t=%.3f us: %d rank%s blocked %s with no notify that could "
+                "release %s\n",
+                pld__now() * 1e6, blocked, blocked == 1 ? "" : "s", where,
+                blocked == 1 ? "it" : "them");
     int *next = malloc((size_t)P * sizeof *next);
     for (int r = 0; r < P; r++) {
-        const struct pld__wait_info *w = &R->ranks[r].wait;
-        if (next)
-            next[r] = -1;
-        if (!w->active)
-            continue;
-        int n = last_notifier(R, w->buf, w->cellp);
-        fprintf(stderr, "%s:%d: rank %d: waits for %s%s %s %lld; the cell holds %d", w->file,
-                w->line, r, w->buf->name, pld__shape_str(w->offsets, off, sizeof off),
-                w->cmp == PLD_WAIT_EQ ? "==" : ">=", (long long)w->expected, *w->cellp);
-        if (w->collective)
-            fprintf(stderr, " (inside %s)", pld__op_shown(w->collective));
-        if (n < 0 && !R->notifiers_unknown)
-            fprintf(stderr, "; no rank has notified it yet");
-        else if (n >= 0)
-            fprintf(stderr, "; last notified by rank %d, which %s", n,
-                    R->ranks[n].wait.active ? "is blocked too" : "has finished or is idle");
-        fputc('\n', stderr);
-        pld__graph_report(R, r);
+        int n = -1;
+        if (stuck && stuck[r] == 2)
+            n = pld__graph_report(R, r);
+        else if (R->ranks[r].wait.active) {
+            n = pld__deadlock_wait_line(R, r, "waits for", &R->ranks[r].wait);
+            (void)pld__graph_report(R, r);
+        }
         if (next)
             next[r] = n;
     }
     /* the wait-for graph: follow each blocked rank's edge to the rank that
      * last notified its cell, and name what the chain ends in */
-    for (int r = 0; next && r < P; r++) {
-        if (!R->ranks[r].wait.active || R->ranks[r].wait.active == 2 || next[r] < 0)
+    for (int r = 0; next && stuck && r < P; r++) {
+        if (stuck[r] == 0 || stuck[r] == 3 || next[r] < 0)
             continue; /* not blocked, already in a reported cycle, or no known notifier */
         int slow = r, steps = 0;
         char chain[512];
         int len = snprintf(chain, sizeof chain, "rank %d", r);
-        while (steps < P && next[slow] >= 0 && R->ranks[next[slow]].wait.active) {
+        while (steps < P && next[slow] >= 0 && stuck[next[slow]]) {
             slow = next[slow];
             steps++;
             if (len < (int)sizeof chain - 32)
@@ -116,17 +139,15 @@ void pld__report_deadlock(struct pld__run *R)
             fprintf(stderr, "pldsim: wait-for cycle: %s (each waits on the next)\n", chain);
             /* report each cycle once: mark its members */
             for (int k = next[r]; k >= 0 && k != r; k = next[k])
-                R->ranks[k].wait.active = 2;
-            R->ranks[r].wait.active = 2;
-        } else if (next[slow] >= 0 && !R->ranks[next[slow]].wait.active && steps < P) {
+                stuck[k] = 3;
+            stuck[r] = 3;
+        } else if (next[slow] >= 0 && !stuck[next[slow]] && steps < P) {
             fprintf(stderr, "pldsim: %s waits on rank %d, which has already finished\n", chain,
                     next[slow]);
         }
     }
-    for (int r = 0; r < P; r++)
-        if (R->ranks[r].wait.active == 2)
-            R->ranks[r].wait.active = 1;
     free(next);
+    free(stuck);
     int finished = P - blocked;
     if (finished)
         fprintf(stderr, "pldsim: %d other rank%s finished or idle\n", finished,

@@ -207,9 +207,21 @@ int64_t pld__cell_offset(pl_tensor t, pl_shape offsets);
  * open. */
 struct pld__run;
 void pld__graphs_free(struct pld__run *R);
-/* For the deadlock report: a line on the tasks of `rank`'s open manual
- * scope that never started, and why, if any did not. */
-void pld__graph_report(const struct pld__run *R, int rank);
+/* For the deadlock report: a line per wait a task of `rank`'s open manual
+ * scope is blocked in and per deferred condition that does not hold, then
+ * one on the tasks that never started, and why, if any did not.  Returns
+ * the rank that last notified the first of those cells, or -1. */
+int pld__graph_report(const struct pld__run *R, int rank);
+/* Whether `rank`'s manual scope is running and has tasks not complete:
+ * its cores are idle or blocked (for the deadlock report). */
+int pld__graph_stuck(const struct pld__run *R, int rank);
+/* Records, in the task `rk` runs (if it is a task of a scope), the wait
+ * it enters or leaves (rk->wait): the report reads it there, whichever
+ * core's state the rank holds at the time.  signal.c. */
+void pld__graph_note_wait(const struct pld__rank *rk);
+/* Fails, at the scope's file:line, if per-device function `fn_name` of
+ * `rank` returned with its manual scope open (levels.c, after it returns). */
+void pld__graph_check_closed(int rank, const char *fn_name);
 
 struct pld__trace;
 struct pld_backend;
@@ -308,10 +320,32 @@ struct pld__rank *pld__kernel_rank(const char *file, int line, const char *op);
 /* Formats a shape as "[1, 64]" into buf (returns buf). */
 const char *pld__shape_str(pl_shape s, char *buf, size_t len);
 
-/* Checks offsets+shape against a tensor's shape; fails with a message that
- * names `what` (e.g. "target") and the first offending dimension. */
+/* Whether a region, `shape` at `offsets`, lies inside `full`: the one
+ * bounds test of every accessor and transfer, in arithmetic that cannot
+ * overflow (offsets near INT64_MAX once wrapped past the end and passed).
+ * Returns PLD__REGION_INSIDE, or why not with *dim the first dimension at
+ * fault (-1 for a rank mismatch).  Pure: tests/fuzz/fuzz_region.c checks it
+ * against 128-bit arithmetic.  shape.c. */
+enum pld__region_fit {
+    PLD__REGION_INSIDE,
+    PLD__REGION_OFFSETS_RANK, /* offsets.ndim != full.ndim */
+    PLD__REGION_SHAPE_RANK,   /* shape.ndim != full.ndim */
+    PLD__REGION_EMPTY,        /* a shape dim <= 0 */
+    PLD__REGION_NEGATIVE,     /* an offset < 0 */
+    PLD__REGION_PAST_END,     /* offset + extent > the dim */
+};
+enum pld__region_fit pld__region_fit(pl_shape full, pl_shape offsets, pl_shape shape, int *dim);
+
+/* Checks offsets+shape against a tensor's shape (pld__region_fit); fails
+ * with a message that names `what` (e.g. "target") and the first offending
+ * dimension. */
 void pld__check_region(const char *file, int line, const char *op, const char *what, pl_tensor t,
                        pl_shape offsets, pl_shape shape);
+
+/* Bytes of `shape` elements of `es` bytes each, or INT64_MAX when that does
+ * not fit in 64 bits, so that every "does it fit" test against a buffer or
+ * the UB refuses it instead of passing a wrapped size.  shape.c. */
+int64_t pld__shape_bytes(pl_shape shape, size_t es);
 
 /* The part of a `shape` tile that a load at `offsets` of `t` reads: all of
  * it when `valid` has no dims, else `valid` (same rank, each dim 1..shape),
@@ -552,6 +586,7 @@ void pld__materialize(const char *file, int line, const char *op, struct pld__wb
 _Noreturn void pld__fail_no_data(const char *file, int line, const char *op, const char *what);
 
 /* The data-race detector (races.c; docs/races.md). */
+struct pld__async_put;
 void pld__races_begin(struct pld__run *R);
 int pld__races_found(const struct pld__run *R); /* the races reported so far */
 void pld__races_free(struct pld__run *R);       /* run.c's teardown */
@@ -566,6 +601,17 @@ void pld__races_access(int me, const struct pld__wbuf *b, int copy, int64_t lo, 
  * host tensor (copy is then ignored). */
 void pld__races_region(int me, pl_tensor t, int copy, pl_shape offsets, pl_shape shape, int write,
                        int atomic, const char *op, const char *file, int line);
+/* A put_async's accesses while it is in flight (pld__racer_access_in_flight):
+ * its source read on the caller's copy and its destination write on the
+ * peer's, from the issue until pld__races_landed at its wait. */
+struct pld__flight {
+    const struct pld__wbuf *b[2];
+    int copy[2];
+    int64_t h[2];
+};
+void pld__races_put_async_issued(int me, const struct pld__async_put *p, const char *op,
+                                 struct pld__flight *f);
+void pld__races_landed(const struct pld__flight *f);
 
 /* The detector without a run, which the hooks above drive and
  * tests/check_races_prop.c drives directly.  A row set: n rows of len bytes,
@@ -590,11 +636,29 @@ void pld__racer_acquire(struct pld__racer *RC, int me, const int32_t *cell, pld_
 void pld__racer_access(struct pld__racer *RC, int me, const struct pld__wbuf *b, int copy,
                        struct pld__rows rows, int write, int atomic, const char *op,
                        const char *file, int line, double t);
+/* An access that lasts from now until pld__racer_landed: a put_async's read
+ * of its source and write of its destination, in flight from the issue to
+ * the wait.  No access of any rank, its own included, is ordered with it
+ * while it lasts (only the wait ends it), so one that overlaps it races
+ * unless both read; it is checked against earlier accesses as an access of
+ * `me` at the issue.  The accesses of one flight (`flight`, from
+ * pld__racer_flight) do not race with each other.  Returns a handle for
+ * pld__racer_landed (an index; -1 when nothing was kept). */
+int pld__racer_flight(struct pld__racer *RC);
+int64_t pld__racer_access_in_flight(struct pld__racer *RC, int me, const struct pld__wbuf *b,
+                                    int copy, struct pld__rows rows, int write, int flight,
+                                    const char *op, const char *file, int line, double t);
+void pld__racer_landed(struct pld__racer *RC, const struct pld__wbuf *b, int copy, int64_t h);
 
 /* Deadlock report (deadlock.c): a header, one line per blocked rank, and
  * the wait-for graph.  pld__deadlock_note records who notified a cell. */
 void pld__report_deadlock(struct pld__run *R);
 void pld__deadlock_note(const struct pld__wbuf *b, const void *cell, int rank);
+/* One line of the report: `w`'s file:line, `rank`, `what` ("waits for",
+ * "task T defers until"), the cell, what it holds and who notified it
+ * last.  Returns that notifier, or -1.  deadlock.c. */
+int pld__deadlock_wait_line(const struct pld__run *R, int rank, const char *what,
+                            const struct pld__wait_info *w);
 void pld__deadlock_free(struct pld__run *R); /* run.c's teardown */
 
 /* Dynamic dims (shape.c).  Their names outlive runs (pl_dynamic may be

@@ -116,6 +116,7 @@ void pld__run_task(int rank, struct pld__task *t)
     double t0 = pld__now();
     fr->in_task = 1;
     t->fn(t->args);
+    pld__graph_check_closed(rank, t->fn_name);
     fr->in_task = 0;
     fr->spans[fr->nspans++] = (struct pld__dispatch_span){t0, pld__now(), t->fn_name};
 }

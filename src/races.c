@@ -59,6 +59,8 @@ struct rec {
     int rank;
     uint32_t epoch;
     unsigned write : 1, atomic : 1, live : 1;
+    unsigned inflight : 1; /* a put_async's, until its wait (pld__racer_landed) */
+    int flight;            /* which put_async's, when inflight */
     const char *op, *file;
     int line;
     double t; /* the first access's, when several joined */
@@ -113,6 +115,7 @@ struct pld__racer {
     int64_t *found; /* query results */
     int capfound;
     uint32_t *mins; /* P: what every rank knows of each */
+    int flights;    /* put_asyncs issued (pld__racer_flight) */
 };
 
 static void shadow_init(struct shadow *s)
@@ -603,8 +606,8 @@ static void sweep(struct pld__racer *RC, struct shadow *s)
         RC->mins[q] = m;
     }
     for (int x = 0; x < s->cap; x++)
-        if (s->r[x].live && s->r[x].epoch <= RC->mins[s->r[x].rank])
-            drop(s, x);
+        if (s->r[x].live && !s->r[x].inflight && s->r[x].epoch <= RC->mins[s->r[x].rank])
+            drop(s, x); /* one in flight lasts until its wait, whatever the clocks say */
     s->gc_at = 2 * s->n > 64 ? 2 * s->n : 64;
 }
 
@@ -652,6 +655,7 @@ static void report(struct pld__racer *RC, const struct rec *old, const struct re
         return;
     }
     char what[160];
+    int flying = old->inflight || now->inflight;
     const pl_tensor *h = w.b ? NULL : pld__host_tensor_at((const void *)(uintptr_t)lo);
     if (w.b)
         snprintf(what, sizeof what, "window '%s' bytes [%lld, %lld) of rank %d's copy", w.b->name,
@@ -662,11 +666,18 @@ static void report(struct pld__racer *RC, const struct rec *old, const struct re
                  (long long)(h ? hi - (int64_t)(uintptr_t)h->data : hi));
     fflush(stdout);
     fprintf(stderr,
-            "%s:%d: rank %d: race: %s %s %s at t=%.3f us, unordered with rank %d's %s (%s) at "
-            "%s:%d at t=%.3f us: no notify->wait orders them\n",
-            now->file, now->line, now->rank, pld__op_shown(now->op), now->write ? "wrote" : "read",
-            what, now->t * 1e6, old->rank, pld__op_shown(old->op),
-            old->write ? "a write" : "a read", old->file, old->line, old->t * 1e6);
+            "%s:%d: rank %d: race: %s %s %s%s at t=%.3f us, unordered with rank %d's %s (%s%s) "
+            "at %s:%d at t=%.3f us: %s\n",
+            now->file, now->line, now->rank, pld__op_shown(now->op),
+            now->inflight ? (now->write ? "writes" : "reads")
+            : now->write  ? "wrote"
+                          : "read",
+            what, now->inflight ? " (in flight from here)" : "", now->t * 1e6, old->rank,
+            pld__op_shown(old->op), old->write ? "a write" : "a read",
+            old->inflight ? " in flight" : "", old->file, old->line, old->t * 1e6,
+            flying ? "a put_async reads its source and writes its destination until its event is "
+                     "waited"
+                   : "no notify->wait orders them");
 }
 
 static struct shadow *shadow_of(struct pld__racer *RC, const struct pld__wbuf *b, int copy)
@@ -694,15 +705,17 @@ static struct shadow *shadow_of(struct pld__racer *RC, const struct pld__wbuf *b
     return &RC->shadow[b->id][copy];
 }
 
-void pld__racer_access(struct pld__racer *RC, int me, const struct pld__wbuf *b, int copy,
-                       struct pld__rows rows, int write, int atomic, const char *op,
-                       const char *file, int line, double t)
+/* An access (flight 0), or one of put_async `flight`'s in-flight accesses;
+ * returns the record kept for it, or -1. */
+static int64_t access(struct pld__racer *RC, int me, const struct pld__wbuf *b, int copy,
+                      struct pld__rows rows, int write, int atomic, int flight, const char *op,
+                      const char *file, int line, double t)
 {
     if (rows.len <= 0 || rows.n <= 0)
-        return;
+        return -1;
     struct shadow *s = shadow_of(RC, b, copy);
     if (!s)
-        return;
+        return -1;
     const uint32_t *mine = clock_of(RC, me);
     struct rec now = {
         .lo = rows.lo,
@@ -713,6 +726,8 @@ void pld__racer_access(struct pld__racer *RC, int me, const struct pld__wbuf *b,
         .epoch = mine[me],
         .write = (unsigned)write,
         .atomic = (unsigned)atomic,
+        .inflight = flight != 0,
+        .flight = flight,
         .op = op,
         .file = file,
         .line = line,
@@ -728,6 +743,13 @@ void pld__racer_access(struct pld__racer *RC, int me, const struct pld__wbuf *b,
         int64_t lo, hi;
         if (!meet(a, &now, &lo, &hi))
             continue;
+        if (a->inflight) { /* nothing is ordered with it until its wait */
+            if (a->flight != flight && (a->write || write) && !(a->atomic && atomic)) {
+                now.t = now.t < 0 ? pld__now() : now.t;
+                report(RC, a, &now, w, lo, hi);
+            }
+            continue;
+        }
         if (a->rank != me) {
             if ((a->write || write) && !(a->atomic && atomic) && mine[a->rank] < a->epoch) {
                 now.t = now.t < 0 ? pld__now() : now.t;
@@ -735,8 +757,8 @@ void pld__racer_access(struct pld__racer *RC, int me, const struct pld__wbuf *b,
             }
             continue;
         }
-        if (!same_site(a, &now))
-            continue;
+        if (flight || !same_site(a, &now))
+            continue; /* an issue follows the rank's earlier accesses in program order */
         int same = a->epoch == now.epoch && a->write == now.write && a->atomic == now.atomic;
         if (same && covers(a, &now))
             kept = 1; /* nothing new: it is already recorded */
@@ -747,13 +769,17 @@ void pld__racer_access(struct pld__racer *RC, int me, const struct pld__wbuf *b,
         if (RC->found[i] < 0)
             drop(s, (int)(-1 - RC->found[i]));
     if (kept)
-        return;
+        return -1;
+    if (flight) { /* a record of its own, which only its wait removes */
+        now.t = now.t < 0 ? pld__now() : now.t;
+        return add(s, &now);
+    }
     for (int i = 0; i < HINTS; i++) {
         int x = s->hint[i];
         const struct rec *a = x >= 0 ? &s->r[x] : NULL;
-        if (a && a->epoch == now.epoch && a->write == now.write && a->atomic == now.atomic &&
-            same_site(a, &now) && grow(s, x, &now))
-            return;
+        if (a && !a->inflight && a->epoch == now.epoch && a->write == now.write &&
+            a->atomic == now.atomic && same_site(a, &now) && grow(s, x, &now))
+            return x;
     }
     now.t = now.t < 0 ? pld__now() : now.t;
     int x = add(s, &now);
@@ -761,6 +787,33 @@ void pld__racer_access(struct pld__racer *RC, int me, const struct pld__wbuf *b,
         hint(s, x);
     if (s->n > s->gc_at)
         sweep(RC, s);
+    return x;
+}
+
+void pld__racer_access(struct pld__racer *RC, int me, const struct pld__wbuf *b, int copy,
+                       struct pld__rows rows, int write, int atomic, const char *op,
+                       const char *file, int line, double t)
+{
+    (void)access(RC, me, b, copy, rows, write, atomic, 0, op, file, line, t);
+}
+
+int pld__racer_flight(struct pld__racer *RC)
+{
+    return ++RC->flights;
+}
+
+int64_t pld__racer_access_in_flight(struct pld__racer *RC, int me, const struct pld__wbuf *b,
+                                    int copy, struct pld__rows rows, int write, int flight,
+                                    const char *op, const char *file, int line, double t)
+{
+    return access(RC, me, b, copy, rows, write, 0, flight, op, file, line, t);
+}
+
+void pld__racer_landed(struct pld__racer *RC, const struct pld__wbuf *b, int copy, int64_t h)
+{
+    struct shadow *s = h >= 0 ? shadow_of(RC, b, copy) : NULL;
+    if (s && h < s->cap && s->r[h].live && s->r[h].inflight)
+        drop(s, (int)h);
 }
 
 void pld__races_access(int me, const struct pld__wbuf *b, int copy, int64_t lo, int64_t hi,
@@ -802,4 +855,44 @@ void pld__races_region(int me, pl_tensor t, int copy, pl_shape offsets, pl_shape
         if (i < 0)
             break;
     }
+}
+
+/* The one row run of a put_async's flat region of `t` (check_flat). */
+static struct pld__rows flat_rows(pl_tensor t, pl_shape offsets, pl_shape shape)
+{
+    int nd = shape.ndim;
+    int64_t es = (int64_t)pl_dtype_size(t.dtype), flat = 0;
+    pl_shape layout = pld__layout(t);
+    for (int i = 0; i < nd; i++)
+        flat = flat * layout.dim[i] + offsets.dim[i];
+    int64_t base = t.win ? t.win_offset : (int64_t)(uintptr_t)t.data;
+    int64_t len = shape.dim[nd - 1] * es;
+    return (struct pld__rows){.lo = base + flat * es, .len = len, .stride = len, .n = 1};
+}
+
+void pld__races_put_async_issued(int me, const struct pld__async_put *p, const char *op,
+                                 struct pld__flight *f)
+{
+    struct pld__racer *RC = pld__R->racer;
+    *f = (struct pld__flight){.h = {-1, -1}};
+    if (!RC || pl_shape_numel(p->shape) <= 0)
+        return;
+    int id = pld__racer_flight(RC);
+    f->b[0] = p->src.win;
+    f->copy[0] = p->src.win ? me : 0;
+    f->h[0] = pld__racer_access_in_flight(RC, me, f->b[0], f->copy[0],
+                                          flat_rows(p->src, p->src_off, p->shape), 0, id, op,
+                                          p->file, p->line, -1);
+    f->b[1] = p->dst.win;
+    f->copy[1] = p->dst.win ? p->peer : 0;
+    f->h[1] = pld__racer_access_in_flight(RC, me, f->b[1], f->copy[1],
+                                          flat_rows(p->dst, p->dst_off, p->shape), 1, id, op,
+                                          p->file, p->line, -1);
+}
+
+void pld__races_landed(const struct pld__flight *f)
+{
+    struct pld__racer *RC = pld__R->racer;
+    for (int i = 0; RC && i < 2; i++)
+        pld__racer_landed(RC, f->b[i], f->copy[i], f->h[i]);
 }

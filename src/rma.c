@@ -324,6 +324,13 @@ static struct pld_p2p_kw staged_kw(const char *file, int line, const char *op, p
     int two = kw->stage2.dtype != 0;
     if (two) {
         pld__check_tile(file, line, op, "stage2", kw->stage2);
+        /* one tile as both stages would price an overlap that one buffer
+         * cannot give: a chunk would land in the tile its predecessor is
+         * still leaving */
+        if (kw->stage2.data == kw->stage.data)
+            pld__fail(PLD_EINVAL, file, line, op,
+                      ".stage2 is the same tile as .stage: double buffering alternates between "
+                      "two tiles; pass a second tile, or leave .stage2 out");
         if (kw->stage2.dtype != kw->stage.dtype ||
             !pld__shape_eq(kw->stage2.shape, kw->stage.shape))
             pld__fail(PLD_EINVAL, file, line, op,
@@ -418,6 +425,8 @@ pld_async_event pld__put_async(const char *file, int line, pld_dtensor dst,
     }
     if (rc)
         pld__op_done(file, line, PLD__OP_PUT_ASYNC, me, peer, rc, &p.c);
+    /* from here until its wait the engine reads src and writes dst */
+    pld__races_put_async_issued(me, &p, op, &p.flight);
     pld__trace_op(PLD__OP_PUT_ASYNC, t0, peer, &dst, offset_bytes(dst, r.dst_off), total,
                   PLD__MISSING, file, line);
     return pld__async_add(file, line, op, kw.session, &p);

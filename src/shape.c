@@ -39,33 +39,79 @@ const char *pld__shape_str(pl_shape s, char *buf, size_t len)
     return buf;
 }
 
+enum pld__region_fit pld__region_fit(pl_shape full, pl_shape offsets, pl_shape shape, int *dim)
+{
+    *dim = -1;
+    if (offsets.ndim != full.ndim)
+        return PLD__REGION_OFFSETS_RANK;
+    if (shape.ndim != full.ndim)
+        return PLD__REGION_SHAPE_RANK;
+    for (int i = 0; i < full.ndim; i++) {
+        *dim = i;
+        if (shape.dim[i] <= 0)
+            return PLD__REGION_EMPTY;
+        if (offsets.dim[i] < 0)
+            return PLD__REGION_NEGATIVE;
+        /* offset + extent <= dim, without forming the sum: extent > 0, so
+         * once extent <= dim the difference is in range */
+        if (shape.dim[i] > full.dim[i] || offsets.dim[i] > full.dim[i] - shape.dim[i])
+            return PLD__REGION_PAST_END;
+    }
+    *dim = -1;
+    return PLD__REGION_INSIDE;
+}
+
 void pld__check_region(const char *file, int line, const char *op, const char *what, pl_tensor t,
                        pl_shape offsets, pl_shape shape)
 {
     char a[64], b[64], c[64];
-    if (offsets.ndim != t.shape.ndim)
+    int i;
+    switch (pld__region_fit(t.shape, offsets, shape, &i)) {
+    case PLD__REGION_INSIDE:
+        return;
+    case PLD__REGION_OFFSETS_RANK:
         pld__fail(PLD_EINVAL, file, line, op,
                   "offsets %s of %s have %d dims but %s '%s' has shape %s (%d dims)",
                   pld__shape_str(offsets, a, sizeof a), what, offsets.ndim, what, t.name,
                   pld__shape_str(t.shape, b, sizeof b), t.shape.ndim);
-    if (shape.ndim != t.shape.ndim)
+    case PLD__REGION_SHAPE_RANK:
         pld__fail(PLD_EINVAL, file, line, op,
                   "shape %s has %d dims but %s '%s' has shape %s (%d dims)",
                   pld__shape_str(shape, a, sizeof a), shape.ndim, what, t.name,
                   pld__shape_str(t.shape, b, sizeof b), t.shape.ndim);
-    for (int i = 0; i < t.shape.ndim; i++) {
-        if (shape.dim[i] <= 0)
-            pld__fail(PLD_EINVAL, file, line, op, "shape %s: dim %d is %lld, expected > 0",
-                      pld__shape_str(shape, a, sizeof a), i, (long long)shape.dim[i]);
-        if (offsets.dim[i] < 0 || offsets.dim[i] + shape.dim[i] > t.shape.dim[i])
-            pld__fail(PLD_EINVAL, file, line, op,
-                      "region at offsets %s with shape %s is out of bounds of %s '%s' %s "
-                      "(dim %d: %lld + %lld > %lld)",
-                      pld__shape_str(offsets, a, sizeof a), pld__shape_str(shape, b, sizeof b),
-                      what, t.name, pld__shape_str(t.shape, c, sizeof c), i,
-                      (long long)offsets.dim[i], (long long)shape.dim[i],
-                      (long long)t.shape.dim[i]);
+    case PLD__REGION_EMPTY:
+        pld__fail(PLD_EINVAL, file, line, op, "shape %s: dim %d is %lld, expected > 0",
+                  pld__shape_str(shape, a, sizeof a), i, (long long)shape.dim[i]);
+    case PLD__REGION_NEGATIVE:
+        pld__fail(PLD_EINVAL, file, line, op,
+                  "region at offsets %s with shape %s is out of bounds of %s '%s' %s "
+                  "(dim %d: offset %lld is negative)",
+                  pld__shape_str(offsets, a, sizeof a), pld__shape_str(shape, b, sizeof b), what,
+                  t.name, pld__shape_str(t.shape, c, sizeof c), i, (long long)offsets.dim[i]);
+    case PLD__REGION_PAST_END:
+        /* "a + b > d" as the reader adds it, never as int64 wraps it */
+        pld__fail(PLD_EINVAL, file, line, op,
+                  "region at offsets %s with shape %s is out of bounds of %s '%s' %s "
+                  "(dim %d: %lld + %lld > %lld)",
+                  pld__shape_str(offsets, a, sizeof a), pld__shape_str(shape, b, sizeof b), what,
+                  t.name, pld__shape_str(t.shape, c, sizeof c), i, (long long)offsets.dim[i],
+                  (long long)shape.dim[i], (long long)t.shape.dim[i]);
     }
+    pld__fail(PLD_EINVAL, file, line, op, "region check: unknown verdict"); /* unreachable */
+}
+
+int64_t pld__shape_bytes(pl_shape shape, size_t es)
+{
+    int64_t n = (int64_t)es;
+    for (int i = 0; i < shape.ndim; i++)
+        if (shape.dim[i] <= 0)
+            return 0;
+    for (int i = 0; i < shape.ndim; i++) {
+        if (n > INT64_MAX / shape.dim[i])
+            return INT64_MAX;
+        n *= shape.dim[i];
+    }
+    return n;
 }
 
 /* ---- dynamic dimensions ---- */

@@ -116,8 +116,10 @@ void pld__wait(const char *file, int line, pld_dtensor signal, struct pld_wait_k
         .line = line,
         .collective = rk->collective,
     };
+    pld__graph_note_wait(rk);
     pld__R->be->wait(&ref, kw.cmp, (int32_t)kw.expected);
     rk->wait.active = 0;
+    pld__graph_note_wait(rk);
     pld__races_acquire(me, cell, kw.cmp, (int32_t)kw.expected);
     pld__races_access(me, signal.win, me, at, at + 4, 0, 1, op, file, line);
     pld__charge_poll();

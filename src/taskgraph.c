@@ -39,6 +39,11 @@ enum task_state { QUEUED, RUNNING, DEFERRED, COMPLETE };
 struct condition {
     const int32_t *cell;
     int32_t expected;
+    /* for the deadlock report */
+    const struct pld__wbuf *buf;
+    pl_shape offsets;
+    const char *file;
+    int line;
 };
 
 struct gtask {
@@ -49,9 +54,13 @@ struct gtask {
     int kernel; /* the scheduler enters and leaves the kernel around fn */
     int *deps;  /* indices of earlier tasks */
     int ndeps;
+    int waiting; /* deps not yet complete: the task is ready at 0 */
+    int *succ;   /* the later tasks that depend on it (one entry per dependence) */
+    int nsucc, capsucc;
     enum task_state state;
     struct condition *conds;
     int nconds;
+    struct pld__wait_info wait; /* the blocking wait it is in, if wait.active */
 };
 
 struct pld__graph {
@@ -61,8 +70,20 @@ struct pld__graph {
     struct gtask *t;
     int n, cap;
     int ncomplete;
-    int next;  /* no task before it is QUEUED */
     int cores; /* the cores it runs on, once it runs */
+    /* The ready tasks (QUEUED, every dependency complete) as a min-heap of
+     * indices, so that the next to run is the first submitted, and the
+     * deferred tasks in index order.  A completion updates its dependents
+     * only; finding work never scans the graph, which made a chain of n
+     * tasks O(n^2) on sim, where every idle core looked at every task each
+     * time a task completed. */
+    int *ready;
+    int nready;
+    int *deferred;
+    int ndeferred;
+    /* a task submitted outside any scope, run at once: its args are the
+     * caller's, and no scope is open */
+    int immediate;
 };
 
 /* Scope numbers per rank would be as good; one counter is simpler and
@@ -98,11 +119,15 @@ static void graph_free(struct pld__graph *g)
     if (!g)
         return;
     for (int i = 0; i < g->n; i++) {
-        free(g->t[i].args);
+        if (!g->immediate)
+            free(g->t[i].args);
         free(g->t[i].deps);
+        free(g->t[i].succ);
         free(g->t[i].conds);
     }
     free(g->t);
+    free(g->ready);
+    free(g->deferred);
     free(g);
 }
 
@@ -127,38 +152,84 @@ static void run_one(struct gtask *t, int index)
     rk->task = 0;
 }
 
+static int condition_holds(const struct condition *c)
+{
+    return (uint32_t)__atomic_load_n(c->cell, __ATOMIC_ACQUIRE) >= (uint32_t)c->expected;
+}
+
 static int conditions_hold(const struct gtask *t)
 {
     for (int k = 0; k < t->nconds; k++)
-        if ((uint32_t)__atomic_load_n(t->conds[k].cell, __ATOMIC_ACQUIRE) <
-            (uint32_t)t->conds[k].expected)
+        if (!condition_holds(&t->conds[k]))
             return 0;
     return 1;
 }
 
-static int deps_complete(const struct pld__graph *g, const struct gtask *t)
+static void ready_push(struct pld__graph *g, int i)
 {
-    for (int k = 0; k < t->ndeps; k++)
-        if (g->t[t->deps[k]].state != COMPLETE)
-            return 0;
-    return 1;
+    int k = g->nready++;
+    while (k > 0 && g->ready[(k - 1) / 2] > i) {
+        g->ready[k] = g->ready[(k - 1) / 2];
+        k = (k - 1) / 2;
+    }
+    g->ready[k] = i;
 }
 
-/* The first queued task whose dependencies are complete, or -1. */
-static int next_ready(struct pld__graph *g)
+/* Takes the first submitted of the ready tasks, or -1. */
+static int ready_pop(struct pld__graph *g)
 {
-    while (g->next < g->n && g->t[g->next].state != QUEUED)
-        g->next++;
-    for (int i = g->next; i < g->n; i++)
-        if (g->t[i].state == QUEUED && deps_complete(g, &g->t[i]))
-            return i;
-    return -1;
+    if (!g->nready)
+        return -1;
+    int top = g->ready[0], last = g->ready[--g->nready], k = 0;
+    for (;;) {
+        int c = 2 * k + 1;
+        if (c >= g->nready)
+            break;
+        if (c + 1 < g->nready && g->ready[c + 1] < g->ready[c])
+            c++;
+        if (g->ready[c] >= last)
+            break;
+        g->ready[k] = g->ready[c];
+        k = c;
+    }
+    g->ready[k] = last;
+    return top;
+}
+
+/* Before the graph runs: what has no dependency is ready (pushed in index
+ * order, the array is already a heap).  Fails only for memory. */
+static int graph_start(struct pld__graph *g)
+{
+    g->ready = malloc((size_t)g->n * sizeof *g->ready);
+    g->deferred = malloc((size_t)g->n * sizeof *g->deferred);
+    if (!g->ready || !g->deferred)
+        return -1;
+    for (int i = 0; i < g->n; i++)
+        if (g->t[i].waiting == 0)
+            g->ready[g->nready++] = i;
+    return 0;
 }
 
 static void complete(struct pld__graph *g, struct gtask *t)
 {
     t->state = COMPLETE;
     g->ncomplete++;
+    for (int k = 0; k < t->nsucc; k++)
+        if (--g->t[t->succ[k]].waiting == 0)
+            ready_push(g, t->succ[k]);
+}
+
+/* A task that returned with conditions that do not hold yet, kept in
+ * index order as the scan over every task it replaces went. */
+static void defer(struct pld__graph *g, int i)
+{
+    int k = g->ndeferred++;
+    while (k > 0 && g->deferred[k - 1] > i) {
+        g->deferred[k] = g->deferred[k - 1];
+        k--;
+    }
+    g->deferred[k] = i;
+    g->t[i].state = DEFERRED;
 }
 
 /* Completes the deferred tasks whose conditions now hold; returns how
@@ -166,16 +237,19 @@ static void complete(struct pld__graph *g, struct gtask *t)
  * on them, as after a wait. */
 static int settle_deferred(struct pld__graph *g)
 {
-    int done = 0;
-    for (int i = 0; i < g->n; i++) {
-        struct gtask *t = &g->t[i];
-        if (t->state != DEFERRED || !conditions_hold(t))
+    int done = 0, kept = 0;
+    for (int d = 0; d < g->ndeferred; d++) {
+        struct gtask *t = &g->t[g->deferred[d]];
+        if (!conditions_hold(t)) {
+            g->deferred[kept++] = g->deferred[d];
             continue;
+        }
         for (int k = 0; k < t->nconds; k++)
             pld__races_acquire(pld__self(), t->conds[k].cell, PLD_WAIT_GE, t->conds[k].expected);
         complete(g, t);
         done++;
     }
+    g->ndeferred = kept;
     return done;
 }
 
@@ -183,10 +257,10 @@ static int settle_deferred(struct pld__graph *g)
 static int can_progress(void *arg)
 {
     struct pld__graph *g = arg;
-    if (g->ncomplete == g->n || next_ready(g) >= 0)
+    if (g->ncomplete == g->n || g->nready)
         return 1;
-    for (int i = 0; i < g->n; i++)
-        if (g->t[i].state == DEFERRED && conditions_hold(&g->t[i]))
+    for (int d = 0; d < g->ndeferred; d++)
+        if (conditions_hold(&g->t[g->deferred[d]]))
             return 1;
     return 0;
 }
@@ -206,6 +280,13 @@ static void idle_by_polling(struct pld__graph *g)
         if ((double)(now.tv_sec - t0.tv_sec) + 1e-9 * (double)(now.tv_nsec - t0.tv_nsec) >
             timeout) {
             int pending = g->n - g->ncomplete;
+            /* what holds the graph up, as the deadlock report says it on
+             * sim: the deferred conditions, their cells, the tasks that
+             * never started (this rank's: the others' run on) */
+            if (!__atomic_load_n(&pld__R->error, __ATOMIC_ACQUIRE)) {
+                fflush(stdout);
+                pld__graph_report(pld__R, pld__self());
+            }
             pld__fail(PLD_EDEADLOCK, g->file, g->line, "pld_manual_scope_end",
                       "%d task%s of this manual scope never became ready in %g s: each waits on "
                       "a deferred condition or a task that does not complete",
@@ -225,7 +306,7 @@ static void core_loop(void *arg, int core)
         if (pld_run_aborting())
             return;
         int woke = settle_deferred(g);
-        int i = next_ready(g);
+        int i = ready_pop(g);
         if (i >= 0) {
             struct gtask *t = &g->t[i];
             t->state = RUNNING;
@@ -235,7 +316,7 @@ static void core_loop(void *arg, int core)
             if (has_idle)
                 be->settle(); /* what depends on it starts at its end, not before */
             if (t->nconds && !conditions_hold(t)) {
-                t->state = DEFERRED;
+                defer(g, i);
             } else {
                 for (int k = 0; k < t->nconds; k++)
                     pld__races_acquire(pld__self(), t->conds[k].cell, PLD_WAIT_GE,
@@ -259,11 +340,57 @@ static void core_loop(void *arg, int core)
     }
 }
 
-void pld__graph_report(const struct pld__run *R, int rank)
+int pld__graph_stuck(const struct pld__run *R, int rank)
 {
     const struct pld__graph *g = R->ranks[rank].graph;
+    return g && g->cores && g->ncomplete < g->n;
+}
+
+void pld__graph_note_wait(const struct pld__rank *rk)
+{
+    if (rk->task && rk->graph)
+        rk->graph->t[rk->task - 1].wait = rk->wait;
+}
+
+int pld__graph_report(const struct pld__run *R, int rank)
+{
+    const struct pld__graph *g = R->ranks[rank].graph;
+    int first = -1, lines = 0;
+    char what[160];
     if (!g || !g->cores)
-        return;
+        return -1;
+    /* what holds the graph up: the waits its running tasks are blocked in,
+     * and the conditions of its deferred tasks that do not hold */
+    for (int i = 0; i < g->n; i++) {
+        const struct gtask *t = &g->t[i];
+        int n = -1;
+        if (t->state == RUNNING && t->wait.active) {
+            snprintf(what, sizeof what, "task %s waits for", t->name);
+            n = pld__deadlock_wait_line(R, rank, what, &t->wait);
+        } else if (t->state == DEFERRED) {
+            for (int k = 0; k < t->nconds; k++) {
+                const struct condition *c = &t->conds[k];
+                if (condition_holds(c))
+                    continue;
+                struct pld__wait_info w = {.active = 1,
+                                           .buf = c->buf,
+                                           .offsets = c->offsets,
+                                           .expected = c->expected,
+                                           .cmp = PLD_WAIT_GE,
+                                           .cellp = c->cell,
+                                           .file = c->file,
+                                           .line = c->line};
+                snprintf(what, sizeof what, "task %s defers its completion until", t->name);
+                int m = pld__deadlock_wait_line(R, rank, what, &w);
+                if (n < 0)
+                    n = m;
+            }
+        } else {
+            continue;
+        }
+        if (lines++ == 0 || first < 0)
+            first = n;
+    }
     int queued = 0, running = 0, deferred = 0;
     for (int i = 0; i < g->n; i++) {
         queued += g->t[i].state == QUEUED;
@@ -271,7 +398,7 @@ void pld__graph_report(const struct pld__run *R, int rank)
         deferred += g->t[i].state == DEFERRED;
     }
     if (!queued)
-        return;
+        return first;
     fprintf(stderr, "%s:%d: rank %d: %d task%s of this manual scope never started", g->file,
             g->line, rank, queued, queued == 1 ? "" : "s");
     if (running >= g->cores)
@@ -281,7 +408,40 @@ void pld__graph_report(const struct pld__run *R, int rank)
                 g->cores);
     else if (deferred)
         fprintf(stderr, ": %d deferred task%s never completed", deferred, deferred == 1 ? "" : "s");
+    else if (running)
+        fprintf(stderr, ": %d task%s blocked in a wait never completed", running,
+                running == 1 ? "" : "s");
+    /* which: the first few in submission order, each where it was submitted */
+    int named = 0;
+    for (int i = 0; i < g->n && named < 4; i++) {
+        const struct gtask *t = &g->t[i];
+        if (t->state != QUEUED)
+            continue;
+        fprintf(stderr, "%s%s (%s:%d)",
+                named         ? ", "
+                : queued == 1 ? "; it is "
+                              : "; they are ",
+                t->name, t->file, t->line);
+        named++;
+    }
+    if (named < queued)
+        fprintf(stderr, " and %d more", queued - named);
     fputc('\n', stderr);
+    return first;
+}
+
+void pld__graph_check_closed(int rank, const char *fn_name)
+{
+    struct pld__rank *rk = &pld__R->ranks[rank];
+    const struct pld__graph *g = rk->graph;
+    if (!g || g->immediate || pld_run_aborting())
+        return;
+    /* the scope's tasks run only when it ends: without the end they never
+     * would, and the run would succeed without them */
+    pld__fail(PLD_EINVAL, g->file, g->line, "pld_manual_scope_begin",
+              "per-device function %s returned with this manual scope open, so its %d submitted "
+              "task%s never ran; end the scope with pld_manual_scope_end before returning",
+              fn_name, g->n, g->n == 1 ? "" : "s");
 }
 
 void pld__scope_end(const char *file, int line)
@@ -297,6 +457,8 @@ void pld__scope_end(const char *file, int line)
     if (cores > g->n)
         cores = g->n;
     g->cores = cores;
+    if (g->n > 0 && graph_start(g))
+        pld__fail(PLD_ENOMEM, file, line, op, "out of memory for %d tasks", g->n);
     if (g->n > 0)
         pld__run_cores(cores, core_loop, g);
     rk->graph = NULL;
@@ -328,17 +490,31 @@ pld_task_id pld__at_task(const char *file, int line, const char *name, pld__task
                 pld__fail(PLD_EINVAL, file, line, op,
                           "dependency %lld is a task of a manual scope that has ended",
                           (long long)k);
-        struct gtask t = {.fn = fn,
-                          .args = (void *)args,
-                          .name = name,
-                          .file = file,
-                          .line = line,
-                          .kernel = kernel};
-        struct pld__graph one = {.file = file, .line = line, .t = &t, .n = 1};
-        pld__R->ranks[pld__self()].graph = &one;
-        core_loop(&one, 0);
-        pld__R->ranks[pld__self()].graph = NULL;
-        free(t.conds);
+        /* a one-task graph, on the heap: a run that ends while it runs
+         * (another rank's error) frees it with the scopes; on the stack it
+         * once was freed from a frame that was gone (SIGSEGV) */
+        struct pld__graph *one = calloc(1, sizeof *one);
+        struct gtask *t = calloc(1, sizeof *t);
+        if (!one || !t) {
+            free(one);
+            free(t);
+            pld__fail(PLD_ENOMEM, file, line, op, "out of memory");
+        }
+        *t = (struct gtask){.fn = fn,
+                            .args = (void *)args,
+                            .name = name,
+                            .file = file,
+                            .line = line,
+                            .kernel = kernel};
+        *one = (struct pld__graph){
+            .file = file, .line = line, .t = t, .n = 1, .cap = 1, .cores = 1, .immediate = 1};
+        struct pld__rank *rk = &pld__R->ranks[pld__self()];
+        rk->graph = one;
+        if (graph_start(one))
+            pld__fail(PLD_ENOMEM, file, line, op, "out of memory");
+        core_loop(one, 0);
+        rk->graph = NULL;
+        graph_free(one);
         return (pld_task_id){.scope = 0, .index = -1};
     }
     for (int64_t k = 0; k < ndeps; k++) {
@@ -374,7 +550,19 @@ pld_task_id pld__at_task(const char *file, int line, const char *name, pld__task
             pld__fail(PLD_ENOMEM, file, line, op, "out of memory");
         for (int64_t k = 0; k < ndeps; k++)
             t->deps[k] = deps[k].index;
-        t->ndeps = (int)ndeps;
+        t->ndeps = t->waiting = (int)ndeps;
+        for (int64_t k = 0; k < ndeps; k++) {
+            struct gtask *d = &g->t[deps[k].index];
+            if (d->nsucc == d->capsucc) {
+                int cap = d->capsucc ? 2 * d->capsucc : 4;
+                int *ns = realloc(d->succ, (size_t)cap * sizeof *ns);
+                if (!ns)
+                    pld__fail(PLD_ENOMEM, file, line, op, "out of memory");
+                d->succ = ns;
+                d->capsucc = cap;
+            }
+            d->succ[d->nsucc++] = g->n;
+        }
     }
     return (pld_task_id){.scope = g->scope, .index = g->n++};
 }
@@ -422,7 +610,11 @@ void pld__defer_wait(const char *file, int line, pld_dtensor signal, struct pld_
     }
     int64_t at = signal.win_offset + pld__cell_offset(signal, kw.offsets);
     t->conds[t->nconds++] = (struct condition){.cell = pld__shm_cell(signal.win, me, at),
-                                               .expected = (int32_t)kw.expected};
+                                               .expected = (int32_t)kw.expected,
+                                               .buf = signal.win,
+                                               .offsets = kw.offsets,
+                                               .file = file,
+                                               .line = line};
     pld__races_access(me, signal.win, me, at, at + 4, 0, 1, op, file, line);
     pld__trace_op(PLD__OP_DEFER_WAIT, t0, -1, &signal, pld__cell_offset(signal, kw.offsets), 4,
                   kw.expected, file, line);

@@ -23,6 +23,10 @@ pl_tensor pl__tensor_new(const char *file, int line, pl_shape shape, pl_dtype dt
                       pld__shape_str(shape, a, sizeof a), i);
     t.dtype = dtype;
     t.shape = shape;
+    if (pld__shape_bytes(shape, pl_dtype_size(dtype)) == INT64_MAX)
+        pld__fail(PLD_EINVAL, file, line, "pl_tensor_new",
+                  "shape %s: a %s tensor of it needs more than 2^63 bytes",
+                  pld__shape_str(shape, a, sizeof a), pl_dtype_name(dtype));
     t.data = calloc((size_t)pl_shape_numel(shape), pl_dtype_size(dtype));
     t.name = strdup(name ? name : "tensor");
     if (!t.data || !t.name)

@@ -206,9 +206,15 @@ pl_tile pld__tile_alloc(const char *file, int line, const char *op, pl_dtype dt,
                         int no_data)
 {
     struct pld__rank *rk = pld__kernel_rank(file, line, op);
-    size_t bytes = (size_t)pl_shape_numel(shape) * pl_dtype_size(dt);
+    size_t bytes = (size_t)pld__shape_bytes(shape, pl_dtype_size(dt)); /* saturates */
     char a[64];
 
+    if (bytes == (size_t)INT64_MAX)
+        pld__fail(PLD_EUBOVERFLOW, file, line, op,
+                  "UB overflow in kernel %s: a %s %s tile needs more than 2^63 bytes and the "
+                  "limit is %.0f bytes usable of %.0f",
+                  rk->kernel, pld__shape_str(shape, a, sizeof a), pl_dtype_name(dt),
+                  rk->dev.ub_usable_bytes, rk->dev.ub_bytes);
     if ((double)bytes > rk->dev.ub_usable_bytes)
         pld__fail(PLD_EUBOVERFLOW, file, line, op,
                   "UB overflow in kernel %s: a %s %s tile needs %zu bytes and the limit is %.0f "
@@ -231,6 +237,8 @@ pl_tile pld__tile_alloc(const char *file, int line, const char *op, pl_dtype dt,
 void pld__check_tile_rows(const char *file, int line, const char *op, pl_shape shape, pl_dtype dt)
 {
     char a[64];
+    if (pld__shape_bytes(shape, pl_dtype_size(dt)) == INT64_MAX)
+        return; /* past any UB: pld__tile_alloc says so */
     size_t row = (size_t)shape.dim[shape.ndim - 1] * pl_dtype_size(dt);
     int64_t rows = pl_shape_numel(shape) / shape.dim[shape.ndim - 1];
     /* One row is padded to 32 bytes in UB; several rows cannot be, so each

@@ -34,7 +34,7 @@ pld_buffer pld__alloc_window_buffer(const char *file, int line, pld__alloc_arg w
             if (what.shape.dim[i] <= 0)
                 pld__fail(PLD_EINVAL, file, line, op, "shape %s: dim %d must be > 0",
                           pld__shape_str(what.shape, a, sizeof a), i);
-        bytes = pl_shape_numel(what.shape) * (int64_t)pl_dtype_size(kw.dtype);
+        bytes = pld__shape_bytes(what.shape, pl_dtype_size(kw.dtype));
     } else {
         if (kw.dtype != 0)
             pld__fail(PLD_EINVAL, file, line, op,
@@ -47,6 +47,16 @@ pld_buffer pld__alloc_window_buffer(const char *file, int line, pld__alloc_arg w
                       (long long)what.bytes);
         bytes = what.bytes;
     }
+    /* a size that wraps (a shape's product, or a slot rounded up past
+     * INT64_MAX) would make every later bounds test pass */
+    int64_t *size_now = kw.group.g ? &kw.group.g->window_size : &R->window_size;
+    if (what.is_shape && bytes == INT64_MAX)
+        pld__fail(PLD_EINVAL, file, line, op, "shape %s of %s needs more than 2^63 bytes",
+                  pld__shape_str(what.shape, a, sizeof a), pl_dtype_name(kw.dtype));
+    if (bytes > INT64_MAX - PLD__SLOT_ALIGN - *size_now)
+        pld__fail(PLD_EINVAL, file, line, op,
+                  "%lld bytes after the %lld already in the window take it past 2^63 bytes",
+                  (long long)bytes, (long long)*size_now);
 
     struct pld__wbuf *b = calloc(1, sizeof *b);
     if (!b)
@@ -123,7 +133,12 @@ pld_dtensor pld__window(const char *file, int line, pld_buffer buf, pl_shape sha
         if (shape.dim[i] <= 0)
             pld__fail(PLD_EINVAL, file, line, op, "shape %s: dim %d must be > 0",
                       pld__shape_str(shape, a, sizeof a), i);
-    int64_t need = pl_shape_numel(shape) * (int64_t)pl_dtype_size(dtype);
+    int64_t need = pld__shape_bytes(shape, pl_dtype_size(dtype)); /* INT64_MAX: too many */
+    if (need == INT64_MAX)
+        pld__fail(PLD_EINVAL, file, line, op,
+                  "a %s %s view needs more than 2^63 bytes but buffer '%s' has %lld",
+                  pld__shape_str(shape, a, sizeof a), pl_dtype_name(dtype), buf.buf->name,
+                  (long long)buf.buf->bytes);
     if (need > buf.buf->bytes)
         pld__fail(PLD_EINVAL, file, line, op,
                   "a %s %s view needs %lld bytes but buffer '%s' has %lld",
@@ -137,6 +152,10 @@ void pld__materialize(const char *file, int line, const char *op, struct pld__wb
 {
     if (b->mem)
         return;
+    if ((size_t)b->slot > SIZE_MAX / (size_t)pld__R->P) /* P copies would wrap size_t */
+        pld__fail(PLD_ENOMEM, file, line, op,
+                  "out of memory for %d copies of %lld bytes of window '%s'", pld__R->P,
+                  (long long)b->slot, b->name);
     if (pld__sparse_wanted(b)) {
         b->mem = pld__sparse_reserve((size_t)pld__R->P * (size_t)b->slot);
         b->sparse = b->mem != NULL;

@@ -72,7 +72,22 @@ enum misuse {
     TILE_GET_PAST_END,
     TILE_GET_FAR_AWAY,
     TILE_GET_NEGATIVE,
+    /* offsets near INT64_MAX, whose offset + extent once wrapped and passed */
+    LOAD_HUGE_OFFSET,
+    REMOTE_LOAD_HUGE_OFFSET,
+    PUT_HUGE_DST_OFFSET,
+    PUT_ASYNC_HUGE_DST_OFFSET,
+    PUT_ASYNC_HUGE_SRC_OFFSET,
+    PUT_ASYNC_NEGATIVE_SRC_OFFSET,
+    CLAMP_NEGATIVE_OFFSET,
+    VIEW_OF_HUGE_SHAPE,
+    ALLOC_OF_HUGE_SHAPE,
+    TILE_OF_HUGE_SHAPE,
+    TILE_PUT_ONE_STAGE_TWICE,
+    TILE_GET_ONE_STAGE_TWICE,
 };
+
+#define HUGE (INT64_MAX - 10)
 
 static _Atomic int bad_line; /* the offending call's line (atomic: ranks may be threads) */
 static const char *backend;  /* --backend for the next run_misuse, or NULL (sim) */
@@ -278,6 +293,36 @@ static void kernel(const struct rank_args *a)
     case TILE_GET_NEGATIVE:
         bad_line = __LINE__; (void)pl_tile_get(t, -1000000000000LL);
         break;
+    case LOAD_HUGE_OFFSET:
+        bad_line = __LINE__; (void)pl_load(a->data, PL_IDX(0, HUGE), PL_SHAPE(1, 64));
+        break;
+    case REMOTE_LOAD_HUGE_OFFSET:
+        bad_line = __LINE__; (void)pld_tile_remote_load(a->data, .peer = 1 - me, .offsets = PL_IDX(0, HUGE), .shape = PL_SHAPE(1, 64));
+        break;
+    case PUT_HUGE_DST_OFFSET:
+        bad_line = __LINE__; pld_tensor_put(a->data, .peer = 1 - me, .src = a->data, .dst_offsets = PL_IDX(0, HUGE), .src_offsets = PL_IDX(0, 0), .shape = PL_SHAPE(1, 64));
+        break;
+    case PUT_ASYNC_HUGE_DST_OFFSET:
+    case PUT_ASYNC_HUGE_SRC_OFFSET:
+    case PUT_ASYNC_NEGATIVE_SRC_OFFSET: {
+        pld_async_session s = pld_system_async_session();
+        int64_t dst = a->what == PUT_ASYNC_HUGE_DST_OFFSET ? HUGE : 0;
+        int64_t src = a->what == PUT_ASYNC_HUGE_SRC_OFFSET ? HUGE : a->what == PUT_ASYNC_NEGATIVE_SRC_OFFSET ? -64 : 0;
+        bad_line = __LINE__; (void)pld_tensor_put_async(a->data, .peer = 1 - me, .src = a->data, .dst_offsets = PL_IDX(0, dst), .src_offsets = PL_IDX(0, src), .shape = PL_SHAPE(1, 64), .session = s);
+        break;
+    }
+    case CLAMP_NEGATIVE_OFFSET:
+        bad_line = __LINE__; (void)pl_load(a->data, PL_IDX(0, INT64_MIN), PL_SHAPE(1, 8), .clamp = 1);
+        break;
+    case TILE_OF_HUGE_SHAPE: /* 2^66 elements: their byte count once wrapped to 0 */
+        bad_line = __LINE__; (void)pl_load(a->data, PL_IDX(0, 0), PL_SHAPE(1LL << 33, 1LL << 33), .valid_shape = PL_SHAPE(1, 64));
+        break;
+    case TILE_PUT_ONE_STAGE_TWICE:
+        bad_line = __LINE__; pld_tile_put(a->data, .peer = 1 - me, .src = a->data, .stage = t, .stage2 = t);
+        break;
+    case TILE_GET_ONE_STAGE_TWICE:
+        bad_line = __LINE__; pld_tile_get(a->data, .peer = 1 - me, .src = a->data, .stage = t, .stage2 = t);
+        break;
     case VALID_READ_OUT_OF_BOUNDS:
         bad_line = __LINE__; (void)pl_load(a->data, PL_IDX(0, 48), PL_SHAPE(1, 32), .valid_shape = PL_SHAPE(1, 24));
         break;
@@ -324,6 +369,12 @@ static void host(const struct host_args *h)
     }
     if (h->what == ALLOC_SHAPE_NO_DTYPE) {
         bad_line = __LINE__; (void)pld_alloc_window_buffer(PL_SHAPE(1, 8));
+    }
+    if (h->what == VIEW_OF_HUGE_SHAPE) { /* 2^66 elements: once 0 bytes, and accepted */
+        bad_line = __LINE__; (void)pld_window(d, PL_SHAPE(1LL << 33, 1LL << 33), PL_FP32);
+    }
+    if (h->what == ALLOC_OF_HUGE_SHAPE) {
+        bad_line = __LINE__; (void)pld_alloc_window_buffer(PL_SHAPE(1LL << 33, 1LL << 33), PL_FP32);
     }
     if (h->what == ALLOC_BYTES_NONPOSITIVE) {
         bad_line = __LINE__; (void)pld_alloc_window_buffer(0);
@@ -466,6 +517,33 @@ static const struct {
      "per rank); got 'sig' [2, 1] INT32"},
     {ALLGATHER_ALIAS, "pld_tensor_allgather", "rank 0", "local 'rows' aliases target 'rows'"},
     {BROADCAST_NO_ROOT, "pld_tensor_broadcast", "rank 0", "missing required keyword .root"},
+    {LOAD_HUGE_OFFSET, "pl_load", "rank 0",
+     "region at offsets [0, 9223372036854775797] with shape [1, 64] is out of bounds of source "
+     "'data' [1, 64] (dim 1: 9223372036854775797 + 64 > 64)"},
+    {REMOTE_LOAD_HUGE_OFFSET, "pld_tile_remote_load", "rank 0",
+     "out of bounds of target 'data' [1, 64] (dim 1: 9223372036854775797 + 64 > 64)"},
+    {PUT_HUGE_DST_OFFSET, "pld_tensor_put", "rank 0",
+     "out of bounds of dst 'data' [1, 64] (dim 1: 9223372036854775797 + 64 > 64)"},
+    {PUT_ASYNC_HUGE_DST_OFFSET, "pld_tensor_put_async", "rank 0",
+     "out of bounds of dst 'data' [1, 64] (dim 1: 9223372036854775797 + 64 > 64)"},
+    {PUT_ASYNC_HUGE_SRC_OFFSET, "pld_tensor_put_async", "rank 0",
+     "out of bounds of src 'data' [1, 64] (dim 1: 9223372036854775797 + 64 > 64)"},
+    {PUT_ASYNC_NEGATIVE_SRC_OFFSET, "pld_tensor_put_async", "rank 0",
+     "region at offsets [0, -64] with shape [1, 64] is out of bounds of src 'data' [1, 64] (dim "
+     "1: offset -64 is negative)"},
+    {CLAMP_NEGATIVE_OFFSET, "pl_load", "rank 0",
+     "(dim 1: offset -9223372036854775808 is negative)"},
+    {VIEW_OF_HUGE_SHAPE, "pld_window", "host",
+     "a [8589934592, 8589934592] FP32 view needs more than 2^63 bytes but buffer 'data' has 256"},
+    {ALLOC_OF_HUGE_SHAPE, "pld_alloc_window_buffer", "host",
+     "shape [8589934592, 8589934592] of FP32 needs more than 2^63 bytes"},
+    {TILE_OF_HUGE_SHAPE, "pl_load", "rank 0",
+     "UB overflow in kernel kernel: a [8589934592, 8589934592] FP32 tile needs more than 2^63 "
+     "bytes"},
+    {TILE_PUT_ONE_STAGE_TWICE, "pld_tile_put", "rank 0",
+     ".stage2 is the same tile as .stage: double buffering alternates between two tiles; pass a "
+     "second tile, or leave .stage2 out"},
+    {TILE_GET_ONE_STAGE_TWICE, "pld_tile_get", "rank 0", ".stage2 is the same tile as .stage"},
     {TILE_ROW_MISALIGNED, "pl_load", "rank 0",
      "tile shape [2, 1] INT32 has 2 rows of 4 bytes; rows of a multi-row UB tile must be a "
      "multiple of 32 bytes"},

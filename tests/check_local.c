@@ -1,7 +1,10 @@
-/* check_local.c: the local vocabulary: dtypes and their conversions, shapes,
- * host tensors and views, golden helpers, and the local ops inside a kernel
- * (load, store, add, mul, read, write, cast, atomic add). */
+/* check_local.c: the local vocabulary: dtypes and their conversions, shapes
+ * and the bounds test of their regions, host tensors and views, golden
+ * helpers, and the local ops inside a kernel (load, store, add, mul, read,
+ * write, cast, atomic add). */
 #include "checktools.h"
+#define FUZZ_REGION_NO_MAIN
+#include "fuzz/fuzz_region.c"
 
 #include <math.h>
 #include <pld/pld.h>
@@ -362,11 +365,41 @@ START_TEST(an_op_writes_over_an_operand_it_is_the_last_use_of)
 }
 END_TEST
 
+/* fuzz_region's property on random inputs and on its seeds (make fuzz
+ * runs it for longer, instrumented, where clang is). */
+START_TEST(region_bounds_match_128_bit_arithmetic)
+{
+    uint64_t x = 0x9e3779b97f4a7c15u; /* xorshift64: the same inputs every run */
+    uint8_t in[1 + 3 * PL_MAX_DIMS * 9];
+    for (int k = 0; k < 200000; k++) {
+        for (size_t i = 0; i < sizeof in; i++) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            in[i] = (uint8_t)x;
+        }
+        ck_assert_msg(region_property(in, sizeof in), "random input %d disagrees", k);
+    }
+    static const char *const seeds[] = {"huge-offset", "negative-offset", "inside"};
+    for (size_t i = 0; i < sizeof seeds / sizeof seeds[0]; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/tests/fuzz/seeds/fuzz_region/%s", PLD_SRCDIR, seeds[i]);
+        FILE *f = fopen(path, "rb");
+        ck_assert_msg(f != NULL, "cannot open %s", path);
+        uint8_t buf[256];
+        size_t n = fread(buf, 1, sizeof buf, f);
+        fclose(f);
+        ck_assert_msg(region_property(buf, n), "seed %s disagrees", seeds[i]);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("local");
     TCase *tc = tcase_create("local");
     tcase_add_test(tc, dtype_sizes_and_names);
+    tcase_add_test(tc, region_bounds_match_128_bit_arithmetic);
     tcase_add_test(tc, fp16_rounds_like_ieee_binary16);
     tcase_add_test(tc, bf16_and_integers_convert);
     tcase_add_test(tc, shapes_views_and_fills);

@@ -14,7 +14,14 @@
  *  6. a region of more than 512 rows between the pair;
  *  7. two ranks storing into the same host tensor;
  *  8. a wait whose condition held without the notify it ran after (Ge 0):
- *     it orders nothing; with the notify needed (Ge 1) there is no race. */
+ *     it orders nothing; with the notify needed (Ge 1) there is no race.
+ * And the put_async hazards (issue 28): a put_async reads its source and
+ * writes its destination until its event is waited, so
+ *  9. a store into its source before the wait races with it;
+ * 10. a second put_async into the same region before the first's wait too;
+ * 11. the peer's store into the destination while it is in flight races,
+ *     even when the peer's ack then orders it before the wait;
+ * 12. waited, then notified: no race. */
 #include "checktools.h"
 
 #include <pld/pld.h>
@@ -251,7 +258,17 @@ END_TEST
 
 /* ---- the missed classes ---- */
 
-enum missed { HISTORY, BIG_REGION, HOST_TENSOR, GE_ZERO, GE_ONE };
+enum missed {
+    HISTORY,
+    BIG_REGION,
+    HOST_TENSOR,
+    GE_ZERO,
+    GE_ONE,
+    ASYNC_SOURCE_STORED,
+    ASYNC_TWO_IN_FLIGHT,
+    ASYNC_PEER_STORES_IN_FLIGHT,
+    ASYNC_WAITED_FIRST,
+};
 enum { NOISE = 600, BIG = 600, PAD = 16 }; /* rows: BIG + 2 of 32 bytes, whole cache lines */
 
 static enum missed M;
@@ -304,6 +321,40 @@ static void missed_kernel(pl_tensor x, pl_tensor shared, pld_dtensor data, pld_d
             delay(pad, 1); /* the notify has landed when the wait runs */
             pld_system_wait(sig, .offsets = PL_IDX(1, 0), .expected = M == GE_ONE, .cmp = PLD_WAIT_GE);
             line_b = __LINE__; (void)pl_load(data, PL_IDX(0, 0), PL_SHAPE(1, SIZE));
+        }
+        break;
+    case ASYNC_SOURCE_STORED: /* rank 0 puts its row 1 into rank 1's row 0 */
+        if (me == 0) {
+            pld_async_session s = pld_system_async_session();
+            line_a = __LINE__; pld_async_event e = pld_tensor_put_async(data, .peer = 1, .src = data, .dst_offsets = PL_IDX(0, 0), .src_offsets = PL_IDX(1, 0), .shape = PL_SHAPE(1, SIZE), .session = s);
+            line_b = __LINE__; pl_store(t, PL_IDX(1, 0), data);
+            pld_system_wait_async_event(e, s);
+        }
+        break;
+    case ASYNC_TWO_IN_FLIGHT:
+        if (me == 0) {
+            pld_async_session s = pld_system_async_session();
+            line_a = __LINE__; pld_async_event e1 = pld_tensor_put_async(data, .peer = 1, .src = data, .dst_offsets = PL_IDX(0, 0), .src_offsets = PL_IDX(1, 0), .shape = PL_SHAPE(1, SIZE), .session = s);
+            line_b = __LINE__; pld_async_event e2 = pld_tensor_put_async(data, .peer = 1, .src = data, .dst_offsets = PL_IDX(0, 0), .src_offsets = PL_IDX(1, 0), .shape = PL_SHAPE(1, SIZE), .session = s);
+            pld_system_wait_async_event(e1, s);
+            pld_system_wait_async_event(e2, s);
+        }
+        break;
+    case ASYNC_PEER_STORES_IN_FLIGHT:
+    case ASYNC_WAITED_FIRST:
+        if (me == 0) {
+            pld_async_session s = pld_system_async_session();
+            line_a = __LINE__; pld_async_event e = pld_tensor_put_async(data, .peer = 1, .src = data, .dst_offsets = PL_IDX(0, 0), .src_offsets = PL_IDX(1, 0), .shape = PL_SHAPE(1, SIZE), .session = s);
+            if (M == ASYNC_WAITED_FIRST)
+                pld_system_wait_async_event(e, s);
+            pld_system_notify(sig, .peer = 1, .offsets = PL_IDX(0, 0), .value = 1, .op = PLD_NOTIFY_SET);
+            pld_system_wait(sig, .offsets = PL_IDX(1, 0), .expected = 1, .cmp = PLD_WAIT_GE); /* the ack */
+            if (M != ASYNC_WAITED_FIRST)
+                pld_system_wait_async_event(e, s);
+        } else {
+            pld_system_wait(sig, .offsets = PL_IDX(0, 0), .expected = 1, .cmp = PLD_WAIT_GE);
+            line_b = __LINE__; pl_store(t, PL_IDX(0, 0), data);
+            pld_system_notify(sig, .peer = 0, .offsets = PL_IDX(1, 0), .value = 1, .op = PLD_NOTIFY_SET);
         }
         break;
     }
@@ -410,6 +461,48 @@ START_TEST(wait_that_needs_the_notify_orders)
 }
 END_TEST
 
+START_TEST(put_async_source_stored_before_the_wait_is_reported)
+{
+    int code;
+    char *err = run_missed(ASYNC_SOURCE_STORED, &code);
+    assert_race(err, "pl_store wrote window 'data' bytes [4096, 4352) of rank 0's copy");
+    ck_assert_contains(err, "rank 0's pld_tensor_put_async (a read in flight)");
+    free(err);
+    ck_assert_int_eq(code, 5);
+}
+END_TEST
+
+START_TEST(two_put_asyncs_in_flight_into_one_region_are_reported)
+{
+    int code;
+    char *err = run_missed(ASYNC_TWO_IN_FLIGHT, &code);
+    assert_race(err, "pld_tensor_put_async writes window 'data' bytes [0, 256) of rank 1's copy "
+                     "(in flight from here)");
+    free(err);
+    ck_assert_int_eq(code, 5);
+}
+END_TEST
+
+START_TEST(a_peer_store_while_a_put_async_is_in_flight_is_reported)
+{
+    int code;
+    char *err = run_missed(ASYNC_PEER_STORES_IN_FLIGHT, &code);
+    assert_race(err, "window 'data' bytes [0, 256) of rank 1's copy");
+    free(err);
+    ck_assert_int_eq(code, 5);
+}
+END_TEST
+
+START_TEST(a_put_async_waited_before_the_notify_is_not_reported)
+{
+    int code;
+    char *err = run_missed(ASYNC_WAITED_FIRST, &code);
+    ck_assert_str_eq(err, "");
+    free(err);
+    ck_assert_int_eq(code, 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("races");
@@ -424,6 +517,10 @@ int main(void)
     tcase_add_test(tc, race_on_host_tensor_is_reported);
     tcase_add_test(tc, wait_acquires_only_needed_notifies);
     tcase_add_test(tc, wait_that_needs_the_notify_orders);
+    tcase_add_test(tc, put_async_source_stored_before_the_wait_is_reported);
+    tcase_add_test(tc, two_put_asyncs_in_flight_into_one_region_are_reported);
+    tcase_add_test(tc, a_peer_store_while_a_put_async_is_in_flight_is_reported);
+    tcase_add_test(tc, a_put_async_waited_before_the_notify_is_not_reported);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

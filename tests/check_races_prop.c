@@ -12,7 +12,18 @@
  * overlapping accesses of different ranks, at least one a write, not both
  * atomic, unordered.  The detector must report exactly the same pairs of
  * source lines.  Every 25th program is long: a race across more than 512
- * accesses, and regions of more than 512 rows. */
+ * accesses, and regions of more than 512 rows.
+ *
+ * Every other program also issues put_asyncs and waits for them, in any
+ * order: each reads a run of its rank's copy and writes a run of a peer's
+ * for its whole flight, from the issue to the wait.  The reference gives
+ * each access an interval of events (an access: one event; a put_async's
+ * two: issue to wait) and has two race unless one's end happens before the
+ * other's start, which makes what a rank does in its own put_async's
+ * flight (a store into the source, a second put_async into the region)
+ * race too; a put_async's own two accesses never race with each other.
+ * The detector is driven as async.c drives it: the accesses in flight at
+ * the issue, landed at the wait and recorded then as the rank's. */
 #include "checktools.h"
 
 #include "internal.h"
@@ -22,7 +33,7 @@
 #include <string.h>
 
 enum { PROGRAMS = 1000, CHUNKS = 10, NC = 3, ROW = 16, ROWS = 1100, BYTES = ROW * ROWS };
-enum kind { ACCESS, NOTIFY, WAIT };
+enum kind { ACCESS, NOTIFY, WAIT, ISSUE, LAND };
 
 struct ev {
     enum kind kind;
@@ -35,6 +46,10 @@ struct ev {
     pld_notify_op op;
     pld_wait_cmp cmp;
     int32_t value;
+    /* ISSUE: rows (of copy `rank`) are read, dst (of copy `peer`) written,
+     * at `site`; LAND: `flight` is the ISSUE event it waits for */
+    struct pld__rows dst;
+    int flight;
 };
 
 struct prog {
@@ -116,9 +131,20 @@ static void gen_access(struct prog *p, int rank, int r0, int r1, int big, int ns
     e->site = (int)rnd((uint32_t)nsites);
 }
 
-/* Generates a program; cell values are tracked to pick waits that hold. */
-static void generate(struct prog *p, int P, int len, int big)
+/* A put_async's run: one contiguous stretch of the data window's first
+ * rows, as its region is flat. */
+static struct pld__rows some_run(void)
 {
+    int64_t lo = 4 * (int64_t)rnd(24 * ROW / 4), len = 4 + 4 * (int64_t)rnd(24);
+    return (struct pld__rows){.lo = lo, .len = len, .stride = len, .n = 1};
+}
+
+/* Generates a program; cell values are tracked to pick waits that hold.
+ * With `async`, ranks also issue put_asyncs (at most three in flight each)
+ * and wait for them in any order; all are waited by the end. */
+static void generate(struct prog *p, int P, int len, int big, int async)
+{
+    int open[6][3], nopen[6] = {0};
     int32_t val[6][NC] = {{0}};
     int nsites = (int[]){3, 12, 4000}[rnd(3)];
     p->P = P;
@@ -127,8 +153,26 @@ static void generate(struct prog *p, int P, int len, int big)
     if (big) /* rank 0 never notifies: this races with the last access */
         gen_access(p, 0, 0, 1, 0, nsites);
     for (int i = 0; i < len; i++) {
-        int me = (int)rnd((uint32_t)P), k = (int)rnd(10);
+        int me = (int)rnd((uint32_t)P), k = (int)rnd(async ? 12 : 10);
         if (big && me == 0 && k >= 6)
+            k = 0;
+        if (k == 10 && nopen[me] < 3) {
+            struct ev *e = push(p, ISSUE, me);
+            e->copy = me;
+            e->rows = some_run();
+            e->peer = (int)rnd((uint32_t)P);
+            e->dst = some_run();
+            e->site = (int)rnd((uint32_t)nsites);
+            open[me][nopen[me]++] = p->n - 1;
+            continue;
+        }
+        if (k >= 10 && nopen[me] > 0) {
+            int w = (int)rnd((uint32_t)nopen[me]);
+            push(p, LAND, me)->flight = open[me][w];
+            open[me][w] = open[me][--nopen[me]];
+            continue;
+        }
+        if (k >= 10)
             k = 0;
         if (k < 6) {
             gen_access(p, me, big ? 2 : 0, big ? ROWS : 24, big && rnd(40) == 0, nsites);
@@ -159,6 +203,9 @@ static void generate(struct prog *p, int P, int len, int big)
             }
         }
     }
+    for (int r = 0; r < P; r++)
+        while (nopen[r] > 0)
+            push(p, LAND, r)->flight = open[r][--nopen[r]];
     if (big) {
         struct ev *e = push(p, ACCESS, 1);
         e->copy = p->e[0].copy;
@@ -246,6 +293,55 @@ static int touches(const unsigned char *bytes, const struct pld__rows *r, int64_
 static int holds(int32_t v, pld_wait_cmp cmp, int32_t x)
 {
     return cmp == PLD_WAIT_EQ ? v == x : v >= x;
+}
+
+/* An access as the put_async reference sees it: events [s, e]. */
+struct span {
+    int s, e, rank, copy, write, atomic, site, flight;
+    struct pld__rows rows;
+};
+
+/* The pairs in which a put_async's access takes part: two accesses race
+ * unless one ends before the other starts (hb[y] holds the events that
+ * happen before y). */
+static void flight_pairs(const struct prog *p, const uint64_t *hb, int words, unsigned char *bytes,
+                         struct pairs *out)
+{
+    struct span *sp = malloc((size_t)(2 * p->n + 1) * sizeof *sp);
+    ck_assert_ptr_nonnull(sp);
+    int n = 0;
+    for (int x = 0; x < p->n; x++) {
+        const struct ev *e = &p->e[x];
+        if (e->kind == ACCESS && e->buf == 0)
+            sp[n++] =
+                (struct span){x, x, e->rank, e->copy, e->write, e->atomic, e->site, 0, e->rows};
+        if (e->kind != LAND)
+            continue;
+        const struct ev *is = &p->e[e->flight];
+        sp[n++] = (struct span){e->flight, x,        is->rank,      is->rank, 0,
+                                0,         is->site, 1 + e->flight, is->rows};
+        sp[n++] =
+            (struct span){e->flight, x, is->rank, is->peer, 1, 0, is->site, 1 + e->flight, is->dst};
+    }
+#define HB(x, y) ((x) != (y) && (hb[(size_t)(y)*words + (x) / 64] >> ((x) % 64) & 1))
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++) {
+            const struct span *A = &sp[a], *B = &sp[b];
+            if (!A->flight && !B->flight)
+                continue; /* the loop above judged those */
+            if (A->flight == B->flight || A->copy != B->copy || !(A->write || B->write) ||
+                (A->atomic && B->atomic))
+                continue;
+            if (HB(A->e, B->s) || HB(B->e, A->s))
+                continue;
+            mark(bytes, &A->rows, 1);
+            int meet = touches(bytes, &B->rows, A->rows.lo, end_of(&A->rows));
+            mark(bytes, &A->rows, 0);
+            if (meet)
+                pairs_add(out, pair_key(A->site, B->site));
+        }
+#undef HB
+    free(sp);
 }
 
 /* The pairs of sites that race, and the largest number of accesses
@@ -342,6 +438,7 @@ static int reference(const struct prog *p, struct pairs *out)
             nacc++;
         }
     }
+    flight_pairs(p, hb, words, bytes, out);
     free(hb);
     free(last);
     free(hist_ev);
@@ -362,10 +459,30 @@ static void detect(const struct prog *p, struct pairs *out)
     pld__racer_on_race(RC, on_race, out);
     struct pld__wbuf data = {.id = 0, .name = "data"}, sig = {.id = 1, .name = "sig"};
     int32_t cells[6][NC] = {{0}};
+    int64_t *h = malloc((size_t)p->n * 2 * sizeof *h); /* per ISSUE: its two records */
+    ck_assert_ptr_nonnull(h);
     for (int x = 0; x < p->n; x++) {
         const struct ev *e = &p->e[x];
         double t = x * 1e-9;
-        if (e->kind == ACCESS) {
+        if (e->kind == ISSUE) {
+            int id = pld__racer_flight(RC);
+            const char *f = files[e->site % 2];
+            int l = site_line(e->site);
+            h[2 * x] = pld__racer_access_in_flight(RC, e->rank, &data, e->rank, e->rows, 0, id,
+                                                   "pld_tensor_put_async", f, l, t);
+            h[2 * x + 1] = pld__racer_access_in_flight(RC, e->rank, &data, e->peer, e->dst, 1, id,
+                                                       "pld_tensor_put_async", f, l, t);
+        } else if (e->kind == LAND) {
+            const struct ev *is = &p->e[e->flight];
+            const char *f = files[is->site % 2];
+            int l = site_line(is->site);
+            pld__racer_landed(RC, &data, is->rank, h[2 * e->flight]);
+            pld__racer_landed(RC, &data, is->peer, h[2 * e->flight + 1]);
+            pld__racer_access(RC, e->rank, &data, is->rank, is->rows, 0, 0, "pld_tensor_put_async",
+                              f, l, t);
+            pld__racer_access(RC, e->rank, &data, is->peer, is->dst, 1, 0, "pld_tensor_put_async",
+                              f, l, t);
+        } else if (e->kind == ACCESS) {
             pld__racer_access(RC, e->rank, &data, e->copy, e->rows, e->write, e->atomic,
                               ops[e->site % 3], files[e->site % 2], site_line(e->site), t);
         } else if (e->kind == NOTIFY) {
@@ -384,6 +501,7 @@ static void detect(const struct prog *p, struct pairs *out)
                               0, 1, "pld_system_wait", "sig.c", 2, t);
         }
     }
+    free(h);
     ck_assert_int_eq(pld__racer_races(RC), out->n);
     pld__racer_free(RC);
     pairs_norm(out);
@@ -392,13 +510,15 @@ static void detect(const struct prog *p, struct pairs *out)
 START_TEST(detector_matches_reference)
 {
     struct prog p = {0};
-    int long_gaps = 0, big_regions = 0, racy = 0;
+    int long_gaps = 0, big_regions = 0, racy = 0, flights = 0;
     for (int i = _i * (PROGRAMS / CHUNKS); i < (_i + 1) * (PROGRAMS / CHUNKS); i++) {
         rng = 0x9e3779b97f4a7c15ull * (uint64_t)(i + 1);
         int big = i % 25 == 24;
-        generate(&p, 2 + i % 5, big ? 900 + (int)rnd(300) : 10 + (int)rnd(150), big);
-        for (int x = 0; x < p.n; x++)
+        generate(&p, 2 + i % 5, big ? 900 + (int)rnd(300) : 10 + (int)rnd(150), big, i % 2);
+        for (int x = 0; x < p.n; x++) {
             big_regions += p.e[x].kind == ACCESS && p.e[x].rows.n > 512;
+            flights += p.e[x].kind == ISSUE;
+        }
         struct pairs want = {0}, got = {0};
         int gap = reference(&p, &want);
         long_gaps += gap > 512;
@@ -427,6 +547,7 @@ START_TEST(detector_matches_reference)
     ck_assert_int_ge(long_gaps, 4);
     ck_assert_int_ge(big_regions, 4);
     ck_assert_int_ge(racy, PROGRAMS / CHUNKS / 2);
+    ck_assert_int_ge(flights, PROGRAMS / CHUNKS);
 }
 END_TEST
 

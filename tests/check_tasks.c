@@ -327,6 +327,90 @@ START_TEST(independent_tasks_run_at_once_and_a_chain_in_turn)
 }
 END_TEST
 
+/* ---- a random graph, and a long chain ---- */
+
+#define DAG_TASKS 10000
+
+static struct {
+    int n, chain;
+    int started[DAG_TASKS], finished[DAG_TASKS]; /* sequence numbers, 0: not yet */
+    int seq;
+    int deps[DAG_TASKS][3], ndeps[DAG_TASKS];
+    int early; /* a task that started before one of its dependencies finished */
+} R;
+
+struct dag_args {
+    int index;
+};
+
+static void dag_task(const struct dag_args *a)
+{
+    R.started[a->index] = ++R.seq;
+    for (int k = 0; k < R.ndeps[a->index]; k++)
+        if (!R.finished[R.deps[a->index][k]])
+            R.early++;
+    R.finished[a->index] = ++R.seq;
+}
+
+static void dag_device(const int *unused)
+{
+    (void)unused;
+    static pld_task_id ids[DAG_TASKS];
+    pld_manual_scope_begin();
+    for (int i = 0; i < R.n; i++) {
+        pld_task_id d[3];
+        for (int k = 0; k < R.ndeps[i]; k++)
+            d[k] = ids[R.deps[i][k]];
+        struct dag_args a = {.index = i};
+        ids[i] = pld_at(dag_task, a, .deps = d, .ndeps = R.ndeps[i]);
+    }
+    pld_manual_scope_end();
+}
+
+static void dag_host(const void *unused)
+{
+    (void)unused;
+    int none = 0;
+    pld_dispatch(0, dag_device, none);
+}
+
+/* Every task runs once, never before what it depends on: a chain of 10 000
+ * (on sim once 12 s of scans for the next ready task; now a heap), and 500
+ * tasks with up to three random dependencies each (a task twice among
+ * them, at times) on four cores. */
+START_TEST(every_task_runs_once_after_its_dependencies)
+{
+    int chain = _i / 2;
+    memset(&R, 0, sizeof R);
+    R.n = chain ? DAG_TASKS : 500;
+    uint32_t x = 12345;
+    for (int i = 1; i < R.n; i++) {
+        if (chain) {
+            R.deps[i][0] = i - 1;
+            R.ndeps[i] = 1;
+            continue;
+        }
+        x = x * 1103515245u + 12345u;
+        R.ndeps[i] = (int)(x >> 16) % 4;
+        for (int k = 0; k < R.ndeps[i]; k++) {
+            x = x * 1103515245u + 12345u;
+            R.deps[i][k] = (int)((x >> 8) % (uint32_t)i);
+        }
+    }
+    pld_config cfg;
+    pld_config_init(&cfg);
+    cfg.summary = 0;
+    cfg.backend = backends[_i % 2];
+    cfg.topology = "mesh:1,aiv_cores=4";
+    ck_assert_int_eq(pld_config_set_devices(&cfg, "0"), 0);
+    ck_assert_int_eq(pld_run(&cfg, dag_host, NULL), 0);
+    for (int i = 0; i < R.n; i++)
+        ck_assert_msg(R.started[i] > 0, "task %d never ran", i);
+    ck_assert_int_eq(R.seq, 2 * R.n);
+    ck_assert_int_eq(R.early, 0);
+}
+END_TEST
+
 /* A consumer's start: its waiter's condition holds when the peer's notify
  * lands, at the peer's publisher's notify start + lat + 4 B / bw. */
 static struct {
@@ -415,6 +499,96 @@ START_TEST(a_consumer_starts_when_the_condition_holds)
 }
 END_TEST
 
+/* ---- graphs that cannot finish: the report names what holds them ---- */
+
+static int stuck_kind; /* 0: a defer_wait that never holds; 1: a cycle through
+                        * deferred signals; 2: a cycle of blocking waits */
+static _Atomic int wait_line;
+
+struct stuck_args {
+    pld_dtensor signal;
+    int peer;
+};
+
+static void graph_deferer(const struct stuck_args *a)
+{
+    // clang-format off
+    wait_line = __LINE__; pld_system_defer_wait(a->signal, .offsets = PL_IDX(0, 0), .expected = 1, .cmp = PLD_WAIT_GE);
+    // clang-format on
+}
+
+static void graph_blocker(const struct stuck_args *a)
+{
+    // clang-format off
+    wait_line = __LINE__; pld_system_wait(a->signal, .offsets = PL_IDX(0, 0), .expected = 1, .cmp = PLD_WAIT_GE);
+    // clang-format on
+}
+
+static void graph_notifier(const struct stuck_args *a)
+{
+    pld_system_notify(a->signal, .peer = a->peer, .offsets = PL_IDX(0, 0), .value = 1,
+                      .op = PLD_NOTIFY_SET);
+}
+
+static void graph_after(const struct stuck_args *a)
+{
+    (void)a;
+}
+
+static void stuck_device(const struct stuck_args *a)
+{
+    pld_manual_scope_begin();
+    pld_task_id w = stuck_kind == 2 ? pld_at(graph_blocker, *a) : pld_at(graph_deferer, *a);
+    if (stuck_kind == 0)
+        pld_at(graph_after, *a, .deps = &w, .ndeps = 1);
+    else
+        pld_at(graph_notifier, *a, .deps = &w, .ndeps = 1);
+    pld_manual_scope_end();
+}
+
+static void stuck_host(const void *unused)
+{
+    (void)unused;
+    pld_buffer sb = pld_alloc_window_buffer(PL_SHAPE(1, 16), PL_INT32, .name = "signal");
+    for (int r = 0; r < 2; r++) {
+        struct stuck_args a = {.signal = pld_window(sb, PL_SHAPE(1, 1), PL_INT32), .peer = 1 - r};
+        pld_dispatch(r, stuck_device, a);
+    }
+}
+
+/* Once, on sim, each of these said only "0 ranks blocked in pld_system_wait"
+ * (the waits of a graph's tasks are on its cores, and a deferred condition
+ * is no wait at all).  Now the report, on sim and threads, names the wait
+ * or the deferred condition at its line, its cell, and the task that never
+ * started. */
+START_TEST(a_graph_that_cannot_finish_names_its_waits_and_tasks)
+{
+    stuck_kind = _i / 2;
+    pld_config cfg;
+    pld_config_init(&cfg);
+    cfg.summary = 0;
+    cfg.backend = backends[_i % 2];
+    /* threads polls a deferred condition until the wait timeout */
+    cfg.wait_timeout = _i % 2 ? 0.5 : 0;
+    ck_assert_int_eq(pld_config_set_devices(&cfg, "0,1"), 0);
+    capture_stderr_begin();
+    int rc = pld_run(&cfg, stuck_host, NULL);
+    char *err = capture_stderr_end();
+    ck_assert_int_eq(rc, PLD_EDEADLOCK);
+    char want[256];
+    snprintf(want, sizeof want, "check_tasks.c:%d: rank ", wait_line);
+    ck_assert_contains(err, want);
+    ck_assert_contains(err, stuck_kind == 2 ? "task graph_blocker waits for signal[0, 0] >= 1; the "
+                                              "cell holds 0"
+                                            : "task graph_deferer defers its completion until "
+                                              "signal[0, 0] >= 1; the cell holds 0");
+    ck_assert_contains(err, "1 task of this manual scope never started");
+    ck_assert_contains(err, stuck_kind == 0 ? "it is graph_after (tests/check_tasks.c:"
+                                            : "it is graph_notifier (tests/check_tasks.c:");
+    free(err);
+}
+END_TEST
+
 /* ---- errors ---- */
 
 static int misuse;
@@ -478,6 +652,19 @@ static void misuse_device(const struct lat_args *a)
         pld_manual_scope_end();
         break;
     }
+    case 9: { /* a task submitted outside any scope, as a dependency inside one; on every
+               * rank, so that the others are inside such a task when the run ends (the
+               * sim backend once freed the stack frame it keeps them in: SIGSEGV) */
+        pld_task_id outside = pld_at(lat_consumer, *a);
+        pld_manual_scope_begin();
+        pld_at(lat_consumer, *a, .deps = &outside, .ndeps = 1);
+        pld_manual_scope_end();
+        break;
+    }
+    case 10: /* returns with the scope open: its task would never run */
+        pld_manual_scope_begin();
+        pld_at(lat_consumer, *a);
+        return;
     }
 }
 
@@ -490,7 +677,8 @@ static void misuse_host(const void *unused)
         pld_manual_scope_begin();
         return;
     }
-    pld_dispatch(0, misuse_device, a);
+    for (int r = 0; r < (misuse == 9 ? 2 : 1); r++)
+        pld_dispatch(r, misuse_device, a);
 }
 
 static const struct {
@@ -505,6 +693,10 @@ static const struct {
     {"pld_at", "dependency 0 is not a task of this manual scope"},
     {"pld_at", "dependency 0 names task 3, of 1 submitted"},
     {"pld_manual_scope_begin", "host"},
+    {"pld_at", "dependency 0 is not a task of this manual scope"},
+    {"pld_manual_scope_begin",
+     "per-device function misuse_device returned with this manual scope open, so its 1 "
+     "submitted task never ran; end the scope with pld_manual_scope_end before returning"},
 };
 
 START_TEST(each_misuse_gets_one_message_at_its_line)
@@ -537,6 +729,8 @@ static Suite *suite(void)
     tcase_add_test(tc, blocking_waiters_with_a_core_to_spare_complete);
     tcase_add_loop_test(tc, independent_tasks_run_at_once_and_a_chain_in_turn, 0, 3);
     tcase_add_loop_test(tc, a_consumer_starts_when_the_condition_holds, 0, 2);
+    tcase_add_loop_test(tc, every_task_runs_once_after_its_dependencies, 0, 4);
+    tcase_add_loop_test(tc, a_graph_that_cannot_finish_names_its_waits_and_tasks, 0, 6);
     tcase_add_loop_test(tc, each_misuse_gets_one_message_at_its_line, 0,
                         (int)(sizeof misuses / sizeof misuses[0]));
     suite_add_tcase(s, tc);

@@ -277,7 +277,8 @@ static const struct {
      "region at offsets [3, 4] with shape [2, 8] is out of bounds of tensor 'x' [4, 16] (dim 0: "
      "3 + 2 > 4)"},
     {SLICE_RANK, "pl_slice", "offsets [0] of tensor have 1 dims but tensor 'x' has shape [4, 16]"},
-    {SLICE_NEGATIVE_OFFSET, "pl_slice", "is out of bounds of tensor 'win' [4, 16] (dim 1: -1 + 8"},
+    {SLICE_NEGATIVE_OFFSET, "pl_slice",
+     "is out of bounds of tensor 'win' [4, 16] (dim 1: offset -1 is negative)"},
     {TRS_DTYPE_MISMATCH, "pld_tensor_remote_store",
      "dtype mismatch: src 'xi' is INT32 but target 'win' is FP32"},
     {TRS_REGION_OUT_OF_BOUNDS, "pld_tensor_remote_store",

@@ -299,19 +299,31 @@ class PreparedProgram:
     def copy_stacked_from(self, t: Any, host: Any) -> None:
         """Copies the resident stack `t` into `host`."""
         self._open("copy_stacked_from")
-        host.copy_(self._owned(t, "copy_stacked_from").tensor("copy_stacked_from"))
+        host.copy_(self._stacked(t, "copy_stacked_from").tensor("copy_stacked_from"))
 
     def _owned(self, t: Any, what: str) -> Any:
         if not any(t is o for o in self._owned_tensors):
             raise ValueError(f"{what}: {t!r} is not a tensor this worker owns (freed already?)")
         return t
 
+    def _stacked(self, t: Any, what: str) -> Any:
+        """`t`, if it is a stack this worker owns: the stacked calls take
+        only what alloc_stacked_tensor made (a plain tensor has no shards)."""
+        from .resident import DeviceTensor, StackedDeviceTensor
+
+        if isinstance(t, DeviceTensor) and not isinstance(t, StackedDeviceTensor):
+            raise TypeError(f"{what}: {t!r} was made by alloc_tensor, not alloc_stacked_tensor; it has no shards (free it with free_tensor)")
+        return self._owned(t, what)
+
     def free_tensor(self, t: Any) -> None:
         self._open("free_tensor")
         self._owned(t, "free_tensor").freed = True
         self._owned_tensors.remove(t)
 
-    free_stacked_tensor = free_tensor
+    def free_stacked_tensor(self, t: Any) -> None:
+        self._open("free_stacked_tensor")
+        self._stacked(t, "free_stacked_tensor").freed = True
+        self._owned_tensors.remove(t)
 
     def release_inherited_host_tensor_refs(self) -> None:
         """Upstream's forked workers let go of inherited host tensors here;

@@ -83,7 +83,7 @@ class AsyncPut(unittest.TestCase):
         self.assertEqual(r.returncode, 5, r.stderr)
         # issue 28: named as every other Python message names them
         self.assertIn(f"{SHOWN}:{fault_line('early-load')}: rank 0: race: pl.load read window 'dst_buf'", r.stderr)
-        self.assertIn(f"rank 1's pld.tensor.put_async (a write) at {SHOWN}:{fault_line('early-put')}", r.stderr)
+        self.assertIn(f"rank 1's pld.tensor.put_async (a write in flight) at {SHOWN}:{fault_line('early-put')}", r.stderr)
 
     def test_each_misuse_is_one_line(self):
         cases = {

@@ -32,6 +32,8 @@ class Resident(unittest.TestCase):
             "bad-stack": "ValueError: alloc_stacked_tensor: a stack of 2 shards on 2 cards with worker_ids=[0, 0]",
             "ambiguous": "TypeError: calling the worker is ambiguous with 2 programs prepared",
             "not-prepared": "ValueError: run: 'Add' is not a program prepared on this worker",
+            "free-plain-as-stacked": "TypeError: free_stacked_tensor: <DeviceTensor [2, 1, 64] torch.float32> was made by alloc_tensor, not alloc_stacked_tensor",
+            "copy-plain-as-stacked": "TypeError: copy_stacked_from: <DeviceTensor [2, 1, 64] torch.float32> was made by alloc_tensor",
         }
         names = list(cases)
         for name, r in zip(names, support.in_parallel(run, names)):

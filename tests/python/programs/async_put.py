@@ -68,7 +68,9 @@ def step(
     if MODE != "early-notify":
         pld.system.notify(sig, peer=peer, offsets=[0, 0], value=1, op=pld.NotifyOp.AtomicAdd)
     pld.system.wait(sig, offsets=[0, 0], expected=1, cmp=pld.WaitCmp.Ge)
-    recv = pl.load(dst, [0, 0], [1, SIZE])  # FAULT early-load
+    # never waited, the peer's put is still in flight into dst: loading it
+    # would race too (the detector says so), and that mode is about the wait
+    recv = pl.load(src if MODE == "never-waited" else dst, [0, 0], [1, SIZE])  # FAULT early-load
     return pl.store(recv, [0, 0], y)
 
 

@@ -8,7 +8,9 @@ worker_ids, and close() reclaiming what is still owned.
 MODE: ok (default), after-close (register after close), freed (a freed
 tensor passed to a run), bad-init (an init of another shape), bad-stack
 (worker_ids not a permutation), ambiguous (calling a two-program worker),
-not-prepared (run() of a program the worker does not hold)."""
+not-prepared (run() of a program the worker does not hold),
+free-plain-as-stacked and copy-plain-as-stacked (a stacked call on a
+tensor from alloc_tensor)."""
 
 import sys
 
@@ -97,6 +99,10 @@ for r in range(2):
 back = torch.zeros(2, 1, N)
 rt.copy_stacked_from(weight, back)
 assert torch.equal(back[1], torch.full((1, N), 11.0)), back[1, 0, :2]
+if MODE == "free-plain-as-stacked":
+    rt.free_stacked_tensor(doubled)  # FAULT free-plain-as-stacked
+if MODE == "copy-plain-as-stacked":
+    rt.copy_stacked_from(doubled, back)  # FAULT copy-plain-as-stacked
 if MODE == "freed":
     rt.free_stacked_tensor(weight)
     rt.run(add, a, weight, f)  # FAULT freed
