@@ -56,31 +56,24 @@ struct ar_args {
     pld_dtensor data, sig;
 };
 
-static void stage_in(pl_tensor in, pld_dtensor data)
+/* Copies the count elements of `from` to `to` in 8192-element chunks: a
+ * load of each chunk's valid part, a store (the stage-in and the
+ * stage-out). */
+static void stage(pl_tensor from, pl_tensor to)
 {
     for (int64_t col = 0; col < S.count; col += STAGE_CHUNK) {
         int64_t valid = S.count - col < STAGE_CHUNK ? S.count - col : STAGE_CHUNK;
-        pl_tile t = pl_load(in, PL_IDX(0, col), PL_SHAPE(1, STAGE_CHUNK),
+        pl_tile t = pl_load(from, PL_IDX(0, col), PL_SHAPE(1, STAGE_CHUNK),
                             .valid_shape = PL_SHAPE(1, valid));
-        pl_store(t, PL_IDX(0, col), data);
-    }
-}
-
-static void stage_out(pld_dtensor data, pl_tensor out)
-{
-    for (int64_t col = 0; col < S.count; col += STAGE_CHUNK) {
-        int64_t valid = S.count - col < STAGE_CHUNK ? S.count - col : STAGE_CHUNK;
-        pl_tile t = pl_load(data, PL_IDX(0, col), PL_SHAPE(1, STAGE_CHUNK),
-                            .valid_shape = PL_SHAPE(1, valid));
-        pl_store(t, PL_IDX(0, col), out);
+        pl_store(t, PL_IDX(0, col), to);
     }
 }
 
 static void reduce_step(const struct ar_args *a)
 {
-    stage_in(a->in, a->data);
+    stage(a->in, a->data);
     pld_tensor_allreduce(a->data, a->sig, .mode = S.ring ? PLD_ALLREDUCE_RING : PLD_ALLREDUCE_MESH);
-    stage_out(a->data, a->out);
+    stage(a->data, a->out);
 }
 
 static void chip_orch(const struct ar_args *a)
@@ -90,7 +83,7 @@ static void chip_orch(const struct ar_args *a)
 
 static void publish_step(const struct ar_args *a)
 {
-    stage_in(a->in, a->data);
+    stage(a->in, a->data);
 }
 
 static void publish_orch(const struct ar_args *a)
@@ -100,7 +93,7 @@ static void publish_orch(const struct ar_args *a)
 
 static void consume_step(const struct ar_args *a)
 {
-    stage_out(a->data, a->out);
+    stage(a->data, a->out);
 }
 
 static void consume_orch(const struct ar_args *a)
