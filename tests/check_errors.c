@@ -374,7 +374,7 @@ static void host(const struct host_args *h)
         bad_line = __LINE__; (void)pld_window(d, PL_SHAPE(1LL << 33, 1LL << 33), PL_FP32);
     }
     if (h->what == ALLOC_OF_HUGE_SHAPE) {
-        bad_line = __LINE__; (void)pld_alloc_window_buffer(PL_SHAPE(1LL << 33, 1LL << 33), PL_FP32);
+        bad_line = __LINE__; (void)pld_alloc_window_buffer(PL_SHAPE(1LL << 33, 1LL << 33), PL_FP32, .name = "huge");
     }
     if (h->what == ALLOC_BYTES_NONPOSITIVE) {
         bad_line = __LINE__; (void)pld_alloc_window_buffer(0);
