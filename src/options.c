@@ -152,6 +152,7 @@ static int set_summary(pld_config *cfg, const char *v, const char *from)
 
 PLD__SWITCH(set_no_summary, cfg->summary = 0)
 PLD__SWITCH(set_no_data, cfg->no_data = 1)
+PLD__SWITCH(set_trace_linear, cfg->trace_linear = 1)
 #undef PLD__SWITCH
 
 static const struct opt opts[] = {
@@ -175,6 +176,10 @@ static const struct opt opts[] = {
      "write a trace: FILE.json for Perfetto, FILE.svg for a\n"
      "timeline picture, any other name for the text trace",
      STRING_FIELD(trace)},
+    {"trace-linear", 0, NULL, "PLD_TRACE_LINEAR",
+     "--trace FILE.svg: draw time to scale, without cutting\n"
+     "short the stretches where ranks only wait",
+     set_trace_linear, 0},
     {"seed", 0, "N", "PLD_SEED", "seed for random inputs (default 0)", set_seed, 0},
     {"network-model", 0, "NAME", "PLD_NETWORK_MODEL",
      "sim: CM02 (default, exact latency+size/bandwidth) or LV08", set_network_model, 0},

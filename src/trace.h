@@ -33,11 +33,13 @@ int pld__write_text(FILE *out, const struct pld__run *R, const struct pld__trace
 int pld__write_json(FILE *out, const struct pld__run *R, const struct pld__trace *t);
 int pld__write_svg(FILE *out, const struct pld__run *R, const struct pld__trace *t);
 
-/* What part of a run an SVG timeline draws, and how wide.  from/to are
+/* What part of a run an SVG timeline draws, and how.  from/to are
  * simulated seconds (to < 0: the run's end); width is the plot's width in
- * px, or 0 to size it from the events (pld__write_svg's default). */
+ * px, or 0 to size it from the events (pld__write_svg's default); linear:
+ * all to scale, no idle stretch cut short (svg_axis.c). */
 struct pld__svg_view {
     double from, to, width;
+    int linear;
 };
 int pld__write_svg_view(FILE *out, const struct pld__run *R, const struct pld__trace *t,
                         const struct pld__svg_view *view);

@@ -3,6 +3,11 @@
  * the rank the data leaves to the lane where it lands, a time axis in
  * microseconds, and a legend.  Built from the events alone, so
  * tools/pldsim-timeline draws the same picture from a text trace.
+ *  - Time: idle stretches (ranks only waiting, the host at most
+ *    dispatching) are cut short, each a narrow marked break labelled with
+ *    the time it stands for; the rest is to scale (svg_axis.c says which
+ *    stretches and why).  --trace-linear, pldsim-timeline --linear: all
+ *    to scale.
  *  - Width: the plot is sized so that a typical op (the median of the
  *    ops that take time) is 10 px wide, within 1000..12000 px; a run
  *    whose ops are all short against its span gets a wider picture rather
@@ -11,6 +16,7 @@
  *  - Arrows are drawn before the blocks, and run from the edge of one lane
  *    to the edge of the other, in the gap around the blocks, so that no
  *    arrowhead or line covers an op. */
+#include "svg_axis.h"
 #include "trace.h"
 
 #include <math.h>
@@ -33,41 +39,39 @@ static int kind_of(const struct pld__event *e)
     return (int)pld__ops[e->id].kind;
 }
 
-/* A round step for the time axis: 1, 2 or 5 times a power of ten. */
-static double nice_step(double span)
+/* `s` as the text trace keeps it (ns to 3 places) and pldsim-timeline
+ * reads it back.  Drawing from these times makes --trace FILE.svg and
+ * pldsim-timeline FILE.txt the same bytes at any scale: a cut axis draws
+ * a microsecond over a hundred px, where a picosecond can tip a
+ * coordinate's last digit. */
+static double as_text_trace(double s)
 {
-    double raw = span / 8, p = pow(10, floor(log10(raw)));
-    return raw / p < 1.5 ? p : raw / p < 3.5 ? 2 * p : raw / p < 7.5 ? 5 * p : 10 * p;
-}
-
-static int cmp_double(const void *pa, const void *pb)
-{
-    double a = *(const double *)pa, b = *(const double *)pb;
-    return a < b ? -1 : a > b;
-}
-
-/* The plot width (px) at which the median op that takes time is about
- * 10 px wide, within [1000, 12000]. */
-static double auto_width(const struct pld__trace *t, double span)
-{
-    double *d = malloc((t->n + 1) * sizeof *d);
-    size_t n = 0;
-    for (size_t i = 0; d && i < t->n; i++)
-        if (t->ev[i].t1 > t->ev[i].t0 && pld__ops[t->ev[i].id].kind != PLD__KIND_WAIT)
-            d[n++] = t->ev[i].t1 - t->ev[i].t0;
-    double w = 1000;
-    if (n) {
-        qsort(d, n, sizeof *d, cmp_double);
-        w = fmin(fmax(10 * span / d[n / 2], 1000), 12000);
-    }
-    free(d);
-    return w;
+    char buf[64];
+    snprintf(buf, sizeof buf, "%.3f", s * 1e9);
+    return strtod(buf, NULL) * 1e-9;
 }
 
 int pld__write_svg(FILE *out, const struct pld__run *R, const struct pld__trace *t)
 {
-    const struct pld__svg_view whole = {0, -1, 0};
-    return pld__write_svg_view(out, R, t, &whole);
+    const struct pld__svg_view whole = {0, -1, 0, R->cfg && R->cfg->trace_linear};
+    struct pld__trace q = *t;
+    q.ev = malloc((t->n + 1) * sizeof *q.ev);
+    q.xf = malloc((t->nx + 1) * sizeof *q.xf);
+    int rc = -1;
+    if (q.ev && q.xf) {
+        for (size_t i = 0; i < t->n; i++) {
+            q.ev[i] = t->ev[i];
+            q.ev[i].t0 = as_text_trace(t->ev[i].t0), q.ev[i].t1 = as_text_trace(t->ev[i].t1);
+        }
+        for (size_t i = 0; i < t->nx; i++) {
+            q.xf[i] = t->xf[i];
+            q.xf[i].t0 = as_text_trace(t->xf[i].t0), q.xf[i].t1 = as_text_trace(t->xf[i].t1);
+        }
+        rc = pld__write_svg_view(out, R, &q, &whole);
+    }
+    free(q.ev);
+    free(q.xf);
+    return rc;
 }
 
 int pld__write_svg_view(FILE *out, const struct pld__run *R, const struct pld__trace *t,
@@ -80,15 +84,17 @@ int pld__write_svg_view(FILE *out, const struct pld__run *R, const struct pld__t
     double t_from = view->from, tmax = view->to >= 0 ? view->to : tend;
     if (tmax <= t_from)
         tmax = t_from + 1e-6;
-    double span = tmax - t_from;
     int async = 0; /* a put_async's transfer: one legend line more */
     for (size_t i = 0; i < t->nx; i++)
         async |= t->xf[i].is_async;
-    const double L = 70, lane_h = 28, T = 40, gap = 4;
-    const double plot_w = view->width > 0 ? view->width : auto_width(t, span);
-    const double W = L + plot_w + 20, H = T + lanes * lane_h + 60 + 18 * (5 + async);
+    struct pld__svg_axis axis;
+    if (pld__svg_axis_init(&axis, t, t_from, tmax, view->width, view->linear) != 0)
+        return -1;
+    int cut = axis.nbreaks > 0; /* the breaks' labels need a row above the lanes */
+    const double L = 70, lane_h = 28, T = cut ? 54 : 40, gap = 4, plot_w = axis.plot_w;
+    const double W = L + plot_w + 20, H = T + lanes * lane_h + 60 + 18 * (5 + async + cut);
     /* x of a time, held to the window (an op that straddles its edge is cut) */
-#define X(s)          (L + (fmin(fmax((s), t_from), tmax) - t_from) / span * plot_w)
+#define X(s)          (L + pld__svg_axis_x(&axis, (s)))
 #define IN_VIEW(a, b) ((b) >= t_from && (a) <= tmax)
 #define LANE_Y(rank)  (T + ((rank) + 1) * lane_h)
 /* the edge of `lane` that faces `other`: in the gap around its blocks */
@@ -107,6 +113,8 @@ int pld__write_svg_view(FILE *out, const struct pld__run *R, const struct pld__t
             W, H, W, H, L, platform ? platform : "", R->P, tend * 1e6);
     if (t_from > 0 || tmax < tend)
         fprintf(out, ", drawn from %.3f to %.3f us", t_from * 1e6, tmax * 1e6);
+    if (cut)
+        fprintf(out, "; %d idle stretch%s cut short", axis.nbreaks, axis.nbreaks > 1 ? "es" : "");
     fputs("</text>\n", out);
     free(platform);
     for (int l = 0; l < lanes; l++) {
@@ -165,21 +173,10 @@ int pld__write_svg_view(FILE *out, const struct pld__run *R, const struct pld__t
                 e->t1 * 1e6);
     }
 
-    /* time axis */
-    double axis_y = T + lanes * lane_h, step = nice_step(span * 1e6);
-    fprintf(out, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"black\"/>\n", L,
-            axis_y, L + plot_w, axis_y);
-    /* at most a few dozen ticks: the count, not the sum, ends the loop when
-     * a step is too small to move `us` (a window narrower than a double
-     * tells apart at its time) */
-    int ticks = 0;
-    for (double us = ceil(t_from * 1e6 / step - 1e-9) * step;
-         us <= tmax * 1e6 + 1e-9 && ticks < 100; us += step, ticks++)
-        fprintf(out,
-                "<line x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" y2=\"%.1f\" stroke=\"black\"/>"
-                "<text x=\"%.2f\" y=\"%.1f\" text-anchor=\"middle\">%g</text>\n",
-                X(us * 1e-6), axis_y, X(us * 1e-6), axis_y + 5, X(us * 1e-6), axis_y + 17,
-                fabs(us) < step * 1e-6 ? 0.0 : us); /* never "-0" */
+    /* time axis, then the breaks over the lanes and through the axis */
+    double axis_y = T + lanes * lane_h;
+    pld__svg_axis_draw_ticks(out, &axis, L, axis_y);
+    pld__svg_axis_draw_breaks(out, &axis, L, T, axis_y);
     fprintf(out, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"middle\">time (us)</text>\n",
             L + plot_w / 2, axis_y + 32);
     for (int k = 0; k < 5; k++) {
@@ -196,6 +193,19 @@ int pld__write_svg_view(FILE *out, const struct pld__run *R, const struct pld__t
                 "the peer)</text>\n",
                 L, axis_y + 48 + 18 * 5 - 6, kinds[PLD__KIND_DATA].colour, L + 20,
                 axis_y + 48 + 18 * 5);
+    if (cut) { /* a grey block with a white zig-zag band, as the breaks */
+        double y = axis_y + 48 + 18 * (5 + async);
+        fprintf(out,
+                "<rect x=\"%.0f\" y=\"%.1f\" width=\"14\" height=\"12\" fill=\"%s\"/>"
+                "<path d=\"M%.1f,%.1f L%.1f,%.1f L%.1f,%.1f L%.1f,%.1f L%.1f,%.1f L%.1f,%.1f Z\" "
+                "fill=\"white\" stroke=\"#555\"/>"
+                "<text x=\"%.0f\" y=\"%.1f\">an idle stretch cut short (the ranks only wait, the "
+                "host at most dispatches), labelled with the time it stands for; "
+                "--trace-linear (pldsim-timeline --linear) draws time to scale</text>\n",
+                L, y - 10, kinds[PLD__KIND_WAIT].colour, L + 4, y - 10, L + 7, y - 4, L + 4, y + 2,
+                L + 10, y + 2, L + 13, y - 4, L + 10, y - 10, L + 20, y);
+    }
+    pld__svg_axis_free(&axis);
     fprintf(out, "</svg>\n");
     return ferror(out) ? -1 : 0;
 }

@@ -1,10 +1,13 @@
 /* check_browser.c: the SVG timeline renders in headless Chromium as a user
- * sees it.  Step 10 at P=4: the lanes area holds the colours of the five
- * kinds of op.  Step 10 at P=16, a window of it: the middle of every op
- * that is 4 px wide or more shows the op's own colour, so no arrow or
- * arrowhead hides a block.  Needs chromium and libpng, both optional at
+ * sees it, the default picture (idle stretches cut short) of the whole
+ * run.  Step 10 at P=4: the lanes area holds the colours of the five kinds
+ * of op.  Step 10 at P=16: the middle of every op that is 4 px wide or
+ * more shows the op's own colour, so no arrow or arrowhead hides a block
+ * (where a block crosses a break, the middle of its longest part outside
+ * the break's band).  Needs chromium and libpng, both optional at
  * configure time: without them the suite reports SKIP. */
 #include "checktools.h"
+#include "timeline_read.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,28 +53,24 @@ static unsigned char *screenshot(const char *svg, int w, int h, unsigned *width,
     return px;
 }
 
-struct op_rect {
-    double x, y, w, h;
-    unsigned colour;
-};
-
-/* The op blocks of an SVG timeline (the <rect>s with a <title>), in
- * drawing order; returns how many (at most `max`). */
-static int op_rects(const char *svg, struct op_rect *o, int max)
+/* Where to look at block `o`: its middle, or, when that is in a break's
+ * band (a long wait or a dispatch drawn through it), the middle of its
+ * longest part outside the bands. */
+static double sample_x(const struct timeline *tl, const struct tl_op *o)
 {
-    int n = 0;
-    for (const char *p = svg; n < max && (p = strstr(p, "<rect x=\"")); p++) {
-        const char *end = strchr(p, '>');
-        if (!end || strncmp(end + 1, "<title>", 7) != 0)
-            continue;
-        unsigned c;
-        if (sscanf(p, "<rect x=\"%lf\" y=\"%lf\" width=\"%lf\" height=\"%lf\" fill=\"#%x\"",
-                   &o[n].x, &o[n].y, &o[n].w, &o[n].h, &c) == 5) {
-            o[n].colour = c;
-            n++;
-        }
+    double cx = o->x + o->w / 2;
+    if (!timeline_break_at(tl, cx))
+        return cx;
+    double best = -1, best_w = 0, a = o->x;
+    for (int k = 0; k <= tl->nbreaks; k++) {
+        double b = k < tl->nbreaks ? tl->breaks[k].x : o->x + o->w; /* breaks run left to right */
+        b = b < o->x + o->w ? b : o->x + o->w;
+        if (b - a > best_w)
+            best_w = b - a, best = (a + b) / 2;
+        if (k < tl->nbreaks && tl->breaks[k].x + tl->breaks[k].w > a)
+            a = tl->breaks[k].x + tl->breaks[k].w;
     }
-    return n;
+    return best_w >= 4 ? best : -1;
 }
 
 START_TEST(no_arrow_hides_a_block_at_p16)
@@ -80,23 +79,26 @@ START_TEST(no_arrow_hides_a_block_at_p16)
         skip_test(__func__, "chromium was not found (configure finds it optional)");
         return;
     }
-    /* 45 us of the ring's rounds (check_traces: timeline_draws_a_window) */
-    char *txt = write_temp(".txt", ""), *svg = write_temp(".svg", "");
-    struct cmd_result r = run_cmd("%s -d 0-15 --no-summary --trace %s && %s/tools/pldsim-timeline "
-                                  "--from 4470 --to 4515 %s %s",
-                                  tutorial("10_allreduce_ring"), txt, PLD_BUILDDIR, txt, svg);
+    /* the whole run, as --trace FILE.svg draws it */
+    char *svg = write_temp(".svg", "");
+    struct cmd_result r =
+        run_cmd("%s -d 0-15 --no-summary --trace %s", tutorial("10_allreduce_ring"), svg);
     ck_assert_msg(r.status == 0, "%s", r.err);
     cmd_result_free(&r);
     char *text = slurp(svg);
-    int W = atoi(strstr(text, "width=\"") + 7), H = atoi(strstr(text, "height=\"") + 8);
-    static struct op_rect o[20000];
-    int n = op_rects(text, o, 20000), checked = 0;
+    struct timeline tl;
+    ck_assert_int_eq(timeline_read(text, &tl), 0);
+    ck_assert_int_gt(tl.nbreaks, 0);
+    const struct tl_op *o = tl.ops;
+    int n = tl.nops, checked = 0;
     unsigned width, height;
-    unsigned char *px = screenshot(svg, W, H, &width, &height);
+    unsigned char *px = screenshot(svg, (int)tl.width, (int)tl.height, &width, &height);
     for (int i = 0; i < n; i++) {
         if (o[i].w < 4)
             continue;
-        double cx = o[i].x + o[i].w / 2, cy = o[i].y + o[i].h / 2;
+        double cx = sample_x(&tl, &o[i]), cy = o[i].y + o[i].h / 2;
+        if (cx < 0)
+            continue;
         unsigned want = o[i].colour; /* the block drawn last over that point */
         for (int j = i + 1; j < n; j++)
             if (cx >= o[j].x && cx < o[j].x + o[j].w && cy >= o[j].y && cy < o[j].y + o[j].h)
@@ -110,76 +112,50 @@ START_TEST(no_arrow_hides_a_block_at_p16)
                       o[i].y, o[i].w, got, want);
         checked++;
     }
-    ck_assert_msg(checked > 100, "only %d blocks were wide enough to check", checked);
+    ck_assert_msg(checked > 1000, "only %d blocks were wide enough to check", checked);
+    timeline_free(&tl);
     free(px);
     free(text);
-    unlink(txt), unlink(svg);
-    free(txt), free(svg);
+    unlink(svg);
+    free(svg);
 }
 END_TEST
 #endif
 
 #ifdef HAVE_LIBPNG
-/* The window of a text trace where the ring's rounds run: from a little
- * before the last rank's kernel launch (the end of the host's last
- * dispatch) to the end.  Before it, the ranks only wait for the host's
- * staggered dispatches (a2a3: 277 us each). */
-static void rounds_window(const char *txt, double *from_us, double *to_us)
-{
-    char *text = slurp(txt);
-    *from_us = 0, *to_us = 0;
-    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
-        double t0, t1;
-        char rank[16], op[32];
-        if (line[0] == '#' || sscanf(line, "%lf %lf %15s %31s", &t0, &t1, rank, op) != 4)
-            continue;
-        if (strcmp(op, "launch") == 0 && t0 / 1e3 > *from_us)
-            *from_us = t0 / 1e3;
-        if (t1 / 1e3 > *to_us)
-            *to_us = t1 / 1e3;
-    }
-    free(text);
-    *from_us -= (*to_us - *from_us) / 4;
-}
-
 START_TEST(step10_timeline_renders_in_chromium)
 {
     if (!*CHROMIUM) {
         skip_test(__func__, "chromium was not found (configure finds it optional)");
         return;
     }
-    char *txt = write_temp(".txt", ""), *svg = write_temp(".svg", "");
+    /* the whole run, as --trace FILE.svg draws it */
+    char *svg = write_temp(".svg", "");
     struct cmd_result r =
-        run_cmd("%s -d 0-3 --no-summary --trace %s", tutorial("10_allreduce_ring"), txt);
+        run_cmd("%s -d 0-3 --no-summary --trace %s", tutorial("10_allreduce_ring"), svg);
     ck_assert_int_eq(r.status, 0);
     cmd_result_free(&r);
-    double from, to;
-    rounds_window(txt, &from, &to);
-    ck_assert(to > from && from > 0);
-    /* 1000 px of plot, as the lanes below are measured */
-    r = run_cmd("%s/tools/pldsim-timeline --from %.3f --to %.3f --width 1000 %s %s", PLD_BUILDDIR,
-                from, to, txt, svg);
-    ck_assert_msg(r.status == 0, "%s", r.err);
-    cmd_result_free(&r);
-    unlink(txt);
-    free(txt);
+    char *text = slurp(svg);
+    struct timeline tl;
+    ck_assert_int_eq(timeline_read(text, &tl), 0);
+    ck_assert_int_eq(tl.lanes, 5);
     struct {
         unsigned width, height;
     } img;
-    unsigned char *px = screenshot(svg, 1100, 320, &img.width, &img.height);
-    ck_assert_uint_ge(img.width, 1000);
+    unsigned char *px = screenshot(svg, (int)tl.width, (int)tl.height, &img.width, &img.height);
+    ck_assert_uint_ge(img.width, tl.plot_x1);
 
-    /* the lanes: x from 70 to 1080, y from 40 to 180 (five 28-pixel lanes) */
-    unsigned colours[64];
+    /* the lanes: the host and four ranks */
+    unsigned colours[4096];
     int ncol = 0;
-    for (unsigned y = 40; y < 180 && y < img.height; y++)
-        for (unsigned x = 70; x < 1080 && x < img.width; x++) {
+    for (unsigned y = tl.lanes_y0; y < tl.lanes_y0 + tl.lanes * tl.lane_h && y < img.height; y++)
+        for (unsigned x = tl.plot_x0; x < tl.plot_x1 && x < img.width; x++) {
             const unsigned char *p = px + 3 * ((size_t)y * img.width + x);
             unsigned c = (unsigned)p[0] << 16 | (unsigned)p[1] << 8 | p[2];
             int k = 0;
             while (k < ncol && colours[k] != c)
                 k++;
-            if (k == ncol && ncol < 64)
+            if (k == ncol && ncol < 4096)
                 colours[ncol++] = c;
         }
     /* anti-aliasing adds shades; the op kinds alone give five */
@@ -194,6 +170,8 @@ START_TEST(step10_timeline_renders_in_chromium)
     ck_assert_msg(found == 5, "only %d of the 5 op colours on screen (%d colours in all)", found,
                   ncol);
     ck_assert_int_ge(ncol, 7);
+    timeline_free(&tl);
+    free(text);
     free(px);
     unlink(svg);
     free(svg);

@@ -6,9 +6,13 @@
  *    under 100 bytes per event on average.
  *  - SVG timeline (step 10 at P=4): well-formed XML (xmllint), one lane per
  *    rank, transfer arrows, a time axis with units and a legend; the same
- *    picture from tools/pldsim-timeline and a text trace.
+ *    picture from tools/pldsim-timeline and a text trace.  Its time axis:
+ *    the idle stretches cut short, each break labelled with the time it
+ *    hides, ticks in real time, to scale between breaks, the work taking
+ *    most of the width; --linear (--trace-linear) all to scale.
  *  - The run summary. */
 #include "checktools.h"
+#include "timeline_read.h"
 
 #include <ctype.h>
 #include <jansson.h>
@@ -358,6 +362,284 @@ START_TEST(timeline_draws_a_window)
 }
 END_TEST
 
+/* ---- the timeline's time axis: idle stretches cut short ---- */
+
+/* One line of a text trace, times in us. */
+struct tev {
+    double t0, t1;
+    char op[32];
+};
+
+static int read_text_trace(const char *path, struct tev **out)
+{
+    char *text = slurp(path);
+    ck_assert_ptr_nonnull(text);
+    int n = 0, cap = 256;
+    struct tev *e = malloc(cap * sizeof *e);
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        char rank[16];
+        if (line[0] == '#')
+            continue;
+        if (n == cap)
+            e = realloc(e, (cap *= 2) * sizeof *e);
+        ck_assert(sscanf(line, "%lf %lf %15s %31s", &e[n].t0, &e[n].t1, rank, e[n].op) == 4);
+        e[n].t0 /= 1e3, e[n].t1 /= 1e3;
+        n++;
+    }
+    free(text);
+    *out = e;
+    return n;
+}
+
+static int cmp_double(const void *pa, const void *pb)
+{
+    double a = *(const double *)pa, b = *(const double *)pb;
+    return a < b ? -1 : a > b;
+}
+
+static int is_wait(const char *op)
+{
+    return strncmp(op, "wait_", 5) == 0;
+}
+
+/* The idle stretches of [from, to] us, as docs/traces.md defines them:
+ * no op runs but waits and host dispatches, for more than 50 times the
+ * median op (of the ops that take time, waits aside). */
+static int idle_stretches(const struct tev *e, int n, double from, double to, double (*gap)[2])
+{
+    double *d = malloc(n * sizeof *d);
+    int nd = 0, ng = 0;
+    for (int i = 0; i < n; i++)
+        if (e[i].t1 > e[i].t0 && !is_wait(e[i].op))
+            d[nd++] = e[i].t1 - e[i].t0;
+    qsort(d, nd, sizeof *d, cmp_double);
+    double longer = 50 * d[nd / 2], end = from;
+    free(d);
+    /* the text trace is sorted by start */
+    for (int i = 0; i <= n; i++) {
+        if (i < n && (is_wait(e[i].op) || strcmp(e[i].op, "dispatch") == 0 || e[i].t1 < from ||
+                      e[i].t0 > to))
+            continue;
+        double start = i < n ? fmax(e[i].t0, from) : to;
+        if (start - end > longer) {
+            gap[ng][0] = end, gap[ng][1] = start;
+            ng++;
+        }
+        if (i < n)
+            end = fmax(end, fmin(e[i].t1, to));
+    }
+    return ng;
+}
+
+/* The union of the x spans of the blocks that `pick` takes, in px. */
+static double covered(const struct timeline *tl, int (*pick)(const struct tl_op *))
+{
+    double *iv = malloc(2 * tl->nops * sizeof *iv), sum = 0, end = -1;
+    int n = 0;
+    for (int i = 0; i < tl->nops; i++)
+        if (pick(&tl->ops[i]))
+            iv[2 * n] = tl->ops[i].x, iv[2 * n + 1] = tl->ops[i].x + tl->ops[i].w, n++;
+    /* pairs sorted by start: qsort on the first double of each pair */
+    qsort(iv, n, 2 * sizeof *iv, cmp_double);
+    for (int i = 0; i < n; i++) {
+        double a = fmax(iv[2 * i], end), b = iv[2 * i + 1];
+        if (b > a)
+            sum += b - a;
+        end = fmax(end, b);
+    }
+    free(iv);
+    return sum;
+}
+
+/* work: what a rank does other than waiting */
+static int is_work(const struct tl_op *o)
+{
+    return o->lane > 0 && o->t0 >= 0 && !is_wait(o->op);
+}
+
+/* The ring's rounds: from the first pull on (step 10 pulls with
+ * remote_load), what the ranks do other than waiting. */
+static double first_pull;
+static int is_round(const struct tl_op *o)
+{
+    return is_work(o) && o->t0 >= first_pull;
+}
+
+/* What the picture claims about time, checked against the trace: every
+ * block inside the plot, the breaks exactly the idle stretches of
+ * [from, to] (none when not `cut`) with labels that say their length, tick numbers that grow,
+ * none inside a break, and between breaks one scale for ticks and blocks
+ * alike.  Returns that scale, px per us. */
+static double check_time_axis(const struct timeline *tl, const struct tev *e, int n, int cut,
+                              double from, double to)
+{
+    double gap[64][2];
+    int ng = cut ? idle_stretches(e, n, from, to, gap) : 0;
+    ck_assert_int_eq(tl->nbreaks, ng);
+    for (int i = 0; i < ng; i++) {
+        const struct tl_break *b = &tl->breaks[i];
+        ck_assert_msg(fabs(b->from - gap[i][0]) < 1e-3 && fabs(b->to - gap[i][1]) < 1e-3,
+                      "break %d hides %.3f-%.3f us; the trace's idle stretch is %.3f-%.3f us", i,
+                      b->from, b->to, gap[i][0], gap[i][1]);
+        ck_assert_msg(fabs(b->label - (gap[i][1] - gap[i][0])) <= 1e-3 + 1e-9,
+                      "break %d says %.3f us; it hides %.3f us", i, b->label,
+                      gap[i][1] - gap[i][0]);
+        ck_assert(b->x >= tl->plot_x0 - 0.01 && b->x + b->w <= tl->plot_x1 + 0.01);
+    }
+    for (int i = 0; i < tl->nops; i++)
+        ck_assert_msg(
+            tl->ops[i].x >= tl->plot_x0 - 0.01 && tl->ops[i].x + tl->ops[i].w <= tl->plot_x1 + 0.01,
+            "%s at %.3f us is drawn at %.2f-%.2f px, outside the plot (%.0f-%.0f)", tl->ops[i].op,
+            tl->ops[i].t0, tl->ops[i].x, tl->ops[i].x + tl->ops[i].w, tl->plot_x0, tl->plot_x1);
+    ck_assert_int_ge(tl->nticks, 4);
+    for (int k = 0; k < tl->nticks; k++) {
+        const struct tl_tick *t = &tl->ticks[k];
+        ck_assert_msg(k == 0 || (t->value > tl->ticks[k - 1].value && t->x > tl->ticks[k - 1].x),
+                      "tick %g at %.2f px follows %g at %.2f px", t->value, t->x,
+                      tl->ticks[k - 1].value, tl->ticks[k - 1].x);
+        ck_assert_msg(t->value >= from - 1e-9 && t->value <= to + 1e-9, "tick %g", t->value);
+        for (int i = 0; i < tl->nbreaks; i++)
+            ck_assert_msg(t->x <= tl->breaks[i].x + 0.01 ||
+                              t->x >= tl->breaks[i].x + tl->breaks[i].w - 0.01,
+                          "tick %g is inside the break at %.2f px", t->value, tl->breaks[i].x);
+    }
+    /* (time, x) of every tick and of each block edge that lies between
+     * breaks; the segment between breaks k-1 and k is number k */
+    int np = 0, cap = tl->nticks + 2 * tl->nops;
+    double(*pt)[3] = malloc(cap * sizeof *pt);
+    for (int k = 0; k < tl->nticks; k++)
+        pt[np][0] = tl->ticks[k].value, pt[np][1] = tl->ticks[k].x, np++;
+    for (int i = 0; i < tl->nops; i++) {
+        const struct tl_op *o = &tl->ops[i];
+        if (o->t0 < 0)
+            continue;
+        if (o->t0 >= from)
+            pt[np][0] = o->t0, pt[np][1] = o->x, np++;
+        if (o->w > 0.6 && o->t1 <= to) /* narrower: widened to be seen */
+            pt[np][0] = o->t1, pt[np][1] = o->x + o->w, np++;
+    }
+    double scale = -1;
+    for (int seg = 0; seg <= ng; seg++) {
+        double lo = seg ? gap[seg - 1][1] : from, hi = seg < ng ? gap[seg][0] : to;
+        int a = -1, b = -1;
+        for (int p = 0; p < np; p++)
+            if (pt[p][0] >= lo - 1e-3 && pt[p][0] <= hi + 1e-3) {
+                if (a < 0 || pt[p][0] < pt[a][0])
+                    a = p;
+                if (b < 0 || pt[p][0] > pt[b][0])
+                    b = p;
+            }
+        if (a < 0 || pt[b][0] - pt[a][0] < 1)
+            continue; /* too short to measure a scale on */
+        double s = (pt[b][1] - pt[a][1]) / (pt[b][0] - pt[a][0]);
+        if (scale < 0)
+            scale = s;
+        ck_assert_msg(fabs(s - scale) < 1e-3 * scale,
+                      "%.3f-%.3f us is drawn at %.4f px/us, the part before at %.4f", lo, hi, s,
+                      scale);
+        for (int p = 0; p < np; p++)
+            if (pt[p][0] >= lo - 1e-3 && pt[p][0] <= hi + 1e-3)
+                ck_assert_msg(fabs(pt[a][1] + (pt[p][0] - pt[a][0]) * scale - pt[p][1]) < 0.25,
+                              "%.3f us is drawn at %.2f px; to scale it would be at %.2f", pt[p][0],
+                              pt[p][1], pt[a][1] + (pt[p][0] - pt[a][0]) * scale);
+    }
+    ck_assert(scale > 0);
+    free(pt);
+    return scale;
+}
+
+/* Step 10 at P=4 on a2a3: 1116 us, of which each rank works about 2 us
+ * once dispatched and the last one 9 us, the rest waiting for the host's
+ * 277-us dispatches.  The default picture cuts those stretches short, so
+ * the ring's rounds get most of the width; --linear (and
+ * --trace-linear, PLD_TRACE_LINEAR for the library) draws time to scale,
+ * the picture as it was. */
+START_TEST(timeline_cuts_idle_stretches_short)
+{
+    char *txt = write_temp(".txt", ""), *svg = write_temp(".svg", ""),
+         *lin = write_temp(".svg", ""), *lib = write_temp(".svg", ""),
+         *env = write_temp(".svg", ""), *direct = write_temp(".svg", "");
+    /* the library draws what pldsim-timeline draws, cut or linear */
+    const char *step = tutorial("10_allreduce_ring");
+    struct cmd_result r =
+        run_cmd("%s -d 0-3 --no-summary --trace %s && %s/tools/pldsim-timeline %s %s && "
+                "%s/tools/pldsim-timeline --linear %s %s && %s -d 0-3 --no-summary --trace %s && "
+                "%s -d 0-3 --no-summary --trace-linear --trace %s && "
+                "PLD_TRACE_LINEAR=1 %s -d 0-3 --no-summary --trace %s && cmp %s %s && cmp %s %s && "
+                "cmp %s %s",
+                step, txt, PLD_BUILDDIR, txt, svg, PLD_BUILDDIR, txt, lin, step, direct, step, lib,
+                step, env, svg, direct, lin, lib, lin, env);
+    ck_assert_msg(r.status == 0, "%s%s", r.out, r.err);
+    cmd_result_free(&r);
+    struct tev *e;
+    int n = read_text_trace(txt, &e);
+    double end = 0;
+    first_pull = 1e300;
+    for (int i = 0; i < n; i++) {
+        end = fmax(end, e[i].t1);
+        if (strcmp(e[i].op, "remote_load") == 0)
+            first_pull = fmin(first_pull, e[i].t0);
+    }
+    char *text = slurp(svg), *ltext = slurp(lin);
+    struct timeline tl, ll;
+    ck_assert_int_eq(timeline_read(text, &tl), 0);
+    ck_assert_int_eq(timeline_read(ltext, &ll), 0);
+    double plot = tl.plot_x1 - tl.plot_x0, lplot = ll.plot_x1 - ll.plot_x0;
+
+    /* the host's four dispatches, the ranks' waits for them */
+    ck_assert_int_eq(tl.nbreaks, 4);
+    double scale = check_time_axis(&tl, e, n, 1, 0, end);
+    ck_assert_contains(text, "4 idle stretches cut short");
+    /* a median op (a load, 81 ns) is about 10 px, as in the linear rule */
+    ck_assert_msg(scale > 9 / 0.0812 && scale < 11 / 0.0812, "%.1f px per us", scale);
+    double work = covered(&tl, is_work) / plot, rounds = covered(&tl, is_round) / plot,
+           lwork = covered(&ll, is_work) / lplot, lrounds = covered(&ll, is_round) / lplot;
+    ck_assert_msg(work > 0.75, "the ranks' work takes %.1f%% of the width", 100 * work);
+    ck_assert_msg(rounds > 0.5, "the ring's rounds take %.1f%% of the width", 100 * rounds);
+
+    /* to scale: no break, the widest picture, and each block at its time */
+    ck_assert_int_eq(ll.nbreaks, 0);
+    ck_assert_msg(lwork < 0.05 && lrounds < 0.05, "linear: work %.1f%%, rounds %.1f%%", 100 * lwork,
+                  100 * lrounds);
+    ck_assert_double_eq_tol(lplot, 12000, 0.5);
+    ck_assert(strstr(ltext, "idle stretches") == NULL);
+    ck_assert_double_eq_tol(check_time_axis(&ll, e, n, 0, 0, end), lplot / end, 1e-3 * lplot / end);
+
+    timeline_free(&tl), timeline_free(&ll);
+    free(text), free(ltext), free(e);
+    unlink(txt), unlink(svg), unlink(lin), unlink(lib), unlink(env), unlink(direct);
+    free(txt), free(svg), free(lin), free(lib), free(env), free(direct);
+}
+END_TEST
+
+/* --from/--to with the cut: the window's own idle stretches are cut,
+ * from the window's start (the host's first dispatch, r0 waiting) to its
+ * end (r1 waiting for r2). */
+START_TEST(timeline_window_cuts_its_idle_stretches)
+{
+    char *txt = write_temp(".txt", ""), *svg = write_temp(".svg", "");
+    struct cmd_result r = run_cmd("%s -d 0-3 --no-summary --trace %s && "
+                                  "%s/tools/pldsim-timeline --from 250 --to 600 %s %s",
+                                  tutorial("10_allreduce_ring"), txt, PLD_BUILDDIR, txt, svg);
+    ck_assert_msg(r.status == 0, "%s%s", r.out, r.err);
+    cmd_result_free(&r);
+    struct tev *e;
+    int n = read_text_trace(txt, &e);
+    char *text = slurp(svg);
+    struct timeline tl;
+    ck_assert_int_eq(timeline_read(text, &tl), 0);
+    ck_assert_contains(text, "drawn from 250.000 to 600.000 us");
+    ck_assert_int_eq(tl.nbreaks, 3);
+    ck_assert_double_eq_tol(tl.breaks[0].from, 250, 1e-9);
+    ck_assert_double_eq_tol(tl.breaks[2].to, 600, 1e-9);
+    check_time_axis(&tl, e, n, 1, 250, 600);
+    timeline_free(&tl);
+    free(text), free(e);
+    unlink(txt), unlink(svg);
+    free(txt), free(svg);
+}
+END_TEST
+
 START_TEST(timeline_tool_refuses_what_is_not_a_trace)
 {
     char *bad = write_temp(".txt", "hello world\n");
@@ -603,6 +885,8 @@ int main(void)
     tcase_add_test(tc, timeline_tool_refuses_what_is_not_a_trace);
     tcase_add_test(tc, picture_tools_refuse_unknown_flags);
     tcase_add_test(tc, timeline_draws_a_window);
+    tcase_add_test(tc, timeline_cuts_idle_stretches_short);
+    tcase_add_test(tc, timeline_window_cuts_its_idle_stretches);
     tcase_add_loop_test(tc, timeline_refuses_what_it_cannot_draw, 0,
                         (int)(sizeof undrawable / sizeof undrawable[0]));
     tcase_add_test(tc, run_summary);

@@ -1,6 +1,6 @@
-/* pldsim-timeline [--from US] [--to US] [--width PX] IN.txt OUT.svg: draws a
- * text trace (--trace FILE.txt) as the SVG timeline that --trace FILE.svg
- * writes directly, or a time window of it. */
+/* pldsim-timeline [--from US] [--to US] [--width PX] [--linear] IN.txt
+ * OUT.svg: draws a text trace (--trace FILE.txt) as the SVG timeline that
+ * --trace FILE.svg writes directly, or a time window of it. */
 #include "../src/trace.h"
 
 #include <pld/pld_run.h>
@@ -25,13 +25,16 @@ static char *keep(const char *s)
 }
 
 static const char usage[] =
-    "usage: pldsim-timeline [--from US] [--to US] [--width PX] IN.txt OUT.svg\n"
+    "usage: pldsim-timeline [--from US] [--to US] [--width PX] [--linear] IN.txt OUT.svg\n"
     "Draws a pldsim text trace (--trace FILE.txt) as an SVG timeline, the picture\n"
-    "--trace FILE.svg draws.  Its width follows the events: a typical op is 10 px\n"
-    "wide (1000 to 12000 px).\n"
+    "--trace FILE.svg draws.  Stretches where the ranks only wait (and the host at\n"
+    "most dispatches) that are longer than 50 typical ops are cut short: a narrow\n"
+    "zig-zag break, labelled with the time it stands for.  Its width follows the\n"
+    "events: a typical op is 10 px wide (1000 to 12000 px).\n"
     "  --from US    draw from this simulated time, in microseconds (default 0)\n"
     "  --to US      draw up to this time (default: the run's end)\n"
     "  --width PX   the plot's width in pixels, 100 to 100000 (default: from the events)\n"
+    "  --linear     draw all of the time to scale, idle stretches too\n"
     "  -h, --help   this help\n"
     "      --version  pldsim-timeline's version\n";
 
@@ -49,11 +52,14 @@ static int parse_number(const char *s, double lo, double hi, double *out)
 
 int main(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"from", required_argument, NULL, 'f'},  {"to", required_argument, NULL, 't'},
-        {"width", required_argument, NULL, 'w'}, {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, 'V'},     {0}};
-    struct pld__svg_view view = {0, -1, 0};
+    static const struct option opts[] = {{"from", required_argument, NULL, 'f'},
+                                         {"to", required_argument, NULL, 't'},
+                                         {"width", required_argument, NULL, 'w'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {"version", no_argument, NULL, 'V'},
+                                         {"linear", no_argument, NULL, 'l'},
+                                         {0}};
+    struct pld__svg_view view = {0, -1, 0, 0};
     double from_us = 0, to_us = -1;
     opterr = 0;
     for (int c; (c = getopt_long(argc, argv, ":h", opts, NULL)) != -1;) {
@@ -78,6 +84,9 @@ int main(int argc, char **argv)
             if (parse_number(optarg, 100, 100000, &view.width) != 0)
                 return usage_error("pldsim-timeline", "bad --width '%s'; expected 100 to 100000 px",
                                    optarg);
+            break;
+        case 'l':
+            view.linear = 1;
             break;
         case ':':
             return usage_error("pldsim-timeline", "%s needs a value", argv[optind - 1]);

@@ -102,6 +102,9 @@ typedef struct pld_config {
     /* Write the run summary as JSON (docs/summary.md) to this file, "-" for
      * stdout, or NULL: --summary=json, --summary-json FILE. */
     const char *summary_json;
+    /* --trace FILE.svg draws time to scale, all of it, instead of cutting
+     * idle stretches short (--trace-linear, PLD_TRACE_LINEAR=1). */
+    int trace_linear;
 } pld_config;
 
 /* A store of window buffers kept from one run to the next (upstream's
@@ -135,7 +138,7 @@ void pld_config_init(pld_config *cfg);
 /* Parses the common flags out of argv and removes them, leaving argv[0] and
  * the program's own flags in order (argc updated):
  *   -p, --platform NAME|FILE.xml   -d, --device LIST (e.g. 0,1,2,3 or 0-7)
- *   --backend NAME   --trace FILE   --seed N   --network-model CM02|LV08
+ *   --backend NAME   --trace FILE   --trace-linear   --seed N   --network-model CM02|LV08
  *   --topology SPEC (e.g. ring:16,bw=56GBps,lat=2us)   --races MODE
  *   --wait-timeout TIME   --no-cacheline-check   --no-data   --summary
  *   --no-summary   --dump-outputs FILE   --save-platform FILE
