@@ -408,7 +408,7 @@ START_TEST(core_num_time_shrinks_to_the_link_limit)
 {
     static const int ks[] = {1, 2, 4, 8, 16};
     P = 2 + 2 * (_i / 2); /* 2, 4 */
-    NBYTES = _i % 2 ? 4 << 20 : 256 << 10;
+    NBYTES = _i % 2 ? 1 << 20 : 256 << 10; /* 1 KiB tiles: 1024 per rank at 1 MiB */
     double prev = 0;
     char *path = write_temp(".txt", "");
     for (size_t j = 0; j < sizeof ks / sizeof ks[0]; j++) {
