@@ -20,7 +20,7 @@ from typing import Any
 
 import _pldsim
 
-from . import dfx, tensor_ops
+from . import dfx, tensor_ops, timing
 from .annotations import DirectionAnn, Signature, dims_bound
 from .errors import UsageTypeError, UsageValueError, describe
 from .values import DistributedTensor, is_torch_tensor, scalar_int
@@ -193,12 +193,15 @@ def _dispatch(fn: Function, self_obj: Any, args: tuple, kwargs: dict, device: An
     _check_domains(fn, bound, rank, op)
     call_args, call_kwargs = bound.args, bound.kwargs
     body = fn.body()
+    issued = timing.issued()
 
     def task() -> None:
+        timing.begin(rank, fn.name, issued)
         dfx.task_begin(rank, fn.name)
         with dims_bound(dyn):
             run_as(DEVICE, body, *call_args, **call_kwargs)
         dfx.task_end(rank)
+        timing.end(rank)
 
     _pldsim.dispatch(where[0], where[1], rank, f"per-device function {fn.name}", task)
     # what the host gets back: the tensors the function writes (its pl.Out
@@ -259,10 +262,13 @@ def in_kernel(file: str, line: int, name: str, body: Any, *args: Any, **kwargs: 
 def _dispatch_closure(rank: int, fn: Function, body: Any) -> None:
     """From the host: runs body() on `rank` as fn's per-device function."""
     where = caller()
+    issued = timing.issued()
 
     def task() -> None:
+        timing.begin(rank, fn.name, issued)
         dfx.task_begin(rank, fn.name)
         run_as(DEVICE, body)
         dfx.task_end(rank)
+        timing.end(rank)
 
     _pldsim.dispatch(where[0], where[1], rank, f"per-device function {fn.name}", task)
