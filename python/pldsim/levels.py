@@ -24,7 +24,7 @@ from . import dfx, tensor_ops, timing
 from .annotations import DirectionAnn, Signature, dims_bound
 from .errors import UsageTypeError, UsageValueError, describe
 from .values import DistributedTensor, is_torch_tensor, scalar_int
-from .where import caller
+from .where import caller, defining_scope
 
 HOST, DEVICE, KERNEL = "host", "per-device function", "kernel"
 _KIND_NAMES = {HOST: "host orchestrator", DEVICE: "per-device function", KERNEL: "InCore kernel"}
@@ -65,6 +65,8 @@ class Function:
         self.fn = fn
         self.kind = kind
         self.decorator = decorator
+        # what its string annotations may name besides globals and closures
+        self._scope = defining_scope()
         self.name = fn.__name__
         self._sig: Signature | None = None
         self._body: Any = None
@@ -99,7 +101,7 @@ class Function:
 
     def signature(self) -> Signature:
         if self._sig is None:
-            self._sig = Signature(self.fn, skip_self=self._method)
+            self._sig = Signature(self.fn, skip_self=self._method, scope=self._scope)
         return self._sig
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
