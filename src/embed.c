@@ -6,6 +6,8 @@
 
 #include <pld/pld_embed.h>
 
+#include <string.h>
+
 /* Where the caller's innermost guard is kept: the rank's, or the host's. */
 static struct pld_guard **guard_slot(int self)
 {
@@ -97,4 +99,39 @@ void pld_embed_incore_unwind(void)
     struct pld__rank *rk = &pld__R->ranks[self];
     pld__ub_discard(rk);
     rk->kernel = NULL;
+}
+
+int pld_embed_load_into(const char *file, int line, const char *op, pl_tensor t, pl_shape offsets,
+                        pl_shape shape, struct pl_load_kw kw, void *dst, pl_shape *valid)
+{
+    return pld__load_into(file, line, op, t, offsets, shape, kw, dst, valid);
+}
+
+void pld_embed_store_from(const char *file, int line, const char *op, pl_dtype dtype,
+                          const void *src, pl_shape shape, pl_shape valid, pl_shape offsets,
+                          pl_tensor t, struct pl_store_kw kw)
+{
+    pld__store_from(file, line, op, dtype, src, shape, valid, offsets, t, kw);
+}
+
+pl_tile pld_embed_tile(const char *file, int line, const char *op, pl_dtype dtype, pl_shape shape,
+                       pl_shape valid, const void *values)
+{
+    pl_tile t = pld__tile_alloc(file, line, op, dtype, shape, 0);
+    size_t bytes = (size_t)pl_shape_numel(shape) * pl_dtype_size(dtype);
+    if (values)
+        memcpy(t.data, values, bytes);
+    else
+        memset(t.data, 0, bytes);
+    if (valid.ndim) {
+        t.valid = valid;
+        pld__tile_zero_tail(&t);
+    }
+    return t;
+}
+
+void pld_embed_charge_vector(const char *file, int line, const char *op, int64_t elems)
+{
+    pld__kernel_rank(file, line, op);
+    pld__charge_vector(elems);
 }

@@ -360,6 +360,22 @@ pl_shape pld__load_extent(const char *file, int line, const char *op, const char
 pl_tile pld__load_as(const char *file, int line, const char *op, pl_tensor t, pl_shape offsets,
                      pl_shape shape, struct pl_load_kw kw);
 
+/* pl_load into `dst` (`shape` elements of t's dtype, zeroed past the
+ * valid part, which *valid gets) instead of a UB tile: a tile of another
+ * buffer that the front end keeps (the cube unit's L1).  Same checks but
+ * the UB row rule, same cost, race record and trace line.  Returns 0 when
+ * there are no values to copy (--no-data and a window), else 1.  tile.c. */
+int pld__load_into(const char *file, int line, const char *op, pl_tensor t, pl_shape offsets,
+                   pl_shape shape, struct pl_load_kw kw, void *dst, pl_shape *valid);
+
+/* pl_store of values the front end keeps outside UB (the cube unit's L0C):
+ * `data` (NULL: none, --no-data) holds `shape` elements of `dtype`, whose
+ * leading `valid` part is written.  Same checks, cost, race record and
+ * trace line as pl_store.  tile.c. */
+void pld__store_from(const char *file, int line, const char *op, pl_dtype dtype, const void *data,
+                     pl_shape shape, pl_shape valid, pl_shape offsets, pl_tensor t,
+                     struct pl_store_kw kw);
+
 /* pl_store and pld_tile_remote_store naming `op` in their messages (the
  * front end's tensor-level ops that lower to them).  tile.c, rma.c. */
 pl_tensor pld__store_as(const char *file, int line, const char *op, pl_tile tile, pl_shape offsets,

@@ -86,11 +86,27 @@ pl_tile pl__load(const char *file, int line, pl_tensor t, pl_shape offsets, pl_s
     return pld__load_as(file, line, "pl_load", t, offsets, shape, kw);
 }
 
+/* What a load does once its region is checked: charge the GM read,
+ * record it for the race detector, copy the values into `dst` (laid out
+ * as `full`; NULL: no values) and write the trace line. */
+static void load_region(const char *file, int line, const char *op, double t0, pl_tensor t,
+                        pl_shape offsets, pl_shape valid, void *dst, pl_shape full)
+{
+    int me = pld__self();
+    size_t bytes = (size_t)pl_shape_numel(valid) * pl_dtype_size(t.dtype);
+    pld__charge_gm(bytes);
+    pld__races_region(me, t, me, offsets, valid, 0, 0, op, file, line);
+    if (dst)
+        pld__copy_region(t.dtype, valid, dst, full, pld__elem_ptr(t, me, offsets), pld__layout(t),
+                         PL_ATOMIC_NONE);
+    pld__trace_op(PLD__OP_LOAD, t0, -1, &t, flat_offset_bytes(t, offsets), (int64_t)bytes,
+                  PLD__MISSING, file, line);
+}
+
 pl_tile pld__load_as(const char *file, int line, const char *op, pl_tensor t, pl_shape offsets,
                      pl_shape shape, struct pl_load_kw kw)
 {
     pld__kernel_rank(file, line, op);
-    int me = pld__self();
     double t0 = pld__now();
     check_gm(file, line, op, "source", t);
     pl_shape valid =
@@ -98,17 +114,24 @@ pl_tile pld__load_as(const char *file, int line, const char *op, pl_tensor t, pl
     pld__check_tile_rows(file, line, op, shape, t.dtype);
     pl_tile tile = pld__tile_alloc(file, line, op, t.dtype, shape, !pld__has_data(&t));
     tile.valid = valid;
-    size_t bytes = (size_t)pl_shape_numel(valid) * pl_dtype_size(t.dtype);
-    pld__charge_gm(bytes);
-    pld__races_region(me, t, me, offsets, valid, 0, 0, op, file, line);
-    if (!tile.no_data) {
-        pld__copy_region(t.dtype, valid, tile.data, shape, pld__elem_ptr(t, me, offsets),
-                         pld__layout(t), PL_ATOMIC_NONE);
-        pld__tile_zero_tail(&tile);
-    }
-    pld__trace_op(PLD__OP_LOAD, t0, -1, &t, flat_offset_bytes(t, offsets), (int64_t)bytes,
-                  PLD__MISSING, file, line);
+    load_region(file, line, op, t0, t, offsets, valid, tile.no_data ? NULL : tile.data, shape);
+    pld__tile_zero_tail(&tile);
     return tile;
+}
+
+int pld__load_into(const char *file, int line, const char *op, pl_tensor t, pl_shape offsets,
+                   pl_shape shape, struct pl_load_kw kw, void *dst, pl_shape *valid)
+{
+    pld__kernel_rank(file, line, op);
+    double t0 = pld__now();
+    check_gm(file, line, op, "source", t);
+    *valid =
+        pld__load_extent(file, line, op, "source", t, offsets, shape, kw.valid_shape, kw.clamp);
+    int data = pld__has_data(&t);
+    if (data)
+        memset(dst, 0, (size_t)pl_shape_numel(shape) * pl_dtype_size(t.dtype));
+    load_region(file, line, op, t0, t, offsets, *valid, data ? dst : NULL, shape);
+    return data;
 }
 
 pl_tensor pl__store(const char *file, int line, pl_tile tile, pl_shape offsets, pl_tensor t,
@@ -117,49 +140,68 @@ pl_tensor pl__store(const char *file, int line, pl_tile tile, pl_shape offsets, 
     return pld__store_as(file, line, "pl_store", tile, offsets, t, kw);
 }
 
-pl_tensor pld__store_as(const char *file, int line, const char *op, pl_tile tile, pl_shape offsets,
-                        pl_tensor t, struct pl_store_kw kw)
+/* A store of `dtype` values laid out as `shape`, of which the leading
+ * `valid` part is written (`data` NULL: no values, --no-data), once the
+ * caller has checked where they come from. */
+static void store_values(const char *file, int line, const char *op, double t0, pl_dtype dtype,
+                         void *data_in, pl_shape shape, pl_shape valid, pl_shape offsets,
+                         pl_tensor t, struct pl_store_kw kw)
 {
-    int me;
-    double t0 = pld__now();
-    pld__kernel_rank(file, line, op);
-    me = pld__self();
-    pld__check_tile(file, line, op, "tile", tile);
+    int me = pld__self();
     check_gm(file, line, op, "destination", t);
-    if (tile.dtype != t.dtype)
+    if (dtype != t.dtype)
         pld__fail(PLD_EINVAL, file, line, op,
-                  "dtype mismatch: tile is %s but destination '%s' is %s",
-                  pl_dtype_name(tile.dtype), t.name, pl_dtype_name(t.dtype));
+                  "dtype mismatch: tile is %s but destination '%s' is %s", pl_dtype_name(dtype),
+                  t.name, pl_dtype_name(t.dtype));
     if (kw.atomic != PL_ATOMIC_NONE && kw.atomic != PL_ATOMIC_ADD)
         pld__fail(PLD_EINVAL, file, line, op, "atomic must be PL_ATOMIC_NONE or PL_ATOMIC_ADD");
     if (kw.atomic == PL_ATOMIC_ADD && t.dtype == PL_INT64)
         pld__fail(PLD_EINVAL, file, line, op, "atomic Add does not support INT64");
-    pld__check_region(file, line, op, "destination", t, offsets, tile.valid);
-    size_t bytes = (size_t)pl_shape_numel(tile.valid) * pl_dtype_size(t.dtype);
-    if (tile.no_data && !t.win)
+    pld__check_region(file, line, op, "destination", t, offsets, valid);
+    size_t bytes = (size_t)pl_shape_numel(valid) * pl_dtype_size(t.dtype);
+    if (!data_in && !t.win)
         pld__fail_no_data(file, line, op,
                           "the tile holds window data and the destination is a host tensor");
-    int data = pld__has_data(&t) && !tile.no_data;
+    int data = pld__has_data(&t) && data_in;
     if (t.win) {
         /* the backend's write: on MPI an atomic Add is atomic only
          * against other MPI atomics, a peer's included */
         struct pld__cost c;
-        struct pld__region rg = pld__region_of(t, offsets, tile.valid);
+        struct pld__region rg = pld__region_of(t, offsets, valid);
         pld__price_store(&c, bytes);
-        pld__R->be->write(me, t.win, &rg, (struct pld__span){data ? tile.data : NULL, tile.shape},
+        pld__R->be->write(me, t.win, &rg, (struct pld__span){data ? data_in : NULL, shape},
                           kw.atomic, &c);
     } else {
         pld__charge_gm(bytes);
         if (data)
-            pld__copy_region(t.dtype, tile.valid, pld__elem_ptr(t, me, offsets), pld__layout(t),
-                             tile.data, tile.shape, kw.atomic);
+            pld__copy_region(t.dtype, valid, pld__elem_ptr(t, me, offsets), pld__layout(t), data_in,
+                             shape, kw.atomic);
     }
-    pld__races_region(me, t, me, offsets, tile.valid, 1, kw.atomic == PL_ATOMIC_ADD, op, file,
-                      line);
-    pld__host_written(t, offsets, tile.valid);
+    pld__races_region(me, t, me, offsets, valid, 1, kw.atomic == PL_ATOMIC_ADD, op, file, line);
+    pld__host_written(t, offsets, valid);
     pld__trace_op(kw.atomic == PL_ATOMIC_ADD ? PLD__OP_STORE_ADD : PLD__OP_STORE, t0, -1, &t,
                   flat_offset_bytes(t, offsets), (int64_t)bytes, PLD__MISSING, file, line);
+}
+
+pl_tensor pld__store_as(const char *file, int line, const char *op, pl_tile tile, pl_shape offsets,
+                        pl_tensor t, struct pl_store_kw kw)
+{
+    double t0 = pld__now();
+    pld__kernel_rank(file, line, op);
+    pld__check_tile(file, line, op, "tile", tile);
+    store_values(file, line, op, t0, tile.dtype, tile.no_data ? NULL : tile.data, tile.shape,
+                 tile.valid, offsets, t, kw);
     return t;
+}
+
+void pld__store_from(const char *file, int line, const char *op, pl_dtype dtype, const void *data,
+                     pl_shape shape, pl_shape valid, pl_shape offsets, pl_tensor t,
+                     struct pl_store_kw kw)
+{
+    double t0 = pld__now();
+    pld__kernel_rank(file, line, op);
+    /* the values are only read; the backend's span type is not const */
+    store_values(file, line, op, t0, dtype, (void *)(uintptr_t)data, shape, valid, offsets, t, kw);
 }
 
 enum binop { ADD, MUL, MAX, MIN, SUB };

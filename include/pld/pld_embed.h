@@ -96,6 +96,41 @@ pl_tensor pld_embed_store(const char *file, int line, const char *op, pl_tile ti
 void pld_embed_remote_store(const char *file, int line, const char *op, pl_tile tile,
                             pld_dtensor target, struct pld_remote_store_kw kw);
 
+/* Tiles of the cube unit, for front ends that run its ops (matmul) on
+ * tiles they keep themselves: the cube's buffers (L1, L0A/L0B, L0C) are
+ * not the vector core's UB, so such tiles take no UB.
+ *
+ * pld_embed_load_into: pl_load on behalf of `op` into `dst`, a buffer of
+ * `shape` elements of t's dtype, zeroed past the part read (its shape
+ * goes to *valid): the same checks (but UB's 32-byte row rule), GM cost,
+ * race record and trace line as pl_load.  Returns 1, or 0 when there are
+ * no values to copy (--no-data and a window: dst is left alone).
+ *
+ * pld_embed_store_from: pl_store on behalf of `op` of `shape` elements of
+ * `dtype` at `src` (NULL: no values, --no-data), of which the leading
+ * `valid` part is written into `t` at `offsets`: the same checks, cost,
+ * race record and trace line as pl_store of such a tile. */
+int pld_embed_load_into(const char *file, int line, const char *op, pl_tensor t, pl_shape offsets,
+                        pl_shape shape, struct pl_load_kw kw, void *dst, pl_shape *valid);
+void pld_embed_store_from(const char *file, int line, const char *op, pl_dtype dtype,
+                          const void *src, pl_shape shape, pl_shape valid, pl_shape offsets,
+                          pl_tensor t, struct pl_store_kw kw);
+
+/* A new tile in the running kernel's UB (its limit applies, as for every
+ * tile) of `dtype` and `shape`, holding `values` (row-major, shape's
+ * element count; NULL: zeros), whose leading `valid` part holds data
+ * (valid.ndim 0: all of it): for tiles the front end computes itself (a
+ * fill, a reduction, a move into UB).  Charges nothing.  Errors: outside
+ * a kernel, UB full. */
+pl_tile pld_embed_tile(const char *file, int line, const char *op, pl_dtype dtype, pl_shape shape,
+                       pl_shape valid, const void *values);
+
+/* Charges the running kernel's core vector time for `elems` element
+ * operations, as pl_add of a tile of `elems` elements does, on behalf of
+ * `op` (a front-end op the library does not price itself).  Errors:
+ * outside a kernel. */
+void pld_embed_charge_vector(const char *file, int line, const char *op, int64_t elems);
+
 #ifdef __cplusplus
 }
 #endif

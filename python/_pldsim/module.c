@@ -197,8 +197,15 @@ static PyObject *Tile_dtype(TileObject *self, void *closure)
     return PyLong_FromLong(self->tile.dtype);
 }
 
+static PyObject *Tile_valid(TileObject *self, void *closure)
+{
+    (void)closure;
+    return shape_tuple(self->tile.valid);
+}
+
 static PyGetSetDef Tile_getset[] = {
     {"shape", (getter)Tile_shape, NULL, "the tile's shape", NULL},
+    {"valid", (getter)Tile_valid, NULL, "the leading part of the tile that holds data", NULL},
     {"dtype", (getter)Tile_dtype, NULL, "libpld's pl_dtype code", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };

@@ -211,13 +211,16 @@ def tensor_annotation(cls: type, item: Any) -> TensorAnn:
     return TensorAnn(kind, list(shape), dtype)
 
 
-def _resolve(fn: Any) -> dict[str, Any]:
+def _resolve(fn: Any, scope: dict[str, Any] | None = None) -> dict[str, Any]:
     """The function's annotations as objects (evaluating string ones, as
-    `from __future__ import annotations` leaves them)."""
+    `from __future__ import annotations` leaves them, with the names of
+    the function's globals, of the scope it was defined in, and of its
+    closure)."""
     anns = dict(getattr(fn, "__annotations__", {}))
     if not any(isinstance(a, str) for a in anns.values()):
         return anns
     env = dict(fn.__globals__)
+    env.update(scope or {})
     if fn.__closure__:
         for name, cell in zip(fn.__code__.co_freevars, fn.__closure__):
             try:
@@ -253,12 +256,12 @@ def _describe(v: Any) -> str:
 class Signature:
     """A function's parameters and annotations, resolved once."""
 
-    def __init__(self, fn: Any, skip_self: bool):
+    def __init__(self, fn: Any, skip_self: bool, scope: dict[str, Any] | None = None):
         self.fn = fn
         self.sig = inspect.signature(fn)
         params = list(self.sig.parameters.values())
         self.params = params[1:] if skip_self and params else params
-        self.anns = _resolve(fn)
+        self.anns = _resolve(fn, scope)
 
     def bind(self, op: str, args: tuple[Any, ...], kwargs: dict[str, Any], self_obj: Any = None) -> inspect.BoundArguments:
         try:

@@ -15,16 +15,17 @@ the host) runs on a thread of its own, on sim and on threads alike."""
 from __future__ import annotations
 
 import functools
+import itertools
 import threading
 from typing import Any
 
 import _pldsim
 
-from . import dfx, tensor_ops
+from . import dfx, tensor_ops, timing
 from .annotations import DirectionAnn, Signature, dims_bound
 from .errors import UsageTypeError, UsageValueError, describe
 from .values import DistributedTensor, is_torch_tensor, scalar_int
-from .where import caller
+from .where import caller, defining_scope
 
 HOST, DEVICE, KERNEL = "host", "per-device function", "kernel"
 _KIND_NAMES = {HOST: "host orchestrator", DEVICE: "per-device function", KERNEL: "InCore kernel"}
@@ -37,6 +38,36 @@ _pldsim.set_reporter(describe)
 #: code object -> "kernel add_rank" (what an error report calls the
 #: function whose frame raised)
 LABELS: dict[Any, str] = {}
+
+
+#: what a kernel's core is: "mixed" (an InCore function, whose cube and
+#: vector parts upstream's compiler splits), "cube" (an AIC function) or
+#: "vector" (an AIV function)
+MIXED, CUBE, VECTOR = "mixed", "cube", "vector"
+
+
+class KernelContext:
+    """The kernel running on this thread: its name, its unit, and its
+    block of an SPMD launch (pl.tile.get_block_idx / get_block_num)."""
+
+    __slots__ = ("name", "unit", "block_idx", "block_num", "serial")
+
+    def __init__(self, name: str, unit: str, block_idx: int, block_num: int, serial: int):
+        self.name, self.unit, self.block_idx, self.block_num, self.serial = name, unit, block_idx, block_num, serial
+
+
+_serials = itertools.count(1)
+
+
+def kernel() -> KernelContext | None:
+    """The running kernel of this thread, or None outside one."""
+    return getattr(_state, "kernel", None)
+
+
+def launch_as(unit: str, block_idx: int = 0, block_num: int = 1) -> None:
+    """The next kernel this thread runs (in_kernel) is of `unit`, and is
+    block `block_idx` of `block_num`."""
+    _state.launch = (unit, block_idx, block_num)
 
 
 def level() -> str | None:
@@ -59,12 +90,15 @@ class Function:
     """A function of one of the three levels; the decorators make these.
     In a class (``@pl.program``) it binds ``self`` like a method."""
 
-    def __init__(self, fn: Any, kind: str, decorator: str):
+    def __init__(self, fn: Any, kind: str, decorator: str, unit: str = MIXED):
         if not callable(fn):
             raise TypeError(f"{decorator} decorates a function, got {fn!r}")
         self.fn = fn
         self.kind = kind
         self.decorator = decorator
+        self.unit = unit  # a kernel's: MIXED, CUBE (AIC) or VECTOR (AIV)
+        # what its string annotations may name besides globals and closures
+        self._scope = defining_scope()
         self.name = fn.__name__
         self._sig: Signature | None = None
         self._body: Any = None
@@ -99,7 +133,7 @@ class Function:
 
     def signature(self) -> Signature:
         if self._sig is None:
-            self._sig = Signature(self.fn, skip_self=self._method)
+            self._sig = Signature(self.fn, skip_self=self._method, scope=self._scope)
         return self._sig
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -193,12 +227,15 @@ def _dispatch(fn: Function, self_obj: Any, args: tuple, kwargs: dict, device: An
     _check_domains(fn, bound, rank, op)
     call_args, call_kwargs = bound.args, bound.kwargs
     body = fn.body()
+    issued = timing.issued()
 
     def task() -> None:
+        timing.begin(rank, fn.name, issued)
         dfx.task_begin(rank, fn.name)
         with dims_bound(dyn):
             run_as(DEVICE, body, *call_args, **call_kwargs)
         dfx.task_end(rank)
+        timing.end(rank)
 
     _pldsim.dispatch(where[0], where[1], rank, f"per-device function {fn.name}", task)
     # what the host gets back: the tensors the function writes (its pl.Out
@@ -233,27 +270,37 @@ def _incore(fn: Function, self_obj: Any, args: tuple, kwargs: dict) -> Any:
     _check_tensors_first(fn, bound, op)
     args = [tensor_ops.in_kernel_form(a) for a in bound.args]
     kwargs = {k: tensor_ops.in_kernel_form(v) for k, v in bound.kwargs.items()}
+    launch_as(fn.unit)
     with dims_bound(dyn):
         return in_kernel(where[0], where[1], fn.name, fn.fn, *args, **kwargs)
 
 
 def in_kernel(file: str, line: int, name: str, body: Any, *args: Any, **kwargs: Any) -> Any:
-    """Runs body(*args) as kernel `name` (a fresh UB, freed after)."""
+    """Runs body(*args) as kernel `name` (a fresh UB, freed after), of
+    the unit and block launch_as gave (by default a mixed kernel, block 0
+    of 1)."""
+    unit, block_idx, block_num = getattr(_state, "launch", None) or (MIXED, 0, 1)
+    _state.launch = None
+    outer = kernel()
+    _state.kernel = KernelContext(name, unit, block_idx, block_num, next(_serials))
     start = _pldsim.time()
-    _pldsim.incore_enter(file, line, name)
     try:
-        result = run_as(KERNEL, body, *args, **kwargs)
-    except _pldsim.Abort:
-        raise  # the run is ending: nothing to free
-    except BaseException:
-        # a Python exception: free the kernel's UB, so that a caller that
-        # catches it can go on, but without the checks of a normal end (a
-        # put_async in flight): the exception is the error to report, not
-        # what it left unfinished
-        if not _pldsim.aborting():
-            _pldsim.incore_unwind()
-        raise
-    _pldsim.incore_exit()
+        _pldsim.incore_enter(file, line, name)
+        try:
+            result = run_as(KERNEL, body, *args, **kwargs)
+        except _pldsim.Abort:
+            raise  # the run is ending: nothing to free
+        except BaseException:
+            # a Python exception: free the kernel's UB, so that a caller that
+            # catches it can go on, but without the checks of a normal end (a
+            # put_async in flight): the exception is the error to report, not
+            # what it left unfinished
+            if not _pldsim.aborting():
+                _pldsim.incore_unwind()
+            raise
+        _pldsim.incore_exit()
+    finally:
+        _state.kernel = outer
     dfx.kernel_done(name, file, line, start)
     return result
 
@@ -261,10 +308,13 @@ def in_kernel(file: str, line: int, name: str, body: Any, *args: Any, **kwargs: 
 def _dispatch_closure(rank: int, fn: Function, body: Any) -> None:
     """From the host: runs body() on `rank` as fn's per-device function."""
     where = caller()
+    issued = timing.issued()
 
     def task() -> None:
+        timing.begin(rank, fn.name, issued)
         dfx.task_begin(rank, fn.name)
         run_as(DEVICE, body)
         dfx.task_end(rank)
+        timing.end(rank)
 
     _pldsim.dispatch(where[0], where[1], rank, f"per-device function {fn.name}", task)

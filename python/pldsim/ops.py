@@ -13,8 +13,9 @@ from typing import Any
 
 import _pldsim
 
-from . import tensor_ops
-from .errors import UnsupportedError, UsageTypeError
+from . import cube, tensor_ops
+from .errors import UnsupportedError, UsageTypeError, UsageValueError
+from .levels import CUBE, VECTOR, kernel
 from .loops import CarriedLoop
 from .values import INDEX, INT64, DataType, Tile, any_view, dtype_of_code, index_list, tile_of
 from .where import caller
@@ -29,10 +30,17 @@ def atomic_code(atomic: Any, op: str) -> int:
     return _ATOMIC_ADD if int(atomic) == 1 else _ATOMIC_NONE
 
 
-def load(tensor: Any, offsets: Any, shapes: Any, valid_shape: Any = None, target_memory: Any = None, clamp: bool = False) -> Tile:
+def load(tensor: Any, offsets: Any, shapes: Any, valid_shape: Any = None, target_memory: Any = None, clamp: bool = False) -> Any:
     """Global memory (a host tensor, or this rank's copy of a window) to a
-    new tile."""
+    new tile: in UB (Vec, the default), or in the cube's L1 (Mat, cube.py)."""
     op = "pl.load"
+    k = kernel()
+    if target_memory is None and k is not None and k.unit == CUBE:
+        # a cube core has no UB: upstream's compiler loads into L1 there
+        target_memory = cube.MemorySpace.Mat
+    if target_memory is not None and target_memory is not cube.MemorySpace.Vec:
+        return cube.load(tensor, offsets, shapes, valid_shape, target_memory, clamp)
+    cube.require_unit(op, VECTOR)
     file, line = caller()
     v = any_view(tensor, op, "the tensor")
     valid = None if valid_shape is None else index_list(valid_shape, op, "valid_shape")
@@ -43,6 +51,11 @@ def store(tile: Any, offsets: Any, output_tensor: Any, shapes: Any = None, *, at
     """A tile into global memory at `offsets`; returns `output_tensor`
     (upstream rebinds: ``y = pl.store(tile, [0, 0], y)``)."""
     op = "pl.store"
+    if isinstance(tile, cube.CubeTile):
+        if shapes is not None and index_list(shapes, op, "shapes") != list(tile.shape):
+            raise UnsupportedError(op, "shapes= smaller than the tile is not supported by pldsim")
+        cube.store(tile, offsets, output_tensor, atomic_code(atomic, op))
+        return output_tensor
     file, line = caller()
     t = tile_of(tile, op, "the tile")
     if shapes is not None and index_list(shapes, op, "shapes") != list(t.shape):
@@ -54,7 +67,11 @@ def store(tile: Any, offsets: Any, output_tensor: Any, shapes: Any = None, *, at
 
 def _elementwise(code: int, name: str, lhs: Any, rhs: Any) -> Any:
     op = f"pl.{name}"
+    if isinstance(lhs, cube.CubeTile) or isinstance(rhs, cube.CubeTile):
+        which = lhs if isinstance(lhs, cube.CubeTile) else rhs
+        raise UsageTypeError(op, f"{op} is a vector op and takes Vec tiles; this one is in {which.memory.name} (pl.move it to Vec)")
     if isinstance(lhs, Tile):
+        cube.require_unit(op, VECTOR)
         file, line = caller()
         if isinstance(rhs, Tile):
             return Tile(_pldsim.elementwise(file, line, code, lhs._tile, rhs._tile))
@@ -160,10 +177,39 @@ def cast(input: Any, target_type: Any, mode: Any = "round") -> Any:  # noqa: A00
     return _typed(_pldsim.cast(file, line, float(input), target_type.code), result_type)
 
 
-def range(*args: Any, init_values: Any = None) -> Any:  # noqa: A001 - upstream's name
+def range(*args: Any, init_values: Any = None, name: str = "pl.range") -> Any:  # noqa: A001 - upstream's name
     """A loop: on pldsim a Python range (bounds are ints at run time); with
     init_values, one that carries values (loops.py)."""
     if not 1 <= len(args) <= 3:
-        raise UsageTypeError("pl.range", f"pl.range takes 1 to 3 bounds, got {len(args)}")
-    indices = builtins.range(*(index_list(a, "pl.range", "a bound")[0] for a in args))
+        raise UsageTypeError(name, f"{name} takes 1 to 3 bounds, got {len(args)}")
+    indices = builtins.range(*(index_list(a, name, "a bound")[0] for a in args))
     return indices if init_values is None else CarriedLoop(indices, init_values)
+
+
+def parallel(*args: Any, init_values: Any = None) -> Any:
+    """``pl.parallel``: iterations upstream may run in parallel; here, in order."""
+    return range(*args, init_values=init_values, name="pl.parallel")
+
+
+def unroll(*args: Any, init_values: Any = None) -> Any:
+    """``pl.unroll``: a loop upstream's compiler unrolls; its bounds are
+    compile-time ints and it carries no values."""
+    op = "pl.unroll"
+    if init_values is not None:
+        raise UsageTypeError(op, "an unrolled loop carries no values (init_values): use pl.range")
+    for a in args:
+        if isinstance(a, bool) or not isinstance(a, int):
+            raise UsageTypeError(op, f"the bounds of pl.unroll are compile-time ints, got {type(a).__name__}")
+    return range(*args, name=op)
+
+
+def pipeline(*args: Any, stage: Any = None, init_values: Any = None) -> Any:
+    """``pl.pipeline(n, stage=S)``: a loop whose body upstream's compiler
+    replicates S times to overlap its stages (ping-pong buffers); run here
+    as the loop it is, in order."""
+    op = "pl.pipeline"
+    if stage is None:
+        raise UsageTypeError(op, "pl.pipeline needs stage= (a positive integer), as in pl.pipeline(n, stage=2)")
+    if isinstance(stage, bool) or not isinstance(stage, int) or stage < 1:
+        raise UsageValueError(op, f"stage must be a positive integer, got {stage!r}")
+    return range(*args, init_values=init_values, name=op)

@@ -21,7 +21,7 @@ from typing import Any
 
 import _pldsim
 
-from . import dfx, domains, errors, host_builtins, options
+from . import dfx, domains, errors, host_builtins, options, timing
 from . import where as _where
 from .errors import RunError, UnsupportedError, UsageTypeError, UsageValueError
 from .isolate import run_in_child, tensors_in
@@ -86,10 +86,21 @@ class CompiledProgram:
         self.device_ids = list(device_ids)
         self._functions = functions
         self.output_dir = pathlib.Path(output_dir)  # upstream gives a Path
+        #: the statistics of this program's last run: the summary's numbers
+        #: and each dispatch's times (timing.py), or None
+        self.last_run_stats: dict | None = None
         self._write_manifest()
 
     def __repr__(self) -> str:
         return f"<pldsim compiled program {self.name} on {self.platform}, devices {self.device_ids}>"
+
+    def _get_metadata(self) -> tuple[list, list[int], list[Any]]:
+        """The entry's parameters (name, direction, shape, dtype), the
+        indices of its pure outputs, and its declared results, as upstream's
+        compiled program gives them (metadata.py)."""
+        from .metadata import of_signature
+
+        return of_signature(self._entry.signature())
 
     def _write_manifest(self) -> None:
         lines = [
@@ -112,10 +123,13 @@ class CompiledProgram:
         if config is not None:
             platform = _run_config(config, f"{self.name}(...)").platform
         dfx.configure(config, self.output_dir)
+        self.last_run_stats = None
         try:
-            return _run(self._entry, self._self, args, kwargs, platform, self.device_ids, kept, reset)
+            stats, kept_after = _run(self._entry, self._self, args, kwargs, platform, self.device_ids, kept, reset)
         finally:
             dfx.configure(None, self.output_dir)
+        self.last_run_stats = stats  # what pypto.runtime.benchmark reads
+        return stats, kept_after
 
     def prepare(
         self,
@@ -455,8 +469,12 @@ def _run(
         # sim child's are in shared memory, at other addresses)
         _register_host_tensors(entry, self_obj, args, kwargs)
         errors.exit_request = None
+        timing.start()
+        rc, python_error, stats, kept_after = _pldsim.run(opts, platform, devices, who, host, kept, reset)
+        if stats is not None:
+            stats = {**stats, "dispatches": timing.collected()}
         # and a sys.exit() of the program's, from the child of a sim run too
-        return (*_pldsim.run(opts, platform, devices, who, host, kept, reset), errors.exit_request)
+        return rc, python_error, stats, kept_after, errors.exit_request
 
     outer = _where.outer
     _where.outer = _where.caller()  # the program's call, for errors about its arguments

@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 import inspect
 import textwrap
+import threading
 from typing import Any
 
 import _pldsim
@@ -30,16 +31,30 @@ _UNBOUND = object()  # a free name with no value yet at submission
 
 
 class TaskId:
-    """What ``with pl.at(...) as tid`` binds: a task of the rank's manual
-    scope, for later ``deps=[tid]``."""
+    """What ``with pl.at(...) as tid`` (or ``pl.submit``, ``pl.spmd_submit``)
+    binds: a task of the rank's manual scope, for later ``deps=[tid]``.  An
+    SPMD launch is one task per block; its id stands for all of them."""
 
-    __slots__ = ("scope", "index", "name")
+    __slots__ = ("scope", "index", "name", "blocks")
 
-    def __init__(self, scope: int, index: int, name: str):
+    def __init__(self, scope: int, index: int, name: str, blocks: tuple[tuple[int, int], ...] = ()):
         self.scope, self.index, self.name = scope, index, name
+        self.blocks = blocks  # the (scope, index) of each further block
+
+    def ids(self) -> list[tuple[int, int]]:
+        """libpld's task ids that this one stands for."""
+        return [(self.scope, self.index), *self.blocks]
 
     def __repr__(self) -> str:
         return f"<pl.at task {self.name} #{self.index}>" if self.scope else f"<pl.at task {self.name} (ran at once)>"
+
+
+_open = threading.local()  # is a manual scope open on this thread (a rank's)?
+
+
+def in_manual_scope() -> bool:
+    """Is the calling per-device function inside ``pl.manual_scope()``?"""
+    return bool(getattr(_open, "scope", False))
 
 
 class At:
@@ -90,7 +105,7 @@ def submit(body: Any, env: dict, names: tuple, spec: At) -> TaskId:
         annotations._bound.stack = list(dims)
         in_kernel(spec.file, spec.line, spec.name, body, **kwargs)
 
-    scope, index = _pldsim.at(spec.file, spec.line, spec.name, run, [(d.scope, d.index) for d in spec.deps])
+    scope, index = _pldsim.at(spec.file, spec.line, spec.name, run, [i for d in spec.deps for i in d.ids()])
     return TaskId(scope, index, spec.name)
 
 
@@ -103,9 +118,11 @@ class manual_scope:  # noqa: N801 - upstream's name
     def __enter__(self) -> manual_scope:
         self.file, self.line = caller()
         _pldsim.scope_begin(self.file, self.line)
+        _open.scope = True
         return self
 
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> bool:
+        _open.scope = False
         if exc_type is None:
             _pldsim.scope_end(self.file, self.line)
         return False  # an exception ends the run; libpld frees the scope

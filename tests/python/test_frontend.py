@@ -81,6 +81,11 @@ class Constructs(unittest.TestCase):
         self.assertNotEqual(r.returncode, 0)
         self.assertIn("argument 'x' of composite: dimension 0 is M * 2, which no value of M makes 3", r.stderr)
 
+    def test_string_annotations_name_the_factorys_locals(self):
+        r = support.pldsim_py(support.program("factory.py"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.splitlines()[-1], "OK")
+
     def test_an_op_pldsim_lacks_says_so(self):
         r = features("unsupported")
         self.assertEqual(r.returncode, 3, r.stderr)

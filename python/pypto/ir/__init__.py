@@ -1,9 +1,12 @@
-"""``pypto.ir`` on pldsim: ``ir.compile`` for ``@pl.program`` classes."""
+"""``pypto.ir`` on pldsim: ``ir.compile`` for ``@pl.program`` classes, and
+``ParamDirection`` (what a compiled program's ``_get_metadata()`` says of
+each parameter)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from pldsim.metadata import ParamDirection
 from pldsim.program import compile_program
 
 from .distributed_compiled_program import DistributedConfig
@@ -17,4 +20,4 @@ def compile(program: Any, platform: str = "a2a3sim", distributed_config: Any = N
     return compile_program(program, platform=platform, distributed_config=distributed_config, **kwargs)
 
 
-__all__ = ["DistributedConfig", "compile"]
+__all__ = ["DistributedConfig", "ParamDirection", "compile"]

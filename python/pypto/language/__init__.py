@@ -16,13 +16,19 @@ from __future__ import annotations
 import enum
 from typing import Any
 
+from pldsim import arrays as _arrays
+from pldsim import cube as _cube
 from pldsim import ops as _ops
+from pldsim import reduce as _reduce
+from pldsim import spmd as _spmd
 from pldsim import tensor_ops as _tensor_ops
+from pldsim.cube import MemorySpace, TileLayout
 from pldsim.loops import yield_
 from pldsim import program as _program
 from pldsim.comm import AtomicType
 from pldsim.errors import UnsupportedError
-from pldsim.levels import DEVICE, HOST, KERNEL, Function
+from pldsim.errors import UsageTypeError as _UsageTypeError
+from pldsim.levels import CUBE, DEVICE, HOST, KERNEL, MIXED, VECTOR, Function
 from pldsim.values import BF16, BOOL, FP16, FP32, INDEX, INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64, DataType
 
 from . import typing
@@ -43,9 +49,69 @@ cast = _ops.cast
 range = _ops.range  # noqa: A001 - upstream's name
 slice = _tensor_ops.slice  # noqa: A001 - upstream's name
 assemble = _tensor_ops.assemble
-parallel = _ops.range
-unroll = _ops.range
-pipeline = _ops.range
+parallel = _ops.parallel
+unroll = _ops.unroll
+pipeline = _ops.pipeline
+Mem = MemorySpace  # upstream's short alias: pl.Mem.Vec
+move = _cube.move
+
+
+def create_tile(shape: Any, dtype: Any, target_memory: Any = MemorySpace.Vec, transpose: Any = None, *, flat_layout: Any = None) -> Any:
+    """A new tile of `shape` and `dtype` in `target_memory` (pldsim/cube.py)."""
+    return _cube.create(shape, dtype, target_memory, transpose, flat_layout=flat_layout, op="pl.create_tile")
+
+
+spmd_submit = _spmd.spmd_submit
+submit = _spmd.submit
+get_block_idx = _spmd.get_block_idx
+get_block_num = _spmd.get_block_num
+get_subblock_idx = _spmd.get_subblock_idx
+reshape = _reduce.unified_reshape
+row_sum = _reduce.unified("sum", "row")
+row_max = _reduce.unified("max", "row")
+row_min = _reduce.unified("min", "row")
+row_prod = _reduce.unified("prod", "row")
+col_sum = _reduce.unified("sum", "col")
+col_max = _reduce.unified("max", "col")
+col_min = _reduce.unified("min", "col")
+col_prod = _reduce.unified("prod", "col")
+
+_TILE_FLAG = "at tile level a transpose is the tile's own layout, and the accumulator's is fixed"
+
+
+def matmul(lhs: Any, rhs: Any, out_dtype: Any = None, a_trans: bool = False, b_trans: bool = False, c_matrix_nz: bool = False) -> Any:
+    """lhs @ rhs of two tiles: an Acc tile (pldsim/cube.py)."""
+    if _cube.is_tile(lhs) and _cube.is_tile(rhs):
+        for name, given in (("a_trans", a_trans), ("b_trans", b_trans), ("c_matrix_nz", c_matrix_nz)):
+            if given:
+                raise _UsageTypeError("pl.matmul", f"'{name}' is not supported for Tile operands: {_TILE_FLAG}")
+        return _cube.matmul(lhs, rhs, out_dtype)
+    return _tensor_matmul("pl.matmul", lhs, rhs)
+
+
+def matmul_acc(acc: Any, lhs: Any, rhs: Any, a_trans: bool = False, b_trans: bool = False, init_cond: Any = None) -> Any:
+    """acc += lhs @ rhs of tiles, in acc's buffer (pldsim/cube.py)."""
+    if _cube.is_tile(acc) and _cube.is_tile(lhs) and _cube.is_tile(rhs):
+        for name, given in (("a_trans", a_trans), ("b_trans", b_trans)):
+            if given:
+                raise _UsageTypeError("pl.matmul_acc", f"'{name}' is not supported for Tile operands: {_TILE_FLAG}")
+        return _cube.matmul_acc(acc, lhs, rhs, init_cond)
+    return _tensor_matmul("pl.matmul_acc", acc, lhs, rhs)
+
+
+def _tensor_matmul(op: str, *operands: Any) -> Any:
+    if all(_tensor_ops.is_tensor(x) for x in operands):
+        raise UnsupportedError(op, f"{op} of tensors is not supported by pldsim: pl.load tiles (target_memory=pl.Mem.Mat) and multiply those")
+    kinds = ", ".join(type(x).__name__ for x in operands)
+    raise _UsageTypeError(op, f"{op} expects all tiles or all tensors, got {kinds}")
+
+
+def full(shape: Any, dtype: Any, value: Any) -> Any:
+    """``pl.full``: a tensor value of `shape` filled with `value`, in UB (as
+    upstream lowers it to tile.full)."""
+    from pldsim.values import TensorValue
+
+    return TensorValue(_cube.full(shape, dtype, value, op="pl.full"))
 
 
 class FunctionType(enum.Enum):
@@ -133,11 +199,13 @@ def function(func: Any = None, *, type: Any = None, level: Any = None, role: Any
     """A function of a ``@pl.program`` class; its level comes from
     ``type=`` (InCore, Orchestration) or ``level=pl.Level.HOST``."""
     kind = _function_kind(type, level, role)
+    # an AIC function runs on a cube core, an AIV function on a vector core
+    unit = {FunctionType.AIC: CUBE, FunctionType.AIV: VECTOR}.get(type, MIXED)
 
     def wrap(f: Any) -> Any:
         if kind is None:
             return f
-        return Function(f, kind, "@pl.function")
+        return Function(f, kind, "@pl.function", unit)
 
     return wrap if func is None else wrap(func)
 
@@ -173,9 +241,14 @@ def manual_scope() -> Any:
     return scope()
 
 
-def const(value: Any, dtype: Any = None) -> Any:
-    """A constant: on pldsim, the value itself."""
-    return value
+def const(value: Any, dtype: Any) -> Any:
+    """A constant of `dtype`: on pldsim, the number itself (an int for an
+    integer dtype, a float for a float one)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise _UsageTypeError("pl.const", f"pl.const takes a number, got {type(value).__name__}")
+    if not isinstance(dtype, DataType):
+        raise _UsageTypeError("pl.const", f"dtype must be a pl dtype such as pl.INT32, got {dtype!r}")
+    return float(value) if dtype.is_float else int(value)
 
 
 def static_print(*args: Any) -> None:
@@ -189,21 +262,19 @@ def static_assert(condition: Any, msg: str = "") -> None:
 
 # Upstream names that pldsim does not implement: using one says so.
 _UPSTREAM_ONLY = frozenset(
-    """div part_add part_mul part_max part_min exp log concat reshape reinterpret_view transpose
-    matmul batch_matmul row_max row_sum row_min row_prod col_sum col_max col_min col_prod row_argmax
-    row_argmin col_argmax col_argmin row_expand row_expand_add row_expand_sub row_expand_mul
-    row_expand_div row_expand_max row_expand_min row_expand_expdif col_expand col_expand_mul
-    col_expand_div col_expand_sub col_expand_add col_expand_max col_expand_min col_expand_expdif
-    expand_clone expands neg abs recip create_tile fillpad fillpad_expand move gatherb mgather
-    mscatter sqrt rsqrt relu matmul_acc matmul_bias matmul_mx matmul_mx_acc matmul_mx_bias gemv
-    gemv_acc gemv_bias cmp cmps set_validshape rem rems fmod fmods and_ ands or_ ors xor xors shl
-    shls shr shrs maximums minimums prelu not_ addc subc addsc subsc lrelu sel sels tri tpush_to_aiv
+    """div part_add part_mul part_max part_min exp log concat reinterpret_view transpose batch_matmul
+    row_argmax row_argmin col_argmax col_argmin row_expand row_expand_add row_expand_sub
+    row_expand_mul row_expand_div row_expand_max row_expand_min row_expand_expdif col_expand
+    col_expand_mul col_expand_div col_expand_sub col_expand_add col_expand_max col_expand_min
+    col_expand_expdif expand_clone expands neg abs recip fillpad fillpad_expand gatherb mgather
+    mscatter sqrt rsqrt relu matmul_bias matmul_mx matmul_mx_acc matmul_mx_bias gemv gemv_acc
+    gemv_bias cmp cmps set_validshape rem rems fmod fmods and_ ands or_ ors xor xors shl shls shr
+    shrs maximums minimums prelu not_ addc subc addsc subsc lrelu sel sels tri tpush_to_aiv
     tpush_to_aic aiv_shard aic_gather tpop_from_aic tpop_from_aiv aic_initialize_pipe
     aiv_initialize_pipe reserve_buffer import_peer_buffer tfree_to_aic tfree_to_aiv create_tensor
-    cos dim full scope submit spmd_submit no_dep dump_tag scatter
-    scatter_update sin arange gather paged_gather random create_l1 gather_row get_block_idx
-    get_block_num get_subblock_idx mrgsort sort32 while_ cond func_attr cluster spmd
-    split_aiv parse loads parse_program loads_program Array Tuple RUNTIME""".split()
+    cos dim scope no_dep dump_tag scatter scatter_update sin arange gather paged_gather random
+    create_l1 gather_row mrgsort sort32 while_ cond func_attr cluster spmd split_aiv parse loads
+    parse_program loads_program Array Tuple RUNTIME""".split()
 )
 
 
@@ -235,7 +306,37 @@ class _Namespace:
         return unsupported
 
 
-tile = _Namespace("tile", load=load, store=store, add=add, mul=mul, maximum=maximum, minimum=minimum, read=read, write=write, cast=cast)
+tile = _Namespace(
+    "tile",
+    load=load,
+    store=store,
+    add=add,
+    mul=mul,
+    maximum=maximum,
+    minimum=minimum,
+    read=read,
+    write=write,
+    cast=cast,
+    create=_cube.create,
+    create_tile=create_tile,
+    full=_cube.full,
+    move=move,
+    matmul=lambda lhs, rhs: _cube.matmul(lhs, rhs),
+    matmul_acc=_cube.matmul_acc,
+    reshape=_reduce.reshape,
+    get_block_idx=get_block_idx,
+    get_block_num=get_block_num,
+    get_subblock_idx=get_subblock_idx,
+    row_sum=_reduce.tile_op("sum", "row"),
+    row_max=_reduce.tile_op("max", "row"),
+    row_min=_reduce.tile_op("min", "row"),
+    row_prod=_reduce.tile_op("prod", "row"),
+    col_sum=_reduce.tile_op("sum", "col"),
+    col_max=_reduce.tile_op("max", "col"),
+    col_min=_reduce.tile_op("min", "col"),
+    col_prod=_reduce.tile_op("prod", "col"),
+)
+array = _Namespace("array", create=_arrays.create, get_element=_arrays.get_element, update_element=_arrays.update_element)
 tensor = _Namespace(
     "tensor",
     read=read,
@@ -248,6 +349,9 @@ tensor = _Namespace(
     maximum=lambda lhs, rhs: _ops.tensor_elementwise(2, "maximum", lhs, rhs),
     minimum=lambda lhs, rhs: _ops.tensor_elementwise(3, "minimum", lhs, rhs),
     sub=lambda lhs, rhs: _ops.tensor_elementwise(4, "sub", lhs, rhs),
+    get_block_idx=get_block_idx,
+    get_block_num=get_block_num,
+    get_subblock_idx=get_subblock_idx,
 )
 system = _Namespace("system")
 
@@ -257,6 +361,8 @@ __all__ = [
     "Tensor", "Tile", "UINT8", "UINT16", "UINT32", "UINT64", "add", "assemble", "cast", "const", "dynamic", "function",
     "at", "inline", "jit", "load", "manual_scope", "max", "maximum", "min", "minimum", "mul", "parallel", "pipeline", "program",
     "range", "read", "slice", "static_assert", "static_print", "store", "sub", "system", "tensor", "tile", "typing",
-    "unroll", "write", "yield_",
+    "unroll", "write", "yield_", "Mem", "MemorySpace", "TileLayout", "array", "col_max", "col_min", "col_prod", "col_sum",
+    "create_tile", "full", "get_block_idx", "get_block_num", "get_subblock_idx", "matmul", "matmul_acc", "move", "reshape",
+    "row_max", "row_min", "row_prod", "row_sum", "spmd_submit", "submit",
 ]
 _ = _program  # compile entry points are reached through Function.compile and pypto.ir

@@ -1,6 +1,7 @@
 """``pypto.runtime`` on pldsim: ``RunConfig``, ``run`` (compile and
-call in one step), and ``DistributedWorker`` with its resident tensors
-(pldsim/resident.py).
+call in one step), ``DistributedWorker`` with its resident tensors
+(pldsim/resident.py), and ``benchmark``, whose statistics are the runs'
+simulated times (pldsim/bench.py).
 
 RunConfig takes upstream's fields.  pldsim reads ``platform`` (which
 pldsim model the run uses: a2a3sim and a2a3 are the a2a3 model, a5sim and
@@ -10,6 +11,7 @@ others are accepted and have no effect on the simulator."""
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,8 +51,40 @@ class RunConfig:
     dump_ptoas_passes: bool = False
 
     def __post_init__(self) -> None:
+        from pypto.backend import BackendType
+
         if self.platform not in _PLATFORMS:
             raise ValueError(f"Invalid platform {self.platform!r}. Expected 'a2a3sim', 'a2a3', 'a5sim', or 'a5'.")
+        # as upstream's: the platform decides the chip
+        self.backend_type = BackendType.Ascend950 if self.platform.startswith("a5") else BackendType.Ascend910B
+
+    @property
+    def enable_l2_swimlane(self) -> Any:
+        """The former name of enable_chip_swimlane (deprecated upstream)."""
+        return self.enable_chip_swimlane
+
+    @enable_l2_swimlane.setter
+    def enable_l2_swimlane(self, value: Any) -> None:
+        warnings.warn(_L2_SWIMLANE_RENAMED, DeprecationWarning, stacklevel=2)
+        self.enable_chip_swimlane = value
+
+
+_L2_SWIMLANE_RENAMED = "RunConfig.enable_l2_swimlane is the former name of enable_chip_swimlane; use that"
+_dataclass_init = RunConfig.__init__
+
+
+def _init_with_former_names(self: RunConfig, *args: Any, enable_l2_swimlane: Any = None, **kwargs: Any) -> None:
+    """RunConfig(...) that also takes enable_l2_swimlane=, as upstream's does
+    (with a DeprecationWarning), for programs written before the rename."""
+    if enable_l2_swimlane is not None:
+        warnings.warn(_L2_SWIMLANE_RENAMED, DeprecationWarning, stacklevel=2)
+        if "enable_chip_swimlane" in kwargs:
+            raise ValueError("RunConfig got both enable_chip_swimlane and its former name enable_l2_swimlane; pass only enable_chip_swimlane")
+        kwargs["enable_chip_swimlane"] = enable_l2_swimlane
+    _dataclass_init(self, *args, **kwargs)
+
+
+RunConfig.__init__ = _init_with_former_names  # type: ignore[method-assign]
 
 
 def run(program: Any, *args: Any, config: RunConfig | None = None) -> Any:
@@ -68,6 +102,14 @@ def run(program: Any, *args: Any, config: RunConfig | None = None) -> Any:
     return compiled
 
 
+def benchmark(compiled: Any, args: Any, **kwargs: Any) -> Any:
+    """Runs `compiled` ``warmup + rounds`` times and returns the measured
+    rounds' ``BenchmarkStats``, in simulated time (pldsim/bench.py)."""
+    from pldsim.bench import benchmark as run_rounds
+
+    return run_rounds(compiled, args, **kwargs)
+
+
 def DistributedWorker(compiled: Any, *, inherited_host_tensors: Any = None, **kwargs: Any) -> Any:  # noqa: N802 - upstream's class name
     """A worker for one compiled program or a list of them (the first is
     the default; ``run(compiled, *args)`` picks another).  Other keywords
@@ -80,6 +122,10 @@ def DistributedWorker(compiled: Any, *, inherited_host_tensors: Any = None, **kw
 
 
 def __getattr__(name: str) -> Any:
+    if name == "BenchmarkStats":
+        from pldsim.bench import BenchmarkStats
+
+        return BenchmarkStats
     if name in ("DeviceTensor", "StackedDeviceTensor"):
         from pldsim import resident
 
@@ -87,4 +133,4 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'pypto.runtime' has no attribute {name!r}")
 
 
-__all__ = ["DeviceTensor", "DistributedWorker", "RunConfig", "StackedDeviceTensor", "run"]
+__all__ = ["BenchmarkStats", "DeviceTensor", "DistributedWorker", "RunConfig", "StackedDeviceTensor", "benchmark", "run"]
