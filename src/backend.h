@@ -235,8 +235,9 @@ pld_async_event pld__async_add(const char *file, int line, const char *op, pld_a
 
 /* An async put of `bytes` in blocks of `block` bytes (docs/models.md). */
 void pld__price_async(struct pld__cost *c, int from, int to, int64_t bytes, int64_t block);
-/* A tile store into the rank's own window slot (one GM access). */
-void pld__price_store(struct pld__cost *c, size_t bytes);
+/* A tile store into the rank's own window slot: one GM access, or with
+ * `drain` a drain of the cube's L0C. */
+void pld__price_store(struct pld__cost *c, size_t bytes, int drain);
 
 /* A rank's wait as one process tells another, for the deadlock report of
  * a distributed backend (deadlock.c): plain bytes, no pointers. */

@@ -70,9 +70,12 @@ void pld__price_transfer(struct pld__cost *c, int from, int to, size_t bytes)
     c->bytes = (double)bytes;
 }
 
-void pld__price_store(struct pld__cost *c, size_t bytes)
+void pld__price_store(struct pld__cost *c, size_t bytes, int drain)
 {
-    *c = (struct pld__cost){.before = gm_seconds(self_dev(), (double)bytes)};
+    const struct pld__device *d = self_dev();
+    double s = drain ? pld__cube_move_seconds(d, PLD__CUBE_DRAIN, (double)bytes) * d->speed_factor
+                     : gm_seconds(d, (double)bytes);
+    *c = (struct pld__cost){.before = s};
 }
 
 /* A staged copy is chunks of GM traffic and transfers, one after another:
@@ -141,4 +144,48 @@ void pld__price_async(struct pld__cost *c, int from, int to, int64_t bytes, int6
     c->bytes = (double)bytes;
     c->extra_lats = nblocks - 1;
     c->rate = d->sdma_bw;
+}
+
+/* The cube unit (an AIC).  A matmul of an [m, k] and a [k, n] tile runs in
+ * fractals: 16 x 16 of the result by kt of the reduction, kt = 32 bytes of
+ * the operand dtype (16 FP16/BF16 elements, 32 INT8, 8 FP32), each fractal
+ * a whole one however little of it the tile fills.  It costs one
+ * instruction's fixed cube_lat plus its multiply-adds at the dtype's rate:
+ * cube_lat + 2 M N K / rate with M, N, K rounded up to the fractal
+ * (docs/models.md, "The cube unit").  Returns seconds, or -1 when the dtype
+ * has no cube rate in this model (0: the model gives none). */
+double pld__cube_matmul_seconds(const struct pld__device *d, int64_t m, int64_t n, int64_t k,
+                                pl_dtype dt)
+{
+    double rate = dt == PL_FP16 || dt == PL_BF16 ? d->cube_rate
+                  : dt == PL_INT8                ? d->cube_int8_rate
+                  : dt == PL_FP32                ? d->cube_fp32_rate
+                                                 : 0;
+    if (rate <= 0)
+        return -1;
+    int64_t kt = 32 / (int64_t)pl_dtype_size(dt);
+    double M = (double)((m + 15) / 16 * 16), N = (double)((n + 15) / 16 * 16),
+           K = (double)((k + kt - 1) / kt * kt);
+    return d->cube_lat + 2 * M * N * K / rate;
+}
+
+/* What moving `bytes` along one of the cube's own paths costs: L1 to L0A
+ * or L0B at their rates, or a drain of L0C to GM, a fixed cost and its
+ * rate.  Loads into L1 and stores from UB are GM accesses (G(b)). */
+double pld__cube_move_seconds(const struct pld__device *d, enum pld__cube_path path, double bytes)
+{
+    switch (path) {
+    case PLD__CUBE_L1_TO_L0A:
+        return d->l0a_bw > 0 ? bytes / d->l0a_bw : 0;
+    case PLD__CUBE_L1_TO_L0B:
+        return d->l0b_bw > 0 ? bytes / d->l0b_bw : 0;
+    default:
+        return d->l0c_lat + (d->l0c_bw > 0 ? bytes / d->l0c_bw : 0);
+    }
+}
+
+void pld__charge_cube(double seconds)
+{
+    const struct pld__device *d = self_dev();
+    pld__R->be->charge(seconds * d->speed_factor);
 }

@@ -65,5 +65,6 @@ void pld__device_defaults(struct pld__device *d)
 int pld__device_usable(const struct pld__device *d)
 {
     return d->hbm_bw > 0 && d->vector_rate > 0 && d->speed_factor > 0 &&
-           d->ub_usable_bytes <= d->ub_bytes && d->aiv_cores >= 1 && d->sdma_engines >= 1;
+           d->ub_usable_bytes <= d->ub_bytes && d->aiv_cores >= 1 && d->sdma_engines >= 1 &&
+           d->aic_cores >= 1;
 }

@@ -109,9 +109,9 @@ int pld_embed_load_into(const char *file, int line, const char *op, pl_tensor t,
 
 void pld_embed_store_from(const char *file, int line, const char *op, pl_dtype dtype,
                           const void *src, pl_shape shape, pl_shape valid, pl_shape offsets,
-                          pl_tensor t, struct pl_store_kw kw)
+                          pl_tensor t, struct pl_store_kw kw, int from_acc)
 {
-    pld__store_from(file, line, op, dtype, src, shape, valid, offsets, t, kw);
+    pld__store_from(file, line, op, dtype, src, shape, valid, offsets, t, kw, from_acc);
 }
 
 pl_tile pld_embed_tile(const char *file, int line, const char *op, pl_dtype dtype, pl_shape shape,
@@ -134,4 +134,31 @@ void pld_embed_charge_vector(const char *file, int line, const char *op, int64_t
 {
     pld__kernel_rank(file, line, op);
     pld__charge_vector(elems);
+}
+
+void pld_embed_matmul(const char *file, int line, const char *op, int64_t m, int64_t n, int64_t k,
+                      pl_dtype dtype)
+{
+    double t0 = pld__now();
+    struct pld__rank *rk = pld__kernel_rank(file, line, op);
+    double s = pld__cube_matmul_seconds(&rk->dev, m, n, k, dtype);
+    if (s < 0)
+        pld__fail(PLD_EPLATFORM, file, line, op,
+                  "platform %s gives dev%d no cube rate for %s (cube_rate, cube_int8_rate, "
+                  "cube_fp32_rate: docs/models.md)",
+                  pld__R->platform_desc, rk->device_id, pl_dtype_name(dtype));
+    pld__charge_cube(s);
+    pld__trace_op(PLD__OP_MATMUL, t0, -1, NULL, -1, 2 * m * n * k, PLD__MISSING, file, line);
+}
+
+void pld_embed_cube_move(const char *file, int line, const char *op, enum pld_cube_path path,
+                         int64_t bytes)
+{
+    double t0 = pld__now();
+    struct pld__rank *rk = pld__kernel_rank(file, line, op);
+    enum pld__cube_path p = path == PLD_CUBE_TO_L0A   ? PLD__CUBE_L1_TO_L0A
+                            : path == PLD_CUBE_TO_L0B ? PLD__CUBE_L1_TO_L0B
+                                                      : PLD__CUBE_DRAIN;
+    pld__charge_cube(pld__cube_move_seconds(&rk->dev, p, (double)bytes));
+    pld__trace_op(PLD__OP_CUBE_MOVE, t0, -1, NULL, -1, bytes, PLD__MISSING, file, line);
 }

@@ -67,7 +67,16 @@ struct pld__wbuf {
     X(pull_lat, time)        /* a core's fixed cost per pull (remote_load, get chunk), s */        \
     X(pull_bw, bandwidth)    /* one core's pulling throughput, B/s; 0: as fast as the route */     \
     X(push_lat, time)        /* a core's fixed cost per push (remote_store, put chunk), s */       \
-    X(push_bw, bandwidth)    /* one core's pushing throughput, B/s; 0: as fast as the route */
+    X(push_bw, bandwidth)    /* one core's pushing throughput, B/s; 0: as fast as the route */     \
+    X(aic_cores, count)      /* cube cores (AIC) per device: task-graph cube tasks at once */      \
+    X(cube_rate, rate)       /* one AIC's FP16/BF16 matmul throughput, FLOP/s; 0: no cube */       \
+    X(cube_int8_rate, rate)  /* one AIC's INT8 matmul throughput, OP/s */                          \
+    X(cube_fp32_rate, rate)  /* one AIC's FP32 matmul throughput, FLOP/s */                        \
+    X(cube_lat, time)        /* fixed cost of one matmul instruction, s */                         \
+    X(l0a_bw, bandwidth)     /* L1 -> L0A (a matmul's left operand), B/s */                        \
+    X(l0b_bw, bandwidth)     /* L1 -> L0B (its right operand), B/s */                              \
+    X(l0c_bw, bandwidth)     /* L0C -> GM (draining a result), B/s */                              \
+    X(l0c_lat, time)         /* fixed cost of one drain of L0C, s */
 
 struct pld__device {
 #define PLD__DEVICE_FIELD(key, unit) double key;
@@ -370,11 +379,12 @@ int pld__load_into(const char *file, int line, const char *op, pl_tensor t, pl_s
 
 /* pl_store of values the front end keeps outside UB (the cube unit's L0C):
  * `data` (NULL: none, --no-data) holds `shape` elements of `dtype`, whose
- * leading `valid` part is written.  Same checks, cost, race record and
- * trace line as pl_store.  tile.c. */
+ * leading `valid` part is written.  Same checks, race record and trace
+ * line as pl_store; the cost is a GM store, or with `drain` a drain of
+ * L0C.  tile.c. */
 void pld__store_from(const char *file, int line, const char *op, pl_dtype dtype, const void *data,
                      pl_shape shape, pl_shape valid, pl_shape offsets, pl_tensor t,
-                     struct pl_store_kw kw);
+                     struct pl_store_kw kw, int drain);
 
 /* pl_store and pld_tile_remote_store naming `op` in their messages (the
  * front end's tensor-level ops that lower to them).  tile.c, rma.c. */
@@ -485,9 +495,18 @@ void pld__check_tile(const char *file, int line, const char *op, const char *wha
  * The prices of the operations that cross ranks are in backend.h. */
 void pld__charge_gm(size_t bytes);      /* one GM access of `bytes` */
 void pld__charge_vector(int64_t elems); /* a vector op over `elems` */
-void pld__charge_launch(void);          /* a kernel launch */
-void pld__charge_dispatch(void);        /* the host dispatching one task */
-void pld__charge_poll(void);            /* the poll that sees a wait's cell hold */
+/* The cube unit's costs (cost.c): a matmul's seconds on device `d`, or -1
+ * when the model has no cube rate for `dt`; a move along one of the cube's
+ * paths; and charging them to the executing core (scaled by speed_factor,
+ * as all compute). */
+enum pld__cube_path { PLD__CUBE_L1_TO_L0A, PLD__CUBE_L1_TO_L0B, PLD__CUBE_DRAIN };
+double pld__cube_matmul_seconds(const struct pld__device *d, int64_t m, int64_t n, int64_t k,
+                                pl_dtype dt);
+double pld__cube_move_seconds(const struct pld__device *d, enum pld__cube_path path, double bytes);
+void pld__charge_cube(double seconds);
+void pld__charge_launch(void);   /* a kernel launch */
+void pld__charge_dispatch(void); /* the host dispatching one task */
+void pld__charge_poll(void);     /* the poll that sees a wait's cell hold */
 
 /* Events (events.c) behind the trace and the summary. */
 struct pld__event {

@@ -45,6 +45,7 @@ static void model_defaults(struct pld__model *m)
     /* a model written before these keys existed: one core, one engine */
     m->dev.aiv_cores = 1;
     m->dev.sdma_engines = 1;
+    m->dev.aic_cores = 1; /* and no cube figures: a matmul is refused */
 }
 
 /* "4x4" or "16" or "2x2x4" into m->dims; returns the count of dims or -1. */

@@ -35,6 +35,8 @@ enum pld__kind {
     X(SUBS, "subs", "pl_subs", KERNEL)                                                             \
     X(CAST, "cast", "pl_cast", KERNEL)                                                             \
     X(LAUNCH, "launch", "pl_incore", KERNEL)                                                       \
+    X(MATMUL, "matmul", "pl_matmul", KERNEL)                                                       \
+    X(CUBE_MOVE, "move", "pl_move", KERNEL)                                                        \
     X(REMOTE_LOAD, "remote_load", "pld_tile_remote_load", DATA)                                    \
     X(REMOTE_STORE, "remote_store", "pld_tile_remote_store", DATA)                                 \
     X(REMOTE_STORE_ADD, "remote_store_add", "pld_tile_remote_store", DATA)                         \

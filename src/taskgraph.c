@@ -52,6 +52,7 @@ struct gtask {
     const char *name, *file;
     int line;
     int kernel; /* the scheduler enters and leaves the kernel around fn */
+    int cube;   /* runs on a cube core (AIC), else on a vector core (AIV) */
     int *deps;  /* indices of earlier tasks */
     int ndeps;
     int waiting; /* deps not yet complete: the task is ready at 0 */
@@ -70,15 +71,16 @@ struct pld__graph {
     struct gtask *t;
     int n, cap;
     int ncomplete;
-    int cores; /* the cores it runs on, once it runs */
+    int cores;    /* the cores it runs on, once it runs: */
+    int pools[2]; /* of those, vector cores (AIV) and cube cores (AIC), in that order */
     /* The ready tasks (QUEUED, every dependency complete) as a min-heap of
      * indices, so that the next to run is the first submitted, and the
      * deferred tasks in index order.  A completion updates its dependents
      * only; finding work never scans the graph, which made a chain of n
      * tasks O(n^2) on sim, where every idle core looked at every task each
      * time a task completed. */
-    int *ready;
-    int nready;
+    int *ready[2]; /* one heap per pool, vector and cube */
+    int nready[2];
     int *deferred;
     int ndeferred;
     /* a task submitted outside any scope, run at once: its args are the
@@ -126,7 +128,8 @@ static void graph_free(struct pld__graph *g)
         free(g->t[i].conds);
     }
     free(g->t);
-    free(g->ready);
+    free(g->ready[0]);
+    free(g->ready[1]);
     free(g->deferred);
     free(g);
 }
@@ -165,48 +168,52 @@ static int conditions_hold(const struct gtask *t)
     return 1;
 }
 
+/* Makes task i ready, in the heap of its pool. */
 static void ready_push(struct pld__graph *g, int i)
 {
-    int k = g->nready++;
-    while (k > 0 && g->ready[(k - 1) / 2] > i) {
-        g->ready[k] = g->ready[(k - 1) / 2];
+    int pool = g->t[i].cube, *h = g->ready[pool];
+    int k = g->nready[pool]++;
+    while (k > 0 && h[(k - 1) / 2] > i) {
+        h[k] = h[(k - 1) / 2];
         k = (k - 1) / 2;
     }
-    g->ready[k] = i;
+    h[k] = i;
 }
 
-/* Takes the first submitted of the ready tasks, or -1. */
-static int ready_pop(struct pld__graph *g)
+/* Takes the first submitted of the ready tasks of a pool, or -1. */
+static int ready_pop(struct pld__graph *g, int pool)
 {
-    if (!g->nready)
+    int *h = g->ready[pool], *n = &g->nready[pool];
+    if (!*n)
         return -1;
-    int top = g->ready[0], last = g->ready[--g->nready], k = 0;
+    int top = h[0], last = h[--*n], k = 0;
     for (;;) {
         int c = 2 * k + 1;
-        if (c >= g->nready)
+        if (c >= *n)
             break;
-        if (c + 1 < g->nready && g->ready[c + 1] < g->ready[c])
+        if (c + 1 < *n && h[c + 1] < h[c])
             c++;
-        if (g->ready[c] >= last)
+        if (h[c] >= last)
             break;
-        g->ready[k] = g->ready[c];
+        h[k] = h[c];
         k = c;
     }
-    g->ready[k] = last;
+    h[k] = last;
     return top;
 }
 
 /* Before the graph runs: what has no dependency is ready (pushed in index
- * order, the array is already a heap).  Fails only for memory. */
+ * order, each array is already a heap).  Fails only for memory. */
 static int graph_start(struct pld__graph *g)
 {
-    g->ready = malloc((size_t)g->n * sizeof *g->ready);
+    g->ready[0] = malloc((size_t)g->n * sizeof *g->ready[0]);
+    g->ready[1] = malloc((size_t)g->n * sizeof *g->ready[1]);
     g->deferred = malloc((size_t)g->n * sizeof *g->deferred);
-    if (!g->ready || !g->deferred)
+    if (!g->ready[0] || !g->ready[1] || !g->deferred)
         return -1;
     for (int i = 0; i < g->n; i++)
         if (g->t[i].waiting == 0)
-            g->ready[g->nready++] = i;
+            g->ready[g->t[i].cube][g->nready[g->t[i].cube]++] = i;
     return 0;
 }
 
@@ -253,11 +260,18 @@ static int settle_deferred(struct pld__graph *g)
     return done;
 }
 
+/* A core of the graph, as the idle hook asks about it: its pool. */
+struct core_of {
+    struct pld__graph *g;
+    int pool;
+};
+
 /* The idle hook's question: can this core do anything now? */
 static int can_progress(void *arg)
 {
-    struct pld__graph *g = arg;
-    if (g->ncomplete == g->n || g->nready)
+    const struct core_of *c = arg;
+    struct pld__graph *g = c->g;
+    if (g->ncomplete == g->n || g->nready[c->pool])
         return 1;
     for (int d = 0; d < g->ndeferred; d++)
         if (conditions_hold(&g->t[g->deferred[d]]))
@@ -267,12 +281,13 @@ static int can_progress(void *arg)
 
 /* Without an idle hook (threads, mpi): look again every 20 us, for at most
  * the wait timeout, and then report what never became ready. */
-static void idle_by_polling(struct pld__graph *g)
+static void idle_by_polling(struct core_of *c)
 {
+    struct pld__graph *g = c->g;
     double timeout = pld__R->cfg->wait_timeout > 0 ? pld__R->cfg->wait_timeout : 60.0;
     struct timespec t0, now, nap = {0, 20000};
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    while (!can_progress(g)) {
+    while (!can_progress(c)) {
         if (pld_run_aborting())
             pld__R->be->abort_run();
         nanosleep(&nap, NULL);
@@ -295,18 +310,20 @@ static void idle_by_polling(struct pld__graph *g)
     }
 }
 
-/* One core of the graph: takes ready tasks until every task is complete. */
+/* One core of the graph: takes ready tasks of its pool until every task
+ * is complete.  Cores 0 .. pools[0]-1 are vector cores, the rest cube
+ * cores. */
 static void core_loop(void *arg, int core)
 {
-    (void)core;
     struct pld__graph *g = arg;
+    struct core_of me = {g, core >= g->pools[0]};
     const struct pld_backend *be = pld__R->be;
     int has_idle = be->size > offsetof(struct pld_backend, kick) && be->idle && be->kick;
     for (;;) {
         if (pld_run_aborting())
             return;
         int woke = settle_deferred(g);
-        int i = ready_pop(g);
+        int i = ready_pop(g, me.pool);
         if (i >= 0) {
             struct gtask *t = &g->t[i];
             t->state = RUNNING;
@@ -330,9 +347,9 @@ static void core_loop(void *arg, int core)
             return;
         } else if (!woke) {
             if (has_idle)
-                be->idle(can_progress, g);
+                be->idle(can_progress, &me);
             else
-                idle_by_polling(g);
+                idle_by_polling(&me);
             continue;
         }
         if (woke && has_idle)
@@ -391,21 +408,29 @@ int pld__graph_report(const struct pld__run *R, int rank)
         if (lines++ == 0 || first < 0)
             first = n;
     }
-    int queued = 0, running = 0, deferred = 0;
+    int queued = 0, running = 0, deferred = 0, held = -1;
+    int pq[2] = {0, 0}, pr[2] = {0, 0};
     for (int i = 0; i < g->n; i++) {
         queued += g->t[i].state == QUEUED;
         running += g->t[i].state == RUNNING;
         deferred += g->t[i].state == DEFERRED;
+        pq[g->t[i].cube] += g->t[i].state == QUEUED;
+        pr[g->t[i].cube] += g->t[i].state == RUNNING;
     }
+    /* a pool whose queued tasks cannot start: every one of its cores is
+     * held by a running (blocked) task */
+    for (int p = 0; p < 2 && held < 0; p++)
+        if (pq[p] && g->pools[p] && pr[p] >= g->pools[p])
+            held = p;
     if (!queued)
         return first;
     fprintf(stderr, "%s:%d: rank %d: %d task%s of this manual scope never started", g->file,
             g->line, rank, queued, queued == 1 ? "" : "s");
-    if (running >= g->cores)
+    if (held >= 0)
         fprintf(stderr,
-                ": all %d AIV cores are held by tasks blocked in waits (pld_system_defer_wait "
+                ": all %d %s cores are held by tasks blocked in waits (pld_system_defer_wait "
                 "would free them)",
-                g->cores);
+                g->pools[held], held ? "AIC" : "AIV");
     else if (deferred)
         fprintf(stderr, ": %d deferred task%s never completed", deferred, deferred == 1 ? "" : "s");
     else if (running)
@@ -451,16 +476,20 @@ void pld__scope_end(const char *file, int line)
     if (!g)
         pld__fail(PLD_EINVAL, file, line, op, "no manual scope is open on this rank");
     struct pld__rank *rk = &pld__R->ranks[pld__self()];
-    int cores = (int)rk->dev.aiv_cores;
-    if (cores < 1)
-        cores = 1;
-    if (cores > g->n)
-        cores = g->n;
-    g->cores = cores;
+    /* as many cores of each kind as it has tasks for, up to the device's:
+     * cube tasks (AIC functions) run beside vector ones, on cores of their
+     * own (docs/models.md, "The cube unit") */
+    int ncube = 0;
+    for (int i = 0; i < g->n; i++)
+        ncube += g->t[i].cube;
+    int have[2] = {(int)rk->dev.aiv_cores, (int)rk->dev.aic_cores}, want[2] = {g->n - ncube, ncube};
+    for (int p = 0; p < 2; p++)
+        g->pools[p] = want[p] == 0 ? 0 : want[p] < have[p] ? want[p] : have[p] < 1 ? 1 : have[p];
+    g->cores = g->pools[0] + g->pools[1];
     if (g->n > 0 && graph_start(g))
         pld__fail(PLD_ENOMEM, file, line, op, "out of memory for %d tasks", g->n);
     if (g->n > 0)
-        pld__run_cores(cores, core_loop, g);
+        pld__run_cores(g->cores, core_loop, g);
     rk->graph = NULL;
     graph_free(g);
 }
@@ -469,17 +498,19 @@ pld_task_id pld__at(const char *file, int line, const char *kernel, pld__task_fn
                     const void *args, size_t size, struct pld_at_kw kw)
 {
     return pld__at_task(file, line, kw.name ? kw.name : kernel, fn, args, size, kw.deps, kw.ndeps,
-                        1);
+                        1, kw.cube);
 }
 
 pld_task_id pld__at_task(const char *file, int line, const char *name, pld__task_fn fn,
                          const void *args, size_t size, const pld_task_id *deps, int64_t ndeps,
-                         int kernel)
+                         int kernel, int cube)
 {
     static const char op[] = "pld_at";
     struct pld__graph *g = graph_of(file, line, op);
     if (!fn)
         pld__fail(PLD_EINVAL, file, line, op, "the kernel is NULL");
+    if (cube != 0 && cube != 1)
+        pld__fail(PLD_EINVAL, file, line, op, ".cube is %d; expected 0 (a vector core) or 1", cube);
     if (ndeps < 0 || (ndeps > 0 && !deps))
         pld__fail(PLD_EINVAL, file, line, op, ".ndeps is %lld with %s .deps", (long long)ndeps,
                   deps ? "a" : "no");
@@ -505,14 +536,21 @@ pld_task_id pld__at_task(const char *file, int line, const char *name, pld__task
                             .name = name,
                             .file = file,
                             .line = line,
-                            .kernel = kernel};
-        *one = (struct pld__graph){
-            .file = file, .line = line, .t = t, .n = 1, .cap = 1, .cores = 1, .immediate = 1};
+                            .kernel = kernel,
+                            .cube = cube};
+        *one = (struct pld__graph){.file = file,
+                                   .line = line,
+                                   .t = t,
+                                   .n = 1,
+                                   .cap = 1,
+                                   .cores = 1,
+                                   .pools = {!cube, cube},
+                                   .immediate = 1};
         struct pld__rank *rk = &pld__R->ranks[pld__self()];
         rk->graph = one;
         if (graph_start(one))
             pld__fail(PLD_ENOMEM, file, line, op, "out of memory");
-        core_loop(one, 0);
+        core_loop(one, cube); /* core 0 of its pool: 0 a vector core, 1 (pools[0] = 0) a cube */
         rk->graph = NULL;
         graph_free(one);
         return (pld_task_id){.scope = 0, .index = -1};
@@ -535,7 +573,8 @@ pld_task_id pld__at_task(const char *file, int line, const char *name, pld__task
         g->cap = cap;
     }
     struct gtask *t = &g->t[g->n];
-    *t = (struct gtask){.fn = fn, .name = name, .file = file, .line = line, .kernel = kernel};
+    *t = (struct gtask){
+        .fn = fn, .name = name, .file = file, .line = line, .kernel = kernel, .cube = cube};
     if (size) {
         t->args = malloc(size);
         if (!t->args)

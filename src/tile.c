@@ -143,9 +143,11 @@ pl_tensor pl__store(const char *file, int line, pl_tile tile, pl_shape offsets, 
 /* A store of `dtype` values laid out as `shape`, of which the leading
  * `valid` part is written (`data` NULL: no values, --no-data), once the
  * caller has checked where they come from. */
+/* `drain`: the values leave the cube's L0C (a drain, priced as such), not
+ * the vector core's UB (a GM store). */
 static void store_values(const char *file, int line, const char *op, double t0, pl_dtype dtype,
                          void *data_in, pl_shape shape, pl_shape valid, pl_shape offsets,
-                         pl_tensor t, struct pl_store_kw kw)
+                         pl_tensor t, struct pl_store_kw kw, int drain)
 {
     int me = pld__self();
     check_gm(file, line, op, "destination", t);
@@ -168,11 +170,15 @@ static void store_values(const char *file, int line, const char *op, double t0, 
          * against other MPI atomics, a peer's included */
         struct pld__cost c;
         struct pld__region rg = pld__region_of(t, offsets, valid);
-        pld__price_store(&c, bytes);
+        pld__price_store(&c, bytes, drain);
         pld__R->be->write(me, t.win, &rg, (struct pld__span){data ? data_in : NULL, shape},
                           kw.atomic, &c);
     } else {
-        pld__charge_gm(bytes);
+        if (drain)
+            pld__charge_cube(
+                pld__cube_move_seconds(&pld__R->ranks[me].dev, PLD__CUBE_DRAIN, (double)bytes));
+        else
+            pld__charge_gm(bytes);
         if (data)
             pld__copy_region(t.dtype, valid, pld__elem_ptr(t, me, offsets), pld__layout(t), data_in,
                              shape, kw.atomic);
@@ -190,18 +196,19 @@ pl_tensor pld__store_as(const char *file, int line, const char *op, pl_tile tile
     pld__kernel_rank(file, line, op);
     pld__check_tile(file, line, op, "tile", tile);
     store_values(file, line, op, t0, tile.dtype, tile.no_data ? NULL : tile.data, tile.shape,
-                 tile.valid, offsets, t, kw);
+                 tile.valid, offsets, t, kw, 0);
     return t;
 }
 
 void pld__store_from(const char *file, int line, const char *op, pl_dtype dtype, const void *data,
                      pl_shape shape, pl_shape valid, pl_shape offsets, pl_tensor t,
-                     struct pl_store_kw kw)
+                     struct pl_store_kw kw, int drain)
 {
     double t0 = pld__now();
     pld__kernel_rank(file, line, op);
     /* the values are only read; the backend's span type is not const */
-    store_values(file, line, op, t0, dtype, (void *)(uintptr_t)data, shape, valid, offsets, t, kw);
+    store_values(file, line, op, t0, dtype, (void *)(uintptr_t)data, shape, valid, offsets, t, kw,
+                 drain);
 }
 
 enum binop { ADD, MUL, MAX, MIN, SUB };

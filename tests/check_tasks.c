@@ -260,6 +260,7 @@ struct chain_args {
     pl_tensor x;
     int chain; /* 1: each task depends on the one before */
     int rank;
+    int cube; /* bit i: task i is a cube (AIC) task */
 };
 
 static void chain_device(const struct chain_args *a)
@@ -271,7 +272,9 @@ static void chain_device(const struct chain_args *a)
     pld_task_id prev = {0};
     for (int i = 0; i < 4; i++) {
         struct timed_args t = {.index = i, .x = a->x};
-        prev = a->chain && i ? pld_at(timed, t, .deps = &prev, .ndeps = 1) : pld_at(timed, t);
+        int cube = (a->cube >> i) & 1;
+        prev = a->chain && i ? pld_at(timed, t, .deps = &prev, .ndeps = 1, .cube = cube)
+                             : pld_at(timed, t, .cube = cube);
     }
     pld_manual_scope_end();
     T.scope_end = pld_time();
@@ -286,17 +289,23 @@ static void chain_host(const struct chain_args *a)
     }
 }
 
-static void run_chain(int chain, const char *topology)
+static void run_chain_on(int chain, int cube, const char *topology)
 {
     pld_config cfg;
     pld_config_init(&cfg);
     cfg.summary = 0;
     cfg.topology = topology;
     ck_assert_int_eq(pld_config_set_devices(&cfg, "0,1"), 0);
-    struct chain_args a = {.x = pl_tensor_new(PL_SHAPE(1, 256), PL_FP32, "x"), .chain = chain};
+    struct chain_args a = {
+        .x = pl_tensor_new(PL_SHAPE(1, 256), PL_FP32, "x"), .chain = chain, .cube = cube};
     T.spin = 100;
     ck_assert_int_eq(pld_run(&cfg, chain_host, &a), 0);
     pl_tensor_free(&a.x);
+}
+
+static void run_chain(int chain, const char *topology)
+{
+    run_chain_on(chain, 0, topology);
 }
 
 /* 4 tasks of `one` s each after a launch: independent on 4 cores they
@@ -324,6 +333,38 @@ START_TEST(independent_tasks_run_at_once_and_a_chain_in_turn)
     ck_assert_msg(fabs(T.scope_end - T.scope_start - want) < 1e-12,
                   "the scope took %.12g s, the closed form %.12g s", T.scope_end - T.scope_start,
                   want);
+}
+END_TEST
+
+/* Cube tasks (.cube = 1, an AIC function's) run on the device's aic_cores
+ * cube cores, beside the vector tasks on its aiv_cores: tasks 0 and 2 on
+ * one AIC and 1 and 3 on one AIV take two rounds, not four; four cube tasks
+ * on one AIC take four, however many AIV there are; on four AIC, one. */
+START_TEST(cube_tasks_run_on_cube_cores_beside_vector_tasks)
+{
+    static const struct {
+        int cube; /* task mask */
+        const char *topology;
+        int rounds;
+        int start[4]; /* the round each task starts in */
+    } cases[] = {
+        {0x5, "mesh:2,aiv_cores=1,aic_cores=1,launch_lat=1us", 2, {0, 0, 1, 1}},
+        {0xf, "mesh:2,aiv_cores=4,aic_cores=1,launch_lat=1us", 4, {0, 1, 2, 3}},
+        {0xf, "mesh:2,aiv_cores=1,aic_cores=4,launch_lat=1us", 1, {0, 0, 0, 0}},
+    };
+    run_chain_on(0, cases[_i].cube, cases[_i].topology);
+    double one = T.task_end[0] - T.task_start[0];
+    ck_assert_msg(one > 0, "a task takes no time");
+    for (int i = 0; i < 4; i++) {
+        double want = T.task_start[0] + cases[_i].start[i] * (LAUNCH + one);
+        ck_assert_msg(fabs(T.task_start[i] - want) < 1e-12,
+                      "case %d: task %d started at %.12g s, expected %.12g s", _i, i,
+                      T.task_start[i], want);
+    }
+    double want = cases[_i].rounds * (LAUNCH + one);
+    ck_assert_msg(fabs(T.scope_end - T.scope_start - want) < 1e-12,
+                  "case %d: the scope took %.12g s, the closed form %.12g s", _i,
+                  T.scope_end - T.scope_start, want);
 }
 END_TEST
 
@@ -727,6 +768,7 @@ static Suite *suite(void)
     tcase_add_loop_test(tc, deferred_waiters_release_their_cores, 0, 4);
     tcase_add_test(tc, blocking_waiters_on_every_core_deadlock);
     tcase_add_test(tc, blocking_waiters_with_a_core_to_spare_complete);
+    tcase_add_loop_test(tc, cube_tasks_run_on_cube_cores_beside_vector_tasks, 0, 3);
     tcase_add_loop_test(tc, independent_tasks_run_at_once_and_a_chain_in_turn, 0, 3);
     tcase_add_loop_test(tc, a_consumer_starts_when_the_condition_holds, 0, 2);
     tcase_add_loop_test(tc, every_task_runs_once_after_its_dependencies, 0, 4);

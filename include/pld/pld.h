@@ -538,9 +538,13 @@ struct pld_at_kw {
     const pld_task_id *deps; /* tasks of this scope that must complete first */
     int64_t ndeps;
     const char *name; /* the kernel's name in traces (default: the function's) */
+    int cube;         /* 1: an AIC kernel, run on one of the device's aic_cores cube cores */
 };
-/* pld_at(kernel, args[, .deps, .ndeps, .name]): submits kernel(&args) as a
- * task on one AIV core (upstream's pl.at(level=CORE_GROUP, deps=[...])).
+/* pld_at(kernel, args[, .deps, .ndeps, .name, .cube]): submits
+ * kernel(&args) as a task on one AIV core, or with .cube = 1 on one AIC
+ * core (upstream's pl.at(level=CORE_GROUP, deps=[...]); an AIC function's
+ * task).  A scope's cube tasks run beside its vector tasks, on cube cores
+ * of their own.
  * In a manual scope it runs, with a fresh UB, on the first free core once
  * every task in .deps is complete; outside one it runs at once, like
  * pl_incore.  `args` is copied.  Errors: not in a per-device orchestrator,
@@ -555,7 +559,7 @@ pld_task_id pld__at(const char *file, int line, const char *kernel, pld__task_fn
  * leaving the kernel to fn (which then names it itself). */
 pld_task_id pld__at_task(const char *file, int line, const char *name, pld__task_fn fn,
                          const void *args, size_t size, const pld_task_id *deps, int64_t ndeps,
-                         int kernel);
+                         int kernel, int cube);
 
 /* pld_system_defer_wait(signal, .offsets, .expected, .cmp = PLD_WAIT_GE):
  * in a task submitted with pld_at, registers "the rank's own cell >=

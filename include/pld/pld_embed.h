@@ -109,12 +109,14 @@ void pld_embed_remote_store(const char *file, int line, const char *op, pl_tile 
  * pld_embed_store_from: pl_store on behalf of `op` of `shape` elements of
  * `dtype` at `src` (NULL: no values, --no-data), of which the leading
  * `valid` part is written into `t` at `offsets`: the same checks, cost,
- * race record and trace line as pl_store of such a tile. */
+ * race record and trace line as pl_store of such a tile; with `from_acc`
+ * the values leave the cube's L0C, and the store costs a drain of L0C
+ * (l0c_lat + bytes / l0c_bw) instead of a GM store. */
 int pld_embed_load_into(const char *file, int line, const char *op, pl_tensor t, pl_shape offsets,
                         pl_shape shape, struct pl_load_kw kw, void *dst, pl_shape *valid);
 void pld_embed_store_from(const char *file, int line, const char *op, pl_dtype dtype,
                           const void *src, pl_shape shape, pl_shape valid, pl_shape offsets,
-                          pl_tensor t, struct pl_store_kw kw);
+                          pl_tensor t, struct pl_store_kw kw, int from_acc);
 
 /* A new tile in the running kernel's UB (its limit applies, as for every
  * tile) of `dtype` and `shape`, holding `values` (row-major, shape's
@@ -130,6 +132,22 @@ pl_tile pld_embed_tile(const char *file, int line, const char *op, pl_dtype dtyp
  * `op` (a front-end op the library does not price itself).  Errors:
  * outside a kernel. */
 void pld_embed_charge_vector(const char *file, int line, const char *op, int64_t elems);
+
+/* The cube unit (docs/models.md, "The cube unit").  pld_embed_matmul
+ * charges the running kernel's core one matmul of an [m, k] and a [k, n]
+ * tile of `dtype` (FP16, BF16, INT8 or FP32) and traces it: cube_lat plus
+ * 2 M N K / rate, M, N, K rounded up to the fractal.  pld_embed_cube_move
+ * charges and traces moving `bytes` along one of the cube's paths.  Errors:
+ * outside a kernel; a model with no cube rate for the dtype (exit 2). */
+enum pld_cube_path {
+    PLD_CUBE_TO_L0A,  /* L1 -> L0A: a matmul's left operand */
+    PLD_CUBE_TO_L0B,  /* L1 -> L0B: its right operand */
+    PLD_CUBE_DRAIN_UB /* L0C -> the vector core's UB (a5's path) */
+};
+void pld_embed_matmul(const char *file, int line, const char *op, int64_t m, int64_t n, int64_t k,
+                      pl_dtype dtype);
+void pld_embed_cube_move(const char *file, int line, const char *op, enum pld_cube_path path,
+                         int64_t bytes);
 
 #ifdef __cplusplus
 }

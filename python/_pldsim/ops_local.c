@@ -452,10 +452,10 @@ static PyObject *py_store_from(PyObject *self, PyObject *args)
     (void)self;
     SRC_ARGS
     PyObject *opname, *shape, *validp, *off, *view;
-    int dtype, atomic;
+    int dtype, atomic, from_acc = 0;
     unsigned long long addr;
-    if (!PyArg_ParseTuple(args, SRC_FMT "UiKOOOOi", SRC_PTRS, &opname, &dtype, &addr, &shape,
-                          &validp, &off, &view, &atomic))
+    if (!PyArg_ParseTuple(args, SRC_FMT "UiKOOOOi|p", SRC_PTRS, &opname, &dtype, &addr, &shape,
+                          &validp, &off, &view, &atomic, &from_acc))
         return NULL;
     SRC_C()
     const char *op = pldsim_intern(opname);
@@ -467,7 +467,7 @@ static PyObject *py_store_from(PyObject *self, PyObject *args)
     pl_tensor tv = *t;
     struct pl_store_kw kw = {.atomic = (pl_atomic)atomic};
     PLDSIM_CALL(pld_embed_store_from(file, line, op, (pl_dtype)dtype, (const void *)(uintptr_t)addr,
-                                     s, v, o, tv, kw));
+                                     s, v, o, tv, kw, from_acc));
     Py_RETURN_NONE;
 }
 
@@ -559,7 +559,51 @@ static PyObject *py_charge_vector(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* matmul_cost(file, line, op, m, n, k, dtype): one matmul on the cube. */
+static PyObject *py_matmul_cost(PyObject *self, PyObject *args)
+{
+    (void)self;
+    SRC_ARGS
+    PyObject *opname;
+    long long m, n, k;
+    int dtype;
+    if (!PyArg_ParseTuple(args, SRC_FMT "ULLLi", SRC_PTRS, &opname, &m, &n, &k, &dtype))
+        return NULL;
+    SRC_C()
+    const char *op = pldsim_intern(opname);
+    if (!op)
+        return NULL;
+    PLDSIM_CALL(
+        pld_embed_matmul(file, line, op, (int64_t)m, (int64_t)n, (int64_t)k, (pl_dtype)dtype));
+    Py_RETURN_NONE;
+}
+
+/* cube_move(file, line, op, path, bytes): a move along a cube path
+ * (0: L1 -> L0A, 1: L1 -> L0B, 2: L0C -> UB). */
+static PyObject *py_cube_move(PyObject *self, PyObject *args)
+{
+    (void)self;
+    SRC_ARGS
+    PyObject *opname;
+    int path;
+    long long bytes;
+    if (!PyArg_ParseTuple(args, SRC_FMT "UiL", SRC_PTRS, &opname, &path, &bytes))
+        return NULL;
+    SRC_C()
+    const char *op = pldsim_intern(opname);
+    if (!op)
+        return NULL;
+    if (path < PLD_CUBE_TO_L0A || path > PLD_CUBE_DRAIN_UB) {
+        PyErr_Format(PyExc_ValueError, "cube_move: path %d is not 0, 1 or 2", path);
+        return NULL;
+    }
+    PLDSIM_CALL(pld_embed_cube_move(file, line, op, (enum pld_cube_path)path, (int64_t)bytes));
+    Py_RETURN_NONE;
+}
+
 PyMethodDef pldsim_local_methods[] = {
+    {"matmul_cost", py_matmul_cost, METH_VARARGS, "matmul_cost(file, line, op, m, n, k, dtype)"},
+    {"cube_move", py_cube_move, METH_VARARGS, "cube_move(file, line, op, path, bytes)"},
     {"host_view", py_host_view, METH_VARARGS, "host_view(dtype, shape, ptr, name, keep) -> View"},
     {"alloc", py_alloc, METH_VARARGS,
      "alloc(file, line, bytes, shape, dtype, name[, group]) -> Buffer (group: device ranks or "

@@ -346,8 +346,8 @@ static PyObject *py_at(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *file, *name, *call, *deps;
-    int line;
-    if (!PyArg_ParseTuple(args, "UiUOO", &file, &line, &name, &call, &deps))
+    int line, cube = 0;
+    if (!PyArg_ParseTuple(args, "UiUOO|p", &file, &line, &name, &call, &deps, &cube))
         return NULL;
     const char *f = pldsim_intern(file), *nm = pldsim_intern(name);
     if (!f || !nm)
@@ -373,7 +373,7 @@ static PyObject *py_at(PyObject *self, PyObject *args)
     Py_INCREF(call);
     struct task_args ta = {call, nm};
     pld_task_id id = {0};
-    PLDSIM_CALL(id = pld__at_task(f, line, nm, task_trampoline, &ta, sizeof ta, ids, n, 0));
+    PLDSIM_CALL(id = pld__at_task(f, line, nm, task_trampoline, &ta, sizeof ta, ids, n, 0, cube));
     PyMem_Free(ids);
     return Py_BuildValue("(ii)", id.scope, id.index);
 }
@@ -483,7 +483,8 @@ PyMethodDef pldsim_run_methods[] = {
     {"incore_enter", py_incore_enter, METH_VARARGS, "incore_enter(file, line, kernel_name)"},
     {"scope_begin", py_scope_begin, METH_VARARGS, "scope_begin(file, line): opens a manual scope"},
     {"scope_end", py_scope_end, METH_VARARGS, "scope_end(file, line): runs its task graph"},
-    {"at", py_at, METH_VARARGS, "at(file, line, name, call, deps) -> (scope, index)"},
+    {"at", py_at, METH_VARARGS,
+     "at(file, line, name, call, deps[, cube]) -> (scope, index); cube: on an AIC core"},
     {"incore_exit", py_incore_exit, METH_NOARGS, "incore_exit()"},
     {"incore_unwind", py_incore_unwind, METH_NOARGS, "incore_unwind()"},
     {"world_size", py_world_size, METH_VARARGS, "world_size(file, line) -> int"},

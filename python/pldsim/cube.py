@@ -18,9 +18,11 @@ Mat); a Vec tile is taken too, as upstream's compiler would have loaded it
 into Mat.  The product is an Acc tile of FP32 (float operands) or INT32
 (integer ones).
 
-The device time of a matmul is charged in one place, :func:`_charge_matmul`.
-Moves between the cube's buffers are not charged: they are the operand
-traffic that the cube model will price with the matmul."""
+The device time of the cube is libpld's cube model (docs/models.md, "The
+cube unit"): a matmul costs its fractals at the dtype's rate
+(:func:`_charge_matmul`), a move into L0A or L0B its bytes at that path's
+rate, a store of an Acc tile a drain of L0C; an operand the matmul reads
+from L1 (or UB) is moved into L0 by the matmul, and costs that move."""
 
 from __future__ import annotations
 
@@ -238,7 +240,7 @@ def store(tile: CubeTile, offsets: Any, output_tensor: Any, atomic_code: int) ->
     data = None if tile.data is None else tile.data.contiguous()
     tile.data = data
     _pldsim.store_from(
-        file, line, op, tile.dtype.code, 0 if data is None else data.data_ptr(), tile.shape, tile.valid, index_list(offsets, op, "offsets"), v, atomic_code
+        file, line, op, tile.dtype.code, 0 if data is None else data.data_ptr(), tile.shape, tile.valid, index_list(offsets, op, "offsets"), v, atomic_code, True
     )
 
 
@@ -259,26 +261,35 @@ def move(tile: Any, target_memory: Any, blayout: Any = None, slayout: Any = None
         raise UnsupportedError(op, f"a move into {space.name} is not supported by pldsim (Vec, Mat, Left and Right are)")
     data = values_of(op, tile, "the tile")
     if space is MemorySpace.Vec:
+        if memory_of(tile) is MemorySpace.Acc:  # a5's L0C -> UB path
+            _charge_move(PATH_DRAIN_UB, tile)
         return vec_tile(op, tile.dtype, list(tile.shape), valid_of(tile), data)
     require_unit(op, levels.CUBE)
+    if space in (MemorySpace.Left, MemorySpace.Right) and memory_of(tile) is not space:
+        _charge_move(PATH_L0A if space is MemorySpace.Left else PATH_L0B, tile)
     return CubeTile(None if data is None else data.clone(), tile.dtype, space, tile.shape, valid_of(tile))
 
 
 # ---- matmul --------------------------------------------------------------------------
 
 
+# the cube's own paths, as _pldsim.cube_move numbers them (pld_embed.h)
+PATH_L0A, PATH_L0B, PATH_DRAIN_UB = 0, 1, 2
+
+
+def _charge_move(path: int, tile: Any) -> None:
+    """A move of `tile`'s bytes (its physical shape) along a cube path."""
+    file, line = caller()
+    _pldsim.cube_move(file, line, "pl.move", path, math.prod(tile.shape) * tile.dtype.get_byte())
+
+
 def _charge_matmul(m: int, n: int, k: int, dtype: DataType) -> None:
     """The device time of one matmul of an [m, k] and a [k, n] tile of
-    `dtype`: the one place it is charged.
-
-    A placeholder, uncalibrated: the device models have no cube unit yet,
-    so the m*n*k multiply-adds are charged as that many element operations
-    of the vector unit (pl.mul of m*n*k elements), which is far slower than
-    a cube.  The cube-unit cost model (src/cost.c: a matmul priced by its
-    FLOPs and its operand traffic through L1 and L0) replaces this body."""
-    del dtype  # the cube model prices each dtype at its own rate
+    `dtype`: the one place it is charged, by libpld's cube model (cost.c:
+    cube_lat + 2 M N K / the dtype's rate, M, N, K rounded up to the cube's
+    fractal)."""
     file, line = caller()
-    _pldsim.charge_vector(file, line, "pl.matmul", m * n * k)
+    _pldsim.matmul_cost(file, line, "pl.matmul", m, n, k, dtype.code)
 
 
 def _operand(op: str, t: Any, what: str, allowed: tuple[MemorySpace, ...]) -> Any:
@@ -311,6 +322,11 @@ def _product(op: str, lhs: Any, rhs: Any) -> tuple[Any, DataType, list[int], lis
     acc = FP32 if lhs.dtype.is_float else INT32
     a, b = values_of(op, lhs, "lhs"), values_of(op, rhs, "rhs")
     m, k, n = lhs.shape[0], lhs.shape[1], rhs.shape[1]
+    # operands in L1 (or UB) go into L0A and L0B first: the matmul moves them
+    if memory_of(lhs) is not MemorySpace.Left:
+        _charge_move(PATH_L0A, lhs)
+    if memory_of(rhs) is not MemorySpace.Right:
+        _charge_move(PATH_L0B, rhs)
     _charge_matmul(m, n, k, lhs.dtype)
     if a is None or b is None:
         return None, acc, [m, n], [lv[0], rv[1]]

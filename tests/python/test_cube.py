@@ -1,7 +1,7 @@
 """The cube unit's ops under pldsim-py (tests/python/programs/cube.py):
-each gives torch's result, each misuse is one message at its .py line, and
-a matmul's device time is charged through the front end's one hook
-(cube._charge_matmul: for now m*n*k vector element operations)."""
+each gives torch's result, each misuse is one message at its .py line; and
+the cube model's times against their closed forms
+(tests/python/programs/cube_time.py, docs/models.md "The cube unit")."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ import unittest
 import support
 
 PROGRAM = "cube.py"
-VECTOR_RATE = 128e9  # a2a3's vector_rate, elements per second (models/a2a3.model)
+TIMED = "cube_time.py"
+QUIET = "mesh:1,dispatch_lat=0"  # one device, no host dispatch: the kernel alone
 
 
 def run(*args: str):
@@ -56,13 +57,73 @@ class Results(unittest.TestCase):
         self.check("aic-aiv")
 
 
+def timed(*args: str, topology: str = QUIET):
+    return support.pldsim_py("--topology", topology, support.program(TIMED), *args)
+
+
+def matmul_us(m: dict, dtype: str, mm: int, n: int, k: int) -> float:
+    """cost.c's matmul: cube_lat + 2 M N K / rate, M, N, K rounded up to
+    the fractal (16 x 16, by 32 bytes of the dtype along K)."""
+    size = {"FP16": 2, "BF16": 2, "FP32": 4, "INT8": 1}[dtype]
+    rate = {"FP16": "cube_rate", "BF16": "cube_rate", "FP32": "cube_fp32_rate", "INT8": "cube_int8_rate"}[dtype]
+    kt = 32 // size
+    up = lambda x, q: -(-x // q) * q  # noqa: E731
+    return m["cube_lat"] + 2 * up(mm, 16) * up(n, 16) * up(k, kt) / m[rate]
+
+
 class Timing(unittest.TestCase):
-    def test_each_matmul_is_charged_m_n_k_vector_operations(self):
+    def test_a_gemm_is_its_loads_moves_fractals_and_drain(self):
+        """launch + G(A) + G(B) + A/l0a_bw + B/l0b_bw + matmul + l0c_lat +
+        C/l0c_bw, for each dtype, with sizes that fill the fractals and
+        sizes that do not."""
+        m = support.model_us()
+        cases = [("FP16", 64, 48, 96), ("FP16", 20, 17, 40), ("BF16", 16, 16, 16), ("INT8", 32, 32, 64), ("FP32", 16, 24, 8)]
+        runs = support.in_parallel(lambda c: timed("gemm", c[0], *map(str, c[1:])), cases)
+        for (dtype, mm, n, k), r in zip(cases, runs):
+            with self.subTest(dtype=dtype, m=mm, n=n, k=k):
+                self.assertEqual(r.returncode, 0, r.stderr)
+                size = {"FP16": 2, "BF16": 2, "FP32": 4, "INT8": 1}[dtype]
+                a, b, c = mm * k * size, k * n * size, mm * n * 4
+                gm = lambda x: m["hbm_lat"] + x / m["hbm_bw"]  # noqa: E731
+                want = m["launch_lat"] + gm(a) + gm(b) + a / m["l0a_bw"] + b / m["l0b_bw"] + matmul_us(m, dtype, mm, n, k) + m["l0c_lat"] + c / m["l0c_bw"]
+                self.assertAlmostEqual(sim_time_us(r), want, delta=0.0015)  # time= has 3 decimals
+
+    def test_each_matmul_acc_of_l1_operands_moves_them_into_l0(self):
+        # cube.py's timing mode: N matmul_acc of [16, 32] @ [32, 16] FP16
+        # tiles held in L1: each moves both into L0A and L0B, then multiplies
+        m = support.model_us()
         none, hundred = support.in_parallel(lambda n: run("timing", str(n)), [0, 100])
         for r in (none, hundred):
             self.assertEqual(r.returncode, 0, r.stderr)
-        charged = (sim_time_us(hundred) - sim_time_us(none)) * 1e-6
-        self.assertAlmostEqual(charged, 100 * 16 * 32 * 16 / VECTOR_RATE, delta=2e-9)
+        each = 1024 / m["l0a_bw"] + 1024 / m["l0b_bw"] + matmul_us(m, "FP16", 16, 16, 32)
+        self.assertAlmostEqual(sim_time_us(hundred) - sim_time_us(none), 100 * each, delta=0.002)
+
+    def test_cube_and_vector_cores_are_separate_resources(self):
+        """An AIC task beside an AIV task takes as long as the longer of
+        them (plus the one launch), not their sum."""
+        for w in ("10", "400"):
+            both, cube, vec = support.in_parallel(lambda a: timed(*a), [("overlap", w), ("cubes", "1", w), ("scale", w)])
+            for r in (both, cube, vec):
+                self.assertEqual(r.returncode, 0, r.stderr)
+            with self.subTest(w=w):
+                self.assertAlmostEqual(sim_time_us(both), max(sim_time_us(cube), sim_time_us(vec)), delta=0.0015)
+                self.assertLess(sim_time_us(both), sim_time_us(cube) + sim_time_us(vec) - 1.0)
+
+    def test_aic_cores_blocks_run_at_once(self):
+        """a2a3 has 24 AIC: 24 blocks of an AIC function take one block's
+        time, the 25th a second round; with aic_cores = 2, 3 blocks take
+        two rounds."""
+        cases = [("1", QUIET), ("24", QUIET), ("25", QUIET), ("2", QUIET + ",aic_cores=2"), ("3", QUIET + ",aic_cores=2")]
+        one, full, over, two_of_2, three_of_2 = [sim_time_us(r) for r in support.in_parallel(lambda c: timed("cubes", c[0], "10", topology=c[1]), cases)]
+        self.assertAlmostEqual(full, one, delta=0.0015)
+        self.assertAlmostEqual(two_of_2, one, delta=0.0015)
+        self.assertAlmostEqual(over, 2 * one, delta=0.003)
+        self.assertAlmostEqual(three_of_2, 2 * one, delta=0.003)
+
+    def test_a_model_without_a_cube_rate_refuses_the_matmul(self):
+        r = timed("gemm", "FP16", "16", "16", "16", topology=QUIET + ",cube_rate=0")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("pl.matmul: platform topology mesh:1,dispatch_lat=0,cube_rate=0 gives dev0 no cube rate for FP16", r.stderr)
 
     def test_a_mat_load_is_a_traced_gm_load(self):
         with support.scratch() as d:
