@@ -15,7 +15,13 @@
  *    draws a window of the run, --width sets the width.
  *  - Arrows are drawn before the blocks, and run from the edge of one lane
  *    to the edge of the other, in the gap around the blocks, so that no
- *    arrowhead or line covers an op. */
+ *    arrowhead or line covers an op.
+ *  - Ops of one rank that overlap in time (its cores at once: a builtin's
+ *    core_num, a task graph's vector and cube cores) go to rows of its
+ *    lane, so that none hides another: each op to the row whose last op
+ *    ended latest no later than its start, which keeps a core's run of
+ *    ops on one row; a rank whose ops never overlap has one row, drawn as
+ *    before. */
 #include "svg_axis.h"
 #include "trace.h"
 
@@ -91,14 +97,58 @@ int pld__write_svg_view(FILE *out, const struct pld__run *R, const struct pld__t
     if (pld__svg_axis_init(&axis, t, t_from, tmax, view->width, view->linear) != 0)
         return -1;
     int cut = axis.nbreaks > 0; /* the breaks' labels need a row above the lanes */
-    const double L = 70, lane_h = 28, T = cut ? 54 : 40, gap = 4, plot_w = axis.plot_w;
-    const double W = L + plot_w + 20, H = T + lanes * lane_h + 60 + 18 * (5 + async + cut);
-    /* x of a time, held to the window (an op that straddles its edge is cut) */
-#define X(s)          (L + pld__svg_axis_x(&axis, (s)))
+    const double L = 70, lane_h = 28, row_h = 14, T = cut ? 54 : 40, gap = 4, plot_w = axis.plot_w;
 #define IN_VIEW(a, b) ((b) >= t_from && (a) <= tmax)
-#define LANE_Y(rank)  (T + ((rank) + 1) * lane_h)
+    /* the row of each op in view, and the rows of each lane */
+    int *row = calloc(t->n + 1, sizeof *row), *nrows = calloc((size_t)lanes, sizeof *nrows);
+    double *row_end = NULL, *lane_y = malloc(((size_t)lanes + 1) * sizeof *lane_y);
+    size_t cap = 0;
+    if (!row || !nrows || !lane_y) {
+        free(row), free(nrows), free(lane_y);
+        pld__svg_axis_free(&axis);
+        return -1;
+    }
+    for (int l = 0; l < lanes; l++) {
+        int n = 0; /* rows of lane l so far; row_end[k]: where row k's last op ends */
+        for (size_t i = 0; i < t->n; i++) {
+            const struct pld__event *e = &t->ev[i];
+            if (e->rank + 1 != l || !IN_VIEW(e->t0, e->t1))
+                continue;
+            int best = -1;
+            for (int k = 0; k < n; k++)
+                if (row_end[k] <= e->t0 && (best < 0 || row_end[k] > row_end[best]))
+                    best = k;
+            if (best < 0) {
+                if ((size_t)n == cap) {
+                    double *g = realloc(row_end, (cap = cap ? 2 * cap : 8) * sizeof *g);
+                    if (!g) {
+                        free(row), free(nrows), free(lane_y), free(row_end);
+                        pld__svg_axis_free(&axis);
+                        return -1;
+                    }
+                    row_end = g;
+                }
+                best = n++;
+            }
+            row[i] = best;
+            row_end[best] = e->t1;
+        }
+        nrows[l] = n > 1 ? n : 1;
+    }
+    free(row_end);
+    int rows = 0; /* some lane has more than one row */
+    lane_y[0] = T;
+    for (int l = 0; l < lanes; l++) {
+        rows |= nrows[l] > 1;
+        lane_y[l + 1] = lane_y[l] + (nrows[l] > 1 ? 2 * gap + nrows[l] * row_h : lane_h);
+    }
+    const double W = L + plot_w + 20, H = lane_y[lanes] + 60 + 18 * (5 + async + cut);
+    /* x of a time, held to the window (an op that straddles its edge is cut) */
+#define X(s)         (L + pld__svg_axis_x(&axis, (s)))
+#define LANE_Y(rank) (lane_y[(rank) + 1])
+#define LANE_H(rank) (lane_y[(rank) + 2] - lane_y[(rank) + 1])
 /* the edge of `lane` that faces `other`: in the gap around its blocks */
-#define EDGE_Y(lane, other) (LANE_Y(lane) + ((other) > (lane) ? lane_h - gap / 2 : gap / 2))
+#define EDGE_Y(lane, other) (LANE_Y(lane) + ((other) > (lane) ? LANE_H(lane) - gap / 2 : gap / 2))
     char *platform = pld__escape_xml(R->platform_desc);
     fprintf(out,
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -115,10 +165,12 @@ int pld__write_svg_view(FILE *out, const struct pld__run *R, const struct pld__t
         fprintf(out, ", drawn from %.3f to %.3f us", t_from * 1e6, tmax * 1e6);
     if (cut)
         fprintf(out, "; %d idle stretch%s cut short", axis.nbreaks, axis.nbreaks > 1 ? "es" : "");
+    if (rows)
+        fputs("; a rank's ops at once (its cores) in rows", out);
     fputs("</text>\n", out);
     free(platform);
     for (int l = 0; l < lanes; l++) {
-        double y = T + l * lane_h;
+        double y = lane_y[l], h = lane_y[l + 1] - lane_y[l];
         char label[32];
         if (l == 0)
             snprintf(label, sizeof label, "host");
@@ -127,8 +179,7 @@ int pld__write_svg_view(FILE *out, const struct pld__run *R, const struct pld__t
         fprintf(out,
                 "<rect x=\"%.0f\" y=\"%.1f\" width=\"%.0f\" height=\"%.0f\" fill=\"%s\"/>\n"
                 "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
-                L, y, plot_w, lane_h, l % 2 ? "#f7f7f7" : "#ffffff", L - 8, y + lane_h / 2 + 4,
-                label);
+                L, y, plot_w, h, l % 2 ? "#f7f7f7" : "#ffffff", L - 8, y + h / 2 + 4, label);
     }
     /* transfers: data leaves `src` at the op's start and lands at its end */
     for (size_t i = 0; i < t->n; i++) {
@@ -151,7 +202,8 @@ int pld__write_svg_view(FILE *out, const struct pld__run *R, const struct pld__t
         const struct pld__xfer *x = &t->xf[i];
         if (!x->is_async || !IN_VIEW(x->t0, x->t1))
             continue;
-        double x0 = X(x->t0), w = fmax(X(x->t1) - x0, 0.5), y = LANE_Y(x->from) + lane_h - gap;
+        double x0 = X(x->t0), w = fmax(X(x->t1) - x0, 0.5),
+               y = LANE_Y(x->from) + LANE_H(x->from) - gap;
         fprintf(out,
                 "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"4\" fill=\"%s\">"
                 "<title>put_async in flight %.3f-%.3f us</title></rect>\n"
@@ -165,16 +217,19 @@ int pld__write_svg_view(FILE *out, const struct pld__run *R, const struct pld__t
         const struct pld__event *e = &t->ev[i];
         if (!IN_VIEW(e->t0, e->t1))
             continue;
-        double x0 = X(e->t0), w = fmax(X(e->t1) - x0, 0.5), y = LANE_Y(e->rank) + gap;
+        double x0 = X(e->t0), w = fmax(X(e->t1) - x0, 0.5), y = LANE_Y(e->rank) + gap,
+               h = lane_h - 2 * gap;
+        if (nrows[e->rank + 1] > 1) /* a row of the lane, with a pixel between rows */
+            y += row[i] * row_h + 1, h = row_h - 2;
         fprintf(out,
                 "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.0f\" fill=\"%s\">"
                 "<title>%s %.3f-%.3f us</title></rect>\n",
-                x0, y, w, lane_h - 2 * gap, kinds[kind_of(e)].colour, e->op, e->t0 * 1e6,
-                e->t1 * 1e6);
+                x0, y, w, h, kinds[kind_of(e)].colour, e->op, e->t0 * 1e6, e->t1 * 1e6);
     }
 
     /* time axis, then the breaks over the lanes and through the axis */
-    double axis_y = T + lanes * lane_h;
+    double axis_y = lane_y[lanes];
+    free(row), free(nrows), free(lane_y);
     pld__svg_axis_draw_ticks(out, &axis, L, axis_y);
     pld__svg_axis_draw_breaks(out, &axis, L, T, axis_y);
     fprintf(out, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"middle\">time (us)</text>\n",

@@ -14,12 +14,14 @@
  *    once (the scope takes the longest, not the sum);
  *  - errors: one message at the user's file:line for each misuse. */
 #include "checktools.h"
+#include "timeline_read.h"
 
 #include <math.h>
 #include <pld/pld.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define WIDTH 8 /* INT32 lanes: the smallest 32-byte vector tile */
 
@@ -289,18 +291,24 @@ static void chain_host(const struct chain_args *a)
     }
 }
 
-static void run_chain_on(int chain, int cube, const char *topology)
+static void run_chain_traced(int chain, int cube, const char *topology, const char *trace)
 {
     pld_config cfg;
     pld_config_init(&cfg);
     cfg.summary = 0;
     cfg.topology = topology;
+    cfg.trace = trace;
     ck_assert_int_eq(pld_config_set_devices(&cfg, "0,1"), 0);
     struct chain_args a = {
         .x = pl_tensor_new(PL_SHAPE(1, 256), PL_FP32, "x"), .chain = chain, .cube = cube};
     T.spin = 100;
     ck_assert_int_eq(pld_run(&cfg, chain_host, &a), 0);
     pl_tensor_free(&a.x);
+}
+
+static void run_chain_on(int chain, int cube, const char *topology)
+{
+    run_chain_traced(chain, cube, topology, NULL);
 }
 
 static void run_chain(int chain, const char *topology)
@@ -365,6 +373,67 @@ START_TEST(cube_tasks_run_on_cube_cores_beside_vector_tasks)
     ck_assert_msg(fabs(T.scope_end - T.scope_start - want) < 1e-12,
                   "case %d: the scope took %.12g s, the closed form %.12g s", _i,
                   T.scope_end - T.scope_start, want);
+}
+END_TEST
+
+/* The timeline draws a rank's tasks that run at once (on its cores) in
+ * rows of its lane, none over another: four independent tasks on four cores
+ * make four rows, each holding one core's launch and ops; a chain, one
+ * task at a time, one row, as tall as the host's lane.  (Drawn by
+ * pldsim-timeline from the text trace, the picture --trace X.svg draws:
+ * check_traces holds them equal.) */
+START_TEST(the_timeline_draws_tasks_at_once_in_rows)
+{
+    int chain = _i;
+    char *txt = write_temp(".txt", ""), *svg = write_temp(".svg", "");
+    run_chain_traced(chain, 0, "mesh:2,aiv_cores=4,launch_lat=1us", txt);
+    struct cmd_result r = run_cmd("%s/tools/pldsim-timeline %s %s", PLD_BUILDDIR, txt, svg);
+    ck_assert_msg(r.status == 0, "pldsim-timeline failed: %s", r.err);
+    cmd_result_free(&r);
+    char *a = slurp(svg);
+    ck_assert_ptr_nonnull(a);
+    struct timeline tl;
+    ck_assert_int_eq(timeline_read(a, &tl), 0);
+    ck_assert_int_ge(tl.lanes, 2); /* the host and rank 0 (rank 1 runs no task) */
+    double host_h = tl.lane_y[1] - tl.lane_y[0], r0_h = tl.lane_y[2] - tl.lane_y[1];
+    int ops = 0, rows = 0;
+    double row_y[8];
+    for (int i = 0; i < tl.nops; i++) {
+        const struct tl_op *o = &tl.ops[i];
+        if (o->lane != 1)
+            continue;
+        ops++;
+        ck_assert_msg(o->y >= tl.lane_y[1] && o->y + o->h <= tl.lane_y[2],
+                      "an op outside its lane");
+        int k = 0;
+        while (k < rows && fabs(row_y[k] - o->y) > 0.01)
+            k++;
+        if (k == rows) {
+            ck_assert_int_lt(rows, 8);
+            row_y[rows++] = o->y;
+        }
+        for (int j = 0; j < i; j++) /* ops of one row do not overlap */
+            if (tl.ops[j].lane == 1 && fabs(tl.ops[j].y - o->y) < 0.01)
+                ck_assert_msg(tl.ops[j].t1 <= o->t0 || o->t1 <= tl.ops[j].t0,
+                              "%s %.3f-%.3f and %s %.3f-%.3f share a row", tl.ops[j].op,
+                              tl.ops[j].t0, tl.ops[j].t1, o->op, o->t0, o->t1);
+    }
+    ck_assert_int_eq(ops, 4 * (2 + T.spin)); /* four tasks: a launch, a load, the adds */
+    if (chain) {
+        ck_assert_int_eq(rows, 1);
+        ck_assert_msg(fabs(r0_h - host_h) < 0.01, "a lane of one row is as tall as the host's");
+        ck_assert_msg(!strstr(a, "in rows"), "the title speaks of rows");
+    } else {
+        ck_assert_int_eq(rows, 4);
+        ck_assert_msg(r0_h > host_h, "a lane of four rows is taller than the host's");
+        ck_assert_contains(a, "a rank's ops at once (its cores) in rows");
+    }
+    timeline_free(&tl);
+    free(a);
+    unlink(svg);
+    unlink(txt);
+    free(svg);
+    free(txt);
 }
 END_TEST
 
@@ -770,6 +839,7 @@ static Suite *suite(void)
     tcase_add_test(tc, blocking_waiters_with_a_core_to_spare_complete);
     tcase_add_loop_test(tc, cube_tasks_run_on_cube_cores_beside_vector_tasks, 0, 3);
     tcase_add_loop_test(tc, independent_tasks_run_at_once_and_a_chain_in_turn, 0, 3);
+    tcase_add_loop_test(tc, the_timeline_draws_tasks_at_once_in_rows, 0, 2);
     tcase_add_loop_test(tc, a_consumer_starts_when_the_condition_holds, 0, 2);
     tcase_add_loop_test(tc, every_task_runs_once_after_its_dependencies, 0, 4);
     tcase_add_loop_test(tc, a_graph_that_cannot_finish_names_its_waits_and_tasks, 0, 6);

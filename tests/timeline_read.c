@@ -44,7 +44,12 @@ int timeline_read(const char *svg, struct timeline *t)
             t->lanes_y0 = attr(rect, p, "y");
             t->lane_h = attr(rect, p, "height");
         }
-        t->lanes++;
+        /* a lane with rows (a rank's cores) is taller than the others;
+         * lane_y[lanes] is where the last one ends */
+        t->lane_y = grow(t->lane_y, t->lanes, sizeof *t->lane_y);
+        t->lane_y[t->lanes] = attr(rect, p, "y");
+        t->lane_y = grow(t->lane_y, t->lanes + 1, sizeof *t->lane_y);
+        t->lane_y[++t->lanes] = attr(rect, p, "y") + attr(rect, p, "height");
     }
     if (!t->lanes)
         return -1;
@@ -59,7 +64,9 @@ int timeline_read(const char *svg, struct timeline *t)
             continue;
         if (sscanf(end + 8, "%31s %lf-%lf us<", o.op, &o.t0, &o.t1) != 3)
             o.t0 = o.t1 = -1;
-        o.lane = (int)((o.y - t->lanes_y0) / t->lane_h);
+        o.lane = 0;
+        while (o.lane + 1 < t->lanes && o.y >= t->lane_y[o.lane + 1])
+            o.lane++;
         t->ops = grow(t->ops, t->nops, sizeof *t->ops);
         t->ops[t->nops++] = o;
     }
@@ -92,6 +99,7 @@ int timeline_read(const char *svg, struct timeline *t)
 void timeline_free(struct timeline *t)
 {
     free(t->ops);
+    free(t->lane_y);
     free(t->breaks);
     free(t->ticks);
     memset(t, 0, sizeof *t);

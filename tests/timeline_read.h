@@ -11,7 +11,7 @@ struct tl_op {
     unsigned colour;   /* 0xRRGGBB */
     char op[32];       /* "remote_load"; "put_async" for an in-flight band */
     double t0, t1;     /* us, from the title; both -1 for an in-flight band */
-    int lane;          /* 0: the host, r + 1: rank r */
+    int lane;          /* 0: the host, r + 1: rank r (the lane whose band holds y) */
 };
 
 /* A break: an idle stretch drawn narrow, with the time it stands for. */
@@ -27,8 +27,9 @@ struct tl_tick {
 };
 
 struct timeline {
-    double width, height; /* px: the picture */
-    double plot_x0, plot_x1, lanes_y0, lane_h;
+    double width, height;                      /* px: the picture */
+    double plot_x0, plot_x1, lanes_y0, lane_h; /* lane_h: the first lane's */
+    double *lane_y; /* px: where each lane starts; lane_y[lanes]: where the last ends */
     int lanes;
     struct tl_op *ops;
     int nops;
