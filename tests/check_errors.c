@@ -199,8 +199,10 @@ static void kernel(const struct rank_args *a)
         break;
     case WAIT_TIMEOUT: /* rank 1 waits for nothing while rank 0 works on */
         if (me == 0)
-            /* sim: 2000 GM loads; threads: half a second of wall time */
-            for (int k = 0; backend ? pld_time() < 0.5 : k < 2000; k++)
+            /* sim: 2000 GM loads; threads: up to 5 s of wall time, which the
+               timeout ends at 50 ms, and which a loaded machine that starts
+               rank 1 late still leaves long enough for its wait to time out */
+            for (int k = 0; backend ? pld_time() < 5.0 : k < 2000; k++)
                 (void)pl_load(a->data, PL_IDX(0, 0), PL_SHAPE(1, 64));
         else {
             bad_line = __LINE__; pld_system_wait(a->sig, .offsets = PL_IDX(0, 0), .expected = 1, .cmp = PLD_WAIT_GE);
