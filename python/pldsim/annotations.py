@@ -16,8 +16,11 @@ import inspect
 import math
 from typing import Any
 
+import _pldsim
+
 from .errors import UsageTypeError, UsageValueError
-from .values import DataType, DistributedTensor, Tile, dtype_of_code, dtype_of_torch, is_torch_tensor
+from .resident import DeviceTensor
+from .values import DELEGATES, DataType, DistributedTensor, Tile, dtype_of_code, dtype_of_torch, is_torch_tensor
 
 
 class _DimArith:
@@ -237,8 +240,6 @@ def _resolve(fn: Any, scope: dict[str, Any] | None = None) -> dict[str, Any]:
 
 
 def _describe(v: Any) -> str:
-    from .resident import DeviceTensor
-
     if isinstance(v, DeviceTensor):  # a worker-resident tensor, passed by hand
         what = f"a DeviceTensor {list(v.shape)} {v.dtype}"
         if v.freed:
@@ -305,8 +306,6 @@ def _as_declared(ann: Any, v: Any) -> Any:
         return v
     if math.prod(ann.shape) != math.prod(v.shape):
         return v
-    import _pldsim
-
     return DistributedTensor(_pldsim.view_as(v._view, list(ann.shape)))
 
 
@@ -403,5 +402,8 @@ def _check_scalar(op: str, where: str, ann: ScalarAnn, v: Any) -> None:
     if dt.name.startswith("UINT") and not 0 <= v < (1 << dt.bits):
         raise UsageValueError(op, f"{where} is annotated {ann!r} but {v} does not fit in {dt!r}")
 
+
+# what ``pld.DistributedTensor[...]`` and ``pl.Tile[...]`` (values.py) make
+DELEGATES.tensor_annotation = tensor_annotation
 
 __all__ = ["DirectionAnn", "DynExpr", "DynVar", "ScalarAnn", "Signature", "TensorAnn", "dtype_of_code", "tensor_annotation"]

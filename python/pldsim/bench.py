@@ -24,6 +24,8 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
+from .program import CompiledProgram
+
 _METRICS = {"device": "device_wall_us", "host": "host_wall_us", "effective": "effective_us"}
 
 
@@ -202,8 +204,6 @@ def benchmark(
 ) -> BenchmarkStats:
     """Runs `compiled` ``warmup + rounds`` times with `args` on one
     prepared worker, and returns the measured rounds' statistics."""
-    from .program import CompiledProgram
-
     if rounds <= 0:
         raise ValueError(f"rounds must be positive, got {rounds}")
     if warmup < 0:

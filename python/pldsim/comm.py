@@ -17,9 +17,8 @@ import _pldsim
 
 from . import domains, host_builtins
 from .errors import UsageTypeError, UsageValueError
-from .levels import HOST, level
-from .ops import atomic_code
-from .values import CommCtx, DataType, DistributedTensor, Ptr, TensorValue, Tile, any_view, index_list, is_torch_tensor, scalar_int, tensor_dtype, tile_of
+from .state import HOST, level
+from .values import CommCtx, DataType, DistributedTensor, Ptr, TensorValue, Tile, any_view, atomic_code, index_list, is_torch_tensor, scalar_int, tensor_dtype, tile_of
 from .where import caller
 
 

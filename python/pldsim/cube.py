@@ -32,7 +32,7 @@ from typing import Any
 
 import _pldsim
 
-from . import levels
+from . import state
 from .errors import UnsupportedError, UsageTypeError, UsageValueError
 from .values import BF16, FP16, FP32, INT8, INT32, DataType, Tile, any_view, dtype_of_code, index_list, torch
 from .where import caller
@@ -73,7 +73,7 @@ class CubeTile:
     __slots__ = ("data", "dtype", "memory", "shape", "valid", "kernel")
 
     def __init__(self, data: Any, dtype: DataType, memory: MemorySpace, shape: list[int], valid: list[int]):
-        k = levels.kernel()
+        k = state.kernel()
         self.data, self.dtype, self.memory = data, dtype, memory
         self.shape, self.valid = list(shape), list(valid)
         self.kernel = k.serial if k else 0
@@ -94,16 +94,16 @@ def memory_of(x: Any) -> MemorySpace:
 def require_unit(op: str, unit: str) -> None:
     """Refuses `op`, which runs on the cube (unit CUBE) or the vector core
     (VECTOR), in a kernel of the other kind (an AIV or AIC function)."""
-    k = levels.kernel()
-    if k is None or k.unit in (levels.MIXED, unit):
+    k = state.kernel()
+    if k is None or k.unit in (state.MIXED, unit):
         return
-    if unit == levels.CUBE:
+    if unit == state.CUBE:
         raise UsageTypeError(op, f"{op} runs on the cube unit, and kernel {k.name} is an AIV function (a vector core); make it an AIC or InCore function")
     raise UsageTypeError(op, f"{op} runs on the vector core, and kernel {k.name} is an AIC function (a cube core); make it an AIV or InCore function")
 
 
 def _alive(op: str, t: CubeTile, what: str) -> CubeTile:
-    k = levels.kernel()
+    k = state.kernel()
     if k is None or t.kernel != k.serial:
         raise UsageValueError(op, f"{what} belongs to a kernel that has returned: tiles live only while their kernel runs")
     return t
@@ -178,17 +178,17 @@ def create(shape: Any, dtype: Any, target_memory: Any = MemorySpace.Vec, transpo
     if flat_layout and (space is not MemorySpace.Mat or transpose):
         raise UsageValueError(op, f"{op}: flat_layout=True is for a Mat tile without transpose only")
     if space is MemorySpace.Vec:
-        require_unit(op, levels.VECTOR)
+        require_unit(op, state.VECTOR)
         return vec_tile(op, dt, dims, None, None)
     if space not in _CUBE_SPACES:
         raise UnsupportedError(op, f"{space.name} tiles are not supported by pldsim (Vec, Mat, Left, Right and Acc are)")
-    require_unit(op, levels.CUBE)
+    require_unit(op, state.CUBE)
     _in_kernel(op)
     return CubeTile(torch().zeros(dims, dtype=_torch_dtype(dt)), dt, space, dims, dims)
 
 
 def _in_kernel(op: str) -> None:
-    if levels.kernel() is None:
+    if state.kernel() is None:
         raise UsageTypeError(op, f"{op} makes a tile, which only a kernel has")
 
 
@@ -199,7 +199,7 @@ def full(shape: Any, dtype: Any, value: Any, op: str = "pl.tile.full") -> Tile:
     dt = _dtype(op, dtype)
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise UsageTypeError(op, f"{op} fills with a constant number, got {type(value).__name__}")
-    require_unit(op, levels.VECTOR)
+    require_unit(op, state.VECTOR)
     _in_kernel(op)
     data = torch().full(dims, value, dtype=torch().float64 if dt.is_float else torch().int64)
     tile = vec_tile(op, dt, dims, None, data)
@@ -217,7 +217,7 @@ def load(tensor: Any, offsets: Any, shapes: Any, valid_shape: Any, target_memory
     space = _memory(op, target_memory)
     if space is not MemorySpace.Mat:
         raise UsageValueError(op, f"pl.load loads into Vec or Mat, not {space.name} (pl.move a Mat tile to {space.name})")
-    require_unit(op, levels.CUBE)
+    require_unit(op, state.CUBE)
     file, line = caller()
     v = any_view(tensor, op, "the tensor")
     dims = index_list(shapes, op, "shapes")
@@ -234,7 +234,7 @@ def store(tile: CubeTile, offsets: Any, output_tensor: Any, atomic_code: int) ->
     _alive(op, tile, "the tile")
     if tile.memory is not MemorySpace.Acc:
         raise UsageValueError(op, f"pl.store writes a Vec or an Acc tile; this one is in {tile.memory.name}")
-    require_unit(op, levels.CUBE)
+    require_unit(op, state.CUBE)
     file, line = caller()
     v = any_view(output_tensor, op, "the output tensor")
     data = None if tile.data is None else tile.data.contiguous()
@@ -264,7 +264,7 @@ def move(tile: Any, target_memory: Any, blayout: Any = None, slayout: Any = None
         if memory_of(tile) is MemorySpace.Acc:  # a5's L0C -> UB path
             _charge_move(PATH_DRAIN_UB, tile)
         return vec_tile(op, tile.dtype, list(tile.shape), valid_of(tile), data)
-    require_unit(op, levels.CUBE)
+    require_unit(op, state.CUBE)
     if space in (MemorySpace.Left, MemorySpace.Right) and memory_of(tile) is not space:
         _charge_move(PATH_L0A if space is MemorySpace.Left else PATH_L0B, tile)
     return CubeTile(None if data is None else data.clone(), tile.dtype, space, tile.shape, valid_of(tile))
@@ -318,7 +318,7 @@ def _product(op: str, lhs: Any, rhs: Any) -> tuple[Any, DataType, list[int], lis
         raise UsageTypeError(op, f"lhs and rhs must have one dtype, got {lhs.dtype!r} and {rhs.dtype!r}")
     if lhs.dtype not in _CUBE_INPUTS:
         raise UsageTypeError(op, f"the cube multiplies FP16, BF16, FP32 or INT8 tiles, got {lhs.dtype!r}")
-    require_unit(op, levels.CUBE)
+    require_unit(op, state.CUBE)
     acc = FP32 if lhs.dtype.is_float else INT32
     a, b = values_of(op, lhs, "lhs"), values_of(op, rhs, "rhs")
     m, k, n = lhs.shape[0], lhs.shape[1], rhs.shape[1]

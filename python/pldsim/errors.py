@@ -15,9 +15,17 @@ traceback (pldsim's frames left out) and a last line naming the rank."""
 from __future__ import annotations
 
 import traceback
+from typing import Any
+
+import _pldsim
 
 from . import PACKAGE_DIRS
 from .where import caller
+
+#: code object -> "kernel add_rank": what an error report calls the
+#: function whose frame raised (levels.py fills it in as the functions are
+#: decorated and rewritten)
+LABELS: dict[Any, str] = {}
 
 
 class UsageError(Exception):
@@ -62,8 +70,6 @@ def _user_frames(tb) -> list[traceback.FrameSummary]:
 def _innermost_label(tb, who: str) -> str:
     """The pldsim function (a kernel, a per-device function) whose frame is
     innermost in the traceback, or `who`."""
-    from .levels import LABELS
-
     label = who
     while tb is not None:
         label = LABELS.get(tb.tb_frame.f_code, label)
@@ -82,8 +88,6 @@ def _exit(exc: SystemExit, who: str) -> tuple[str | None, str, int, str, str, bo
     program with `code`'s status (None 0, an int itself, else 1, as python
     exits), once; the line says so, since the other ranks stop mid-run."""
     global exit_request
-    import _pldsim
-
     code = exc.code
     status = 0 if code is None else code if isinstance(code, int) else 1
     if exit_request is None and not _pldsim.aborting():

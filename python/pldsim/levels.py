@@ -9,81 +9,46 @@
   vector core, between libpld's incore enter and exit, so its tiles live
   in that kernel's UB.
 
-Which level the running code is at is kept per thread: every rank (and
-the host) runs on a thread of its own, on sim and on threads alike."""
+Which level the running code is at is kept per thread, in state.py."""
 
 from __future__ import annotations
 
 import functools
-import itertools
-import threading
-from typing import Any
+from typing import Any, Callable
 
 import _pldsim
 
 from . import dfx, tensor_ops, timing
 from .annotations import DirectionAnn, Signature, dims_bound
-from .errors import UsageTypeError, UsageValueError, describe
+from .domains import describe as describe_domain
+from .errors import LABELS, UsageTypeError, UsageValueError, describe
+from .scopes import rewrite
+from .state import DEVICE, HOST, KERNEL, MIXED, in_kernel, launch_as, level, run_as
 from .values import DistributedTensor, is_torch_tensor, scalar_int
 from .where import caller, defining_scope
 
-HOST, DEVICE, KERNEL = "host", "per-device function", "kernel"
 _KIND_NAMES = {HOST: "host orchestrator", DEVICE: "per-device function", KERNEL: "InCore kernel"}
 _LABELS = {HOST: "host orchestrator", DEVICE: "per-device function", KERNEL: "kernel"}
 
-_state = threading.local()
 _MISSING = object()
 _pldsim.set_reporter(describe)
 
-#: code object -> "kernel add_rank" (what an error report calls the
-#: function whose frame raised)
-LABELS: dict[Any, str] = {}
+
+def _no_entry_points(*args: Any) -> Any:
+    raise RuntimeError("pldsim.program is not loaded: import pypto.language (or pldsim.program) first")
 
 
-#: what a kernel's core is: "mixed" (an InCore function, whose cube and
-#: vector parts upstream's compiler splits), "cube" (an AIC function) or
-#: "vector" (an AIV function)
-MIXED, CUBE, VECTOR = "mixed", "cube", "vector"
+# What a Function's compile() and its call outside any run do: program.py
+# builds on Function, so it installs them when it is imported (and
+# pypto.language imports it) rather than this module importing it back.
+_compile_function: Callable[..., Any] = _no_entry_points
+_call_outside_run: Callable[..., Any] = _no_entry_points
 
 
-class KernelContext:
-    """The kernel running on this thread: its name, its unit, and its
-    block of an SPMD launch (pl.tile.get_block_idx / get_block_num)."""
-
-    __slots__ = ("name", "unit", "block_idx", "block_num", "serial")
-
-    def __init__(self, name: str, unit: str, block_idx: int, block_num: int, serial: int):
-        self.name, self.unit, self.block_idx, self.block_num, self.serial = name, unit, block_idx, block_num, serial
-
-
-_serials = itertools.count(1)
-
-
-def kernel() -> KernelContext | None:
-    """The running kernel of this thread, or None outside one."""
-    return getattr(_state, "kernel", None)
-
-
-def launch_as(unit: str, block_idx: int = 0, block_num: int = 1) -> None:
-    """The next kernel this thread runs (in_kernel) is of `unit`, and is
-    block `block_idx` of `block_num`."""
-    _state.launch = (unit, block_idx, block_num)
-
-
-def level() -> str | None:
-    """HOST, DEVICE or KERNEL while pldsim runs this thread's code; None
-    outside a run."""
-    return getattr(_state, "level", None)
-
-
-def run_as(lvl: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
-    """Runs fn at level `lvl` on the calling thread (a rank or the host)."""
-    prev = level()
-    _state.level = lvl
-    try:
-        return fn(*args, **kwargs)
-    finally:
-        _state.level = prev
+def set_entry_points(compile_function: Callable[..., Any], call_outside_run: Callable[..., Any]) -> None:
+    """program.py's compile and run of a Function, outside any run."""
+    global _compile_function, _call_outside_run
+    _compile_function, _call_outside_run = compile_function, call_outside_run
 
 
 class Function:
@@ -123,8 +88,6 @@ class Function:
         """What runs: a per-device function with ``pl.at`` tasks in it is
         rewritten so that their bodies can run later (scopes.py)."""
         if self._body is None:
-            from .scopes import rewrite
-
             self._body = rewrite(self.fn) if self.kind == DEVICE else self.fn
             code = getattr(self._body, "__code__", None)
             if code is not None and code is not getattr(self.fn, "__code__", None):
@@ -143,17 +106,13 @@ class Function:
         """Checks the arguments (if any) against the signature and returns
         the compiled program (``config=RunConfig(...)`` chooses the
         platform and, through its distributed_config, the devices)."""
-        from .program import compile_function
-
-        return compile_function(self, args, kwargs)
+        return _compile_function(self, args, kwargs)
 
     def _call(self, self_obj: Any, *args: Any, **kwargs: Any) -> Any:
         device = kwargs.pop("device", _MISSING)
         lvl = level()
         if lvl is None:
-            from .program import call_outside_run
-
-            return call_outside_run(self, self_obj, args, kwargs, device)
+            return _call_outside_run(self, self_obj, args, kwargs, device)
         config = kwargs.pop("config", None)
         op = self.name
         if config is not None:
@@ -252,12 +211,10 @@ def _check_domains(fn: Function, bound: Any, rank: int, op: str) -> None:
             continue
         group = v._view.group
         if group is not None and rank not in group:
-            from .domains import describe
-
             raise UsageValueError(
                 op,
                 f"device={rank} gets argument '{name}', a view of window buffer '{v.name}', whose comm "
-                f"domain is {describe(list(group))}: device {rank} has no copy of it",
+                f"domain is {describe_domain(list(group))}: device {rank} has no copy of it",
             )
 
 
@@ -273,36 +230,6 @@ def _incore(fn: Function, self_obj: Any, args: tuple, kwargs: dict) -> Any:
     launch_as(fn.unit)
     with dims_bound(dyn):
         return in_kernel(where[0], where[1], fn.name, fn.fn, *args, **kwargs)
-
-
-def in_kernel(file: str, line: int, name: str, body: Any, *args: Any, **kwargs: Any) -> Any:
-    """Runs body(*args) as kernel `name` (a fresh UB, freed after), of
-    the unit and block launch_as gave (by default a mixed kernel, block 0
-    of 1)."""
-    unit, block_idx, block_num = getattr(_state, "launch", None) or (MIXED, 0, 1)
-    _state.launch = None
-    outer = kernel()
-    _state.kernel = KernelContext(name, unit, block_idx, block_num, next(_serials))
-    start = _pldsim.time()
-    try:
-        _pldsim.incore_enter(file, line, name)
-        try:
-            result = run_as(KERNEL, body, *args, **kwargs)
-        except _pldsim.Abort:
-            raise  # the run is ending: nothing to free
-        except BaseException:
-            # a Python exception: free the kernel's UB, so that a caller that
-            # catches it can go on, but without the checks of a normal end (a
-            # put_async in flight): the exception is the error to report, not
-            # what it left unfinished
-            if not _pldsim.aborting():
-                _pldsim.incore_unwind()
-            raise
-        _pldsim.incore_exit()
-    finally:
-        _state.kernel = outer
-    dfx.kernel_done(name, file, line, start)
-    return result
 
 
 def _dispatch_closure(rank: int, fn: Function, body: Any) -> None:

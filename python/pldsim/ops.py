@@ -1,7 +1,8 @@
 """The local ops of ``pypto.language`` that the pld programs use, each one
 libpld call: ``pl.load``, ``pl.store``, element-wise ``add``/``mul``/
-``maximum``/``minimum``, ``pl.read``/``pl.write``/``pl.cast``, and the
-loops (``pl.range``), which run as Python loops.
+``maximum``/``minimum``, ``pl.write``/``pl.cast``, and the loops
+(``pl.range``), which run as Python loops.  ``pl.read`` is with the
+tensor ops (tensor_ops.py), whose ``x[i, j]`` is one.
 
 Upstream has many more tile and tensor ops; calling one pldsim lacks raises
 NotImplementedError naming it (see pypto.language)."""
@@ -15,20 +16,10 @@ import _pldsim
 
 from . import cube, tensor_ops
 from .errors import UnsupportedError, UsageTypeError, UsageValueError
-from .levels import CUBE, VECTOR, kernel
+from .state import CUBE, VECTOR, kernel
 from .loops import CarriedLoop
-from .values import INDEX, INT64, DataType, Tile, any_view, dtype_of_code, index_list, tile_of
+from .values import INDEX, INT64, DataType, Tile, any_view, atomic_code, index_list, tile_of, typed_scalar
 from .where import caller
-
-_ATOMIC_NONE, _ATOMIC_ADD = 0, 1
-
-
-def atomic_code(atomic: Any, op: str) -> int:
-    """libpld's pl_atomic for upstream's AtomicType (None_ = 0, Add = 1)."""
-    if isinstance(atomic, bool) or not isinstance(atomic, int) or int(atomic) not in (0, 1):
-        raise UsageTypeError(op, f"atomic must be pld.AtomicType.None_ or pld.AtomicType.Add, got {atomic!r}")
-    return _ATOMIC_ADD if int(atomic) == 1 else _ATOMIC_NONE
-
 
 def load(tensor: Any, offsets: Any, shapes: Any, valid_shape: Any = None, target_memory: Any = None, clamp: bool = False) -> Any:
     """Global memory (a host tensor, or this rank's copy of a window) to a
@@ -124,27 +115,6 @@ def _as_index(offset: Any, op: str) -> list[int]:
     return index_list(offset, op, "the index")
 
 
-def _typed(v: float, dt: DataType) -> Any:
-    return v if dt.is_float else int(v)
-
-
-def read(src: Any, offset: Any) -> Any:
-    """One element of a tensor (a GM access), or of a tile (no cost)."""
-    op = "pl.read"
-    if isinstance(src, Tile):
-        idx = _as_index(offset, op)
-        shape = src.shape
-        if len(idx) != len(shape) or any(not 0 <= i < d for i, d in zip(idx, shape)):
-            raise UsageTypeError(op, f"index {idx} is outside the tile {shape}")
-        flat = 0
-        for i, d in zip(idx, shape):
-            flat = flat * d + i
-        return _typed(src.tolist()[flat], src.dtype)
-    file, line = caller()
-    v = any_view(src, op, "the tensor")
-    return _typed(_pldsim.read(file, line, v, _as_index(offset, op)), dtype_of_code(v.dtype))
-
-
 def write(dst: Any, offset: Any, value: Any) -> None:
     """Stores `value`, converted to the tensor's dtype, into one element."""
     op = "pl.write"
@@ -174,7 +144,7 @@ def cast(input: Any, target_type: Any, mode: Any = "round") -> Any:  # noqa: A00
     if isinstance(input, bool) or not isinstance(input, (int, float)):
         raise UsageTypeError(op, f"the input must be a number, got {type(input).__name__}")
     file, line = caller()
-    return _typed(_pldsim.cast(file, line, float(input), target_type.code), result_type)
+    return typed_scalar(_pldsim.cast(file, line, float(input), target_type.code), result_type)
 
 
 def range(*args: Any, init_values: Any = None, name: str = "pl.range") -> Any:  # noqa: A001 - upstream's name

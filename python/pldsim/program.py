@@ -21,17 +21,19 @@ from typing import Any
 
 import _pldsim
 
-from . import dfx, domains, errors, host_builtins, options, timing
+from . import dfx, domains, errors, host_builtins, levels, options, timing
 from . import where as _where
+from .config import DistributedConfig, RunConfig
 from .errors import RunError, UnsupportedError, UsageTypeError, UsageValueError
 from .isolate import run_in_child, tensors_in
-from .levels import DEVICE, HOST, KERNEL, Function, run_as
+from .levels import _MISSING, Function, _dispatch_closure
+from .metadata import of_signature
+from .resident import DeviceTensor, ProgramHandle, StackedDeviceTensor, SubmitHandle, new_tensor, unwrap
+from .state import DEVICE, HOST, KERNEL, run_as
 from .values import HOST_NAMES, is_torch_tensor
 
 
 def _run_config(config: Any, where: str) -> Any:
-    from pypto.runtime import RunConfig
-
     if config is None:
         return RunConfig()
     if not isinstance(config, RunConfig):
@@ -40,8 +42,6 @@ def _run_config(config: Any, where: str) -> Any:
 
 
 def _distributed(dc: Any, where: str) -> Any:
-    from pypto.ir.distributed_compiled_program import DistributedConfig
-
     if dc is None:
         return DistributedConfig()
     if not isinstance(dc, DistributedConfig):
@@ -98,8 +98,6 @@ class CompiledProgram:
         """The entry's parameters (name, direction, shape, dtype), the
         indices of its pure outputs, and its declared results, as upstream's
         compiled program gives them (metadata.py)."""
-        from .metadata import of_signature
-
         return of_signature(self._entry.signature())
 
     def _write_manifest(self) -> None:
@@ -231,8 +229,6 @@ class PreparedProgram:
         self._dispatch(self._compiled, args, kwargs, config)
 
     def _dispatch(self, compiled: CompiledProgram, args: tuple, kwargs: dict, config: Any) -> None:
-        from .resident import unwrap
-
         where = f"{compiled.name}(...)"
         args = tuple(unwrap(a, where) for a in args)
         kwargs = {k: unwrap(v, where) for k, v in kwargs.items()}
@@ -264,8 +260,6 @@ class PreparedProgram:
 
     def register(self, compiled: Any) -> Any:
         """A handle that runs `compiled` (a program of this worker) when called."""
-        from .resident import ProgramHandle
-
         h = ProgramHandle(self, self._prepared(compiled, "register"))
         self._handles.append(h)
         return h
@@ -273,8 +267,6 @@ class PreparedProgram:
     def submit(self, compiled: Any, *args: Any, config: Any = None, **kwargs: Any) -> Any:
         """Runs `compiled` now and returns a handle whose result() reports it
         (a pldsim run completes before the call returns)."""
-        from .resident import SubmitHandle
-
         c = self._prepared(compiled, "submit")
         try:
             self._dispatch(c, args, kwargs, config)
@@ -284,8 +276,6 @@ class PreparedProgram:
 
     def alloc_tensor(self, shape: Any, dtype: Any, init: Any = None) -> Any:
         """A worker-resident tensor (zeroed, or a copy of `init`)."""
-        from .resident import DeviceTensor, new_tensor
-
         self._open("alloc_tensor")
         t = DeviceTensor(new_tensor(shape, dtype, init, "alloc_tensor"), self)
         self._owned_tensors.append(t)
@@ -293,9 +283,6 @@ class PreparedProgram:
 
     def alloc_stacked_tensor(self, host: Any, worker_ids: Any = None) -> Any:
         """A resident copy of `host`, shard i (its row i) on card worker_ids[i]."""
-        from .resident import StackedDeviceTensor, new_tensor
-        from .values import is_torch_tensor
-
         self._open("alloc_stacked_tensor")
         if not is_torch_tensor(host) or host.dim() < 1:
             raise TypeError(f"alloc_stacked_tensor: expects a torch.Tensor with a leading stack dimension, got {host!r}")
@@ -323,8 +310,6 @@ class PreparedProgram:
     def _stacked(self, t: Any, what: str) -> Any:
         """`t`, if it is a stack this worker owns: the stacked calls take
         only what alloc_stacked_tensor made (a plain tensor has no shards)."""
-        from .resident import DeviceTensor, StackedDeviceTensor
-
         if isinstance(t, DeviceTensor) and not isinstance(t, StackedDeviceTensor):
             raise TypeError(f"{what}: {t!r} was made by alloc_tensor, not alloc_stacked_tensor; it has no shards (free it with free_tensor)")
         return self._owned(t, what)
@@ -361,8 +346,6 @@ def compile_function(fn: Function, args: tuple, kwargs: dict) -> CompiledProgram
 
 def compile_program(program: Any, platform: str = "a2a3sim", distributed_config: Any = None, **kwargs: Any) -> CompiledProgram:
     """ir.compile(program, platform=..., distributed_config=...)."""
-    from pypto.runtime import RunConfig
-
     if not isinstance(program, type) or not getattr(program, "__pldsim_program__", False):
         raise TypeError(f"ir.compile expects a @pl.program class, got {program!r}")
     RunConfig(platform=platform)  # upstream's platform check and message
@@ -391,8 +374,6 @@ def compile_program(program: Any, platform: str = "a2a3sim", distributed_config:
 def call_outside_run(fn: Function, self_obj: Any, args: tuple, kwargs: dict, device: Any) -> Any:
     """A decorated function called from ordinary Python: compile and run it
     (a per-device function or a kernel alone runs on every device)."""
-    from .levels import _MISSING
-
     if device is not _MISSING:
         raise UsageTypeError(fn.name, "device= dispatches from a host orchestrator; this call is outside any run")
     compiled = compile_function(fn, args, dict(kwargs))
@@ -423,8 +404,6 @@ def _host_body(entry: Function, self_obj: Any, args: tuple, kwargs: dict, nranks
                 entry._call(self_obj, *args, **kwargs)
             else:
                 entry.fn(*((self_obj,) if self_obj is not None else ()), *args, **kwargs)
-
-        from .levels import _dispatch_closure
 
         for r in range(nranks):
             _dispatch_closure(r, entry, on_rank)
@@ -494,3 +473,35 @@ def _run(
         code = 1 if python_error else _pldsim.exit_code(rc)
         raise RunError(f"the pldsim run of {entry.name} failed (see the message above)", rc, code)
     return stats, kept_after
+
+
+# ---- pypto.runtime's entry points --------------------------------------------------
+
+
+def run(program: Any, *args: Any, config: RunConfig | None = None) -> Any:
+    """``pypto.runtime.run``: compiles `program` (a @pl.program class or a
+    decorated host function) and runs it once with `args`; returns the
+    compiled program."""
+    if isinstance(program, Function):
+        compiled = program.compile(*args, config=config)
+    else:
+        cfg = config or RunConfig()
+        compiled = compile_program(program, platform=cfg.platform, distributed_config=cfg.distributed_config)
+    compiled(*args)
+    return compiled
+
+
+def DistributedWorker(compiled: Any, *, inherited_host_tensors: Any = None, **kwargs: Any) -> Any:  # noqa: N802 - upstream's class name
+    """``pypto.runtime.DistributedWorker``: a worker for one compiled
+    program or a list of them (the first is the default; ``run(compiled,
+    *args)`` picks another).  Other keywords go to ``prepare``."""
+    del inherited_host_tensors  # pldsim's runs fork with every host tensor in shared memory
+    programs = list(compiled) if isinstance(compiled, (list, tuple)) else [compiled]
+    if not programs:
+        raise ValueError("DistributedWorker needs at least one compiled program")
+    return programs[0].prepare(extra_compiled=programs[1:], **kwargs)
+
+
+# A Function's compile() and its call outside any run start here; levels.py
+# defines Function and cannot import this module back, so it is told.
+levels.set_entry_points(compile_function, call_outside_run)

@@ -35,6 +35,8 @@ from typing import Any
 
 import pytest
 
+from .config import RunConfig
+
 _CHIPS = {"a2a3sim": "a2a3", "a2a3": "a2a3", "a5sim": "a5", "a5": "a5"}
 
 
@@ -141,8 +143,6 @@ def pytest_collection_modifyitems(config: Any, items: list[Any]) -> None:
 @pytest.fixture(scope="session")
 def test_config(request: Any) -> Any:
     """The session's RunConfig: the first --platform, the first --device."""
-    from pypto.runtime import RunConfig
-
     opt = request.config.getoption
     return RunConfig(
         platform=parse_platforms(opt("--platform"))[0],

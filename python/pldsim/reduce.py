@@ -18,8 +18,8 @@ from typing import Any
 import _pldsim
 
 from . import cube, tensor_ops
-from .errors import UsageTypeError, UsageValueError
-from .levels import VECTOR
+from .errors import UnsupportedError, UsageTypeError, UsageValueError
+from .state import VECTOR
 from .values import FP16, FP32, INT16, INT32, TensorValue, Tile, index_list, torch
 from .where import caller
 
@@ -175,8 +175,6 @@ def unified_reshape(input: Any, shape: Any) -> Any:  # noqa: A002 - upstream's n
     if cube.is_tile(input):
         return reshape(input, shape, op)
     if tensor_ops.is_tensor(input):
-        from .errors import UnsupportedError
-
         raise UnsupportedError(op, "reshaping a tensor is not supported by pldsim (pl.load it, then reshape the tile)")
     raise UsageTypeError(op, f"{op} expects a tensor or a tile, got {type(input).__name__}")
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from .values import is_torch_tensor
+from .values import torch as torch_module
 
 
 class DeviceTensor:
@@ -88,8 +89,7 @@ class ProgramHandle:
 
 
 def new_tensor(shape: Any, dtype: Any, init: Any, where: str) -> Any:
-    import torch
-
+    torch = torch_module()
     try:
         shape = tuple(int(d) for d in shape)
     except TypeError:

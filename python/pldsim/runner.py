@@ -12,11 +12,14 @@ is loaded into every pytest the program starts."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import random
 import runpy
 import sys
 import traceback
+
+import _pldsim
 
 from . import PACKAGE_DIRS, __version__, options
 from .errors import RunError, UsageError
@@ -105,8 +108,6 @@ def parse(argv: list[str]) -> tuple[dict[str, str], list[str]]:
 def _check(env: dict[str, str]) -> None:
     """Checks the options' values now, as libpld will, so that a mistake is
     reported before the program starts."""
-    import _pldsim
-
     merged = dict(os.environ)
     merged.update(env)
     try:
@@ -185,8 +186,6 @@ def _not_a_program(path: str) -> str | None:
 def _run_module(name: str, args: list[str], n_paths: int) -> None:
     """`python -m NAME ARGS`: the current directory on the path (after
     pldsim's pypto), and the module's own file as argv[0]."""
-    import importlib.util
-
     sys.path.insert(n_paths, os.getcwd())
     try:
         spec = importlib.util.find_spec(name)

@@ -24,7 +24,9 @@ from typing import Any
 import _pldsim
 
 from . import annotations, tensor_ops
+from .config import Level
 from .errors import UsageTypeError, UsageValueError
+from .state import in_kernel
 from .where import caller
 
 _UNBOUND = object()  # a free name with no value yet at submission
@@ -62,8 +64,6 @@ class At:
     runs.  Only ``level=pl.Level.CORE_GROUP`` (one AIV core) is modelled."""
 
     def __init__(self, level: Any = None, *, name_hint: str = "", deps: Any = (), allow_early_resolve: bool = False, **kwargs: Any):
-        from pypto.language import Level
-
         op = "pl.at"
         self.file, self.line = caller()
         if level is not Level.CORE_GROUP:
@@ -94,8 +94,6 @@ class At:
 def submit(body: Any, env: dict, names: tuple, spec: At) -> TaskId:
     """Submits `body` (a rewritten ``pl.at`` body) with the values its free
     `names` have in `env` now."""
-    from .levels import in_kernel
-
     if not isinstance(spec, At):
         raise UsageTypeError("pl.at", f"a `with` rewritten as a task needs pl.at(...), got {spec!r}")
     kwargs = {n: tensor_ops.in_kernel_form(env.get(n, _UNBOUND)) for n in names}

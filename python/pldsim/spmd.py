@@ -20,7 +20,7 @@ from typing import Any
 
 import _pldsim
 
-from . import annotations, levels, scopes, tensor_ops
+from . import annotations, levels, scopes, state, tensor_ops
 from .annotations import DirectionAnn, dims_bound
 from .errors import UnsupportedError, UsageTypeError, UsageValueError
 from .where import caller
@@ -55,9 +55,9 @@ def _task_ids(op: str, deps: Any) -> list[tuple[int, int]]:
 def launch(kernel: Any, args: tuple, kwargs: dict, core_num: Any, sync_start: Any, deps: Any, op: str) -> tuple[Any, scopes.TaskId]:
     """Submits `kernel` as `core_num` blocks; (what it writes, task id)."""
     fn, self_obj = _kernel_of(op, kernel)
-    if fn.kind != levels.KERNEL:
+    if fn.kind != state.KERNEL:
         raise UsageTypeError(op, f"{op} submits a kernel; {fn.name} is a {levels._KIND_NAMES[fn.kind]}")
-    if levels.level() != levels.DEVICE:
+    if state.level() != state.DEVICE:
         raise UsageTypeError(op, f"{op} belongs in a per-device (Orchestration) function")
     if isinstance(core_num, bool) or not isinstance(core_num, int):
         try:
@@ -81,13 +81,13 @@ def launch(kernel: Any, args: tuple, kwargs: dict, core_num: Any, sync_start: An
     def block(b: int) -> Any:
         def run() -> None:
             annotations._bound.stack = list(outer)
-            levels.launch_as(fn.unit, b, core_num)
+            state.launch_as(fn.unit, b, core_num)
             with dims_bound(dyn):
-                levels.in_kernel(file, line, fn.name, fn.fn, *kargs, **kkwargs)
+                state.in_kernel(file, line, fn.name, fn.fn, *kargs, **kkwargs)
 
         return run
 
-    cube = fn.unit == levels.CUBE  # an AIC function's blocks run on the cube cores
+    cube = fn.unit == state.CUBE  # an AIC function's blocks run on the cube cores
     if scopes.in_manual_scope():
         ids = [_pldsim.at(file, line, fn.name, block(b), dep_ids, cube) for b in range(core_num)]
         tid = scopes.TaskId(ids[0][0], ids[0][1], fn.name, tuple(tuple(i) for i in ids[1:]))
@@ -134,8 +134,8 @@ def _refuse(op: str, kwargs: dict) -> None:
     kwargs.pop("name_hint", None)
 
 
-def _block(op: str) -> levels.KernelContext:
-    k = levels.kernel()
+def _block(op: str) -> state.KernelContext:
+    k = state.kernel()
     if k is None:
         raise UsageTypeError(op, "only a kernel has a block index, and this is not one")
     return k

@@ -18,7 +18,21 @@ from typing import Any
 import _pldsim
 
 from .errors import UnsupportedError, UsageTypeError, UsageValueError
-from .values import DataType, DistributedTensor, Tile, TensorValue, any_view, dtype_of_torch, index_list, is_torch_tensor, torch
+from .values import (
+    DELEGATES,
+    DataType,
+    DistributedTensor,
+    Tile,
+    TensorValue,
+    any_view,
+    atomic_code,
+    dtype_of_code,
+    dtype_of_torch,
+    index_list,
+    is_torch_tensor,
+    torch,
+    typed_scalar,
+)
 from .where import caller
 
 
@@ -164,8 +178,6 @@ def _subscript(shape: list[int], key: Any, op: str) -> tuple[list[int], list[int
 def subscript_read(tensor: Any, key: Any) -> Any:
     """``x[key]`` of a window view or of a host tensor in a kernel: a view
     (tensor.slice), or with every dim indexed, one element (tensor.read)."""
-    from .ops import read
-
     op = "tensor.slice"
     offsets, extents, drop = _subscript(_shape_of(tensor), key, op)
     if len(drop) == len(extents):
@@ -198,6 +210,24 @@ def torch_function(func: Any, args: Any, kwargs: Any) -> Any:
     return NotImplemented
 
 
+def read(src: Any, offset: Any) -> Any:
+    """``pl.read``: one element of a tensor (a GM access), or of a tile (no
+    cost)."""
+    op = "pl.read"
+    if isinstance(src, Tile):
+        idx = index_list(offset, op, "the index")
+        shape = src.shape
+        if len(idx) != len(shape) or any(not 0 <= i < d for i, d in zip(idx, shape)):
+            raise UsageTypeError(op, f"index {idx} is outside the tile {shape}")
+        flat = 0
+        for i, d in zip(idx, shape):
+            flat = flat * d + i
+        return typed_scalar(src.tolist()[flat], src.dtype)
+    file, line = caller()
+    v = any_view(src, op, "the tensor")
+    return typed_scalar(_pldsim.read(file, line, v, index_list(offset, op, "the index")), dtype_of_code(v.dtype))
+
+
 # ---- assemble ------------------------------------------------------------------------
 
 
@@ -205,8 +235,6 @@ def assemble(target: Any, source: Any, offset: Any, *, atomic: Any = 0, op: str 
     """``pl.assemble`` / ``pl.tensor.assemble``: writes `source` (a tensor
     value, or a tensor loaded whole) into `target` at `offset`; returns
     `target`."""
-    from .ops import atomic_code
-
     if isinstance(source, Tile):
         raise UsageTypeError(op, f"{op} writes a tensor into a tensor; the source is a tile: write a tile with pl.store")
     if isinstance(target, (Tile, TensorValue)) or not _gm(target):
@@ -249,3 +277,9 @@ def cast(value: Any, target_type: DataType, mode: Any) -> Any:
     t = operand_tile(value, op, "the input")
     file, line = caller()
     return TensorValue(Tile(_pldsim.cast_tile(file, line, t._tile, target_type.code)))
+
+
+# what values.py's classes do for x[key], x[key] = v and torch functions
+DELEGATES.subscript_read = subscript_read
+DELEGATES.subscript_write = subscript_write
+DELEGATES.torch_function = torch_function

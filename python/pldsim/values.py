@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import bisect
 import sys
-from typing import Any
+from typing import Any, Callable
 
 import _pldsim
 
-from .errors import UsageTypeError, UsageValueError
+from .errors import UnsupportedError, UsageTypeError, UsageValueError
 
 
 class DataType:
@@ -78,6 +78,22 @@ def tensor_dtype(dt: Any, op: str) -> DataType:
         supported = ", ".join(repr(d) for d in _BY_CODE.values())
         raise UsageValueError(op, f"{dt!r} tensors are not supported by pldsim (supported: {supported})")
     return dt
+
+
+def typed_scalar(v: float, dt: DataType) -> Any:
+    """A number libpld gives as a double, as a scalar of `dt`: an int for
+    an integer dtype."""
+    return v if dt.is_float else int(v)
+
+
+_ATOMIC_NONE, _ATOMIC_ADD = 0, 1
+
+
+def atomic_code(atomic: Any, op: str) -> int:
+    """libpld's pl_atomic for upstream's AtomicType (None_ = 0, Add = 1)."""
+    if isinstance(atomic, bool) or not isinstance(atomic, int) or int(atomic) not in (0, 1):
+        raise UsageTypeError(op, f"atomic must be pld.AtomicType.None_ or pld.AtomicType.Add, got {atomic!r}")
+    return _ATOMIC_ADD if int(atomic) == 1 else _ATOMIC_NONE
 
 
 # ---- host tensors ---------------------------------------------------------
@@ -178,6 +194,23 @@ def _layout_of(t: Any) -> tuple[int, ...] | None:
 # ---- pldsim's own values ------------------------------------------------------
 
 
+class _Delegates:
+    """What the classes below do that the modules built on this one
+    define: tensor_ops.py a subscript (``x[key]``, ``x[key] = v``) and a
+    torch function of a view or a value, annotations.py the annotation
+    form ``X[[shape], dtype]``.  Each fills its part in when imported
+    (pypto.language imports both), so that this module, which they
+    import, imports neither back."""
+
+    subscript_read: Callable[[Any, Any], Any]
+    subscript_write: Callable[[Any, Any, Any], None]
+    torch_function: Callable[[Any, Any, Any], Any]
+    tensor_annotation: Callable[[Any, Any], Any]
+
+
+DELEGATES = _Delegates()
+
+
 class Ptr:
     """A window buffer (upstream's Ptr token), from pld.alloc_window_buffer."""
 
@@ -198,9 +231,7 @@ class _TensorMeta(type):
     """Lets ``pld.DistributedTensor[[shape], dtype]`` be an annotation."""
 
     def __getitem__(cls, item: Any) -> Any:
-        from .annotations import tensor_annotation
-
-        return tensor_annotation(cls, item)
+        return DELEGATES.tensor_annotation(cls, item)
 
 
 class DistributedTensor(metaclass=_TensorMeta):
@@ -227,22 +258,16 @@ class DistributedTensor(metaclass=_TensorMeta):
     def __getitem__(self, key: Any) -> Any:
         """``win[a:b, c:d]``: a window view of that region (upstream's
         tensor.slice); ``win[i, j]`` with every dim indexed: one element."""
-        from .tensor_ops import subscript_read
-
-        return subscript_read(self, key)
+        return DELEGATES.subscript_read(self, key)
 
     def __setitem__(self, key: Any, value: Any) -> None:
         """``win[a:b, c:d] = value``: upstream's tensor.assemble of `value`
         into that region."""
-        from .tensor_ops import subscript_write
-
-        subscript_write(self, key, value)
+        DELEGATES.subscript_write(self, key, value)
 
     @classmethod
     def __torch_function__(cls, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
-        from .tensor_ops import torch_function
-
-        return torch_function(func, args, kwargs)
+        return DELEGATES.torch_function(func, args, kwargs)
 
     def __repr__(self) -> str:
         return f"<pld.DistributedTensor {self._view.name} {self.shape} {self.dtype!r}>"
@@ -269,15 +294,11 @@ class TensorValue:
         return self._value.dtype
 
     def __getitem__(self, key: Any) -> Any:
-        from .errors import UnsupportedError
-
         raise UnsupportedError("tensor.slice", "slicing a computed tensor value is not supported by pldsim: write it to a tensor (pl.assemble) and slice that")
 
     @classmethod
     def __torch_function__(cls, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
-        from .tensor_ops import torch_function
-
-        return torch_function(func, args, kwargs)
+        return DELEGATES.torch_function(func, args, kwargs)
 
     def __repr__(self) -> str:
         return f"<pl.Tensor value {self.shape} {self.dtype!r}>"

@@ -13,7 +13,6 @@ that pldsim does not have raises NotImplementedError saying so."""
 
 from __future__ import annotations
 
-import enum
 from typing import Any
 
 from pldsim import arrays as _arrays
@@ -26,10 +25,14 @@ from pldsim.cube import MemorySpace, TileLayout
 from pldsim.loops import yield_
 from pldsim import program as _program
 from pldsim.comm import AtomicType
+from pldsim.config import FunctionType, Level, Role
 from pldsim.errors import UnsupportedError
 from pldsim.errors import UsageTypeError as _UsageTypeError
-from pldsim.levels import CUBE, DEVICE, HOST, KERNEL, MIXED, VECTOR, Function
-from pldsim.values import BF16, BOOL, FP16, FP32, INDEX, INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64, DataType
+from pldsim.levels import Function
+from pldsim.scopes import At as _At
+from pldsim.scopes import manual_scope as _manual_scope
+from pldsim.state import CUBE, DEVICE, HOST, KERNEL, MIXED, VECTOR
+from pldsim.values import BF16, BOOL, FP16, FP32, INDEX, INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64, DataType, TensorValue
 
 from . import typing
 from .typing import AsyncEvent, AsyncSession, DynVar, InOut, IntLike, Out, Ptr, Scalar, Tensor, Tile, dynamic
@@ -43,7 +46,7 @@ maximum = _ops.maximum
 minimum = _ops.minimum
 max = _ops.maximum  # noqa: A001 - upstream's alias
 min = _ops.minimum  # noqa: A001
-read = _ops.read
+read = _tensor_ops.read
 write = _ops.write
 cast = _ops.cast
 range = _ops.range  # noqa: A001 - upstream's name
@@ -109,45 +112,7 @@ def _tensor_matmul(op: str, *operands: Any) -> Any:
 def full(shape: Any, dtype: Any, value: Any) -> Any:
     """``pl.full``: a tensor value of `shape` filled with `value`, in UB (as
     upstream lowers it to tile.full)."""
-    from pldsim.values import TensorValue
-
     return TensorValue(_cube.full(shape, dtype, value, op="pl.full"))
-
-
-class FunctionType(enum.Enum):
-    """What a ``@pl.function`` is (upstream's FunctionType)."""
-
-    Opaque = 0
-    Orchestration = 1
-    InCore = 2
-    AIC = 3
-    AIV = 4
-    Group = 5
-    Spmd = 6
-    Inline = 7
-
-
-class Level(enum.Enum):
-    """Where a ``@pl.function`` runs (upstream's Level); HOST is the host."""
-
-    AIV = 0
-    AIC = 1
-    CORE_GROUP = 2
-    CHIP_DIE = 3
-    CHIP = 4
-    HOST = 5
-    GLOBAL = 6
-    PROCESSOR = 7
-    UMA = 8
-    NODE = 9
-    POD = 10
-
-
-class Role(enum.Enum):
-    """An orchestrator builds and submits work; a sub-worker runs it."""
-
-    Orchestrator = 0
-    SubWorker = 1
 
 
 def _jit_decorator(kind: str, name: str):
@@ -228,17 +193,13 @@ def at(level: Any = None, **kwargs: Any) -> Any:
     """``with pl.at(level=pl.Level.CORE_GROUP, name_hint=..., deps=[...]) as
     tid:`` in a per-device function: the body is a task on one AIV core
     (a task of the enclosing ``pl.manual_scope()``, or run at once)."""
-    from pldsim.scopes import At
-
-    return At(level, **kwargs)
+    return _At(level, **kwargs)
 
 
 def manual_scope() -> Any:
     """``with pl.manual_scope():``: the ``pl.at`` tasks inside form one task
     graph with only their explicit deps; it runs on the device's cores."""
-    from pldsim.scopes import manual_scope as scope
-
-    return scope()
+    return _manual_scope()
 
 
 def const(value: Any, dtype: Any) -> Any:
