@@ -77,9 +77,9 @@ static inline int pld__kind_engine(enum pld__kind k)
 }
 
 /* After the backend has carried out `op` from rank `from` to rank `to`
- * with cost `c` and returned `rc`: reports a missing route at the user's
- * file:line (never returns then), or records the transfer in the trace and
- * the run's counters.  A transfer within one rank records nothing. */
+ * with cost `c` and returned `rc` (events.c, the observation side): reports a missing route at the
+ * user's file:line (never returns then), or records the transfer in the trace and the run's
+ * counters.  A transfer within one rank records nothing. */
 void pld__op_done(const char *file, int line, enum pld__op op, int from, int to, int rc,
                   const struct pld__cost *c);
 

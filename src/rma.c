@@ -4,15 +4,6 @@
  * the arguments, price it (cost.c), one backend call, record it (ops.c). */
 #include "backend.h"
 
-struct pld__region pld__region_of(pl_tensor t, pl_shape offsets, pl_shape shape)
-{
-    return (struct pld__region){.dtype = t.dtype,
-                                .full = pld__layout(t),
-                                .offsets = offsets,
-                                .shape = shape,
-                                .base = t.win_offset};
-}
-
 static void check_window(const char *file, int line, const char *op, const char *what, pl_tensor t)
 {
     if (t.dtype == 0)
