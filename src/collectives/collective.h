@@ -5,7 +5,7 @@
 #ifndef PLD_COLLECTIVE_H
 #define PLD_COLLECTIVE_H
 
-#include "../internal.h"
+#include "../core/internal.h"
 
 /* One call of a builtin on one rank. */
 struct pld__coll {
