@@ -5,7 +5,8 @@
 #include <string.h>
 
 const struct pld__op_info pld__ops[PLD__NOPS] = {
-#define PLD__OP_ROW(id, tr, ap, k) [PLD__OP_##id] = {.trace = tr, .api = ap, .kind = PLD__KIND_##k},
+#define PLD__OP_ROW(id, tr, ap, k, pr)                                                             \
+    [PLD__OP_##id] = {.trace = tr, .api = ap, .kind = PLD__KIND_##k, .price = #pr},
     PLD__OP_LIST(PLD__OP_ROW)
 #undef PLD__OP_ROW
 };
