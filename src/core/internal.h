@@ -551,6 +551,38 @@ double pld__now(void);
 int64_t pld__trace_op(enum pld__op op, double t0, int peer, const pl_tensor *t, int64_t elem_off,
                       int64_t bytes, int64_t value, const char *file, int line);
 
+/* A region an op read or wrote, for the race detector: offsets+shape of
+ * `t` in rank `copy`'s copy (a host tensor: copy is ignored). */
+struct pld__touch {
+    pl_tensor t; /* dtype 0: no region */
+    int copy;
+    pl_shape offsets, shape;
+    int write, atomic;
+};
+/* What one op did, once the backend has carried it out (observe.c). */
+struct pld__observed {
+    enum pld__op op;
+    const char *api; /* the op as the caller named it, for the race report */
+    const char *file;
+    int line;
+    double t0; /* when the op started */
+    /* the transfer, for ops of kind DATA and SIGNAL: from, to, what the
+     * backend returned and what it cost (pld__op_done) */
+    int from, to, rc;
+    const struct pld__cost *cost;
+    struct pld__touch touch[2]; /* what the race detector sees, in order */
+    /* the trace event: the peer (-1: none), the memory named, its byte
+     * offset, bytes and value (PLD__MISSING: none) */
+    int peer;
+    const pl_tensor *t;
+    int64_t elem_off, bytes, value;
+};
+/* The record phase of an op, in one place rather than inline in every
+ * primitive: the transfer (trace and counters; a missing route fails
+ * here), the race detector, then the op's trace event, whose sequence
+ * number it returns. */
+int64_t pld__observe(const struct pld__observed *o);
+
 /* Fails, at the put_async's file:line, if the running kernel of `rk` has
  * a put_async that was never waited (async.c; called at the kernel's end). */
 void pld__async_kernel_exit(struct pld__rank *rk);
