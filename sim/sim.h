@@ -2,8 +2,8 @@
 #ifndef PLD_SIM_H
 #define PLD_SIM_H
 
-#include "../src/backend.h"
-#include "../src/model.h"
+#include "../src/backend/backend.h"
+#include "../src/model/model.h"
 
 #include <simgrid/actor.h>
 #include <simgrid/cond.h>

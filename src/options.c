@@ -227,11 +227,6 @@ static const struct opt opts[] = {
 };
 enum { NOPTS = sizeof opts / sizeof opts[0], HELP_COLUMN = 29, VERSION_FLAG = 255 };
 
-const char *pld_version(void)
-{
-    return PLD_PACKAGE_VERSION;
-}
-
 void pld_print_version(const char *argv0)
 {
     const char *base = argv0 && strrchr(argv0, '/') ? strrchr(argv0, '/') + 1 : argv0;

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct pld__run *pld__R;
 static pld_run_stats last_stats;
 
 /* mpi is not here: it is a module, loaded only when asked for */
@@ -113,7 +112,7 @@ static void human_bytes(uint64_t b, char *buf, size_t len)
         snprintf(buf, len, "%.1f MiB", b / 1048576.0);
 }
 
-int pld__run(const pld_config *cfg, pld__host_fn host, const void *args)
+int pld__run_host(const pld_config *cfg, pld__host_fn host, const void *args)
 {
     static int runs;
     struct pld__run R;
@@ -181,6 +180,8 @@ int pld__run(const pld_config *cfg, pld__host_fn host, const void *args)
     R.cfg = cfg;
     R.be = be;
     R.P = cfg->ndevices;
+    R.graph_stuck = pld__graph_stuck;
+    R.graph_report = pld__graph_report;
     R.ranks = calloc((size_t)R.P, sizeof *R.ranks);
     if (!R.ranks)
         return pld__config_error(PLD_ENOMEM, "out of memory for %d ranks", R.P);

@@ -13,7 +13,7 @@
  *     bad_peer  the last rank calls remote_load with peer = P; rank 0 waits
  *               for it and must unwind quietly.
  *     sparse    every access path into a large INT32 window (which the
- *               simulator keeps sparse, src/sparse.c): element writes, tile
+ *               simulator keeps sparse, src/mem/sparse.c): element writes, tile
  *               stores, remote stores, atomic Adds, strided put and get,
  *               remote loads, and notify/wait on its cells; every rank then
  *               copies its whole window out.  Checks, prints OK.

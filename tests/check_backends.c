@@ -6,7 +6,7 @@
  * depend on timing, within a tolerance where it can (atomic Adds land in
  * arrival order).  The mpi backend's failures must be reported once, with
  * the status the other backends give.  "sim-sparse" is the simulator with
- * every INT32 window kept sparse (PLD_SPARSE_WINDOWS=all, src/sparse.c), so
+ * every INT32 window kept sparse (PLD_SPARSE_WINDOWS=all, src/mem/sparse.c), so
  * the whole ladder also checks that path against dense storage. */
 #include "checktools.h"
 

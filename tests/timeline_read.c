@@ -1,4 +1,4 @@
-/* timeline_read.c: reads back the SVG timeline that src/trace_svg.c
+/* timeline_read.c: reads back the SVG timeline that src/observe/trace_svg.c
  * writes.  It knows the writer's element shapes (a lane is a <rect>
  * followed by its label, an op a <rect> followed by its <title>, a tick a
  * black <line> followed by its number, a break a <g class="break">), not

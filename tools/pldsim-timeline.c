@@ -1,7 +1,7 @@
 /* pldsim-timeline [--from US] [--to US] [--width PX] [--linear] IN.txt
  * OUT.svg: draws a text trace (--trace FILE.txt) as the SVG timeline that
  * --trace FILE.svg writes directly, or a time window of it. */
-#include "../src/trace.h"
+#include "../src/observe/trace.h"
 
 #include <pld/pld_run.h>
 

@@ -175,8 +175,9 @@ typedef void (*pld__host_fn)(const void *args);
  * process on the sim backend (a SimGrid limitation).  `host` must take a
  * pointer to args' type. */
 #define pld_run(cfg, host, args)                                                                   \
-    ((void)sizeof(((host)(args)), 0), pld__run((cfg), (pld__host_fn)(void (*)(void))(host), (args)))
-int pld__run(const pld_config *cfg, pld__host_fn host, const void *args);
+    ((void)sizeof(((host)(args)), 0),                                                              \
+     pld__run_host((cfg), (pld__host_fn)(void (*)(void))(host), (args)))
+int pld__run_host(const pld_config *cfg, pld__host_fn host, const void *args);
 
 /* Simulated seconds since the start of the run on the sim backend (wall
  * seconds on hardware backends).  Usable anywhere inside pld_run(). */

@@ -3,11 +3,17 @@
  * target, then a barrier. */
 #include "collective.h"
 
+/* The builtin kernel of the host's call, on one rank (host_builtin.c). */
+static void all_to_all_kernel(const struct pld__host_call *h)
+{
+    pld__tensor_all_to_all(h->file, h->line, h->t[0], h->t[1], h->t[2]);
+}
+
 pld_dtensor pld__tensor_all_to_all(const char *file, int line, pl_tensor input, pld_dtensor target,
                                    pld_dtensor signal)
 {
     if (pld__builtin_rail()) {
-        pld__host_builtin(&(struct pld__host_call){.kind = PLD__HB_ALL_TO_ALL,
+        pld__host_builtin(&(struct pld__host_call){.kernel = all_to_all_kernel,
                                                    .file = file,
                                                    .line = line,
                                                    .name = "builtin pld_tensor_all_to_all",

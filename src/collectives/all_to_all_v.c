@@ -29,13 +29,19 @@ static int is_counts(const struct pld__coll *c, pl_tensor t)
             (t.shape.ndim == 2 && t.shape.dim[0] == c->nr && t.shape.dim[1] == 1));
 }
 
+/* The builtin kernel of the host's call, on one rank (host_builtin.c). */
+static void all_to_all_v_kernel(const struct pld__host_call *h)
+{
+    pld__tensor_all_to_all_v(h->file, h->line, h->t[0], h->t[1], h->t[2], h->t[3], h->t[4]);
+}
+
 pld_dtensor pld__tensor_all_to_all_v(const char *file, int line, pl_tensor input,
                                      pld_dtensor target, pld_dtensor signal, pl_tensor send_counts,
                                      pld_dtensor recv_counts)
 {
     if (pld__builtin_rail()) {
         pld__host_builtin(
-            &(struct pld__host_call){.kind = PLD__HB_ALL_TO_ALL_V,
+            &(struct pld__host_call){.kernel = all_to_all_v_kernel,
                                      .file = file,
                                      .line = line,
                                      .name = "builtin pld_tensor_all_to_all_v",

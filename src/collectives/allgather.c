@@ -2,11 +2,17 @@
  * row `me` of every rank's target (our own included), then a barrier. */
 #include "collective.h"
 
+/* The builtin kernel of the host's call, on one rank (host_builtin.c). */
+static void allgather_kernel(const struct pld__host_call *h)
+{
+    pld__tensor_allgather(h->file, h->line, h->t[0], h->t[1], h->t[2]);
+}
+
 pld_dtensor pld__tensor_allgather(const char *file, int line, pl_tensor local, pld_dtensor target,
                                   pld_dtensor signal)
 {
     if (pld__builtin_rail()) {
-        pld__host_builtin(&(struct pld__host_call){.kind = PLD__HB_ALLGATHER,
+        pld__host_builtin(&(struct pld__host_call){.kernel = allgather_kernel,
                                                    .file = file,
                                                    .line = line,
                                                    .name = "builtin pld_tensor_allgather",

@@ -136,6 +136,24 @@ void pld__allreduce_host_ring_task(const char *file, int line, pld_dtensor targe
     pld__coll_end(&c);
 }
 
+/* The builtin kernel of the host's call, on one rank (host_builtin.c). */
+static void allreduce_cores_kernel(const struct pld__host_call *h)
+{
+    pld__allreduce_cores_task(h->file, h->line, h->t[0], h->t[1], h->allreduce);
+}
+
+/* The builtin kernel of the host's call, on one rank (host_builtin.c). */
+static void allreduce_ring_kernel(const struct pld__host_call *h)
+{
+    pld__allreduce_host_ring_task(h->file, h->line, h->t[0], h->t[1]);
+}
+
+/* The builtin kernel of the host's call, on one rank (host_builtin.c). */
+static void allreduce_kernel(const struct pld__host_call *h)
+{
+    pld__tensor_allreduce(h->file, h->line, h->t[0], h->t[1], h->allreduce);
+}
+
 pld_dtensor pld__tensor_allreduce(const char *file, int line, pld_dtensor target,
                                   pld_dtensor signal, struct pld_allreduce_kw kw)
 {
@@ -146,7 +164,7 @@ pld_dtensor pld__tensor_allreduce(const char *file, int line, pld_dtensor target
         if (kw.core_num == 0)
             kw.core_num = 1;
         check_cores(file, line, target, signal, kw);
-        pld__host_builtin(&(struct pld__host_call){.kind = PLD__HB_ALLREDUCE_CORES,
+        pld__host_builtin(&(struct pld__host_call){.kernel = allreduce_cores_kernel,
                                                    .file = file,
                                                    .line = line,
                                                    .name = "builtin pld_tensor_allreduce cores",
@@ -156,7 +174,7 @@ pld_dtensor pld__tensor_allreduce(const char *file, int line, pld_dtensor target
     }
     if (pld__builtin_rail() && kw.mode == PLD_ALLREDUCE_RING) {
         check_host_ring(file, line, target, signal, kw);
-        pld__host_builtin(&(struct pld__host_call){.kind = PLD__HB_ALLREDUCE_RING,
+        pld__host_builtin(&(struct pld__host_call){.kernel = allreduce_ring_kernel,
                                                    .file = file,
                                                    .line = line,
                                                    .name = "builtin pld_tensor_allreduce ring",
@@ -164,7 +182,7 @@ pld_dtensor pld__tensor_allreduce(const char *file, int line, pld_dtensor target
         return target;
     }
     if (pld__builtin_rail()) {
-        pld__host_builtin(&(struct pld__host_call){.kind = PLD__HB_ALLREDUCE,
+        pld__host_builtin(&(struct pld__host_call){.kernel = allreduce_kernel,
                                                    .file = file,
                                                    .line = line,
                                                    .name = "builtin pld_tensor_allreduce",

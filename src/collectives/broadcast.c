@@ -3,11 +3,17 @@
  * with get, and the epilogue. */
 #include "collective.h"
 
+/* The builtin kernel of the host's call, on one rank (host_builtin.c). */
+static void broadcast_kernel(const struct pld__host_call *h)
+{
+    pld__tensor_broadcast(h->file, h->line, h->t[0], h->t[1], h->broadcast);
+}
+
 pld_dtensor pld__tensor_broadcast(const char *file, int line, pld_dtensor target,
                                   pld_dtensor signal, struct pld_broadcast_kw kw)
 {
     if (pld__builtin_rail()) {
-        pld__host_builtin(&(struct pld__host_call){.kind = PLD__HB_BROADCAST,
+        pld__host_builtin(&(struct pld__host_call){.kernel = broadcast_kernel,
                                                    .file = file,
                                                    .line = line,
                                                    .name = "builtin pld_tensor_broadcast",

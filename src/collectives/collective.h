@@ -5,7 +5,7 @@
 #ifndef PLD_COLLECTIVE_H
 #define PLD_COLLECTIVE_H
 
-#include "../internal.h"
+#include "../core/internal.h"
 
 /* One call of a builtin on one rank. */
 struct pld__coll {
@@ -89,22 +89,13 @@ void pld__allreduce_host_ring_task(const char *file, int line, pld_dtensor targe
 
 /* ---- host builtins (host_builtin.c) ---- */
 
-enum pld__host_kind {
-    PLD__HB_BARRIER,
-    PLD__HB_ALLREDUCE,
-    PLD__HB_ALLREDUCE_RING,  /* the host's own ring protocol */
-    PLD__HB_ALLREDUCE_CORES, /* mesh over core_num cores per rank */
-    PLD__HB_BROADCAST,
-    PLD__HB_ALLGATHER,
-    PLD__HB_REDUCE_SCATTER,
-    PLD__HB_ALL_TO_ALL,
-    PLD__HB_ALL_TO_ALL_V,
-};
-
 /* One collective call made by the host orchestrator, with its arguments in
  * the order of the collective's parameters. */
 struct pld__host_call {
-    enum pld__host_kind kind;
+    /* what each rank runs: the collective's own kernel (a static function of
+     * its file), so that host_builtin.c, which every collective calls, names
+     * no collective back */
+    void (*kernel)(const struct pld__host_call *h);
     const char *file; /* the user's call */
     int line;
     const char *name; /* the builtin kernel's name, "builtin pld_tensor_barrier" */

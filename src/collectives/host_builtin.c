@@ -35,36 +35,7 @@ void pld__host_task(const struct pld__host_call *h)
 {
     pld__incore_enter(h->file, h->line, h->name);
     pld__R->ranks[pld__self()].builtin = 1;
-    const pl_tensor *t = h->t;
-    switch (h->kind) {
-    case PLD__HB_BARRIER:
-        pld__tensor_barrier(h->file, h->line, t[0]);
-        break;
-    case PLD__HB_ALLREDUCE:
-        pld__tensor_allreduce(h->file, h->line, t[0], t[1], h->allreduce);
-        break;
-    case PLD__HB_ALLREDUCE_CORES:
-        pld__allreduce_cores_task(h->file, h->line, t[0], t[1], h->allreduce);
-        break;
-    case PLD__HB_ALLREDUCE_RING:
-        pld__allreduce_host_ring_task(h->file, h->line, t[0], t[1]);
-        break;
-    case PLD__HB_BROADCAST:
-        pld__tensor_broadcast(h->file, h->line, t[0], t[1], h->broadcast);
-        break;
-    case PLD__HB_ALLGATHER:
-        pld__tensor_allgather(h->file, h->line, t[0], t[1], t[2]);
-        break;
-    case PLD__HB_REDUCE_SCATTER:
-        pld__tensor_reduce_scatter(h->file, h->line, t[0], t[1], h->reduce_scatter);
-        break;
-    case PLD__HB_ALL_TO_ALL:
-        pld__tensor_all_to_all(h->file, h->line, t[0], t[1], t[2]);
-        break;
-    case PLD__HB_ALL_TO_ALL_V:
-        pld__tensor_all_to_all_v(h->file, h->line, t[0], t[1], t[2], t[3], t[4]);
-        break;
-    }
+    h->kernel(h); /* the collective's own kernel: this file names none */
     pld__incore_exit();
 }
 

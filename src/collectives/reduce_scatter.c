@@ -6,11 +6,17 @@
  * read-done barrier (so 1 + chunks credits), as the mesh allreduce does. */
 #include "collective.h"
 
+/* The builtin kernel of the host's call, on one rank (host_builtin.c). */
+static void reduce_scatter_kernel(const struct pld__host_call *h)
+{
+    pld__tensor_reduce_scatter(h->file, h->line, h->t[0], h->t[1], h->reduce_scatter);
+}
+
 pld_dtensor pld__tensor_reduce_scatter(const char *file, int line, pld_dtensor target,
                                        pld_dtensor signal, struct pld_reduce_scatter_kw kw)
 {
     if (pld__builtin_rail()) {
-        pld__host_builtin(&(struct pld__host_call){.kind = PLD__HB_REDUCE_SCATTER,
+        pld__host_builtin(&(struct pld__host_call){.kernel = reduce_scatter_kernel,
                                                    .file = file,
                                                    .line = line,
                                                    .name = "builtin pld_tensor_reduce_scatter",

@@ -36,7 +36,7 @@
  *
  * This file is the module pld_mpi.so, which libpld loads only when a run
  * asks for --backend mpi (mpi_loader.c); MPI calls go through mpi_calls.h. */
-#include "../backend.h"
+#include "../backend/backend.h"
 #include "mpi_calls.h"
 
 #include <dlfcn.h>

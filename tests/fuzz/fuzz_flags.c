@@ -1,7 +1,7 @@
 /* fuzz_flags.c: libFuzzer target for the common flag parser: the input is
  * split into arguments at NUL and newline bytes; any argv must be parsed or
  * refused, never crash. */
-#include "../../src/internal.h"
+#include "../../src/core/internal.h"
 #include "fuzz_argv.h"
 
 #include <stdlib.h>

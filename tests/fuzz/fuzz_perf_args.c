@@ -12,7 +12,7 @@
 #define PLDSIM_PERF_NO_MAIN
 #include "../../tools/pldsim-perf.c"
 
-#include "../../src/internal.h"
+#include "../../src/core/internal.h"
 #include "fuzz_argv.h"
 
 #include <stdint.h>

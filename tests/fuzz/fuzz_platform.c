@@ -25,7 +25,7 @@
  * at all (TODO: take the range from a separate, uninstrumented file). */
 #include <pld/pld.h>
 
-#include "../../src/internal.h"
+#include "../../src/core/internal.h"
 
 #include <signal.h>
 #include <stdint.h>

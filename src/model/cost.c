@@ -1,7 +1,36 @@
 /* cost.c: the device cost model.  Every op's simulated time is priced
  * here, from the numbers of the device model; the backend adds only the
  * route's share (latency, bandwidth, contention).  docs/models.md gives
- * each formula and its units. */
+ * each formula and its units.
+ *
+ * Which function prices which op (the price column of PLD__OP_LIST, ops.h).
+ * G(b) = (hbm_lat + b / hbm_bw) * speed_factor, one GM access of b bytes;
+ * "route" is the backend's share: on sim, engine.c's carry() adds
+ * extra_lats x the route latency and one flow of the bytes (SimGrid's
+ * latency, bandwidth and contention), after `before`, before `after`.
+ *
+ *   op                          function        formula
+ *   LOAD, READ, WRITE           charge_gm       G(bytes)
+ *   STORE, STORE_ADD            price_store     G(bytes); from the cube's
+ *                                               L0C: l0c_lat + bytes / l0c_bw
+ *   ADD .. SUBS, CAST           charge_vector   elems / vector_rate * speed_factor
+ *   LAUNCH                      charge_launch   launch_lat * speed_factor
+ *   MATMUL, CUBE_MOVE           charge_cube     cube_matmul_seconds or
+ *                                               cube_move_seconds, * speed_factor
+ *   REMOTE_LOAD, REMOTE_STORE*  price_transfer  pull_lat or push_lat + bytes at
+ *                                               pull_bw or push_bw + route;
+ *                                               to oneself G(2 bytes)
+ *   PUT, PUT_ADD, GET           price_staged    per chunk: G(chunk) (pipelined:
+ *                                               one), push/pull_lat, + route
+ *                                               with nchunks - 1 extra latencies
+ *   PUT_ASYNC                   price_async     sdma_issue, then sdma_lat per
+ *                                               block + bytes at sdma_bw + route
+ *   NOTIFY_SET, NOTIFY_ADD      price_notify    signal_lat + signal_bytes over
+ *                                               the route (sim: lat + bytes/bw,
+ *                                               engine.c, not a flow)
+ *   WAIT_*, WAIT_ASYNC          charge_poll     poll_lat, after the wait returns
+ *   DISPATCH                    charge_dispatch the host's dispatch_lat
+ *   DEFER_WAIT                  none            free: it only registers */
 #include "backend.h"
 
 static struct pld__device *self_dev(void)

@@ -2,9 +2,18 @@
  * N-D copies between them.  Sits above window.c and sparse.c (a copy into
  * a sparse window goes through its lines); the element arithmetic itself
  * is dtype.c's. */
-#include "internal.h"
+#include "backend.h" /* struct pld__region, which the backends copy */
 
 #include <string.h>
+
+struct pld__region pld__region_of(pl_tensor t, pl_shape offsets, pl_shape shape)
+{
+    return (struct pld__region){.dtype = t.dtype,
+                                .full = pld__layout(t),
+                                .offsets = offsets,
+                                .shape = shape,
+                                .base = t.win_offset};
+}
 
 pl_shape pld__layout(pl_tensor t)
 {

@@ -379,3 +379,13 @@ int pld__topology_parse(const char *spec, const struct pld__model *base, struct 
         m->node_size = m->dims[0];
     return check_complete(m, "--topology");
 }
+
+/* Here, not in device.c: the defaults are the a2a3 model, parsed, so the
+ * key table stays a leaf below the parser. */
+void pld__device_defaults(struct pld__device *d)
+{
+    struct pld__model m;
+    const char *text = pld__builtin_model_text("a2a3");
+    if (text && pld__model_parse(text, "a2a3", &m) == 0)
+        *d = m.dev;
+}

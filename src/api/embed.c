@@ -1,54 +1,12 @@
 /* embed.c: what a language front end needs to run its interpreter inside
- * the ranks (pld_embed.h): guards that turn a backend's exit from a rank
- * into a return to the front end's own frame, and errors that the front
- * end found itself. */
+ * the ranks (pld_embed.h): the primitives under the front end's own op
+ * names, and errors that the front end found itself.  The guards are
+ * guard.c's: the backends call them, and must not climb up to the API. */
 #include "backend.h"
 
 #include <pld/pld_embed.h>
 
 #include <string.h>
-
-/* Where the caller's innermost guard is kept: the rank's, or the host's. */
-static struct pld_guard **guard_slot(int self)
-{
-    if (!pld__R || self == PLD__NOBODY)
-        return NULL;
-    if (self == PLD__HOST)
-        return &pld__R->host_guard;
-    return &pld__R->ranks[self].guard;
-}
-
-void pld_guard_push(pld_guard *g)
-{
-    int self = pld__self();
-    struct pld_guard **slot = guard_slot(self);
-    g->who = self;
-    g->prev = NULL;
-    if (!slot)
-        return;
-    g->prev = *slot;
-    *slot = g;
-}
-
-void pld_guard_pop(pld_guard *g)
-{
-    struct pld_guard **slot = guard_slot(g->who);
-    /* after an escape the slot already points past g */
-    if (slot && *slot == g)
-        *slot = g->prev;
-}
-
-void pld__guard_escape(void)
-{
-    struct pld_guard **slot = guard_slot(pld__self());
-    if (!slot || !*slot)
-        return;
-    struct pld_guard *g = *slot;
-    *slot = g->prev;
-    siglongjmp(g->env, 1);
-}
-
-const char *(*pld__op_rename)(const char *op);
 
 void pld_embed_set_op_names(const char *(*rename)(const char *op))
 {
@@ -61,11 +19,6 @@ _Noreturn void pld_embed_fail(int code, const char *file, int line, const char *
     va_list ap;
     va_start(ap, fmt);
     pld__vfail(code, file, line, op, preface, fmt, ap);
-}
-
-int pld_run_aborting(void)
-{
-    return pld__R && __atomic_load_n(&pld__R->error, __ATOMIC_ACQUIRE) != 0;
 }
 
 int pld_embed_self(void)

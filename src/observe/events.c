@@ -13,9 +13,24 @@
 /* Ranks may be threads (threads backend); the log is shared. */
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 
-double pld__now(void)
+void pld__op_done(const char *file, int line, enum pld__op op, int from, int to, int rc,
+                  const struct pld__cost *c)
 {
-    return pld__R && pld__R->be ? pld__R->be->now() : 0.0;
+    struct pld__run *R = pld__R;
+    if (rc != 0)
+        pld__fail(PLD_EPLATFORM, file, line, pld__ops[op].api,
+                  "platform %s has no route from dev%d (rank %d) to dev%d (rank %d)",
+                  R->platform_desc, R->ranks[from].device_id, from, R->ranks[to].device_id, to);
+    if (from == to || c->bytes <= 0)
+        return;
+    pld__trace_xfer(c->t_start, c->t_end, from, to, c->bytes, pld__ops[op].kind == PLD__KIND_SIGNAL,
+                    op == PLD__OP_PUT_ASYNC);
+    /* ranks may be threads (threads backend): count atomically */
+    uint64_t bytes = (uint64_t)c->bytes;
+    __atomic_fetch_add(&R->bytes_moved, bytes, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&R->transfers, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&R->ranks[from].bytes_sent, bytes, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&R->ranks[to].bytes_received, bytes, __ATOMIC_RELAXED);
 }
 
 int pld__trace_open(struct pld__run *R, const char *path)

@@ -1,5 +1,6 @@
 /* device.c: the device model's keys, generated from PLD__DEVICE_KEYS
- * (internal.h), and its defaults.  The keys are one list so that a new
+ * (internal.h): a leaf, which model.c's parser builds on (the defaults,
+ * read from the a2a3 model, are model.c's).  The keys are one list so that a new
  * device property is one line there: the struct, this parser, the platform
  * writer and the <prop> reader cannot disagree on its name or its unit. */
 #include "model.h"
@@ -52,14 +53,6 @@ const char *pld__device_key_form(const char *key)
     PLD__DEVICE_KEYS(PLD__DEVICE_FORM)
 #undef PLD__DEVICE_FORM
     return NULL;
-}
-
-void pld__device_defaults(struct pld__device *d)
-{
-    struct pld__model m;
-    const char *text = pld__builtin_model_text("a2a3");
-    if (text && pld__model_parse(text, "a2a3", &m) == 0)
-        *d = m.dev;
 }
 
 int pld__device_usable(const struct pld__device *d)

@@ -44,86 +44,10 @@
  * Vector clocks cost P entries per rank and per arrival kept, so the
  * default (--races=error) applies up to 64 ranks, upstream's limit; above
  * that the detector is off unless asked for. */
-#include "backend.h"
-#include "ptrmap.h"
+#include "races.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-struct rec {
-    int64_t lo, len, stride, n; /* rows lo + i * stride, i < n; n == 1: stride == len */
-    int64_t end;                /* lo + (n - 1) * stride + len */
-    int64_t max;                /* the largest end in the subtree */
-    int l, r;                   /* children, -1 for none; l: the next free one */
-    uint32_t prio;
-    int rank;
-    uint32_t epoch;
-    unsigned write : 1, atomic : 1, live : 1;
-    unsigned inflight : 1; /* a put_async's, until its wait (pld__racer_landed) */
-    int flight;            /* which put_async's, when inflight */
-    const char *op, *file;
-    int line;
-    double t; /* the first access's, when several joined */
-};
-
-#define HINTS 4 /* records a loop may be extending: load, store, a peer's access */
-
-struct shadow {
-    struct rec *r;
-    int cap, root, free, n;
-    int gc_at;       /* sweep for records every rank has passed above this many */
-    int hint[HINTS]; /* recently made or grown records, most recent first */
-    uint32_t rng;    /* treap priorities */
-};
-
-/* A cell's arrivals since its last Set or since its owner's last wait. */
-struct cell {
-    int n, cap;
-    int32_t floor;   /* the value before the first arrival kept */
-    int floor_fails; /* a Set is the first: no earlier value counts */
-    struct arrival {
-        int32_t value, delta; /* the value it left; what it added (0: a Set) */
-        int rank;
-    } * a;
-    uint32_t *clock; /* n x P: the join of the arrivals' clocks up to each */
-};
-
-/* Where an access went, for the report. */
-struct where {
-    const struct pld__wbuf *b; /* NULL: host memory */
-    int copy;
-};
-
-struct pld__racer {
-    int P;
-    uint32_t *vc;             /* P x P: vc[r * P + q] = what rank r knows of rank q */
-    struct pld__ptrmap cells; /* cell address -> 1 + index in cell[] */
-    struct cell *cell;
-    int ncells, capcells;
-    struct shadow **shadow; /* per buffer id, per copy */
-    int nbufs;
-    struct shadow host; /* host tensors, by address */
-    /* reported pairs of source locations */
-    struct {
-        const char *f1, *f2;
-        int l1, l2;
-    } * seen;
-    int nseen, capseen;
-    int races;
-    void (*on_race)(void *ctx, const char *f1, int l1, const char *f2, int l2);
-    void *on_race_ctx;
-    int64_t *found; /* query results */
-    int capfound;
-    uint32_t *mins; /* P: what every rank knows of each */
-    int flights;    /* put_asyncs issued (pld__racer_flight) */
-};
-
-static void shadow_init(struct shadow *s)
-{
-    *s = (struct shadow){.root = -1, .free = -1, .gc_at = 64, .rng = 2463534242u};
-    for (int i = 0; i < HINTS; i++)
-        s->hint[i] = -1;
-}
 
 struct pld__racer *pld__racer_new(int P)
 {
@@ -141,7 +65,7 @@ struct pld__racer *pld__racer_new(int P)
     }
     for (int r = 0; r < P; r++)
         RC->vc[(size_t)r * P + r] = 1;
-    shadow_init(&RC->host);
+    pld__shadow_init(&RC->host);
     return RC;
 }
 
@@ -337,264 +261,6 @@ void pld__races_acquire(int me, const void *cell, pld_wait_cmp cmp, int32_t expe
         pld__racer_acquire(pld__R->racer, me, cell, cmp, expected);
 }
 
-/* ---- the treap of records ---- */
-
-static int key_less(const struct rec *r, int a, int b)
-{
-    return r[a].lo < r[b].lo || (r[a].lo == r[b].lo && a < b);
-}
-
-static void pull(struct rec *r, int x)
-{
-    int64_t m = r[x].end;
-    if (r[x].l >= 0 && r[r[x].l].max > m)
-        m = r[r[x].l].max;
-    if (r[x].r >= 0 && r[r[x].r].max > m)
-        m = r[r[x].r].max;
-    r[x].max = m;
-}
-
-/* Splits t into the records before x (*lo) and x and those after (*hi). */
-static void split(struct rec *r, int t, int x, int *lo, int *hi)
-{
-    if (t < 0) {
-        *lo = *hi = -1;
-    } else if (key_less(r, t, x)) {
-        split(r, r[t].r, x, &r[t].r, hi);
-        pull(r, t);
-        *lo = t;
-    } else {
-        split(r, r[t].l, x, lo, &r[t].l);
-        pull(r, t);
-        *hi = t;
-    }
-}
-
-static int merge(struct rec *r, int a, int b)
-{
-    if (a < 0)
-        return b;
-    if (b < 0)
-        return a;
-    if (r[a].prio > r[b].prio) {
-        r[a].r = merge(r, r[a].r, b);
-        pull(r, a);
-        return a;
-    }
-    r[b].l = merge(r, a, r[b].l);
-    pull(r, b);
-    return b;
-}
-
-static int insert(struct rec *r, int t, int x)
-{
-    if (t < 0)
-        return x;
-    if (r[x].prio > r[t].prio) {
-        split(r, t, x, &r[x].l, &r[x].r);
-        pull(r, x);
-        return x;
-    }
-    if (key_less(r, x, t))
-        r[t].l = insert(r, r[t].l, x);
-    else
-        r[t].r = insert(r, r[t].r, x);
-    pull(r, t);
-    return t;
-}
-
-static int erase(struct rec *r, int t, int x)
-{
-    if (t == x)
-        return merge(r, r[t].l, r[t].r);
-    if (key_less(r, x, t))
-        r[t].l = erase(r, r[t].l, x);
-    else
-        r[t].r = erase(r, r[t].r, x);
-    pull(r, t);
-    return t;
-}
-
-static int found_push(struct pld__racer *RC, int *nf, int x)
-{
-    if (*nf == RC->capfound) {
-        int cap = RC->capfound ? 2 * RC->capfound : 64;
-        int64_t *n = realloc(RC->found, (size_t)cap * sizeof *n);
-        if (!n)
-            return -1;
-        RC->found = n;
-        RC->capfound = cap;
-    }
-    RC->found[(*nf)++] = x;
-    return 0;
-}
-
-/* Appends to RC->found the records whose span meets [lo, hi). */
-static void query(struct pld__racer *RC, const struct rec *r, int t, int64_t lo, int64_t hi,
-                  int *nf)
-{
-    while (t >= 0 && r[t].max > lo) {
-        query(RC, r, r[t].l, lo, hi, nf);
-        if (r[t].lo >= hi)
-            return;
-        if (r[t].end > lo)
-            found_push(RC, nf, t);
-        t = r[t].r;
-    }
-}
-
-static void set_end(struct rec *x)
-{
-    if (x->n == 1 || x->stride == x->len) { /* rows back to back are one run */
-        x->len *= x->n;
-        x->n = 1;
-        x->stride = x->len;
-    }
-    x->end = x->lo + (x->n - 1) * x->stride + x->len;
-}
-
-static void hint(struct shadow *s, int x)
-{
-    int i = 0;
-    while (i < HINTS - 1 && s->hint[i] != x)
-        i++;
-    memmove(s->hint + 1, s->hint, (size_t)i * sizeof *s->hint);
-    s->hint[0] = x;
-}
-
-static void drop(struct shadow *s, int x)
-{
-    s->root = erase(s->r, s->root, x);
-    s->r[x].live = 0;
-    s->r[x].l = s->free;
-    s->free = x;
-    s->n--;
-    for (int i = 0; i < HINTS; i++)
-        if (s->hint[i] == x)
-            s->hint[i] = -1;
-}
-
-static int add(struct shadow *s, const struct rec *now)
-{
-    if (s->free < 0) {
-        int cap = s->cap ? 2 * s->cap : 16;
-        struct rec *n = realloc(s->r, (size_t)cap * sizeof *n);
-        if (!n)
-            return -1;
-        s->r = n;
-        for (int i = cap - 1; i >= s->cap; i--) {
-            n[i].live = 0;
-            n[i].l = s->free;
-            s->free = i;
-        }
-        s->cap = cap;
-    }
-    int x = s->free;
-    s->free = s->r[x].l;
-    s->r[x] = *now;
-    s->rng ^= s->rng << 13, s->rng ^= s->rng >> 17, s->rng ^= s->rng << 5;
-    s->r[x].prio = s->rng;
-    s->r[x].l = s->r[x].r = -1;
-    s->r[x].live = 1;
-    s->r[x].max = s->r[x].end;
-    s->root = insert(s->r, s->root, x);
-    s->n++;
-    return x;
-}
-
-/* ---- row sets ---- */
-
-/* The first bytes where a and b meet, in [*lo, *hi); 0 if they do not. */
-static int meet(const struct rec *a, const struct rec *b, int64_t *lo, int64_t *hi)
-{
-    if (a->n > b->n) { /* walk the one with fewer rows */
-        const struct rec *t = a;
-        a = b, b = t;
-    }
-    for (int64_t i = 0; i < a->n; i++) {
-        int64_t s = a->lo + i * a->stride, e = s + a->len;
-        if (e <= b->lo)
-            continue;
-        if (s >= b->end)
-            return 0;
-        /* b's first row that ends after s */
-        int64_t j = s - b->lo - b->len + 1;
-        j = j <= 0 ? 0 : (j + b->stride - 1) / b->stride;
-        if (j >= b->n)
-            continue;
-        int64_t bs = b->lo + j * b->stride;
-        if (bs < e) {
-            *lo = s > bs ? s : bs;
-            *hi = e < bs + b->len ? e : bs + b->len;
-            return 1;
-        }
-    }
-    return 0;
-}
-
-/* Does every row of a lie in a row of w? */
-static int covers(const struct rec *w, const struct rec *a)
-{
-    if (a->lo < w->lo || a->end > w->end)
-        return 0;
-    if (w->n == 1)
-        return 1;
-    for (int64_t i = 0; i < a->n; i++) {
-        int64_t s = a->lo + i * a->stride, j = (s - w->lo) / w->stride;
-        if (s + a->len > w->lo + j * w->stride + w->len)
-            return 0;
-    }
-    return 1;
-}
-
-static int same_site(const struct rec *a, const struct rec *b)
-{
-    return a->rank == b->rank && a->line == b->line && a->file == b->file && a->op == b->op;
-}
-
-/* Does every access that conflicts with a also conflict with w? */
-static int conflicts_as_much(const struct rec *w, const struct rec *a)
-{
-    return (w->write || !a->write) && (!w->atomic || a->atomic);
-}
-
-/* Grows x (same rank, epoch, kind and site as now) to the union of both
- * when that is one row set; returns whether it did. */
-static int grow(struct shadow *s, int x, const struct rec *now)
-{
-    struct rec g = s->r[x];
-    if (g.n == 1 && now->n == 1 && now->lo <= g.end && g.lo <= now->end) {
-        int64_t e = g.end > now->end ? g.end : now->end;
-        g.lo = g.lo < now->lo ? g.lo : now->lo;
-        g.len = e - g.lo;
-    } else if (g.len == now->len && now->lo > g.lo) {
-        int64_t stride = g.n > 1 ? g.stride : now->lo - g.lo;
-        if (now->lo != g.lo + g.n * stride || (now->n > 1 && now->stride != stride) ||
-            stride < g.len)
-            return 0;
-        g.stride = stride;
-        g.n += now->n;
-    } else {
-        return 0;
-    }
-    set_end(&g);
-    if (g.lo == s->r[x].lo) { /* the key stays: only the ends on its path grow */
-        g.max = g.max > g.end ? g.max : g.end;
-        s->r[x] = g;
-        for (int t = s->root; t != x; t = key_less(s->r, x, t) ? s->r[t].l : s->r[t].r)
-            if (s->r[t].max < g.end)
-                s->r[t].max = g.end;
-    } else {
-        s->root = erase(s->r, s->root, x);
-        g.l = g.r = -1;
-        g.max = g.end;
-        s->r[x] = g;
-        s->root = insert(s->r, s->root, x);
-    }
-    hint(s, x);
-    return 1;
-}
-
 /* Drops the records that every rank's clock has passed. */
 static void sweep(struct pld__racer *RC, struct shadow *s)
 {
@@ -607,7 +273,8 @@ static void sweep(struct pld__racer *RC, struct shadow *s)
     }
     for (int x = 0; x < s->cap; x++)
         if (s->r[x].live && !s->r[x].inflight && s->r[x].epoch <= RC->mins[s->r[x].rank])
-            drop(s, x); /* one in flight lasts until its wait, whatever the clocks say */
+            pld__shadow_drop(s,
+                             x); /* one in flight lasts until its wait, whatever the clocks say */
     s->gc_at = 2 * s->n > 64 ? 2 * s->n : 64;
 }
 
@@ -699,7 +366,7 @@ static struct shadow *shadow_of(struct pld__racer *RC, const struct pld__wbuf *b
         if (!s)
             return NULL;
         for (int c = 0; c < RC->P; c++)
-            shadow_init(&s[c]);
+            pld__shadow_init(&s[c]);
         RC->shadow[b->id] = s;
     }
     return &RC->shadow[b->id][copy];
@@ -733,15 +400,15 @@ static int64_t access(struct pld__racer *RC, int me, const struct pld__wbuf *b, 
         .line = line,
         .t = t,
     };
-    set_end(&now);
+    pld__rows_set_end(&now);
     struct where w = {b, copy};
     int nf = 0, kept = 0;
-    query(RC, s->r, s->root, now.lo, now.end, &nf);
+    pld__shadow_query(RC, s->r, s->root, now.lo, now.end, &nf);
     for (int i = 0; i < nf; i++) {
         int x = (int)RC->found[i];
         const struct rec *a = &s->r[x];
         int64_t lo, hi;
-        if (!meet(a, &now, &lo, &hi))
+        if (!pld__rows_meet(a, &now, &lo, &hi))
             continue;
         if (a->inflight) { /* nothing is ordered with it until its wait */
             if (a->flight != flight && (a->write || write) && !(a->atomic && atomic)) {
@@ -757,34 +424,34 @@ static int64_t access(struct pld__racer *RC, int me, const struct pld__wbuf *b, 
             }
             continue;
         }
-        if (flight || !same_site(a, &now))
+        if (flight || !pld__rec_same_site(a, &now))
             continue; /* an issue follows the rank's earlier accesses in program order */
         int same = a->epoch == now.epoch && a->write == now.write && a->atomic == now.atomic;
-        if (same && covers(a, &now))
+        if (same && pld__rows_covers(a, &now))
             kept = 1; /* nothing new: it is already recorded */
-        else if (covers(&now, a) && conflicts_as_much(&now, a))
+        else if (pld__rows_covers(&now, a) && pld__rec_conflicts_as_much(&now, a))
             RC->found[i] = -1 - x; /* superseded */
     }
     for (int i = 0; i < nf; i++)
         if (RC->found[i] < 0)
-            drop(s, (int)(-1 - RC->found[i]));
+            pld__shadow_drop(s, (int)(-1 - RC->found[i]));
     if (kept)
         return -1;
     if (flight) { /* a record of its own, which only its wait removes */
         now.t = now.t < 0 ? pld__now() : now.t;
-        return add(s, &now);
+        return pld__shadow_add(s, &now);
     }
     for (int i = 0; i < HINTS; i++) {
         int x = s->hint[i];
         const struct rec *a = x >= 0 ? &s->r[x] : NULL;
         if (a && !a->inflight && a->epoch == now.epoch && a->write == now.write &&
-            a->atomic == now.atomic && same_site(a, &now) && grow(s, x, &now))
+            a->atomic == now.atomic && pld__rec_same_site(a, &now) && pld__shadow_grow(s, x, &now))
             return x;
     }
     now.t = now.t < 0 ? pld__now() : now.t;
-    int x = add(s, &now);
+    int x = pld__shadow_add(s, &now);
     if (x >= 0)
-        hint(s, x);
+        pld__shadow_hint(s, x);
     if (s->n > s->gc_at)
         sweep(RC, s);
     return x;
@@ -813,7 +480,7 @@ void pld__racer_landed(struct pld__racer *RC, const struct pld__wbuf *b, int cop
 {
     struct shadow *s = h >= 0 ? shadow_of(RC, b, copy) : NULL;
     if (s && h < s->cap && s->r[h].live && s->r[h].inflight)
-        drop(s, (int)h);
+        pld__shadow_drop(s, (int)h);
 }
 
 void pld__races_access(int me, const struct pld__wbuf *b, int copy, int64_t lo, int64_t hi,

@@ -120,12 +120,3 @@ void pld__run_task(int rank, struct pld__task *t)
     fr->in_task = 0;
     fr->spans[fr->nspans++] = (struct pld__dispatch_span){t0, pld__now(), t->fn_name};
 }
-
-double pld__device_wall(const struct pld__rank *rk)
-{
-    double w = 0;
-    for (int i = 0; i < rk->nspans; i++)
-        if (rk->spans[i].t1 - rk->spans[i].t0 > w)
-            w = rk->spans[i].t1 - rk->spans[i].t0;
-    return w;
-}

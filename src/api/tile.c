@@ -95,12 +95,20 @@ static void load_region(const char *file, int line, const char *op, double t0, p
     int me = pld__self();
     size_t bytes = (size_t)pl_shape_numel(valid) * pl_dtype_size(t.dtype);
     pld__charge_gm(bytes);
-    pld__races_region(me, t, me, offsets, valid, 0, 0, op, file, line);
     if (dst)
         pld__copy_region(t.dtype, valid, dst, full, pld__elem_ptr(t, me, offsets), pld__layout(t),
                          PL_ATOMIC_NONE);
-    pld__trace_op(PLD__OP_LOAD, t0, -1, &t, flat_offset_bytes(t, offsets), (int64_t)bytes,
-                  PLD__MISSING, file, line);
+    pld__observe(&(struct pld__observed){.op = PLD__OP_LOAD,
+                                         .api = op,
+                                         .file = file,
+                                         .line = line,
+                                         .t0 = t0,
+                                         .touch = {{t, me, offsets, valid, 0, 0}},
+                                         .peer = -1,
+                                         .t = &t,
+                                         .elem_off = flat_offset_bytes(t, offsets),
+                                         .bytes = (int64_t)bytes,
+                                         .value = PLD__MISSING});
 }
 
 pl_tile pld__load_as(const char *file, int line, const char *op, pl_tensor t, pl_shape offsets,
@@ -183,10 +191,19 @@ static void store_values(const char *file, int line, const char *op, double t0, 
             pld__copy_region(t.dtype, valid, pld__elem_ptr(t, me, offsets), pld__layout(t), data_in,
                              shape, kw.atomic);
     }
-    pld__races_region(me, t, me, offsets, valid, 1, kw.atomic == PL_ATOMIC_ADD, op, file, line);
     pld__host_written(t, offsets, valid);
-    pld__trace_op(kw.atomic == PL_ATOMIC_ADD ? PLD__OP_STORE_ADD : PLD__OP_STORE, t0, -1, &t,
-                  flat_offset_bytes(t, offsets), (int64_t)bytes, PLD__MISSING, file, line);
+    pld__observe(&(struct pld__observed){
+        .op = kw.atomic == PL_ATOMIC_ADD ? PLD__OP_STORE_ADD : PLD__OP_STORE,
+        .api = op,
+        .file = file,
+        .line = line,
+        .t0 = t0,
+        .touch = {{t, me, offsets, valid, 1, kw.atomic == PL_ATOMIC_ADD}},
+        .peer = -1,
+        .t = &t,
+        .elem_off = flat_offset_bytes(t, offsets),
+        .bytes = (int64_t)bytes,
+        .value = PLD__MISSING});
 }
 
 pl_tensor pld__store_as(const char *file, int line, const char *op, pl_tile tile, pl_shape offsets,
@@ -368,12 +385,19 @@ double pl__read(const char *file, int line, pl_tensor t, pl_shape idx)
     pld__charge_gm(pl_dtype_size(t.dtype));
     if (!pld__has_data(&t))
         pld__fail_no_data(file, line, "pl_read", "it reads a window element");
-    pld__races_region(pld__self(), t, pld__self(), idx,
-                      (pl_shape){.ndim = t.shape.ndim, .dim = {1, 1, 1, 1}}, 0, 0, "pl_read", file,
-                      line);
     double v = pld__elem_get(t.dtype, pld__cell(pld__elem_ptr(t, pld__self(), idx)));
-    pld__trace_op(PLD__OP_READ, t0, -1, &t, flat_offset_bytes(t, idx),
-                  (int64_t)pl_dtype_size(t.dtype), (int64_t)v, file, line);
+    pld__observe(&(struct pld__observed){
+        .op = PLD__OP_READ,
+        .api = "pl_read",
+        .file = file,
+        .line = line,
+        .t0 = t0,
+        .touch = {{t, pld__self(), idx, {.ndim = t.shape.ndim, .dim = {1, 1, 1, 1}}, 0, 0}},
+        .peer = -1,
+        .t = &t,
+        .elem_off = flat_offset_bytes(t, idx),
+        .bytes = (int64_t)pl_dtype_size(t.dtype),
+        .value = (int64_t)v});
     return v;
 }
 
@@ -384,14 +408,21 @@ void pl__write(const char *file, int line, pl_tensor t, pl_shape idx, double v)
     check_gm(file, line, "pl_write", "tensor", t);
     check_index(file, line, "pl_write", t, idx);
     pld__charge_gm(pl_dtype_size(t.dtype));
-    pld__races_region(pld__self(), t, pld__self(), idx,
-                      (pl_shape){.ndim = t.shape.ndim, .dim = {1, 1, 1, 1}}, 1, 0, "pl_write", file,
-                      line);
     if (pld__has_data(&t))
         pld__elem_set(t.dtype, pld__cell(pld__elem_ptr(t, pld__self(), idx)), v);
     pld__host_written(t, idx, (pl_shape){.ndim = t.shape.ndim, .dim = {1, 1, 1, 1}});
-    pld__trace_op(PLD__OP_WRITE, t0, -1, &t, flat_offset_bytes(t, idx),
-                  (int64_t)pl_dtype_size(t.dtype), (int64_t)v, file, line);
+    pld__observe(&(struct pld__observed){
+        .op = PLD__OP_WRITE,
+        .api = "pl_write",
+        .file = file,
+        .line = line,
+        .t0 = t0,
+        .touch = {{t, pld__self(), idx, {.ndim = t.shape.ndim, .dim = {1, 1, 1, 1}}, 1, 0}},
+        .peer = -1,
+        .t = &t,
+        .elem_off = flat_offset_bytes(t, idx),
+        .bytes = (int64_t)pl_dtype_size(t.dtype),
+        .value = (int64_t)v});
 }
 
 double pl__cast(const char *file, int line, double v, pl_dtype dt)

@@ -51,12 +51,9 @@ int pld_exit_code(int rc)
     }
 }
 
-int pld__self(void)
-{
-    if (!pld__R || !pld__R->be)
-        return PLD__NOBODY;
-    return pld__R->be->self();
-}
+/* Set by pld_embed_set_op_names (embed.c); kept here, beside its one
+ * reader, so that every message can show it without calling up. */
+const char *(*pld__op_rename)(const char *op);
 
 const char *pld__op_shown(const char *op)
 {

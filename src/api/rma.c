@@ -4,15 +4,6 @@
  * the arguments, price it (cost.c), one backend call, record it (ops.c). */
 #include "backend.h"
 
-struct pld__region pld__region_of(pl_tensor t, pl_shape offsets, pl_shape shape)
-{
-    return (struct pld__region){.dtype = t.dtype,
-                                .full = pld__layout(t),
-                                .offsets = offsets,
-                                .shape = shape,
-                                .base = t.win_offset};
-}
-
 static void check_window(const char *file, int line, const char *op, const char *what, pl_tensor t)
 {
     if (t.dtype == 0)
@@ -74,10 +65,21 @@ pl_tile pld__remote_load(const char *file, int line, pld_dtensor target,
     int rc = pld__R->be->read(peer, target.win, &rg,
                               (struct pld__span){tile.no_data ? NULL : tile.data, kw.shape}, &c);
     pld__tile_zero_tail(&tile);
-    pld__op_done(file, line, PLD__OP_REMOTE_LOAD, peer, me, rc, &c);
-    pld__races_region(me, target, peer, kw.offsets, valid, 0, 0, op, file, line);
-    pld__trace_op(PLD__OP_REMOTE_LOAD, t0, peer, &target, offset_bytes(target, kw.offsets),
-                  (int64_t)bytes, PLD__MISSING, file, line);
+    pld__observe(&(struct pld__observed){.op = PLD__OP_REMOTE_LOAD,
+                                         .api = op,
+                                         .file = file,
+                                         .line = line,
+                                         .t0 = t0,
+                                         .from = peer,
+                                         .to = me,
+                                         .rc = rc,
+                                         .cost = &c,
+                                         .touch = {{target, peer, kw.offsets, valid, 0, 0}},
+                                         .peer = peer,
+                                         .t = &target,
+                                         .elem_off = offset_bytes(target, kw.offsets),
+                                         .bytes = (int64_t)bytes,
+                                         .value = PLD__MISSING});
     return tile;
 }
 
@@ -105,11 +107,22 @@ static void remote_store(const char *file, int line, const char *op, pl_tile til
     int rc =
         pld__R->be->write(peer, target.win, &rg,
                           (struct pld__span){data ? tile.data : NULL, tile.shape}, kw.atomic, &c);
-    pld__op_done(file, line, id, me, peer, rc, &c);
-    pld__races_region(me, target, peer, kw.offsets, tile.valid, 1, kw.atomic == PL_ATOMIC_ADD, op,
-                      file, line);
-    pld__trace_op(id, t0, peer, &target, offset_bytes(target, kw.offsets), (int64_t)bytes,
-                  PLD__MISSING, file, line);
+    pld__observe(&(struct pld__observed){
+        .op = id,
+        .api = op,
+        .file = file,
+        .line = line,
+        .t0 = t0,
+        .from = me,
+        .to = peer,
+        .rc = rc,
+        .cost = &c,
+        .touch = {{target, peer, kw.offsets, tile.valid, 1, kw.atomic == PL_ATOMIC_ADD}},
+        .peer = peer,
+        .t = &target,
+        .elem_off = offset_bytes(target, kw.offsets),
+        .bytes = (int64_t)bytes,
+        .value = PLD__MISSING});
 }
 
 void pld__remote_store(const char *file, int line, pl_tile tile, pld_dtensor target,
@@ -255,12 +268,23 @@ static void put(const char *file, int line, const char *op, pld_dtensor dst, str
                             pld__layout(kw.src)};
     pld__price_staged(&c, me, peer, 1, n, chunk, last, kw.pipeline);
     int rc = pld__R->be->write(peer, dst.win, &rg, src, kw.atomic, &c);
-    pld__op_done(file, line, id, me, peer, rc, &c);
-    pld__races_region(me, kw.src, me, r.src_off, r.shape, 0, 0, op, file, line);
-    pld__races_region(me, dst, peer, r.dst_off, r.shape, 1, kw.atomic == PL_ATOMIC_ADD, op, file,
-                      line);
-    pld__trace_op(id, t0, peer, &dst, offset_bytes(dst, r.dst_off), total, PLD__MISSING, file,
-                  line);
+    pld__observe(&(struct pld__observed){
+        .op = id,
+        .api = op,
+        .file = file,
+        .line = line,
+        .t0 = t0,
+        .from = me,
+        .to = peer,
+        .rc = rc,
+        .cost = &c,
+        .touch = {{kw.src, me, r.src_off, r.shape, 0, 0},
+                  {dst, peer, r.dst_off, r.shape, 1, kw.atomic == PL_ATOMIC_ADD}},
+        .peer = peer,
+        .t = &dst,
+        .elem_off = offset_bytes(dst, r.dst_off),
+        .bytes = total,
+        .value = PLD__MISSING});
 }
 
 static void get(const char *file, int line, const char *op, pl_tensor dst, struct pld_p2p_kw kw,
@@ -292,12 +316,23 @@ static void get(const char *file, int line, const char *op, pl_tensor dst, struc
     struct pld__span to = {data ? pld__elem_ptr(dst, me, r.dst_off) : NULL, pld__layout(dst)};
     pld__price_staged(&c, peer, me, 0, n, chunk, last, kw.pipeline);
     int rc = pld__R->be->read(peer, kw.src.win, &rg, to, &c);
-    pld__op_done(file, line, PLD__OP_GET, peer, me, rc, &c);
-    pld__races_region(me, kw.src, peer, r.src_off, r.shape, 0, 0, op, file, line);
-    pld__races_region(me, dst, me, r.dst_off, r.shape, 1, 0, op, file, line);
-    pld__host_written(dst, r.dst_off, r.shape);
-    pld__trace_op(PLD__OP_GET, t0, peer, &kw.src, offset_bytes(kw.src, r.src_off), total,
-                  PLD__MISSING, file, line);
+    pld__observe(&(struct pld__observed){
+        .op = PLD__OP_GET,
+        .api = op,
+        .file = file,
+        .line = line,
+        .t0 = t0,
+        .from = peer,
+        .to = me,
+        .rc = rc,
+        .cost = &c,
+        .touch = {{kw.src, peer, r.src_off, r.shape, 0, 0}, {dst, me, r.dst_off, r.shape, 1, 0}},
+        .peer = peer,
+        .t = &kw.src,
+        .elem_off = offset_bytes(kw.src, r.src_off),
+        .bytes = total,
+        .value = PLD__MISSING});
+    pld__host_written(dst, r.dst_off, r.shape); /* after: a missing route failed above */
 }
 
 void pld__put(const char *file, int line, pld_dtensor dst, struct pld_p2p_kw kw)

@@ -99,8 +99,8 @@ int pld__device_set(struct pld__device *d, const char *key, const char *value);
  * for messages; NULL if it is not a device key. */
 const char *pld__device_key_form(const char *key);
 
-/* The a2a3 model's device numbers: the defaults for hosts of a platform
- * file without <prop>s, and the device of backends without a platform. */
+/* The a2a3 model's device numbers (model.c): the defaults for hosts of a
+ * platform file without <prop>s, and the device of backends without one. */
 void pld__device_defaults(struct pld__device *d);
 
 /* Is `d` usable: hbm_bw, vector_rate and speed_factor > 0 and
@@ -186,7 +186,7 @@ struct pld__rank {
     size_t rec_len, rec_cap;
 };
 
-/* The longest device span of the dispatches `rk` ran (levels.c): its
+/* The longest device span of the dispatches `rk` ran (state.c): its
  * device wall, in seconds; 0 when it ran none. */
 double pld__device_wall(const struct pld__rank *rk);
 
@@ -274,6 +274,11 @@ struct pld__run {
     struct pld__host_writes *host_writes; /* what this process's rank stored in host tensors */
     struct pld__sparse *sparse;           /* the sparse windows, NULL when none */
     void *be_state; /* the backend's own, from its run hook until that returns */
+    /* The task graphs' part of a deadlock report: pld__graph_stuck and
+     * pld__graph_report (taskgraph.c), set by pld_run.  Hooks, so that the
+     * deadlock report, below the API, never names the API file. */
+    int (*graph_stuck)(const struct pld__run *R, int rank);
+    int (*graph_report)(const struct pld__run *R, int rank);
 };
 
 /* The run in progress, or NULL outside pld_run(). */
@@ -546,6 +551,38 @@ double pld__now(void);
 int64_t pld__trace_op(enum pld__op op, double t0, int peer, const pl_tensor *t, int64_t elem_off,
                       int64_t bytes, int64_t value, const char *file, int line);
 
+/* A region an op read or wrote, for the race detector: offsets+shape of
+ * `t` in rank `copy`'s copy (a host tensor: copy is ignored). */
+struct pld__touch {
+    pl_tensor t; /* dtype 0: no region */
+    int copy;
+    pl_shape offsets, shape;
+    int write, atomic;
+};
+/* What one op did, once the backend has carried it out (observe.c). */
+struct pld__observed {
+    enum pld__op op;
+    const char *api; /* the op as the caller named it, for the race report */
+    const char *file;
+    int line;
+    double t0; /* when the op started */
+    /* the transfer, for ops of kind DATA and SIGNAL: from, to, what the
+     * backend returned and what it cost (pld__op_done) */
+    int from, to, rc;
+    const struct pld__cost *cost;
+    struct pld__touch touch[2]; /* what the race detector sees, in order */
+    /* the trace event: the peer (-1: none), the memory named, its byte
+     * offset, bytes and value (PLD__MISSING: none) */
+    int peer;
+    const pl_tensor *t;
+    int64_t elem_off, bytes, value;
+};
+/* The record phase of an op, in one place rather than inline in every
+ * primitive: the transfer (trace and counters; a missing route fails
+ * here), the race detector, then the op's trace event, whose sequence
+ * number it returns. */
+int64_t pld__observe(const struct pld__observed *o);
+
 /* Fails, at the put_async's file:line, if the running kernel of `rk` has
  * a put_async that was never waited (async.c; called at the kernel's end). */
 void pld__async_kernel_exit(struct pld__rank *rk);
@@ -581,7 +618,7 @@ char *pld__escape_json(const char *s);
  * of memory. */
 struct json_t *pld__json_string(const char *s);
 
-/* Windows (window.c). */
+/* Window storage (wbuf.c). */
 void pld__windows_free(struct pld__run *R);
 /* The first byte of `rank`'s slot of `b` in this process. */
 unsigned char *pld__slot(const struct pld__wbuf *b, int rank);
@@ -611,8 +648,8 @@ void pld__host_writes_free(struct pld__run *R);
 /* Writes every live host tensor (name, dtype, shape, values) to `path`:
  * --dump-outputs, to compare runs on different backends. */
 int pld__host_tensors_dump(const char *path);
-/* Does `t` hold values?  Host tensors do; a window view does unless the run
- * is --no-data and no signal op has touched its buffer. */
+/* Window storage again (wbuf.c).  Does `t` hold values?  Host tensors do;
+ * a window view does unless the run is --no-data and no signal op has touched its buffer. */
 int pld__has_data(const pl_tensor *t);
 /* Gives a window buffer real memory (signals need real cells even with
  * --no-data). */

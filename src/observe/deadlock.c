@@ -67,8 +67,8 @@ int pld__deadlock_wait_line(const struct pld__run *R, int rank, const char *what
         fprintf(stderr, "; no rank has notified it yet");
     else if (n >= 0)
         fprintf(stderr, "; last notified by rank %d, which %s", n,
-                R->ranks[n].wait.active || pld__graph_stuck(R, n) ? "is blocked too"
-                                                                  : "has finished or is idle");
+                R->ranks[n].wait.active || R->graph_stuck(R, n) ? "is blocked too"
+                                                                : "has finished or is idle");
     fputc('\n', stderr);
     return n;
 }
@@ -85,7 +85,7 @@ void pld__report_deadlock(struct pld__run *R)
      * such a rank is reported from its graph, which keeps every task's. */
     int *stuck = calloc((size_t)P, sizeof *stuck);
     for (int r = 0; r < P; r++) {
-        int g = pld__graph_stuck(R, r);
+        int g = R->graph_stuck(R, r);
         if (stuck)
             stuck[r] = g ? 2 : R->ranks[r].wait.active ? 1 : 0;
         blocked += g || R->ranks[r].wait.active;
@@ -111,10 +111,10 @@ void pld__report_deadlock(struct pld__run *R)
     for (int r = 0; r < P; r++) {
         int n = -1;
         if (stuck && stuck[r] == 2)
-            n = pld__graph_report(R, r);
+            n = R->graph_report(R, r);
         else if (R->ranks[r].wait.active) {
             n = pld__deadlock_wait_line(R, r, "waits for", &R->ranks[r].wait);
-            (void)pld__graph_report(R, r);
+            (void)R->graph_report(R, r);
         }
         if (next)
             next[r] = n;

@@ -205,7 +205,7 @@ extern const struct pld_backend pld_backend_threads;
 const struct pld_backend *pld__mpi_backend(char *why, size_t len);
 #endif
 
-/* The region offsets+shape of window view `t` (rma.c). */
+/* The region offsets+shape of window view `t` (region.c). */
 struct pld__region pld__region_of(pl_tensor t, pl_shape offsets, pl_shape shape);
 
 /* Prices (cost.c) of the operations that cross ranks, for the executing
