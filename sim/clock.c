@@ -20,17 +20,16 @@ void pld__sim_resume(struct sim_core *a)
     if (r < 0 || pld__sim->rk[r].owner == a)
         return;
     struct sim_rank *rk = &pld__sim->rk[r];
-    struct pld__rank *fr = &pld__sim->R->ranks[r];
     struct sim_core *from = rk->owner;
     if (from) {
         from->ahead = rk->ahead;
-        pld__kstate_save(fr, from->kstate);
+        pld__sim->fe->kstate_save(r, from->kstate);
     } else {
         rk->own_ahead = rk->ahead;
-        pld__kstate_save(fr, rk->own_kstate);
+        pld__sim->fe->kstate_save(r, rk->own_kstate);
     }
     rk->ahead = a ? a->ahead : rk->own_ahead;
-    pld__kstate_load(fr, a ? a->kstate : rk->own_kstate);
+    pld__sim->fe->kstate_load(r, a ? a->kstate : rk->own_kstate);
     rk->owner = a;
 }
 
@@ -39,8 +38,8 @@ void pld__sim_resume_owner_none(int r)
 {
     struct sim_rank *rk = &pld__sim->rk[r];
     struct sim_core *from = rk->owner;
-    pld__kstate_save(&pld__sim->R->ranks[r], from->kstate);
-    pld__kstate_load(&pld__sim->R->ranks[r], rk->own_kstate);
+    pld__sim->fe->kstate_save(r, from->kstate);
+    pld__sim->fe->kstate_load(r, rk->own_kstate);
     rk->ahead = rk->own_ahead;
     rk->owner = NULL;
 }
@@ -51,7 +50,7 @@ void pld__sim_leave_if_aborted(void)
 {
     pld__sim_flush_wakes();
     if (pld__sim->aborted) {
-        pld__guard_escape(); /* an embedded interpreter unwinds itself */
+        pld__sim->fe->guard_escape(); /* an embedded interpreter unwinds itself */
         sg_actor_exit();
     }
 }

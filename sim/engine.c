@@ -85,7 +85,7 @@ static void device_main(int argc, char **argv)
         /* it starts when both the rank and the host's dispatch are there */
         if (t->not_before > simgrid_get_clock() + rk->ahead)
             resume_at(&rk->ahead, t->not_before);
-        pld__run_task(r, t);
+        pld__sim->fe->run_task(r, t);
         pld__sim_flush_wakes();
         pld__task_free(t);
     }
@@ -120,7 +120,7 @@ static void on_deadlock(void)
     if (pld__sim->aborted)
         return; /* the error that aborted the run has been reported */
     pld__sim->deadlocked = 1;
-    pld__report_deadlock(pld__sim->R);
+    pld__sim->fe->report_deadlock();
 }
 
 /* Frees what sim_run allocated, on every way out of it, including tasks a
@@ -245,18 +245,20 @@ static int simulate(struct pld__run *R)
     else
         for (int r = 0; r < R->P; r++)
             if (!pld__sim->rk[r].done) {
-                pld__report_deadlock(R);
+                pld__sim->fe->report_deadlock();
                 rc = PLD_EDEADLOCK;
                 break;
             }
     return rc;
 }
 
-static int sim_run(struct pld__run *R, pld__host_fn host, const void *args)
+static int sim_run(struct pld__run *R, pld__host_fn host, const void *args,
+                   const struct pld__frontend *fe)
 {
     if (!(pld__sim = R->be_state = calloc(1, sizeof *pld__sim)))
         return pld__config_error(PLD_ENOMEM, "out of memory for the simulator's state");
     pld__sim->R = R;
+    pld__sim->fe = fe;
     pld__sim->host_fn = host;
     pld__sim->host_args = args;
     int rc = simulate(R);

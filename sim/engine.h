@@ -32,7 +32,7 @@ struct sim_core {
     int rank, index;
     struct waiter w;
     double ahead;          /* while another actor has the rank */
-    unsigned char *kstate; /* likewise (pld__kstate_save) */
+    unsigned char *kstate; /* likewise (fe->kstate_save) */
     void (*fn)(void *arg, int core);
     void *arg;
     struct sim_grid *grid;
@@ -97,6 +97,7 @@ struct dma_job {
 /* The backend's share of the run (R->be_state). */
 struct sim_state {
     struct pld__run *R;
+    const struct pld__frontend *fe; /* the calls back into the front end */
     sg_host_t *hosts;
     sg_host_t cpu;
     struct sim_rank *rk;

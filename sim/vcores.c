@@ -18,11 +18,8 @@ void pld__sim_free_batch(struct sim_rank *rk)
         struct sim_core *c = &rk->batch[i];
         if (rk->owner == c) /* it was running when the run stopped */
             pld__sim_resume_owner_none(r);
-        if (c->kstate) {
-            struct pld__rank tmp = pld__sim->R->ranks[r];
-            pld__kstate_load(&tmp, c->kstate);
-            pld__kstate_release(&tmp);
-        }
+        if (c->kstate)
+            pld__sim->fe->kstate_discard(r, c->kstate);
         free(c->kstate);
         sg_sem_destroy(c->w.wake);
     }
@@ -45,8 +42,8 @@ static void core_main(int argc, char **argv)
     double end = simgrid_get_clock() + rk->ahead;
     if (end > c->grid->end)
         c->grid->end = end;
-    pld__kstate_release(&pld__sim->R->ranks[c->rank]);
-    pld__kstate_save(&pld__sim->R->ranks[c->rank], c->kstate);
+    pld__sim->fe->kstate_release(c->rank);
+    pld__sim->fe->kstate_save(c->rank, c->kstate);
     /* give the rank back to its own actor, and leave the running cores */
     pld__sim_resume(NULL);
     struct sim_core **p = &rk->cores;
@@ -61,7 +58,7 @@ void pld__sim_run_cores(int n, void (*fn)(void *arg, int core), void *arg)
 {
     int me = sim_self();
     struct sim_rank *rk = &pld__sim->rk[me];
-    size_t ks = pld__kstate_size();
+    size_t ks = pld__sim->fe->kstate_size();
     struct sim_grid grid = {.left = n - 1, .done = sg_sem_init(0)};
     struct sim_core *cores = calloc((size_t)n - 1, sizeof *cores);
     if (!rk->own_kstate)
@@ -85,7 +82,7 @@ void pld__sim_run_cores(int n, void (*fn)(void *arg, int core), void *arg)
                                .next = rk->cores};
         if (!c->kstate)
             pld__fail(PLD_ENOMEM, __FILE__, __LINE__, "run_cores", "out of memory for %d cores", n);
-        pld__kstate_fork(&pld__sim->R->ranks[me], c->kstate);
+        pld__sim->fe->kstate_fork(me, c->kstate);
         rk->cores = c;
         char name[48];
         snprintf(name, sizeof name, "rank%d-core%d", me, i + 1);

@@ -115,7 +115,7 @@ void pld__sim_declare_deadlock_if_stuck(void)
     if (!all_stuck())
         return;
     pld__sim->deadlocked = 1;
-    pld__report_deadlock(pld__sim->R);
+    pld__sim->fe->report_deadlock();
     int zero = 0;
     __atomic_compare_exchange_n(&pld__sim->R->error, &zero, PLD_EDEADLOCK, 0, __ATOMIC_ACQ_REL,
                                 __ATOMIC_ACQUIRE);
@@ -153,7 +153,7 @@ static void block(struct sim_rank *rk, struct waiter *w, const struct waiter *wa
             w->ready = NULL;
             rk->ahead = 0;
             pld__sim->R->timed_out = 1;
-            pld__report_deadlock(pld__sim->R);
+            pld__sim->fe->report_deadlock();
             if (!pld__sim->R->error)
                 pld__sim->R->error = PLD_EDEADLOCK;
             pld__sim_abort_run();
@@ -233,6 +233,6 @@ _Noreturn void pld__sim_abort_run(void)
         SIMCALL(sg_cond_notify_all(pld__sim->rk[r].cond));
         SIMCALL(sg_mutex_unlock(pld__sim->rk[r].mtx));
     }
-    pld__guard_escape();
+    pld__sim->fe->guard_escape();
     sg_actor_exit();
 }

@@ -80,8 +80,33 @@ void pld__tasks_free(struct pld__task_queue *q);
 /* Does a cell holding `value` satisfy a wait for cmp(expected)? */
 int pld__wait_holds(int32_t value, pld_wait_cmp cmp, int32_t expected);
 
-/* Runs a dispatched task on `rank` (levels.c): the backends' one way in. */
-void pld__run_task(int rank, struct pld__task *t);
+/* The front end's side of the contract: the calls a backend makes back
+ * into it, handed to the run hook rather than named, so that no backend
+ * links against a front-end symbol (a backend calls down into the front
+ * end's services, never up into its state). */
+struct pld__frontend {
+    /* Runs a dispatched task on `rank`: the backends' one way in. */
+    void (*run_task)(int rank, struct pld__task *t);
+    /* A rank's kernel state as kstate_size() bytes, for a backend that runs
+     * several vector cores of one rank and swaps them in and out of it:
+     * save copies the rank's state out to `to`, load copies `from` in; fork
+     * writes a new core of the running kernel to `to` (the same kernel, an
+     * empty UB, no put_async events); release frees what the state in the
+     * rank holds (its UB, its events); discard frees what the saved state
+     * `from` holds, leaving the rank as it is. */
+    size_t (*kstate_size)(void);
+    void (*kstate_save)(int rank, void *to);
+    void (*kstate_load)(int rank, const void *from);
+    void (*kstate_fork)(int rank, void *to);
+    void (*kstate_release)(int rank);
+    void (*kstate_discard)(int rank, const void *from);
+    /* Prints the deadlock report of the run, once the backend has found
+     * that no rank can move again (or a wait passed --wait-timeout). */
+    void (*report_deadlock)(void);
+    /* Before a backend ends a rank's or the host's thread of control: lets
+     * an embedded interpreter unwind its own frames first (pld_embed.h). */
+    void (*guard_escape)(void);
+};
 
 struct pld_backend {
     const char *name;
@@ -92,8 +117,10 @@ struct pld_backend {
      * host(args) as the host orchestrator and every dispatched task, and
      * returns when all are done.  Returns 0 or a negative PLD_E* code (it
      * prints the message itself for platform/device errors).  The backend's
-     * own state hangs off R->be_state: made here, freed before returning. */
-    int (*run)(struct pld__run *R, pld__host_fn host, const void *args);
+     * own state hangs off R->be_state: made here, freed before returning.
+     * `fe` is how it calls back into the front end; it outlives the run. */
+    int (*run)(struct pld__run *R, pld__host_fn host, const void *args,
+               const struct pld__frontend *fe);
 
     /* The executing rank, PLD__HOST, or PLD__NOBODY. */
     int (*self)(void);

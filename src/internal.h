@@ -200,6 +200,11 @@ void pld__kstate_load(struct pld__rank *rk, const void *from);
 void pld__kstate_fork(const struct pld__rank *rk, void *to);
 void pld__kstate_release(struct pld__rank *rk);
 
+/* Runs a dispatched task on `rank` (levels.c); backends reach it through
+ * their struct pld__frontend. */
+struct pld__task;
+void pld__run_task(int rank, struct pld__task *t);
+
 /* Runs fn(arg, core) for core = 0..n-1 on n vector cores of the executing
  * rank (cores.c): at once on a backend that models cores, else one after
  * another on the caller's. */

@@ -113,6 +113,55 @@ static void human_bytes(uint64_t b, char *buf, size_t len)
         snprintf(buf, len, "%.1f MiB", b / 1048576.0);
 }
 
+/* The front end's calls for the backends (struct pld__frontend): the
+ * kernel-state copies by rank, so that a backend never holds the front
+ * end's per-rank state. */
+static void fe_kstate_save(int r, void *to)
+{
+    pld__kstate_save(&pld__R->ranks[r], to);
+}
+
+static void fe_kstate_load(int r, const void *from)
+{
+    pld__kstate_load(&pld__R->ranks[r], from);
+}
+
+static void fe_kstate_fork(int r, void *to)
+{
+    pld__kstate_fork(&pld__R->ranks[r], to);
+}
+
+static void fe_kstate_release(int r)
+{
+    pld__kstate_release(&pld__R->ranks[r]);
+}
+
+/* A saved state's UB and events are freed through a copy of the rank, so
+ * that the state the rank holds stays as it is. */
+static void fe_kstate_discard(int r, const void *from)
+{
+    struct pld__rank tmp = pld__R->ranks[r];
+    pld__kstate_load(&tmp, from);
+    pld__kstate_release(&tmp);
+}
+
+static void fe_report_deadlock(void)
+{
+    pld__report_deadlock(pld__R);
+}
+
+static const struct pld__frontend frontend = {
+    .run_task = pld__run_task,
+    .kstate_size = pld__kstate_size,
+    .kstate_save = fe_kstate_save,
+    .kstate_load = fe_kstate_load,
+    .kstate_fork = fe_kstate_fork,
+    .kstate_release = fe_kstate_release,
+    .kstate_discard = fe_kstate_discard,
+    .report_deadlock = fe_report_deadlock,
+    .guard_escape = pld__guard_escape,
+};
+
 int pld__run(const pld_config *cfg, pld__host_fn host, const void *args)
 {
     static int runs;
@@ -193,7 +242,7 @@ int pld__run(const pld_config *cfg, pld__host_fn host, const void *args)
     }
     pld__R = &R;
     pld__races_begin(&R);
-    rc = be->run(&R, host, args);
+    rc = be->run(&R, host, args, &frontend);
     int races = pld__races_found(&R);
     if (races && rc == 0 && R.races_mode == PLD_RACES_ERROR)
         rc = pld__config_error(PLD_ERACE,

@@ -61,6 +61,7 @@ struct mpi_peer {
 /* The backend's share of the run (R->be_state). */
 struct mpi_state {
     struct pld__run *R;
+    const struct pld__frontend *fe; /* the calls back into the front end */
     int me, np;
     int self; /* what mpi_self says: PLD__HOST, me, or PLD__NOBODY between the two */
     double t0;
@@ -427,7 +428,7 @@ static void report_deadlock(void)
         pld__wait_import(r, &all[r]);
     R->notifiers_unknown = 1;
     R->timed_out = 1; /* here the only way to find one: process 0's wait may not have timed out */
-    pld__report_deadlock(R);
+    M->fe->report_deadlock();
     free(all); /* printed: nothing reads the imported waits after the report */
 }
 
@@ -476,7 +477,7 @@ static void run_tasks(void)
     M->self = M->me;
     if (setjmp(M->unwind) == 0)
         while ((M->current = pld__tasks_pop(&M->tasks))) {
-            pld__run_task(M->me, M->current);
+            M->fe->run_task(M->me, M->current);
             pld__task_free(M->current);
         }
     M->self = PLD__NOBODY;
@@ -703,7 +704,8 @@ static int run_process(struct pld__run *R, pld__host_fn host, const void *args)
     return rc;
 }
 
-static int mpi_run(struct pld__run *R, pld__host_fn host, const void *args)
+static int mpi_run(struct pld__run *R, pld__host_fn host, const void *args,
+                   const struct pld__frontend *fe)
 {
     int inited, provided;
     MPI_Initialized(&inited);
@@ -714,6 +716,7 @@ static int mpi_run(struct pld__run *R, pld__host_fn host, const void *args)
     if (!(M = R->be_state = calloc(1, sizeof *M)))
         return pld__config_error(PLD_ENOMEM, "out of memory for the mpi backend's state");
     M->R = R;
+    M->fe = fe;
     M->self = PLD__NOBODY;
     int rc = run_process(R, host, args);
     liveness_stop(); /* after the run's last collective: every process got there */

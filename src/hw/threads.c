@@ -35,6 +35,7 @@ struct th_rank {
 /* The backend's share of the run (R->be_state). */
 struct th_state {
     struct pld__run *R;
+    const struct pld__frontend *fe; /* the calls back into the front end */
     struct th_rank *rk;
     struct timespec t0;
     pthread_mutex_t state; /* host_done, the done and blocked counts */
@@ -157,7 +158,7 @@ static int declare_deadlock(void)
         int zero = 0;
         __atomic_compare_exchange_n(&T->R->error, &zero, PLD_EDEADLOCK, 0, __ATOMIC_ACQ_REL,
                                     __ATOMIC_ACQUIRE);
-        pld__report_deadlock(T->R);
+        T->fe->report_deadlock();
     }
     return first;
 }
@@ -234,7 +235,7 @@ static void th_wait(const struct pld__cell_ref *ref, pld_wait_cmp cmp, int32_t e
 static _Noreturn void th_abort_run(void)
 {
     stop_all();
-    pld__guard_escape(); /* an embedded interpreter unwinds itself */
+    T->fe->guard_escape(); /* an embedded interpreter unwinds itself */
     if (self_rank == PLD__HOST)
         longjmp(T->host_abort, 1);
     pthread_exit(NULL);
@@ -275,7 +276,7 @@ static void *device_main(void *arg)
             break;
         }
         rk->current = t;
-        pld__run_task(r, t);
+        T->fe->run_task(r, t);
         rk->current = NULL;
         pld__task_free(t);
     }
@@ -332,11 +333,13 @@ static int run_threads(struct pld__run *R, pld__host_fn host, const void *args)
     return rc;
 }
 
-static int th_run(struct pld__run *R, pld__host_fn host, const void *args)
+static int th_run(struct pld__run *R, pld__host_fn host, const void *args,
+                  const struct pld__frontend *fe)
 {
     if (!(T = R->be_state = calloc(1, sizeof *T)))
         return pld__config_error(PLD_ENOMEM, "out of memory for the threads backend's state");
     T->R = R;
+    T->fe = fe;
     pthread_mutex_init(&T->state, NULL);
     T->rk = calloc((size_t)R->P, sizeof *T->rk);
     int rc = T->rk ? run_threads(R, host, args)
