@@ -2,6 +2,7 @@
 #ifndef PLD_SIM_H
 #define PLD_SIM_H
 
+#include "../src/internal.h"
 #include "../src/backend.h"
 #include "../src/model.h"
 

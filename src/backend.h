@@ -11,7 +11,14 @@
 #ifndef PLD_BACKEND_H
 #define PLD_BACKEND_H
 
-#include "internal.h"
+#include <pld/pld.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The front end's own types, which a backend holds only by pointer. */
+struct pld__run;  /* the run in progress (internal.h) */
+struct pld__wbuf; /* a window buffer: its slot size and, per process, memory */
 
 /* Capability bits. */
 #define PLD_CAP_TIMED 0x1u /* time is simulated: now() is model time */
@@ -108,10 +115,18 @@ struct pld__frontend {
     void (*guard_escape)(void);
 };
 
+/* A backend's table.  Every hook under "mandatory" is set (the stubs in
+ * stubs.c serve a backend with nothing to do there); every hook under
+ * "optional" is NULL when the backend lacks what it provides, and the front
+ * end checks for NULL where it calls it and then falls back as the hook's
+ * comment says.  pld__backend_check holds a table to this when the backend
+ * is chosen. */
 struct pld_backend {
     const char *name;
     size_t size; /* sizeof(struct pld_backend) when built: lets the table grow */
     unsigned caps;
+
+    /* ---- execution (mandatory) ---- */
 
     /* Sets up ranks (R->ranks[r].dev, R->host_dev, R->platform_desc), runs
      * host(args) as the host orchestrator and every dispatched task, and
@@ -125,11 +140,17 @@ struct pld_backend {
     /* The executing rank, PLD__HOST, or PLD__NOBODY. */
     int (*self)(void);
 
-    /* Seconds since the run started. */
-    double (*now)(void);
-
     /* Queues a task on `rank`; called from the host.  Takes ownership. */
     void (*dispatch)(int rank, struct pld__task *task);
+
+    /* Ends the run after an error: stops every rank.  Called from a rank or
+     * the host; does not return. */
+    void (*abort_run)(void) __attribute__((noreturn));
+
+    /* ---- clock (mandatory) ---- */
+
+    /* Seconds since the run started. */
+    double (*now)(void);
 
     /* Lets `seconds` of modelled device work pass on the caller's clock.
      * Cheap: the simulator accumulates it and sleeps only when the rank
@@ -141,7 +162,9 @@ struct pld_backend {
      * the order of model time. */
     void (*settle)(void);
 
-    /* The operations.  Each one is a single call that moves its bytes and
+    /* ---- data and signals (mandatory) ----
+     *
+     * The operations.  Each one is a single call that moves its bytes and
      * takes its time: c->before seconds of device work, c->extra_lats
      * route latencies, c->bytes over the route, then c->after seconds.  The
      * backend fills c->t_start and c->t_end (when the bytes left and when
@@ -168,15 +191,15 @@ struct pld_backend {
      * acquires what the notifier released. */
     void (*wait)(const struct pld__cell_ref *cell, pld_wait_cmp cmp, int32_t expected);
 
-    /* Bottleneck bandwidth of the route from -> to, B/s (summaries); may be
-     * NULL when the backend has no such notion. */
+    /* ---- optional: NULL when the backend lacks it ---- */
+
+    /* Bottleneck bandwidth of the route from -> to, B/s (summaries).  NULL:
+     * the backend has no such notion, and summaries say 0. */
     double (*route_bw)(int from, int to);
 
-    /* Ends the run after an error: stops every rank.  Called from a rank or
-     * the host; does not return. */
-    void (*abort_run)(void) __attribute__((noreturn));
-
-    /* The hooks below are for PLD_CAP_DISTRIBUTED backends; NULL otherwise. */
+    /* Memory: set exactly when the backend is PLD_CAP_DISTRIBUTED (each
+     * process then holds only its own rank's slot); NULL: the front end
+     * allocates every slot in this process's memory. */
 
     /* Collective (every process's host calls it in the same order): gives
      * `b` this process's slot, b->slot zeroed bytes at b->mem.  Returns 0 or
@@ -185,8 +208,8 @@ struct pld_backend {
     /* Releases what window_alloc made (collective, at the end of the run). */
     void (*window_free)(struct pld__wbuf *b);
 
-    /* Asynchronous writes (put_async); NULL when the backend has none: the
-     * front end then writes synchronously at the issue.  A backend with
+    /* Asynchronous writes (put_async), both or neither; NULL when the
+     * backend has none: the front end then writes synchronously at the issue.  A backend with
      * them models the device's DMA engines (docs/models.md). */
 
     /* Pays c->before on the caller's clock, then queues the write of `src`
@@ -204,6 +227,8 @@ struct pld_backend {
      * c->t_end (when its bytes left and arrived), and frees `h`. */
     void (*wait_write)(void *h, struct pld__cost *c);
 
+    /* Cores. */
+
     /* Runs fn(arg, core) for core = 0..n-1 on n vector cores of the
      * calling rank at once, core 0 on the caller: each starts at the
      * caller's model time with a fork of its kernel state (cores.c) and
@@ -211,7 +236,7 @@ struct pld_backend {
      * after another on the caller. */
     void (*run_cores)(int n, void (*fn)(void *arg, int core), void *arg);
 
-    /* Task graphs (taskgraph.c); NULL when the backend has none: the front
+    /* Task graphs (taskgraph.c), both or neither; NULL when the backend has none: the front
      * end then polls.  idle blocks the calling core until ready(arg) holds,
      * asking again whenever a notify lands on the caller's rank and after
      * every kick from one of its cores; it ends the run with a deadlock
@@ -220,6 +245,12 @@ struct pld_backend {
     void (*idle)(int (*ready)(void *arg), void *arg);
     void (*kick)(void);
 };
+
+/* Checks a backend's table when the backend is chosen (run.c): a name,
+ * the size this libpld was built with, every mandatory hook, and the
+ * optional ones that come in pairs set together.  Returns 0, or -1 with
+ * the reason in `why`. */
+int pld__backend_check(const struct pld_backend *be, char *why, size_t len);
 
 /* Compiled-in backends, NULL-terminated. */
 extern const struct pld_backend *const pld__backends[];
@@ -231,40 +262,6 @@ extern const struct pld_backend pld_backend_threads;
  * found or loaded. */
 const struct pld_backend *pld__mpi_backend(char *why, size_t len);
 #endif
-
-/* The region offsets+shape of window view `t` (rma.c). */
-struct pld__region pld__region_of(pl_tensor t, pl_shape offsets, pl_shape shape);
-
-/* Prices (cost.c) of the operations that cross ranks, for the executing
- * rank: a remote load/store of `bytes`; a put (put = 1) or get staged in
- * `nchunks` chunks of `chunk` bytes, the last `last`; a notify. */
-void pld__price_transfer(struct pld__cost *c, int from, int to, size_t bytes);
-void pld__price_staged(struct pld__cost *c, int from, int to, int put, int64_t nchunks,
-                       int64_t chunk, int64_t last, int pipeline);
-void pld__price_notify(struct pld__cost *c, int from, int to);
-/* One put_async as issued (rma.c), kept until it is waited (async.c). */
-struct pld__async_put {
-    int peer;
-    const char *file;
-    int line;
-    pl_tensor dst, src;
-    pl_shape dst_off, src_off, shape;
-    int64_t bytes;
-    void *handle; /* the backend's; NULL when the bytes were written at the issue */
-    struct pld__cost c;
-    struct pld__flight flight; /* its accesses in flight, for the race detector */
-};
-/* Fails unless `s` is a session of the running kernel. */
-void pld__async_check_session(const char *file, int line, const char *op, pld_async_session s);
-/* Keeps `put` as the next event of session `s`, and returns its handle. */
-pld_async_event pld__async_add(const char *file, int line, const char *op, pld_async_session s,
-                               const struct pld__async_put *put);
-
-/* An async put of `bytes` in blocks of `block` bytes (docs/models.md). */
-void pld__price_async(struct pld__cost *c, int from, int to, int64_t bytes, int64_t block);
-/* A tile store into the rank's own window slot: one GM access, or with
- * `drain` a drain of the cube's L0C. */
-void pld__price_store(struct pld__cost *c, size_t bytes, int drain);
 
 /* A rank's wait as one process tells another, for the deadlock report of
  * a distributed backend (deadlock.c): plain bytes, no pointers. */

@@ -2,6 +2,7 @@
  * here, from the numbers of the device model; the backend adds only the
  * route's share (latency, bandwidth, contention).  docs/models.md gives
  * each formula and its units. */
+#include "internal.h"
 #include "backend.h"
 
 static struct pld__device *self_dev(void)

@@ -2,6 +2,7 @@
  * the ranks (pld_embed.h): guards that turn a backend's exit from a rank
  * into a return to the front end's own frame, and errors that the front
  * end found itself. */
+#include "internal.h"
 #include "backend.h"
 
 #include <pld/pld_embed.h>

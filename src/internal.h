@@ -4,6 +4,7 @@
 #define PLD_INTERNAL_H
 
 #include <pld/pld.h>
+#include "backend.h"
 #include "ops.h"
 #include <stdarg.h>
 #include <stdio.h>
@@ -723,5 +724,42 @@ struct pld__builtin_model {
     const char *text;
 };
 extern const struct pld__builtin_model pld__builtin_models[];
+
+/* The front end's side of the operations that cross ranks, kept out of
+ * the backend contract (backend.h): a backend never needs them. */
+
+/* The region offsets+shape of window view `t` (rma.c). */
+struct pld__region pld__region_of(pl_tensor t, pl_shape offsets, pl_shape shape);
+
+/* Prices (cost.c) of the operations that cross ranks, for the executing
+ * rank: a remote load/store of `bytes`; a put (put = 1) or get staged in
+ * `nchunks` chunks of `chunk` bytes, the last `last`; a notify. */
+void pld__price_transfer(struct pld__cost *c, int from, int to, size_t bytes);
+void pld__price_staged(struct pld__cost *c, int from, int to, int put, int64_t nchunks,
+                       int64_t chunk, int64_t last, int pipeline);
+void pld__price_notify(struct pld__cost *c, int from, int to);
+/* One put_async as issued (rma.c), kept until it is waited (async.c). */
+struct pld__async_put {
+    int peer;
+    const char *file;
+    int line;
+    pl_tensor dst, src;
+    pl_shape dst_off, src_off, shape;
+    int64_t bytes;
+    void *handle; /* the backend's; NULL when the bytes were written at the issue */
+    struct pld__cost c;
+    struct pld__flight flight; /* its accesses in flight, for the race detector */
+};
+/* Fails unless `s` is a session of the running kernel. */
+void pld__async_check_session(const char *file, int line, const char *op, pld_async_session s);
+/* Keeps `put` as the next event of session `s`, and returns its handle. */
+pld_async_event pld__async_add(const char *file, int line, const char *op, pld_async_session s,
+                               const struct pld__async_put *put);
+
+/* An async put of `bytes` in blocks of `block` bytes (docs/models.md). */
+void pld__price_async(struct pld__cost *c, int from, int to, int64_t bytes, int64_t block);
+/* A tile store into the rank's own window slot: one GM access, or with
+ * `drain` a drain of the cube's L0C. */
+void pld__price_store(struct pld__cost *c, size_t bytes, int drain);
 
 #endif /* PLD_INTERNAL_H */

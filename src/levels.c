@@ -1,5 +1,6 @@
 /* levels.c: the three levels (host orchestrator, per-device function,
  * kernel), and the system queries that depend on where they are called. */
+#include "internal.h"
 #include "backend.h"
 
 #include <stdlib.h>

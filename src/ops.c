@@ -1,5 +1,6 @@
 /* ops.c: the operation table, and the one place that records what a
  * transfer did (trace, counters) once the backend has carried it out. */
+#include "internal.h"
 #include "backend.h"
 
 #include <string.h>

@@ -44,6 +44,7 @@
  * Vector clocks cost P entries per rank and per arrival kept, so the
  * default (--races=error) applies up to 64 ranks, upstream's limit; above
  * that the detector is off unless asked for. */
+#include "internal.h"
 #include "backend.h"
 #include "ptrmap.h"
 

@@ -2,6 +2,7 @@
  * tensor put/get.  Each completes before the caller continues and carries no
  * signal; the bytes land when the transfer completes.  Every one is: check
  * the arguments, price it (cost.c), one backend call, record it (ops.c). */
+#include "internal.h"
 #include "backend.h"
 
 struct pld__region pld__region_of(pl_tensor t, pl_shape offsets, pl_shape shape)

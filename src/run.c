@@ -1,8 +1,11 @@
 /* run.c: configuration, backend selection, and pld_run() itself (the
  * common command-line flags are options.c's). */
+#include "internal.h"
 #include "backend.h"
 
 #include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -113,6 +116,53 @@ static void human_bytes(uint64_t b, char *buf, size_t len)
         snprintf(buf, len, "%.1f MiB", b / 1048576.0);
 }
 
+int pld__backend_check(const struct pld_backend *be, char *why, size_t len)
+{
+    /* the hooks every backend must have: the front end calls them unchecked */
+    static const struct {
+        size_t at;
+        const char *name;
+    } mandatory[] = {
+#define PLD__HOOK(h) {offsetof(struct pld_backend, h), #h}
+        PLD__HOOK(run),   PLD__HOOK(self),   PLD__HOOK(dispatch), PLD__HOOK(abort_run),
+        PLD__HOOK(now),   PLD__HOOK(charge), PLD__HOOK(settle),   PLD__HOOK(read),
+        PLD__HOOK(write), PLD__HOOK(notify), PLD__HOOK(wait),
+#undef PLD__HOOK
+    };
+    if (!be || !be->name || !*be->name) {
+        snprintf(why, len, "a backend table has no name");
+        return -1;
+    }
+    if (be->size != sizeof(struct pld_backend)) {
+        snprintf(why, len, "backend '%s': its table is %zu bytes, this libpld's %zu", be->name,
+                 be->size, sizeof(struct pld_backend));
+        return -1;
+    }
+    for (size_t i = 0; i < sizeof mandatory / sizeof mandatory[0]; i++) {
+        void (*hook)(void);
+        memcpy(&hook, (const char *)be + mandatory[i].at, sizeof hook);
+        if (!hook) {
+            snprintf(why, len, "backend '%s': no %s hook", be->name, mandatory[i].name);
+            return -1;
+        }
+    }
+    /* optional hooks that only work together */
+    const char *half = !be->write_async != !be->wait_write     ? "write_async and wait_write"
+                       : !be->idle != !be->kick                ? "idle and kick"
+                       : !be->window_alloc != !be->window_free ? "window_alloc and window_free"
+                                                               : NULL;
+    if (half) {
+        snprintf(why, len, "backend '%s': %s come together", be->name, half);
+        return -1;
+    }
+    if (!(be->caps & PLD_CAP_DISTRIBUTED) != !be->window_alloc) {
+        snprintf(why, len, "backend '%s': window_alloc is set exactly when it is distributed",
+                 be->name);
+        return -1;
+    }
+    return 0;
+}
+
 /* The front end's calls for the backends (struct pld__frontend): the
  * kernel-state copies by rank, so that a backend never holds the front
  * end's per-rank state. */
@@ -199,6 +249,9 @@ int pld__run(const pld_config *cfg, pld__host_fn host, const void *args)
         return pld__config_error(PLD_EUSAGE, "unknown backend '%s'; this build has: %s",
                                  cfg->backend, names);
     }
+    char why[256];
+    if (pld__backend_check(be, why, sizeof why))
+        return pld__config_error(PLD_EINVAL, "%s", why);
     if (cfg->ndevices < 1 || cfg->ndevices > PLD_MAX_RANKS)
         return pld__config_error(PLD_EDEVICES, "the device list has %d devices; expected 1..%d",
                                  cfg->ndevices, PLD_MAX_RANKS);

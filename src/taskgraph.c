@@ -20,6 +20,7 @@
  * whenever a notify lands on the rank or another core completes a task.  A
  * backend without cores runs the graph on one core; without an idle hook it
  * polls (docs/python.md says what that changes). */
+#include "internal.h"
 #include "backend.h"
 
 #include <pld/pld_embed.h>

@@ -1,4 +1,5 @@
 /* window.c: symmetric window buffers and their typed per-rank views. */
+#include "internal.h"
 #include "backend.h"
 
 #include <stdlib.h>

@@ -4,6 +4,7 @@
 #ifndef PLD_HW_MPI_H
 #define PLD_HW_MPI_H
 
+#include "../internal.h"
 #include "../backend.h"
 #include "mpi_calls.h"
 

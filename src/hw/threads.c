@@ -8,6 +8,7 @@
  * dispatching and every device thread is either done or blocked in a wait,
  * nothing can notify any more.  --wait-timeout (default 60 s here) turns a
  * wait that blocks longer into the same report, even while others run. */
+#include "../internal.h"
 #include "../backend.h"
 
 #include <errno.h>
