@@ -105,7 +105,7 @@ static void host_main(int argc, char **argv)
     if (!pld__sim->aborted)
         pld__sim_catch_up(&pld__sim->host_ahead);
     pld__sim->host_done = 1;
-    for (int r = 0; r < pld__sim->R->P; r++) {
+    for (int r = 0; r < pld__sim->env->P; r++) {
         SIMCALL(sg_mutex_lock(pld__sim->rk[r].mtx));
         SIMCALL(sg_cond_notify_all(pld__sim->rk[r].cond));
         SIMCALL(sg_mutex_unlock(pld__sim->rk[r].mtx));
@@ -125,9 +125,9 @@ static void on_deadlock(void)
 
 /* Frees what sim_run allocated, on every way out of it, including tasks a
  * failed run left queued. */
-static void sim_release(struct pld__run *R)
+static void sim_release(const struct pld__run_env *env)
 {
-    for (int r = 0; pld__sim->rk && r < R->P; r++) {
+    for (int r = 0; pld__sim->rk && r < env->P; r++) {
         if (pld__sim->rk[r].batch)
             pld__sim_free_batch(&pld__sim->rk[r]);
         pld__tasks_free(&pld__sim->rk[r].tasks);
@@ -149,14 +149,15 @@ static void sim_release(struct pld__run *R)
             free(j);
         }
     }
+    free(pld__sim->devs);
     free(pld__sim->hosts);
     free(pld__sim->rk);
     free(pld__sim);
-    pld__sim = R->be_state = NULL;
+    pld__sim = NULL;
 }
 
 /* Starts SimGrid, builds the platform and the actors, and runs them. */
-static int simulate(struct pld__run *R)
+static int simulate(const struct pld__run_env *env, struct pld__run_result *out)
 {
     int argc = 1, rc;
     char factory[64];
@@ -168,36 +169,37 @@ static int simulate(struct pld__run *R)
     xbt_log_control_set("ker_engine.thresh:critical ker_engine.app:file:/dev/null");
     /* the context factory is chosen as the engine starts: set later, it
      * would be ignored */
-    if (R->cfg->context_factory) {
-        snprintf(factory, sizeof factory, "--cfg=contexts/factory:%s", R->cfg->context_factory);
+    if (env->cfg->context_factory) {
+        snprintf(factory, sizeof factory, "--cfg=contexts/factory:%s", env->cfg->context_factory);
         argv[argc++] = factory;
     }
     simgrid_init(&argc, argv);
     /* CM02 without cross-traffic or the TCP window cap: a link then delivers
      * exactly its latency and bandwidth (see shared/simgrid-notes.md §5.1). */
-    sg_cfg_set_string("network/model", R->cfg->network_model ? R->cfg->network_model : "CM02");
+    sg_cfg_set_string("network/model", env->cfg->network_model ? env->cfg->network_model : "CM02");
     sg_cfg_set_boolean("network/crosstraffic", "no");
     sg_cfg_set_double("network/TCP-gamma", 0);
     sg_cfg_set_boolean("debug/verbose-exit", "no");
     /* the user's SimGrid settings, after pldsim's, so that they win */
-    for (int i = 0; i < R->cfg->nsimgrid_cfg; i++) {
+    for (int i = 0; i < env->cfg->nsimgrid_cfg; i++) {
         char err[512];
-        if (pld__sgx_cfg(R->cfg->simgrid_cfg[i], err, sizeof err))
+        if (pld__sgx_cfg(env->cfg->simgrid_cfg[i], err, sizeof err))
             return pld__config_error(PLD_EUSAGE, "--cfg=%s: SimGrid refuses it: %s",
-                                     R->cfg->simgrid_cfg[i], err);
+                                     env->cfg->simgrid_cfg[i], err);
     }
-    for (int i = 0; i < R->cfg->nsimgrid_log; i++) {
+    for (int i = 0; i < env->cfg->nsimgrid_log; i++) {
         char err[512];
-        if (pld__sgx_log(R->cfg->simgrid_log[i], err, sizeof err))
+        if (pld__sgx_log(env->cfg->simgrid_log[i], err, sizeof err))
             return pld__config_error(PLD_EUSAGE, "--log=%s: SimGrid refuses it: %s",
-                                     R->cfg->simgrid_log[i], err);
+                                     env->cfg->simgrid_log[i], err);
     }
 
-    pld__sim->hosts = calloc((size_t)R->P, sizeof *pld__sim->hosts);
-    pld__sim->rk = calloc((size_t)R->P, sizeof *pld__sim->rk);
-    if (!pld__sim->hosts || !pld__sim->rk)
-        return pld__config_error(PLD_ENOMEM, "out of memory for %d ranks", R->P);
-    if (pld__sgx_traces_links() && pld__sim_split_duplex(R->cfg))
+    pld__sim->hosts = calloc((size_t)env->P, sizeof *pld__sim->hosts);
+    pld__sim->rk = calloc((size_t)env->P, sizeof *pld__sim->rk);
+    pld__sim->devs = calloc((size_t)env->P, sizeof *pld__sim->devs);
+    if (!pld__sim->hosts || !pld__sim->rk || !pld__sim->devs)
+        return pld__config_error(PLD_ENOMEM, "out of memory for %d ranks", env->P);
+    if (pld__sgx_traces_links() && pld__sim_split_duplex(env->cfg))
         return pld__config_error(
             PLD_EUSAGE,
             "--cfg=tracing: SimGrid 3.32 aborts when it traces a split-duplex link as a "
@@ -210,12 +212,13 @@ static int simulate(struct pld__run *R)
     if (trace && !writable(trace))
         return pld__config_error(PLD_EUSAGE, "--cfg=tracing/filename:%s: cannot write it: %s",
                                  trace, strerror(errno));
-    if ((rc = pld__sim_load_platform(R, pld__sim->hosts, &pld__sim->cpu)))
+    if ((rc = pld__sim_load_platform(env, pld__sim->fe, pld__sim->hosts, &pld__sim->cpu,
+                                     pld__sim->devs)))
         return rc;
     pld__sgx_seal();
     pld__sgx_on_deadlock(on_deadlock);
 
-    for (int r = 0; r < R->P; r++) {
+    for (int r = 0; r < env->P; r++) {
         char name[32];
         pld__sim->rk[r].mtx = sg_mutex_init();
         pld__sim->rk[r].cond = sg_cond_init();
@@ -235,15 +238,15 @@ static int simulate(struct pld__run *R)
     pld__sim->cur = PLD__NOBODY;
     simgrid_run();
     pld__sim->cur = PLD__NOBODY;
-    R->end_time = simgrid_get_clock();
+    out->end_time = simgrid_get_clock();
 
     rc = 0;
     if (pld__sim->aborted)
-        rc = R->error ? R->error : PLD_EINVAL;
+        rc = pld__sim->fe->error() ? pld__sim->fe->error() : PLD_EINVAL;
     else if (pld__sim->deadlocked)
         rc = PLD_EDEADLOCK;
     else
-        for (int r = 0; r < R->P; r++)
+        for (int r = 0; r < env->P; r++)
             if (!pld__sim->rk[r].done) {
                 pld__sim->fe->report_deadlock();
                 rc = PLD_EDEADLOCK;
@@ -252,17 +255,17 @@ static int simulate(struct pld__run *R)
     return rc;
 }
 
-static int sim_run(struct pld__run *R, pld__host_fn host, const void *args,
-                   const struct pld__frontend *fe)
+static int sim_run(const struct pld__run_env *env, pld__host_fn host, const void *args,
+                   const struct pld__frontend *fe, struct pld__run_result *out)
 {
-    if (!(pld__sim = R->be_state = calloc(1, sizeof *pld__sim)))
+    if (!(pld__sim = calloc(1, sizeof *pld__sim)))
         return pld__config_error(PLD_ENOMEM, "out of memory for the simulator's state");
-    pld__sim->R = R;
+    pld__sim->env = env;
     pld__sim->fe = fe;
     pld__sim->host_fn = host;
     pld__sim->host_args = args;
-    int rc = simulate(R);
-    sim_release(R);
+    int rc = simulate(env, out);
+    sim_release(env);
     return rc;
 }
 

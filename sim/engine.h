@@ -94,9 +94,10 @@ struct dma_job {
     struct dma_job *all_next; /* in dma_all */
 };
 
-/* The backend's share of the run (R->be_state). */
+/* The backend's share of the run. */
 struct sim_state {
-    struct pld__run *R;
+    const struct pld__run_env *env; /* what it reads of the run */
+    struct pld__device *devs;       /* each rank's device, as the platform gives it */
     const struct pld__frontend *fe; /* the calls back into the front end */
     sg_host_t *hosts;
     sg_host_t cpu;
@@ -113,9 +114,9 @@ struct sim_state {
     const void *host_args;
     struct pld__progress progress;
 };
-/* R->be_state, cached: set when sim_run starts, NULL again when it
- * returns.  The hooks read it dozens of times per operation, and through
- * pld__R each read would take two loads more. */
+/* The backend's state: set when sim_run starts, NULL again when it
+ * returns.  A global, because the hooks read it dozens of times per
+ * operation. */
 extern struct sim_state *pld__sim;
 
 /* The running actor, kept here rather than asked of SimGrid: pld__self() is

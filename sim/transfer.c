@@ -45,7 +45,7 @@ static int carry(int from, int to, struct pld__cost *c)
         pld__sim_catch_up(&rk->ahead);
         c->t_start = simgrid_get_clock();
         SIMCALL(sg_host_sendto(pld__sim->hosts[from], pld__sim->hosts[to], c->bytes));
-        pld__progress_tick(&pld__sim->progress, pld__sim->R);
+        pld__progress_tick(&pld__sim->progress, pld__sim->env->transfers);
         double own = c->rate > 0 ? c->t_start + lat + c->bytes / c->rate - simgrid_get_clock() : 0;
         if (own > 0)
             rk->ahead += own;
@@ -109,7 +109,7 @@ static void dma_main(int argc, char **argv)
         double t0 = j->c.t_start = simgrid_get_clock();
         if (j->from != j->to && j->c.bytes > 0) {
             SIMCALL(sg_host_sendto(pld__sim->hosts[j->from], pld__sim->hosts[j->to], j->c.bytes));
-            pld__progress_tick(&pld__sim->progress, pld__sim->R);
+            pld__progress_tick(&pld__sim->progress, pld__sim->env->transfers);
             /* an engine slower than the route: it streams the bytes at its
              * own rate (SimGrid 3.32 cannot cap a host-to-host flow) */
             double own =
@@ -139,7 +139,7 @@ static void dma_start(int r)
     rk->dma_mtx = sg_mutex_init();
     rk->dma_cond = sg_cond_init();
     rk->dma_wake = sg_sem_init(0);
-    int n = (int)pld__sim->R->ranks[r].dev.sdma_engines;
+    int n = (int)pld__sim->devs[r].sdma_engines;
     for (int e = 0; e < n; e++) {
         char name[48];
         snprintf(name, sizeof name, "rank%d-sdma%d", r, e);

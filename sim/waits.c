@@ -59,7 +59,7 @@ int pld__sim_notify(int owner, const struct pld__cell_ref *ref, pld_notify_op op
             return PLD_EPLATFORM;
         rk->ahead += lat + (bw > 0 ? c->bytes / bw : 0);
         pld__sim_catch_up(&rk->ahead);
-        pld__progress_tick(&pld__sim->progress, pld__sim->R);
+        pld__progress_tick(&pld__sim->progress, pld__sim->env->transfers);
     } else {
         pld__sim_leave_if_aborted(); /* the entry below flushes any earlier wake */
     }
@@ -92,9 +92,9 @@ static int stuck(const struct waiter *w)
 static int all_stuck(void)
 {
     int blocked = 0;
-    if (!pld__sim->host_done || pld__sim->aborted || pld__sim->R->cfg->wait_timeout > 0)
+    if (!pld__sim->host_done || pld__sim->aborted || pld__sim->env->cfg->wait_timeout > 0)
         return 0;
-    for (int r = 0; r < pld__sim->R->P; r++) {
+    for (int r = 0; r < pld__sim->env->P; r++) {
         const struct sim_rank *rk = &pld__sim->rk[r];
         if (rk->done)
             continue;
@@ -116,9 +116,7 @@ void pld__sim_declare_deadlock_if_stuck(void)
         return;
     pld__sim->deadlocked = 1;
     pld__sim->fe->report_deadlock();
-    int zero = 0;
-    __atomic_compare_exchange_n(&pld__sim->R->error, &zero, PLD_EDEADLOCK, 0, __ATOMIC_ACQ_REL,
-                                __ATOMIC_ACQUIRE);
+    pld__sim->fe->fail_first(PLD_EDEADLOCK);
     pld__sim_abort_run();
 }
 
@@ -128,7 +126,7 @@ void pld__sim_declare_deadlock_if_stuck(void)
  * The caller resumes at the later of `t`, its model time, and the wake. */
 static void block(struct sim_rank *rk, struct waiter *w, const struct waiter *want, double t)
 {
-    double timeout = pld__sim->R->cfg->wait_timeout, deadline = t + timeout;
+    double timeout = pld__sim->env->cfg->wait_timeout, deadline = t + timeout;
     int blocked = 0;
     while (!pld__sim->aborted && !(want->cell ? satisfied(want->cell, want->cmp, want->expected)
                                               : want->ready(want->ready_arg))) {
@@ -152,10 +150,9 @@ static void block(struct sim_rank *rk, struct waiter *w, const struct waiter *wa
             w->cell = NULL;
             w->ready = NULL;
             rk->ahead = 0;
-            pld__sim->R->timed_out = 1;
+            pld__sim->fe->note(PLD__NOTE_TIMED_OUT);
             pld__sim->fe->report_deadlock();
-            if (!pld__sim->R->error)
-                pld__sim->R->error = PLD_EDEADLOCK;
+            pld__sim->fe->fail_first(PLD_EDEADLOCK);
             pld__sim_abort_run();
         }
     }
@@ -213,7 +210,7 @@ void pld__sim_kick(void)
 _Noreturn void pld__sim_abort_run(void)
 {
     pld__sim->aborted = 1;
-    for (int r = 0; r < pld__sim->R->P; r++) {
+    for (int r = 0; r < pld__sim->env->P; r++) {
         /* the grid first: a woken rank leaves, and the grid is on its stack */
         struct sim_grid *grid = pld__sim->rk[r].grid;
         pld__sim->rk[r].grid = NULL;

@@ -17,8 +17,12 @@
 #include <stdint.h>
 
 /* The front end's own types, which a backend holds only by pointer. */
-struct pld__run;  /* the run in progress (internal.h) */
-struct pld__wbuf; /* a window buffer: its slot size and, per process, memory */
+struct pld__wbuf;     /* a window buffer: its slot size and, per process, memory */
+struct pld__device;   /* a device's numbers (internal.h, PLD__DEVICE_KEYS) */
+struct pld__wait_msg; /* a rank's wait as one process tells another (below) */
+
+/* Bytes of a platform's name for the summary line, its NUL included. */
+#define PLD__PLATFORM_DESC 128
 
 /* Capability bits. */
 #define PLD_CAP_TIMED 0x1u /* time is simulated: now() is model time */
@@ -87,6 +91,30 @@ void pld__tasks_free(struct pld__task_queue *q);
 /* Does a cell holding `value` satisfy a wait for cmp(expected)? */
 int pld__wait_holds(int32_t value, pld_wait_cmp cmp, int32_t expected);
 
+/* What a backend reads of the run: set before its run hook starts, never
+ * written by it. */
+struct pld__run_env {
+    int P;                 /* ranks */
+    const pld_config *cfg; /* the run's configuration */
+    /* the front end's count of transfers between ranks (signals included),
+     * as it grows: progress lines read it */
+    const uint64_t *transfers;
+};
+
+/* What a backend's run hook returns besides its code, for the front end to
+ * copy into the run: the backend never writes the run itself. */
+struct pld__run_result {
+    double end_time;      /* s, model time (PLD_CAP_TIMED) or wall time, at the end */
+    int error;            /* the code every process agreed on (distributed), or 0 */
+    int job_bytes_moved;  /* 1: bytes_moved is the whole job's (distributed) */
+    uint64_t bytes_moved; /* then: every process's bytes, summed */
+};
+
+/* What a backend tells the front end about a wait that will not complete
+ * (pld__frontend.note), before it asks for the report. */
+#define PLD__NOTE_TIMED_OUT         0x1u /* a wait passed --wait-timeout */
+#define PLD__NOTE_NOTIFIERS_UNKNOWN 0x2u /* the report cannot say who notified a cell */
+
 /* The front end's side of the contract: the calls a backend makes back
  * into it, handed to the run hook rather than named, so that no backend
  * links against a front-end symbol (a backend calls down into the front
@@ -113,6 +141,26 @@ struct pld__frontend {
     /* Before a backend ends a rank's or the host's thread of control: lets
      * an embedded interpreter unwind its own frames first (pld_embed.h). */
     void (*guard_escape)(void);
+    /* The run's first error code, 0 while there is none; and records
+     * `code` as that error unless there is one already (first error wins). */
+    int (*error)(void);
+    void (*fail_first)(int code);
+    /* Records PLD__NOTE_* facts about the run for the deadlock report. */
+    void (*note)(unsigned what);
+    /* Hands over the device numbers of `rank` (PLD__HOST: the host's) as
+     * the backend's platform gives them, before anything runs there; and
+     * the platform's name for the summary line. */
+    void (*set_device)(int rank, const struct pld__device *dev);
+    void (*set_platform_desc)(const char *desc);
+    /* The bytes this process has moved so far (a distributed backend sums
+     * them over the job into its result). */
+    uint64_t (*bytes_moved)(void);
+    /* A rank's wait as one process tells another, for the deadlock report
+     * of a distributed backend: wait_export fills `m` with `rank`'s wait as
+     * this process knows it; wait_import makes `m` the wait of `rank` for
+     * the next report, and `m` must outlive that report. */
+    void (*wait_export)(int rank, struct pld__wait_msg *m);
+    void (*wait_import)(int rank, const struct pld__wait_msg *m);
 };
 
 /* A backend's table.  Every hook under "mandatory" is set (the stubs in
@@ -128,14 +176,16 @@ struct pld_backend {
 
     /* ---- execution (mandatory) ---- */
 
-    /* Sets up ranks (R->ranks[r].dev, R->host_dev, R->platform_desc), runs
-     * host(args) as the host orchestrator and every dispatched task, and
-     * returns when all are done.  Returns 0 or a negative PLD_E* code (it
-     * prints the message itself for platform/device errors).  The backend's
-     * own state hangs off R->be_state: made here, freed before returning.
-     * `fe` is how it calls back into the front end; it outlives the run. */
-    int (*run)(struct pld__run *R, pld__host_fn host, const void *args,
-               const struct pld__frontend *fe);
+    /* Sets up the ranks (handing their devices and the platform's name to
+     * fe->set_device and fe->set_platform_desc), runs host(args) as the host
+     * orchestrator and every dispatched task, and returns when all are
+     * done, with what it found in *out.  Returns 0 or a negative PLD_E* code
+     * (it prints the message itself for platform/device errors).  It reads
+     * the run only through `env` and calls back only through `fe`; both
+     * outlive the run, and its own state is made here and freed before it
+     * returns. */
+    int (*run)(const struct pld__run_env *env, pld__host_fn host, const void *args,
+               const struct pld__frontend *fe, struct pld__run_result *out);
 
     /* The executing rank, PLD__HOST, or PLD__NOBODY. */
     int (*self)(void);
@@ -272,11 +322,6 @@ struct pld__wait_msg {
     pl_shape offsets;
     char file[160], collective[48];
 };
-/* Fills `m` with `rank`'s wait as this process knows it. */
-void pld__wait_export(int rank, struct pld__wait_msg *m);
-/* Makes `m` the wait of `rank` for the next pld__report_deadlock; `m` must
- * outlive that report. */
-void pld__wait_import(int rank, const struct pld__wait_msg *m);
 
 /* Common stubs for the hooks a backend has no use for. */
 void pld__charge_nothing(double seconds);

@@ -270,16 +270,15 @@ struct pld__run {
     uint64_t transfers; /* inter-rank transfers, signals included */
     double end_time;
     struct pld__trace *trace;
-    char platform_desc[128];      /* for the summary line */
-    int races_mode;               /* enum pld_races, resolved */
-    int timed_out;                /* a wait passed --wait-timeout (not a full deadlock) */
-    int notifiers_unknown;        /* the deadlock report cannot say who notified a cell */
-    struct pld_guard *host_guard; /* the host orchestrator's innermost armed guard */
-    struct pld__racer *racer;     /* the race detector's clocks and records; NULL when off */
+    char platform_desc[PLD__PLATFORM_DESC]; /* for the summary line */
+    int races_mode;                         /* enum pld_races, resolved */
+    int timed_out;                          /* a wait passed --wait-timeout (not a full deadlock) */
+    int notifiers_unknown;                  /* the deadlock report cannot say who notified a cell */
+    struct pld_guard *host_guard;           /* the host orchestrator's innermost armed guard */
+    struct pld__racer *racer; /* the race detector's clocks and records; NULL when off */
     struct pld__deadlock_state *deadlock; /* who last notified each dense cell, or NULL */
     struct pld__host_writes *host_writes; /* what this process's rank stored in host tensors */
     struct pld__sparse *sparse;           /* the sparse windows, NULL when none */
-    void *be_state; /* the backend's own, from its run hook until that returns */
 };
 
 /* The run in progress, or NULL outside pld_run(). */
@@ -724,6 +723,11 @@ struct pld__builtin_model {
     const char *text;
 };
 extern const struct pld__builtin_model pld__builtin_models[];
+
+/* A rank's wait for another process's deadlock report (deadlock.c; the
+ * backends reach them as fe->wait_export and fe->wait_import). */
+void pld__wait_export(int rank, struct pld__wait_msg *m);
+void pld__wait_import(int rank, const struct pld__wait_msg *m);
 
 /* The front end's side of the operations that cross ranks, kept out of
  * the backend contract (backend.h): a backend never needs them. */

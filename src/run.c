@@ -200,6 +200,46 @@ static void fe_report_deadlock(void)
     pld__report_deadlock(pld__R);
 }
 
+static int fe_error(void)
+{
+    return __atomic_load_n(&pld__R->error, __ATOMIC_ACQUIRE);
+}
+
+static void fe_fail_first(int code)
+{
+    int zero = 0;
+    __atomic_compare_exchange_n(&pld__R->error, &zero, code, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+}
+
+static void fe_note(unsigned what)
+{
+    if (what & PLD__NOTE_TIMED_OUT)
+        pld__R->timed_out = 1;
+    if (what & PLD__NOTE_NOTIFIERS_UNKNOWN)
+        pld__R->notifiers_unknown = 1;
+}
+
+/* A rank's device id is the one -d gave it, whatever the backend. */
+static void fe_set_device(int rank, const struct pld__device *dev)
+{
+    if (rank == PLD__HOST) {
+        pld__R->host_dev = *dev;
+        return;
+    }
+    pld__R->ranks[rank].dev = *dev;
+    pld__R->ranks[rank].device_id = pld__R->cfg->device_ids[rank];
+}
+
+static void fe_set_platform_desc(const char *desc)
+{
+    snprintf(pld__R->platform_desc, sizeof pld__R->platform_desc, "%s", desc);
+}
+
+static uint64_t fe_bytes_moved(void)
+{
+    return pld__R->bytes_moved;
+}
+
 static const struct pld__frontend frontend = {
     .run_task = pld__run_task,
     .kstate_size = pld__kstate_size,
@@ -210,6 +250,14 @@ static const struct pld__frontend frontend = {
     .kstate_discard = fe_kstate_discard,
     .report_deadlock = fe_report_deadlock,
     .guard_escape = pld__guard_escape,
+    .error = fe_error,
+    .fail_first = fe_fail_first,
+    .note = fe_note,
+    .set_device = fe_set_device,
+    .set_platform_desc = fe_set_platform_desc,
+    .bytes_moved = fe_bytes_moved,
+    .wait_export = pld__wait_export,
+    .wait_import = pld__wait_import,
 };
 
 int pld__run(const pld_config *cfg, pld__host_fn host, const void *args)
@@ -295,7 +343,16 @@ int pld__run(const pld_config *cfg, pld__host_fn host, const void *args)
     }
     pld__R = &R;
     pld__races_begin(&R);
-    rc = be->run(&R, host, args, &frontend);
+    /* the backend reads the run through env and returns what it found in
+     * out, which the run takes over */
+    struct pld__run_env env = {.P = R.P, .cfg = cfg, .transfers = &R.transfers};
+    struct pld__run_result out = {0};
+    rc = be->run(&env, host, args, &frontend, &out);
+    R.end_time = out.end_time;
+    if (out.error)
+        R.error = out.error;
+    if (out.job_bytes_moved)
+        R.bytes_moved = out.bytes_moved;
     int races = pld__races_found(&R);
     if (races && rc == 0 && R.races_mode == PLD_RACES_ERROR)
         rc = pld__config_error(PLD_ERACE,

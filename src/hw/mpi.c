@@ -75,9 +75,8 @@ static void finalize_at_exit(void)
 
 static void report_deadlock(void)
 {
-    struct pld__run *R = pld__mpi->R;
     struct pld__wait_msg mine, *all = NULL;
-    pld__wait_export(pld__mpi->me, &mine);
+    pld__mpi->fe->wait_export(pld__mpi->me, &mine);
     if (pld__mpi->me == 0 && !(all = calloc((size_t)pld__mpi->np, sizeof *all)))
         return;
     MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, 0,
@@ -85,9 +84,10 @@ static void report_deadlock(void)
     if (pld__mpi->me != 0)
         return;
     for (int r = 0; r < pld__mpi->np; r++)
-        pld__wait_import(r, &all[r]);
-    R->notifiers_unknown = 1;
-    R->timed_out = 1; /* here the only way to find one: process 0's wait may not have timed out */
+        pld__mpi->fe->wait_import(r, &all[r]);
+    /* timed out: here the only way to find one (process 0's wait may not
+     * have timed out) */
+    pld__mpi->fe->note(PLD__NOTE_NOTIFIERS_UNKNOWN | PLD__NOTE_TIMED_OUT);
     pld__mpi->fe->report_deadlock();
     free(all); /* printed: nothing reads the imported waits after the report */
 }
@@ -146,43 +146,44 @@ static void run_tasks(void)
     pld__tasks_free(&pld__mpi->tasks);
 }
 
-static int check_launch(struct pld__run *R)
+static int check_launch(const struct pld__run_env *env)
 {
     const char *why = NULL;
     char buf[256];
-    if (pld__mpi->np != R->P) {
+    if (pld__mpi->np != env->P) {
         snprintf(buf, sizeof buf,
                  "the mpi backend runs one process per device: the device list has %d but "
                  "mpirun started %d; run mpirun -np %d PROG --backend mpi",
-                 R->P, pld__mpi->np, R->P);
+                 env->P, pld__mpi->np, env->P);
         why = buf;
-    } else if (R->cfg->no_data) {
+    } else if (env->cfg->no_data) {
         why = "--no-data is a timing-study option of the sim backend; the mpi backend keeps "
               "all data";
     }
     if (!why)
         return 0;
     if (pld__mpi->me == 0) /* every process finds the same: say it once */
-        pld__config_error(R->P == pld__mpi->np ? PLD_EUSAGE : PLD_EDEVICES, "%s", why);
-    return R->P == pld__mpi->np ? PLD_EUSAGE : PLD_EDEVICES;
+        pld__config_error(env->P == pld__mpi->np ? PLD_EUSAGE : PLD_EDEVICES, "%s", why);
+    return env->P == pld__mpi->np ? PLD_EUSAGE : PLD_EDEVICES;
 }
 
 /* Runs the host, then this process's rank's tasks, and gathers the run's
  * outcome from every process. */
-static int run_process(struct pld__run *R, pld__host_fn host, const void *args)
+static int run_process(const struct pld__run_env *env, pld__host_fn host, const void *args,
+                       struct pld__run_result *out)
 {
     MPI_Comm_rank(MPI_COMM_WORLD, &pld__mpi->me);
     MPI_Comm_size(MPI_COMM_WORLD, &pld__mpi->np);
-    int rc = check_launch(R);
+    int rc = check_launch(env);
     if (rc)
         return rc;
     pld__mute_host = pld__mpi->me != 0;
-    pld__device_defaults(&R->host_dev); /* no platform: the UB size is a2a3's */
-    snprintf(R->platform_desc, sizeof R->platform_desc, "mpi");
-    for (int r = 0; r < R->P; r++) {
-        R->ranks[r].dev = R->host_dev;
-        R->ranks[r].device_id = R->cfg->device_ids[r];
-    }
+    struct pld__device dev;
+    pld__device_defaults(&dev); /* no platform: the UB size is a2a3's */
+    pld__mpi->fe->set_device(PLD__HOST, &dev);
+    pld__mpi->fe->set_platform_desc("mpi");
+    for (int r = 0; r < env->P; r++)
+        pld__mpi->fe->set_device(r, &dev);
     pld__mpi_liveness_start();
     MPI_Win_allocate(sizeof(int32_t), sizeof(int32_t), MPI_INFO_NULL, MPI_COMM_WORLD,
                      &pld__mpi->abort_cell, &pld__mpi->ctl);
@@ -195,13 +196,13 @@ static int run_process(struct pld__run *R, pld__host_fn host, const void *args)
     /* every window is allocated and zeroed in every process before any
      * rank reaches into another's */
     MPI_Barrier(MPI_COMM_WORLD);
-    if (!R->error)
+    if (!pld__mpi->fe->error())
         run_tasks();
     /* a rank that is done keeps its windows open for the others */
     MPI_Barrier(MPI_COMM_WORLD);
 
     /* the run's code: the first failing rank's own error */
-    int *codes = malloc((size_t)pld__mpi->np * sizeof *codes), own = R->error;
+    int *codes = malloc((size_t)pld__mpi->np * sizeof *codes), own = pld__mpi->fe->error();
     if (!codes)
         return pld__config_error(PLD_ENOMEM, "out of memory for %d ranks", pld__mpi->np);
     MPI_Allgather(&own, 1, MPI_INT, codes, 1, MPI_INT, MPI_COMM_WORLD);
@@ -213,13 +214,14 @@ static int run_process(struct pld__run *R, pld__host_fn host, const void *args)
         report_deadlock();
     if (!rc)
         rc = exchange_host_writes();
-    R->error = rc;
+    out->error = rc;
 
-    unsigned long long moved = R->bytes_moved, total = 0;
+    unsigned long long moved = pld__mpi->fe->bytes_moved(), total = 0;
     MPI_Allreduce(&moved, &total, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
-    R->bytes_moved = total;
+    out->job_bytes_moved = 1;
+    out->bytes_moved = total;
     double mine = mpi_now();
-    MPI_Allreduce(&mine, &R->end_time, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(&mine, &out->end_time, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     MPI_Win_unlock_all(pld__mpi->ctl);
     MPI_Win_free(&pld__mpi->ctl);
 
@@ -236,8 +238,8 @@ static int run_process(struct pld__run *R, pld__host_fn host, const void *args)
     return rc;
 }
 
-static int mpi_run(struct pld__run *R, pld__host_fn host, const void *args,
-                   const struct pld__frontend *fe)
+static int mpi_run(const struct pld__run_env *env, pld__host_fn host, const void *args,
+                   const struct pld__frontend *fe, struct pld__run_result *out)
 {
     int inited, provided;
     MPI_Initialized(&inited);
@@ -245,15 +247,15 @@ static int mpi_run(struct pld__run *R, pld__host_fn host, const void *args,
         MPI_Init_thread(NULL, NULL, MPI_THREAD_SINGLE, &provided);
         atexit(finalize_at_exit);
     }
-    if (!(pld__mpi = R->be_state = calloc(1, sizeof *pld__mpi)))
+    if (!(pld__mpi = calloc(1, sizeof *pld__mpi)))
         return pld__config_error(PLD_ENOMEM, "out of memory for the mpi backend's state");
-    pld__mpi->R = R;
+    pld__mpi->env = env;
     pld__mpi->fe = fe;
     pld__mpi->self = PLD__NOBODY;
-    int rc = run_process(R, host, args);
+    int rc = run_process(env, host, args, out);
     pld__mpi_liveness_stop(); /* after the run's last collective: every process got there */
     free(pld__mpi);
-    pld__mpi = R->be_state = NULL;
+    pld__mpi = NULL;
     return rc;
 }
 

@@ -19,9 +19,9 @@ struct mpi_peer {
     int32_t pid;
 };
 
-/* The backend's share of the run (R->be_state). */
+/* The backend's share of the run. */
 struct mpi_state {
-    struct pld__run *R;
+    const struct pld__run_env *env; /* what it reads of the run */
     const struct pld__frontend *fe; /* the calls back into the front end */
     int me, np;
     int self; /* what mpi_self says: PLD__HOST, me, or PLD__NOBODY between the two */
@@ -36,7 +36,7 @@ struct mpi_state {
     int watching; /* the watchdog runs (atomic: it reads it) */
 };
 
-/* R->be_state, cached: set when mpi_run starts, NULL again when it returns. */
+/* The backend's state: set when mpi_run starts, NULL again when it returns. */
 extern struct mpi_state *pld__mpi;
 
 /* Seconds since the run started (the backend's now hook). */
@@ -45,9 +45,15 @@ static inline double mpi_now(void)
     return pld__mpi ? MPI_Wtime() - pld__mpi->t0 : 0.0; /* outside a run there is no clock */
 }
 
+/* A buffer's window (b->be_data), on the list of this process's windows. */
+struct mpi_win {
+    MPI_Win w;
+    struct mpi_win *prev, *next;
+};
+
 static inline MPI_Win win_of(const struct pld__wbuf *b)
 {
-    return *(const MPI_Win *)b->be_data;
+    return ((const struct mpi_win *)b->be_data)->w;
 }
 
 /* mpi_window.c: one MPI window per buffer, a passive-target epoch open for

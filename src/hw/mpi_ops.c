@@ -32,8 +32,8 @@ _Noreturn static void internal_error(const char *what)
 {
     fflush(stdout);
     fprintf(stderr, "pldsim: mpi backend: rank %d: %s\n", pld__mpi->me, what);
-    pld__mpi->R->error = PLD_EINVAL;
-    pld__mpi->R->be->abort_run();
+    pld__mpi->fe->fail_first(PLD_EINVAL);
+    pld__mpi_abort_run();
 }
 
 /* The target side of a region: a subarray of `elem` over the view. */
@@ -229,7 +229,7 @@ static int abort_seen(void)
 
 _Noreturn void pld__mpi_abort_run(void)
 {
-    int code = pld__mpi->R->error ? pld__mpi->R->error : PLD_EINVAL;
+    int error = pld__mpi->fe->error(), code = error ? error : PLD_EINVAL;
     if (!abort_seen())
         raise_abort(code);
     longjmp(pld__mpi->unwind, 1);
@@ -244,7 +244,7 @@ void pld__mpi_wait(const struct pld__cell_ref *ref, pld_wait_cmp cmp, int32_t ex
 {
     MPI_Win w = win_of(ref->b);
     const int32_t *cell = ref->addr; /* its own cell is in this process */
-    double timeout = pld__mpi->R->cfg->wait_timeout > 0 ? pld__mpi->R->cfg->wait_timeout : 60.0;
+    double timeout = pld__mpi->env->cfg->wait_timeout > 0 ? pld__mpi->env->cfg->wait_timeout : 60.0;
     double deadline = MPI_Wtime() + timeout;
     long nap = 0; /* ns; 0 while polling tightly */
     for (unsigned polls = 0;; polls++) {
@@ -254,10 +254,8 @@ void pld__mpi_wait(const struct pld__cell_ref *ref, pld_wait_cmp cmp, int32_t ex
         if (abort_seen()) /* another rank failed: stop here, still counted as waiting */
             longjmp(pld__mpi->unwind, 1);
         if (MPI_Wtime() > deadline) {
-            pld__mpi->R->timed_out = 1;
-            int zero = 0;
-            __atomic_compare_exchange_n(&pld__mpi->R->error, &zero, PLD_EDEADLOCK, 0,
-                                        __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+            pld__mpi->fe->note(PLD__NOTE_TIMED_OUT);
+            pld__mpi->fe->fail_first(PLD_EDEADLOCK);
             raise_abort(PLD_EDEADLOCK);
             longjmp(pld__mpi->unwind, 1);
         }
