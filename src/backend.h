@@ -7,7 +7,13 @@
  * wait is one call that moves its bytes, takes its time and blocks as the
  * operation does.  Backends never re-check arguments and never read the
  * front end's per-rank state.  Collectives sit above this table, so every
- * backend runs the same lowering. */
+ * backend runs the same lowering.
+ *
+ * The contract has three parts: what a backend reads of the run (struct
+ * pld__run_env) and returns from it (struct pld__run_result); the calls it
+ * makes back into the front end (struct pld__frontend); and its own table
+ * (struct pld_backend).  This header includes only the public API: the
+ * front end's state (internal.h) is not part of it. */
 #ifndef PLD_BACKEND_H
 #define PLD_BACKEND_H
 
@@ -68,6 +74,8 @@ struct pld__cost {
     double t_start, t_end; /* out: when the bytes left and arrived */
 };
 
+/* A dispatched task: what to run, with its own copy of the arguments, and
+ * where pld_dispatch was called (for error lines). */
 struct pld__task {
     pld__task_fn fn;
     const char *fn_name;
@@ -82,6 +90,7 @@ struct pld__task {
 struct pld__task_queue {
     struct pld__task *head, *tail;
 };
+/* Appends `t` (owned from now on) to `q`. */
 void pld__tasks_push(struct pld__task_queue *q, struct pld__task *t);
 /* The oldest task, removed from the queue; NULL when it is empty. */
 struct pld__task *pld__tasks_pop(struct pld__task_queue *q);
