@@ -81,10 +81,10 @@ static int copy_file(const char *from, const char *to)
 /* Where --save-platform (or PLD_SAVE_PLATFORM) puts the platform, or NULL.
  * The scale benchmark used to ask with PLDSIM_SAVE_PLATFORM, under another
  * prefix than every other variable; that name still works, with a note. */
-static const char *save_platform_path(const struct pld__run *R)
+static const char *save_platform_path(const struct pld__run_env *env)
 {
-    if (R->cfg->save_platform && *R->cfg->save_platform)
-        return R->cfg->save_platform;
+    if (env->cfg->save_platform && *env->cfg->save_platform)
+        return env->cfg->save_platform;
     const char *old = getenv("PLDSIM_SAVE_PLATFORM");
     if (old && *old) {
         fprintf(stderr,
@@ -99,13 +99,13 @@ static const char *save_platform_path(const struct pld__run *R)
  * it into SimGrid (through a temporary file, removed at once).  SimGrid
  * takes the interconnect from the file; the ranks take their device numbers
  * from `m` itself (*generated), not parsed back from the file's <prop>s. */
-static int load_model(struct pld__run *R, const struct pld__model *m,
+static int load_model(const struct pld__run_env *env, const struct pld__model *m,
                       const struct pld__model **generated)
 {
     int maxid = 0, dims[3], nd;
-    for (int r = 0; r < R->P; r++)
-        if (R->cfg->device_ids[r] > maxid)
-            maxid = R->cfg->device_ids[r];
+    for (int r = 0; r < env->P; r++)
+        if (env->cfg->device_ids[r] > maxid)
+            maxid = env->cfg->device_ids[r];
     if (maxid + 1 > m->max_devices)
         return pld__config_error(PLD_EDEVICES,
                                  "model %s holds at most %d devices (ids 0..%d); device id %d was "
@@ -121,7 +121,7 @@ static int load_model(struct pld__run *R, const struct pld__model *m,
     if (fd < 0)
         return pld__config_error(PLD_EIO, "cannot create a temporary platform file in %s: %s",
                                  tmpdir && *tmpdir ? tmpdir : "/tmp", strerror(errno));
-    const char *keep = save_platform_path(R);
+    const char *keep = save_platform_path(env);
     if (write_platform(fdopen(fd, "w"), m, ndev, dims, nd) ||
         (keep && *keep && write_platform(fopen(keep, "w"), m, ndev, dims, nd))) {
         unlink(path);
@@ -260,14 +260,16 @@ int pld__sim_split_duplex(const pld_config *cfg)
     return found;
 }
 
-int pld__sim_load_platform(struct pld__run *R, sg_host_t *rank_hosts, sg_host_t *cpu)
+int pld__sim_load_platform(const struct pld__run_env *env, const struct pld__frontend *fe,
+                           sg_host_t *rank_hosts, sg_host_t *cpu, struct pld__device *devs)
 {
-    const char *p = R->cfg->platform;
+    char desc[PLD__PLATFORM_DESC]; /* the platform's name, for the summary line */
+    const char *p = env->cfg->platform;
     int rc = 0;
 
     struct pld__model m;
     const struct pld__model *generated = NULL; /* the model the platform was made from */
-    if (R->cfg->topology) {
+    if (env->cfg->topology) {
         /* The spec replaces the interconnect; device numbers come from
          * the --platform model when it is a builtin one, else from a2a3. */
         const char *model, *text = builtin_model_text(p, &model);
@@ -275,11 +277,12 @@ int pld__sim_load_platform(struct pld__run *R, sg_host_t *rank_hosts, sg_host_t 
             text = builtin_model_text("a2a3", &model);
         struct pld__model base;
         if ((rc = pld__model_parse(text, model, &base)) == 0 &&
-            (rc = pld__topology_parse(R->cfg->topology, &base, &m)) == 0)
-            rc = load_model(R, &m, &generated);
+            (rc = pld__topology_parse(env->cfg->topology, &base, &m)) == 0)
+            rc = load_model(env, &m, &generated);
         if (rc)
             return rc;
-        snprintf(R->platform_desc, sizeof R->platform_desc, "topology %s", R->cfg->topology);
+        snprintf(desc, sizeof desc, "topology %s", env->cfg->topology);
+        fe->set_platform_desc(desc);
     } else if (ends_with(p, ".xml")) {
         struct stat st;
         if (stat(p, &st) == 0 && S_ISDIR(st.st_mode))
@@ -299,7 +302,7 @@ int pld__sim_load_platform(struct pld__run *R, sg_host_t *rank_hosts, sg_host_t 
             return pld__config_error(PLD_EPLATFORM, "malformed platform file %s: %s", p, err);
         if ((rc = check_links(p)))
             return rc;
-        const char *keep = save_platform_path(R);
+        const char *keep = save_platform_path(env);
         if (keep && (rc = copy_file(p, keep)))
             return rc;
     } else if (ends_with(p, ".model")) {
@@ -314,7 +317,7 @@ int pld__sim_load_platform(struct pld__run *R, sg_host_t *rank_hosts, sg_host_t 
         rc = pld__model_parse(text, p, &m);
         free(text);
         if (!rc)
-            rc = load_model(R, &m, &generated);
+            rc = load_model(env, &m, &generated);
     } else {
         const char *model, *text = builtin_model_text(p, &model);
         if (!text)
@@ -325,14 +328,15 @@ int pld__sim_load_platform(struct pld__run *R, sg_host_t *rank_hosts, sg_host_t 
                                      p);
         rc = pld__model_parse(text, model, &m);
         if (!rc)
-            rc = load_model(R, &m, &generated);
+            rc = load_model(env, &m, &generated);
     }
     if (rc)
         return rc;
-    if (!R->cfg->topology)
-        snprintf(R->platform_desc, sizeof R->platform_desc, "%s",
-                 strrchr(p, '/') ? strrchr(p, '/') + 1 : p);
-    p = R->platform_desc;
+    if (!env->cfg->topology) {
+        snprintf(desc, sizeof desc, "%s", strrchr(p, '/') ? strrchr(p, '/') + 1 : p);
+        fe->set_platform_desc(desc);
+    }
+    p = desc;
 
     int ndev = 0;
     for (int id = 0; id < PLD_MAX_RANKS; id++) {
@@ -342,9 +346,9 @@ int pld__sim_load_platform(struct pld__run *R, sg_host_t *rank_hosts, sg_host_t 
             break;
         ndev++;
     }
-    for (int r = 0; r < R->P; r++) {
+    for (int r = 0; r < env->P; r++) {
         char name[32];
-        snprintf(name, sizeof name, "dev%d", R->cfg->device_ids[r]);
+        snprintf(name, sizeof name, "dev%d", env->cfg->device_ids[r]);
         rank_hosts[r] = sg_host_by_name(name);
         if (!rank_hosts[r] && ndev == 0)
             return pld__config_error(PLD_EDEVICES,
@@ -358,21 +362,22 @@ int pld__sim_load_platform(struct pld__run *R, sg_host_t *rank_hosts, sg_host_t 
                                      "devices (dev0..dev%d); use -d with ids below %d",
                                      p, name, r, ndev, ndev - 1, ndev);
         if (generated) {
-            pld__model_device(generated, R->cfg->device_ids[r], &R->ranks[r].dev);
+            pld__model_device(generated, env->cfg->device_ids[r], &devs[r]);
         } else {
-            pld__device_defaults(&R->ranks[r].dev);
-            if ((rc = read_props(rank_hosts[r], &R->ranks[r].dev, p)))
+            pld__device_defaults(&devs[r]);
+            if ((rc = read_props(rank_hosts[r], &devs[r], p)))
                 return rc;
         }
-        R->ranks[r].device_id = R->cfg->device_ids[r];
+        fe->set_device(r, &devs[r]);
     }
     *cpu = sg_host_by_name("host");
     /* a generated platform's host has no <prop>s: it is the model's device
      * (a straggler's factor is its own, not the host's) */
-    R->host_dev = generated ? generated->dev : R->ranks[0].dev;
+    struct pld__device host = generated ? generated->dev : devs[0];
     if (!*cpu)
         *cpu = rank_hosts[0];
-    else if (!generated && (rc = read_props(*cpu, &R->host_dev, p)))
+    else if (!generated && (rc = read_props(*cpu, &host, p)))
         return rc;
+    fe->set_device(PLD__HOST, &host);
     return 0;
 }

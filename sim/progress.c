@@ -34,7 +34,7 @@ void pld__progress_start(struct pld__progress *p)
     *p = (struct pld__progress){.interval = interval, .started = now, .last = now};
 }
 
-void pld__progress_tick(struct pld__progress *p, const struct pld__run *R)
+void pld__progress_tick(struct pld__progress *p, const uint64_t *transfers)
 {
     if (p->interval <= 0 || (++p->ticks & 1023) != 0)
         return;
@@ -42,7 +42,7 @@ void pld__progress_tick(struct pld__progress *p, const struct pld__run *R)
     if (now - p->last < p->interval)
         return;
     p->last = now;
-    uint64_t n = __atomic_load_n(&R->transfers, __ATOMIC_RELAXED);
+    uint64_t n = __atomic_load_n(transfers, __ATOMIC_RELAXED);
     fprintf(stderr, "[pldsim] %.1f s wall: simulated %.3f us, %llu transfers (%.0f/s)\n",
             now - p->started, simgrid_get_clock() * 1e6, (unsigned long long)n,
             (double)n / (now - p->started));

@@ -2,6 +2,7 @@
 #ifndef PLD_SIM_H
 #define PLD_SIM_H
 
+#include "../src/core/internal.h"
 #include "../src/backend/backend.h"
 #include "../src/model/model.h"
 
@@ -23,9 +24,12 @@ int pld__platform_write(FILE *out, const struct pld__model *m, int ndev, const i
  * one always does; a FILE.xml, if its text says so)? */
 int pld__sim_split_duplex(const pld_config *cfg);
 /* Loads the platform named by cfg->platform (a model name or FILE.xml) into
- * the SimGrid engine, maps ranks to hosts, reads device properties into
- * R->ranks[].dev and R->host_dev.  Returns 0 or a PLD_E* code (printed). */
-int pld__sim_load_platform(struct pld__run *R, sg_host_t *rank_hosts, sg_host_t *cpu);
+ * the SimGrid engine, maps ranks to hosts, reads each rank's device numbers
+ * into devs[] (P of them) and hands them, the host's and the platform's
+ * name to the front end (fe->set_device, fe->set_platform_desc).  Returns 0
+ * or a PLD_E* code (printed). */
+int pld__sim_load_platform(const struct pld__run_env *env, const struct pld__frontend *fe,
+                           sg_host_t *rank_hosts, sg_host_t *cpu, struct pld__device *devs);
 
 /* progress.c: the clock of the progress lines, part of the engine's
  * per-run state. */
@@ -37,7 +41,7 @@ struct pld__progress {
 /* Starts the clock of the progress lines (PLD_PROGRESS). */
 void pld__progress_start(struct pld__progress *p);
 /* Counts one transfer; every interval, prints how far the run has got. */
-void pld__progress_tick(struct pld__progress *p, const struct pld__run *R);
+void pld__progress_tick(struct pld__progress *p, const uint64_t *transfers);
 
 /* C++ shim (shim.cpp). */
 /* simgrid_load_platform, with SimGrid's exceptions turned into a message in

@@ -3,6 +3,7 @@
  * and stores its value; pld_parse_args (through getopt_long),
  * pld_print_common_usage and the environment all read it, and
  * tests/check_apiref holds docs/api.md to it. */
+#include "internal.h"
 #include "backend.h"
 
 #include <errno.h>

@@ -1,8 +1,11 @@
 /* run.c: configuration, backend selection, and pld_run() itself (the
  * common command-line flags are options.c's). */
+#include "internal.h"
 #include "backend.h"
 
 #include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -112,6 +115,150 @@ static void human_bytes(uint64_t b, char *buf, size_t len)
         snprintf(buf, len, "%.1f MiB", b / 1048576.0);
 }
 
+int pld__backend_check(const struct pld_backend *be, char *why, size_t len)
+{
+    /* the hooks every backend must have: the front end calls them unchecked */
+    static const struct {
+        size_t at;
+        const char *name;
+    } mandatory[] = {
+#define PLD__HOOK(h) {offsetof(struct pld_backend, h), #h}
+        PLD__HOOK(run),   PLD__HOOK(self),   PLD__HOOK(dispatch), PLD__HOOK(abort_run),
+        PLD__HOOK(now),   PLD__HOOK(charge), PLD__HOOK(settle),   PLD__HOOK(read),
+        PLD__HOOK(write), PLD__HOOK(notify), PLD__HOOK(wait),
+#undef PLD__HOOK
+    };
+    if (!be || !be->name || !*be->name) {
+        snprintf(why, len, "a backend table has no name");
+        return -1;
+    }
+    if (be->size != sizeof(struct pld_backend)) {
+        snprintf(why, len, "backend '%s': its table is %zu bytes, this libpld's %zu", be->name,
+                 be->size, sizeof(struct pld_backend));
+        return -1;
+    }
+    for (size_t i = 0; i < sizeof mandatory / sizeof mandatory[0]; i++) {
+        void (*hook)(void);
+        memcpy(&hook, (const char *)be + mandatory[i].at, sizeof hook);
+        if (!hook) {
+            snprintf(why, len, "backend '%s': no %s hook", be->name, mandatory[i].name);
+            return -1;
+        }
+    }
+    /* optional hooks that only work together */
+    const char *half = !be->write_async != !be->wait_write     ? "write_async and wait_write"
+                       : !be->idle != !be->kick                ? "idle and kick"
+                       : !be->window_alloc != !be->window_free ? "window_alloc and window_free"
+                                                               : NULL;
+    if (half) {
+        snprintf(why, len, "backend '%s': %s come together", be->name, half);
+        return -1;
+    }
+    if (!(be->caps & PLD_CAP_DISTRIBUTED) != !be->window_alloc) {
+        snprintf(why, len, "backend '%s': window_alloc is set exactly when it is distributed",
+                 be->name);
+        return -1;
+    }
+    return 0;
+}
+
+/* The front end's calls for the backends (struct pld__frontend): the
+ * kernel-state copies by rank, so that a backend never holds the front
+ * end's per-rank state. */
+static void fe_kstate_save(int r, void *to)
+{
+    pld__kstate_save(&pld__R->ranks[r], to);
+}
+
+static void fe_kstate_load(int r, const void *from)
+{
+    pld__kstate_load(&pld__R->ranks[r], from);
+}
+
+static void fe_kstate_fork(int r, void *to)
+{
+    pld__kstate_fork(&pld__R->ranks[r], to);
+}
+
+static void fe_kstate_release(int r)
+{
+    pld__kstate_release(&pld__R->ranks[r]);
+}
+
+/* A saved state's UB and events are freed through a copy of the rank, so
+ * that the state the rank holds stays as it is. */
+static void fe_kstate_discard(int r, const void *from)
+{
+    struct pld__rank tmp = pld__R->ranks[r];
+    pld__kstate_load(&tmp, from);
+    pld__kstate_release(&tmp);
+}
+
+static void fe_report_deadlock(void)
+{
+    pld__report_deadlock(pld__R);
+}
+
+static int fe_error(void)
+{
+    return __atomic_load_n(&pld__R->error, __ATOMIC_ACQUIRE);
+}
+
+static void fe_fail_first(int code)
+{
+    int zero = 0;
+    __atomic_compare_exchange_n(&pld__R->error, &zero, code, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+}
+
+static void fe_note(unsigned what)
+{
+    if (what & PLD__NOTE_TIMED_OUT)
+        pld__R->timed_out = 1;
+    if (what & PLD__NOTE_NOTIFIERS_UNKNOWN)
+        pld__R->notifiers_unknown = 1;
+}
+
+/* A rank's device id is the one -d gave it, whatever the backend. */
+static void fe_set_device(int rank, const struct pld__device *dev)
+{
+    if (rank == PLD__HOST) {
+        pld__R->host_dev = *dev;
+        return;
+    }
+    pld__R->ranks[rank].dev = *dev;
+    pld__R->ranks[rank].device_id = pld__R->cfg->device_ids[rank];
+}
+
+static void fe_set_platform_desc(const char *desc)
+{
+    snprintf(pld__R->platform_desc, sizeof pld__R->platform_desc, "%s", desc);
+}
+
+static uint64_t fe_bytes_moved(void)
+{
+    return pld__R->bytes_moved;
+}
+
+static const struct pld__frontend frontend = {
+    .run_task = pld__run_task,
+    .kstate_size = pld__kstate_size,
+    .kstate_save = fe_kstate_save,
+    .kstate_load = fe_kstate_load,
+    .kstate_fork = fe_kstate_fork,
+    .kstate_release = fe_kstate_release,
+    .kstate_discard = fe_kstate_discard,
+    .report_deadlock = fe_report_deadlock,
+    .guard_escape = pld__guard_escape,
+    .error = fe_error,
+    .fail_first = fe_fail_first,
+    .note = fe_note,
+    .set_device = fe_set_device,
+    .set_platform_desc = fe_set_platform_desc,
+    .bytes_moved = fe_bytes_moved,
+    .wait_export = pld__wait_export,
+    .wait_import = pld__wait_import,
+};
+
 int pld__run_host(const pld_config *cfg, pld__host_fn host, const void *args)
 {
     static int runs;
@@ -149,6 +296,9 @@ int pld__run_host(const pld_config *cfg, pld__host_fn host, const void *args)
         return pld__config_error(PLD_EUSAGE, "unknown backend '%s'; this build has: %s",
                                  cfg->backend, names);
     }
+    char why[256];
+    if (pld__backend_check(be, why, sizeof why))
+        return pld__config_error(PLD_EINVAL, "%s", why);
     if (cfg->ndevices < 1 || cfg->ndevices > PLD_MAX_RANKS)
         return pld__config_error(PLD_EDEVICES, "the device list has %d devices; expected 1..%d",
                                  cfg->ndevices, PLD_MAX_RANKS);
@@ -194,7 +344,16 @@ int pld__run_host(const pld_config *cfg, pld__host_fn host, const void *args)
     }
     pld__R = &R;
     pld__races_begin(&R);
-    rc = be->run(&R, host, args);
+    /* the backend reads the run through env and returns what it found in
+     * out, which the run takes over */
+    struct pld__run_env env = {.P = R.P, .cfg = cfg, .transfers = &R.transfers};
+    struct pld__run_result out = {0};
+    rc = be->run(&env, host, args, &frontend, &out);
+    R.end_time = out.end_time;
+    if (out.error)
+        R.error = out.error;
+    if (out.job_bytes_moved)
+        R.bytes_moved = out.bytes_moved;
     int races = pld__races_found(&R);
     if (races && rc == 0 && R.races_mode == PLD_RACES_ERROR)
         rc = pld__config_error(PLD_ERACE,

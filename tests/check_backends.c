@@ -10,6 +10,8 @@
  * the whole ladder also checks that path against dense storage. */
 #include "checktools.h"
 
+#include "backend.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -196,6 +198,34 @@ static const struct {
 /* Every reduction in the ladder adds in an order fixed by the program (the
  * mesh in rank order, the ring in its schedule), never in arrival order, so
  * every backend must produce the same bits. */
+/* A table that breaks the contract is refused when the backend is chosen
+ * (pld__backend_check), with the reason; every compiled-in table passes. */
+START_TEST(a_backend_table_that_breaks_the_contract_is_refused)
+{
+    char why[256];
+    for (int i = 0; pld__backends[i]; i++)
+        ck_assert_msg(pld__backend_check(pld__backends[i], why, sizeof why) == 0, "%s", why);
+    struct pld_backend bad = pld_backend_threads;
+    bad.wait = NULL;
+    ck_assert_int_eq(pld__backend_check(&bad, why, sizeof why), -1);
+    ck_assert_str_eq(why, "backend 'threads': no wait hook");
+    bad = pld_backend_threads;
+    bad.size -= sizeof(void *);
+    ck_assert_int_eq(pld__backend_check(&bad, why, sizeof why), -1);
+    ck_assert_ptr_nonnull(strstr(why, "its table is"));
+    bad = pld_backend_sim;
+    bad.kick = NULL; /* idle without kick */
+    ck_assert_int_eq(pld__backend_check(&bad, why, sizeof why), -1);
+    ck_assert_str_eq(why, "backend 'sim': idle and kick come together");
+    bad = pld_backend_threads;
+    bad.caps |= PLD_CAP_DISTRIBUTED; /* a distributed backend with no window hooks */
+    ck_assert_int_eq(pld__backend_check(&bad, why, sizeof why), -1);
+    bad.name = "";
+    ck_assert_int_eq(pld__backend_check(&bad, why, sizeof why), -1);
+    ck_assert_str_eq(why, "a backend table has no name");
+}
+END_TEST
+
 START_TEST(step_gives_the_same_bits_on_every_backend)
 {
     same_on_every_backend(tutorial(ladder[_i].step), ladder[_i].args, ladder[_i].p, 1);
@@ -483,6 +513,7 @@ int main(void)
 {
     Suite *s = suite_create("backends");
     TCase *tc = tcase_create("same outputs");
+    tcase_add_test(tc, a_backend_table_that_breaks_the_contract_is_refused);
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, dump_comparison_catches_differences);
     tcase_add_loop_test(tc, step_gives_the_same_bits_on_every_backend, 0,

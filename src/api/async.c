@@ -9,6 +9,7 @@
  * same region).  At the wait they land, and are recorded as the rank's
  * accesses at the wait: an access by the peer is ordered after the write
  * only through a notify that comes after the wait, as upstream requires. */
+#include "internal.h"
 #include "backend.h"
 
 #include <stdlib.h>

@@ -9,6 +9,7 @@
  * in, the builtin it is in, its put_async events.  A backend that runs
  * cores at once keeps one copy of that state per core and swaps it into the
  * rank while the core runs; the fields are kept together for that. */
+#include "internal.h"
 #include "backend.h"
 
 #include <stddef.h>
@@ -55,7 +56,7 @@ void pld__kstate_release(struct pld__rank *rk)
 void pld__run_cores(int n, void (*fn)(void *arg, int core), void *arg)
 {
     const struct pld_backend *be = pld__R->be;
-    if (n > 1 && be->size > offsetof(struct pld_backend, run_cores) && be->run_cores) {
+    if (n > 1 && be->run_cores) {
         be->run_cores(n, fn, arg);
         return;
     }

@@ -2,6 +2,7 @@
  * the ranks (pld_embed.h): the primitives under the front end's own op
  * names, and errors that the front end found itself.  The guards are
  * guard.c's: the backends call them, and must not climb up to the API. */
+#include "internal.h"
 #include "backend.h"
 
 #include <pld/pld_embed.h>

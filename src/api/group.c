@@ -2,6 +2,7 @@
  * in the window of one group; inside the API every rank is a world rank,
  * and the peers users pass are ranks of the window's group, translated
  * here once, before any backend sees them. */
+#include "internal.h"
 #include "backend.h"
 
 #include <stdlib.h>

@@ -1,5 +1,6 @@
 /* levels.c: the three levels (host orchestrator, per-device function,
  * kernel), and the system queries that depend on where they are called. */
+#include "internal.h"
 #include "backend.h"
 
 #include <stdlib.h>
@@ -66,35 +67,6 @@ void pld__dispatch(const char *file, int line, int64_t rank, const char *fn_name
     t->line = line;
     pld__trace_op(PLD__OP_DISPATCH, t0, (int)rank, NULL, -1, -1, PLD__MISSING, file, line);
     R->be->dispatch((int)rank, t);
-}
-
-void pld__incore_enter(const char *file, int line, const char *kernel)
-{
-    static const char op[] = "pl_incore";
-    int self = pld__self();
-    if (self >= 0 && pld__R->ranks[self].kernel)
-        pld__fail(PLD_EINVAL, file, line, op,
-                  "kernel %s called from inside kernel %s: kernels do not nest", kernel,
-                  pld__R->ranks[self].kernel);
-    pld__require_level(file, line, op, PLD__LVL_DEVICE);
-    struct pld__rank *rk = &pld__R->ranks[self];
-    double t0 = pld__now();
-    pld__charge_launch();
-    rk->kernel = kernel;
-    rk->builtin = 0;
-    rk->kernel_file = file;
-    rk->kernel_line = line;
-    pld__ub_enter(rk);
-    pld__trace_op(PLD__OP_LAUNCH, t0, -1, NULL, -1, -1, PLD__MISSING, file, line);
-}
-
-void pld__incore_exit(void)
-{
-    int self = pld__self();
-    struct pld__rank *rk = &pld__R->ranks[self];
-    pld__async_kernel_exit(rk);
-    pld__ub_exit(rk);
-    rk->kernel = NULL;
 }
 
 /* Runs a dispatched task and records its device span.  The slot is made

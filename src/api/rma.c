@@ -2,6 +2,7 @@
  * tensor put/get.  Each completes before the caller continues and carries no
  * signal; the bytes land when the transfer completes.  Every one is: check
  * the arguments, price it (cost.c), one backend call, record it (ops.c). */
+#include "internal.h"
 #include "backend.h"
 
 static void check_window(const char *file, int line, const char *op, const char *what, pl_tensor t)

@@ -1,4 +1,5 @@
 /* signal.c: notify and wait on INT32 signal cells (release/acquire). */
+#include "internal.h"
 #include "backend.h"
 
 void pld__check_signal(const char *file, int line, const char *op, const char *what, pl_tensor t,

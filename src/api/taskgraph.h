@@ -4,6 +4,7 @@
 #ifndef PLD_TASKGRAPH_H
 #define PLD_TASKGRAPH_H
 
+#include "internal.h"
 #include "backend.h"
 
 #define MAX_CONDITIONS 64 /* per task, as upstream's runtime (MAX_COMPLETIONS_PER_TASK) */

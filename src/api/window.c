@@ -1,6 +1,7 @@
 /* window.c: the API of symmetric windows: pld_alloc_window_buffer and the
  * typed per-rank views (pld_window).  Their storage is wbuf.c's, below,
  * which the backends and persist.c use without climbing up to the API. */
+#include "internal.h"
 #include "backend.h"
 
 #include <stdlib.h>

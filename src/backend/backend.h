@@ -7,11 +7,28 @@
  * wait is one call that moves its bytes, takes its time and blocks as the
  * operation does.  Backends never re-check arguments and never read the
  * front end's per-rank state.  Collectives sit above this table, so every
- * backend runs the same lowering. */
+ * backend runs the same lowering.
+ *
+ * The contract has three parts: what a backend reads of the run (struct
+ * pld__run_env) and returns from it (struct pld__run_result); the calls it
+ * makes back into the front end (struct pld__frontend); and its own table
+ * (struct pld_backend).  This header includes only the public API: the
+ * front end's state (internal.h) is not part of it. */
 #ifndef PLD_BACKEND_H
 #define PLD_BACKEND_H
 
-#include "internal.h"
+#include <pld/pld.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The front end's own types, which a backend holds only by pointer. */
+struct pld__wbuf;     /* a window buffer: its slot size and, per process, memory */
+struct pld__device;   /* a device's numbers (internal.h, PLD__DEVICE_KEYS) */
+struct pld__wait_msg; /* a rank's wait as one process tells another (below) */
+
+/* Bytes of a platform's name for the summary line, its NUL included. */
+#define PLD__PLATFORM_DESC 128
 
 /* Capability bits. */
 #define PLD_CAP_TIMED 0x1u /* time is simulated: now() is model time */
@@ -57,6 +74,8 @@ struct pld__cost {
     double t_start, t_end; /* out: when the bytes left and arrived */
 };
 
+/* A dispatched task: what to run, with its own copy of the arguments, and
+ * where pld_dispatch was called (for error lines). */
 struct pld__task {
     pld__task_fn fn;
     const char *fn_name;
@@ -71,6 +90,7 @@ struct pld__task {
 struct pld__task_queue {
     struct pld__task *head, *tail;
 };
+/* Appends `t` (owned from now on) to `q`. */
 void pld__tasks_push(struct pld__task_queue *q, struct pld__task *t);
 /* The oldest task, removed from the queue; NULL when it is empty. */
 struct pld__task *pld__tasks_pop(struct pld__task_queue *q);
@@ -80,29 +100,116 @@ void pld__tasks_free(struct pld__task_queue *q);
 /* Does a cell holding `value` satisfy a wait for cmp(expected)? */
 int pld__wait_holds(int32_t value, pld_wait_cmp cmp, int32_t expected);
 
-/* Runs a dispatched task on `rank` (levels.c): the backends' one way in. */
-void pld__run_task(int rank, struct pld__task *t);
+/* What a backend reads of the run: set before its run hook starts, never
+ * written by it. */
+struct pld__run_env {
+    int P;                 /* ranks */
+    const pld_config *cfg; /* the run's configuration */
+    /* the front end's count of transfers between ranks (signals included),
+     * as it grows: progress lines read it */
+    const uint64_t *transfers;
+};
 
+/* What a backend's run hook returns besides its code, for the front end to
+ * copy into the run: the backend never writes the run itself. */
+struct pld__run_result {
+    double end_time;      /* s, model time (PLD_CAP_TIMED) or wall time, at the end */
+    int error;            /* the code every process agreed on (distributed), or 0 */
+    int job_bytes_moved;  /* 1: bytes_moved is the whole job's (distributed) */
+    uint64_t bytes_moved; /* then: every process's bytes, summed */
+};
+
+/* What a backend tells the front end about a wait that will not complete
+ * (pld__frontend.note), before it asks for the report. */
+#define PLD__NOTE_TIMED_OUT         0x1u /* a wait passed --wait-timeout */
+#define PLD__NOTE_NOTIFIERS_UNKNOWN 0x2u /* the report cannot say who notified a cell */
+
+/* The front end's side of the contract: the calls a backend makes back
+ * into it, handed to the run hook rather than named, so that no backend
+ * links against a front-end symbol (a backend calls down into the front
+ * end's services, never up into its state). */
+struct pld__frontend {
+    /* Runs a dispatched task on `rank`: the backends' one way in. */
+    void (*run_task)(int rank, struct pld__task *t);
+    /* A rank's kernel state as kstate_size() bytes, for a backend that runs
+     * several vector cores of one rank and swaps them in and out of it:
+     * save copies the rank's state out to `to`, load copies `from` in; fork
+     * writes a new core of the running kernel to `to` (the same kernel, an
+     * empty UB, no put_async events); release frees what the state in the
+     * rank holds (its UB, its events); discard frees what the saved state
+     * `from` holds, leaving the rank as it is. */
+    size_t (*kstate_size)(void);
+    void (*kstate_save)(int rank, void *to);
+    void (*kstate_load)(int rank, const void *from);
+    void (*kstate_fork)(int rank, void *to);
+    void (*kstate_release)(int rank);
+    void (*kstate_discard)(int rank, const void *from);
+    /* Prints the deadlock report of the run, once the backend has found
+     * that no rank can move again (or a wait passed --wait-timeout). */
+    void (*report_deadlock)(void);
+    /* Before a backend ends a rank's or the host's thread of control: lets
+     * an embedded interpreter unwind its own frames first (pld_embed.h). */
+    void (*guard_escape)(void);
+    /* The run's first error code, 0 while there is none; and records
+     * `code` as that error unless there is one already (first error wins). */
+    int (*error)(void);
+    void (*fail_first)(int code);
+    /* Records PLD__NOTE_* facts about the run for the deadlock report. */
+    void (*note)(unsigned what);
+    /* Hands over the device numbers of `rank` (PLD__HOST: the host's) as
+     * the backend's platform gives them, before anything runs there; and
+     * the platform's name for the summary line. */
+    void (*set_device)(int rank, const struct pld__device *dev);
+    void (*set_platform_desc)(const char *desc);
+    /* The bytes this process has moved so far (a distributed backend sums
+     * them over the job into its result). */
+    uint64_t (*bytes_moved)(void);
+    /* A rank's wait as one process tells another, for the deadlock report
+     * of a distributed backend: wait_export fills `m` with `rank`'s wait as
+     * this process knows it; wait_import makes `m` the wait of `rank` for
+     * the next report, and `m` must outlive that report. */
+    void (*wait_export)(int rank, struct pld__wait_msg *m);
+    void (*wait_import)(int rank, const struct pld__wait_msg *m);
+};
+
+/* A backend's table.  Every hook under "mandatory" is set (the stubs in
+ * stubs.c serve a backend with nothing to do there); every hook under
+ * "optional" is NULL when the backend lacks what it provides, and the front
+ * end checks for NULL where it calls it and then falls back as the hook's
+ * comment says.  pld__backend_check holds a table to this when the backend
+ * is chosen. */
 struct pld_backend {
     const char *name;
     size_t size; /* sizeof(struct pld_backend) when built: lets the table grow */
     unsigned caps;
 
-    /* Sets up ranks (R->ranks[r].dev, R->host_dev, R->platform_desc), runs
-     * host(args) as the host orchestrator and every dispatched task, and
-     * returns when all are done.  Returns 0 or a negative PLD_E* code (it
-     * prints the message itself for platform/device errors).  The backend's
-     * own state hangs off R->be_state: made here, freed before returning. */
-    int (*run)(struct pld__run *R, pld__host_fn host, const void *args);
+    /* ---- execution (mandatory) ---- */
+
+    /* Sets up the ranks (handing their devices and the platform's name to
+     * fe->set_device and fe->set_platform_desc), runs host(args) as the host
+     * orchestrator and every dispatched task, and returns when all are
+     * done, with what it found in *out.  Returns 0 or a negative PLD_E* code
+     * (it prints the message itself for platform/device errors).  It reads
+     * the run only through `env` and calls back only through `fe`; both
+     * outlive the run, and its own state is made here and freed before it
+     * returns. */
+    int (*run)(const struct pld__run_env *env, pld__host_fn host, const void *args,
+               const struct pld__frontend *fe, struct pld__run_result *out);
 
     /* The executing rank, PLD__HOST, or PLD__NOBODY. */
     int (*self)(void);
 
-    /* Seconds since the run started. */
-    double (*now)(void);
-
     /* Queues a task on `rank`; called from the host.  Takes ownership. */
     void (*dispatch)(int rank, struct pld__task *task);
+
+    /* Ends the run after an error: stops every rank.  Called from a rank or
+     * the host; does not return. */
+    void (*abort_run)(void) __attribute__((noreturn));
+
+    /* ---- clock (mandatory) ---- */
+
+    /* Seconds since the run started. */
+    double (*now)(void);
 
     /* Lets `seconds` of modelled device work pass on the caller's clock.
      * Cheap: the simulator accumulates it and sleeps only when the rank
@@ -114,7 +221,9 @@ struct pld_backend {
      * the order of model time. */
     void (*settle)(void);
 
-    /* The operations.  Each one is a single call that moves its bytes and
+    /* ---- data and signals (mandatory) ----
+     *
+     * The operations.  Each one is a single call that moves its bytes and
      * takes its time: c->before seconds of device work, c->extra_lats
      * route latencies, c->bytes over the route, then c->after seconds.  The
      * backend fills c->t_start and c->t_end (when the bytes left and when
@@ -141,15 +250,15 @@ struct pld_backend {
      * acquires what the notifier released. */
     void (*wait)(const struct pld__cell_ref *cell, pld_wait_cmp cmp, int32_t expected);
 
-    /* Bottleneck bandwidth of the route from -> to, B/s (summaries); may be
-     * NULL when the backend has no such notion. */
+    /* ---- optional: NULL when the backend lacks it ---- */
+
+    /* Bottleneck bandwidth of the route from -> to, B/s (summaries).  NULL:
+     * the backend has no such notion, and summaries say 0. */
     double (*route_bw)(int from, int to);
 
-    /* Ends the run after an error: stops every rank.  Called from a rank or
-     * the host; does not return. */
-    void (*abort_run)(void) __attribute__((noreturn));
-
-    /* The hooks below are for PLD_CAP_DISTRIBUTED backends; NULL otherwise. */
+    /* Memory: set exactly when the backend is PLD_CAP_DISTRIBUTED (each
+     * process then holds only its own rank's slot); NULL: the front end
+     * allocates every slot in this process's memory. */
 
     /* Collective (every process's host calls it in the same order): gives
      * `b` this process's slot, b->slot zeroed bytes at b->mem.  Returns 0 or
@@ -158,8 +267,8 @@ struct pld_backend {
     /* Releases what window_alloc made (collective, at the end of the run). */
     void (*window_free)(struct pld__wbuf *b);
 
-    /* Asynchronous writes (put_async); NULL when the backend has none: the
-     * front end then writes synchronously at the issue.  A backend with
+    /* Asynchronous writes (put_async), both or neither; NULL when the
+     * backend has none: the front end then writes synchronously at the issue.  A backend with
      * them models the device's DMA engines (docs/models.md). */
 
     /* Pays c->before on the caller's clock, then queues the write of `src`
@@ -177,6 +286,8 @@ struct pld_backend {
      * c->t_end (when its bytes left and arrived), and frees `h`. */
     void (*wait_write)(void *h, struct pld__cost *c);
 
+    /* Cores. */
+
     /* Runs fn(arg, core) for core = 0..n-1 on n vector cores of the
      * calling rank at once, core 0 on the caller: each starts at the
      * caller's model time with a fork of its kernel state (cores.c) and
@@ -184,7 +295,7 @@ struct pld_backend {
      * after another on the caller. */
     void (*run_cores)(int n, void (*fn)(void *arg, int core), void *arg);
 
-    /* Task graphs (taskgraph.c); NULL when the backend has none: the front
+    /* Task graphs (taskgraph.c), both or neither; NULL when the backend has none: the front
      * end then polls.  idle blocks the calling core until ready(arg) holds,
      * asking again whenever a notify lands on the caller's rank and after
      * every kick from one of its cores; it ends the run with a deadlock
@@ -193,6 +304,12 @@ struct pld_backend {
     void (*idle)(int (*ready)(void *arg), void *arg);
     void (*kick)(void);
 };
+
+/* Checks a backend's table when the backend is chosen (run.c): a name,
+ * the size this libpld was built with, every mandatory hook, and the
+ * optional ones that come in pairs set together.  Returns 0, or -1 with
+ * the reason in `why`. */
+int pld__backend_check(const struct pld_backend *be, char *why, size_t len);
 
 /* Compiled-in backends, NULL-terminated. */
 extern const struct pld_backend *const pld__backends[];
@@ -205,40 +322,6 @@ extern const struct pld_backend pld_backend_threads;
 const struct pld_backend *pld__mpi_backend(char *why, size_t len);
 #endif
 
-/* The region offsets+shape of window view `t` (region.c). */
-struct pld__region pld__region_of(pl_tensor t, pl_shape offsets, pl_shape shape);
-
-/* Prices (cost.c) of the operations that cross ranks, for the executing
- * rank: a remote load/store of `bytes`; a put (put = 1) or get staged in
- * `nchunks` chunks of `chunk` bytes, the last `last`; a notify. */
-void pld__price_transfer(struct pld__cost *c, int from, int to, size_t bytes);
-void pld__price_staged(struct pld__cost *c, int from, int to, int put, int64_t nchunks,
-                       int64_t chunk, int64_t last, int pipeline);
-void pld__price_notify(struct pld__cost *c, int from, int to);
-/* One put_async as issued (rma.c), kept until it is waited (async.c). */
-struct pld__async_put {
-    int peer;
-    const char *file;
-    int line;
-    pl_tensor dst, src;
-    pl_shape dst_off, src_off, shape;
-    int64_t bytes;
-    void *handle; /* the backend's; NULL when the bytes were written at the issue */
-    struct pld__cost c;
-    struct pld__flight flight; /* its accesses in flight, for the race detector */
-};
-/* Fails unless `s` is a session of the running kernel. */
-void pld__async_check_session(const char *file, int line, const char *op, pld_async_session s);
-/* Keeps `put` as the next event of session `s`, and returns its handle. */
-pld_async_event pld__async_add(const char *file, int line, const char *op, pld_async_session s,
-                               const struct pld__async_put *put);
-
-/* An async put of `bytes` in blocks of `block` bytes (docs/models.md). */
-void pld__price_async(struct pld__cost *c, int from, int to, int64_t bytes, int64_t block);
-/* A tile store into the rank's own window slot: one GM access, or with
- * `drain` a drain of the cube's L0C. */
-void pld__price_store(struct pld__cost *c, size_t bytes, int drain);
-
 /* A rank's wait as one process tells another, for the deadlock report of
  * a distributed backend (deadlock.c): plain bytes, no pointers. */
 struct pld__wait_msg {
@@ -248,11 +331,6 @@ struct pld__wait_msg {
     pl_shape offsets;
     char file[160], collective[48];
 };
-/* Fills `m` with `rank`'s wait as this process knows it. */
-void pld__wait_export(int rank, struct pld__wait_msg *m);
-/* Makes `m` the wait of `rank` for the next pld__report_deadlock; `m` must
- * outlive that report. */
-void pld__wait_import(int rank, const struct pld__wait_msg *m);
 
 /* Common stubs for the hooks a backend has no use for. */
 void pld__charge_nothing(double seconds);

@@ -1,6 +1,7 @@
 /* shm.c: the data half of the operations when every rank's window slot is
  * in this process's memory (the sim and threads backends).  The backend
  * adds the time; this moves the bytes. */
+#include "internal.h"
 #include "backend.h"
 
 static unsigned char *region_ptr(const struct pld__wbuf *b, int rank, const struct pld__region *rg)

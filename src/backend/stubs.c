@@ -1,5 +1,6 @@
 /* stubs.c: the hooks a backend has no use for point here, so that no
  * backend writes its own do-nothing functions. */
+#include "internal.h"
 #include "backend.h"
 
 void pld__charge_nothing(double seconds)

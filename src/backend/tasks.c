@@ -1,5 +1,6 @@
 /* tasks.c: what every backend needs alike: the FIFO of a rank's dispatched
  * tasks, and the one comparison that decides whether a wait holds. */
+#include "internal.h"
 #include "backend.h"
 
 #include <stdlib.h>

@@ -1,4 +1,5 @@
 /* error.c: error codes, their text, and the single way an API error ends a run. */
+#include "internal.h"
 #include "backend.h"
 
 #include <stdlib.h>

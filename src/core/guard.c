@@ -2,6 +2,7 @@
  * rank into a return to the front end's own frame.  Core, not API: the
  * backends call pld__guard_escape and the task graph pld_run_aborting, and
  * neither may depend on the embedding API above them. */
+#include "internal.h"
 #include "backend.h"
 
 #include <pld/pld_embed.h>

@@ -4,6 +4,7 @@
 #define PLD_INTERNAL_H
 
 #include <pld/pld.h>
+#include "backend.h"
 #include "ops.h"
 #include <stdarg.h>
 #include <stdio.h>
@@ -200,6 +201,11 @@ void pld__kstate_load(struct pld__rank *rk, const void *from);
 void pld__kstate_fork(const struct pld__rank *rk, void *to);
 void pld__kstate_release(struct pld__rank *rk);
 
+/* Runs a dispatched task on `rank` (levels.c); backends reach it through
+ * their struct pld__frontend. */
+struct pld__task;
+void pld__run_task(int rank, struct pld__task *t);
+
 /* Runs fn(arg, core) for core = 0..n-1 on n vector cores of the executing
  * rank (cores.c): at once on a backend that models cores, else one after
  * another on the caller's. */
@@ -264,16 +270,15 @@ struct pld__run {
     uint64_t transfers; /* inter-rank transfers, signals included */
     double end_time;
     struct pld__trace *trace;
-    char platform_desc[128];      /* for the summary line */
-    int races_mode;               /* enum pld_races, resolved */
-    int timed_out;                /* a wait passed --wait-timeout (not a full deadlock) */
-    int notifiers_unknown;        /* the deadlock report cannot say who notified a cell */
-    struct pld_guard *host_guard; /* the host orchestrator's innermost armed guard */
-    struct pld__racer *racer;     /* the race detector's clocks and records; NULL when off */
+    char platform_desc[PLD__PLATFORM_DESC]; /* for the summary line */
+    int races_mode;                         /* enum pld_races, resolved */
+    int timed_out;                          /* a wait passed --wait-timeout (not a full deadlock) */
+    int notifiers_unknown;                  /* the deadlock report cannot say who notified a cell */
+    struct pld_guard *host_guard;           /* the host orchestrator's innermost armed guard */
+    struct pld__racer *racer; /* the race detector's clocks and records; NULL when off */
     struct pld__deadlock_state *deadlock; /* who last notified each dense cell, or NULL */
     struct pld__host_writes *host_writes; /* what this process's rank stored in host tensors */
     struct pld__sparse *sparse;           /* the sparse windows, NULL when none */
-    void *be_state; /* the backend's own, from its run hook until that returns */
     /* The task graphs' part of a deadlock report: pld__graph_stuck and
      * pld__graph_report (taskgraph.c), set by pld_run.  Hooks, so that the
      * deadlock report, below the API, never names the API file. */
@@ -755,5 +760,47 @@ struct pld__builtin_model {
     const char *text;
 };
 extern const struct pld__builtin_model pld__builtin_models[];
+
+/* A rank's wait for another process's deadlock report (deadlock.c; the
+ * backends reach them as fe->wait_export and fe->wait_import). */
+void pld__wait_export(int rank, struct pld__wait_msg *m);
+void pld__wait_import(int rank, const struct pld__wait_msg *m);
+
+/* The front end's side of the operations that cross ranks, kept out of
+ * the backend contract (backend.h): a backend never needs them. */
+
+/* The region offsets+shape of window view `t` (region.c). */
+struct pld__region pld__region_of(pl_tensor t, pl_shape offsets, pl_shape shape);
+
+/* Prices (cost.c) of the operations that cross ranks, for the executing
+ * rank: a remote load/store of `bytes`; a put (put = 1) or get staged in
+ * `nchunks` chunks of `chunk` bytes, the last `last`; a notify. */
+void pld__price_transfer(struct pld__cost *c, int from, int to, size_t bytes);
+void pld__price_staged(struct pld__cost *c, int from, int to, int put, int64_t nchunks,
+                       int64_t chunk, int64_t last, int pipeline);
+void pld__price_notify(struct pld__cost *c, int from, int to);
+/* One put_async as issued (rma.c), kept until it is waited (async.c). */
+struct pld__async_put {
+    int peer;
+    const char *file;
+    int line;
+    pl_tensor dst, src;
+    pl_shape dst_off, src_off, shape;
+    int64_t bytes;
+    void *handle; /* the backend's; NULL when the bytes were written at the issue */
+    struct pld__cost c;
+    struct pld__flight flight; /* its accesses in flight, for the race detector */
+};
+/* Fails unless `s` is a session of the running kernel. */
+void pld__async_check_session(const char *file, int line, const char *op, pld_async_session s);
+/* Keeps `put` as the next event of session `s`, and returns its handle. */
+pld_async_event pld__async_add(const char *file, int line, const char *op, pld_async_session s,
+                               const struct pld__async_put *put);
+
+/* An async put of `bytes` in blocks of `block` bytes (docs/models.md). */
+void pld__price_async(struct pld__cost *c, int from, int to, int64_t bytes, int64_t block);
+/* A tile store into the rank's own window slot: one GM access, or with
+ * `drain` a drain of the cube's L0C. */
+void pld__price_store(struct pld__cost *c, size_t bytes, int drain);
 
 #endif /* PLD_INTERNAL_H */

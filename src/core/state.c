@@ -2,6 +2,7 @@
  * it: who is executing, what time it is, and how long a rank's device ran.
  * A leaf: it names no other module, so any file may read the run's state
  * without climbing up to run.c, which sets it and calls every module. */
+#include "internal.h"
 #include "backend.h"
 
 struct pld__run *pld__R;

@@ -1,6 +1,7 @@
 /* version.c: pldsim's version, a leaf of the core, so that the summary
  * writer can name it without calling up into the option parser (libuv
  * keeps its version in src/version.c for the same reason). */
+#include "internal.h"
 #include "backend.h"
 
 const char *pld_version(void)

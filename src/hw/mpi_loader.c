@@ -6,6 +6,7 @@
  * of a 45 ms tutorial run).  Where to look, in order: $PLD_MPI_MODULE; next
  * to libpld itself (the build tree's .libs); libpld's directory + /pldsim
  * (an installed tree moved elsewhere); the configured pkglibdir. */
+#include "../core/internal.h"
 #include "../backend/backend.h"
 
 #include <dlfcn.h>

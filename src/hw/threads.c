@@ -8,6 +8,7 @@
  * dispatching and every device thread is either done or blocked in a wait,
  * nothing can notify any more.  --wait-timeout (default 60 s here) turns a
  * wait that blocks longer into the same report, even while others run. */
+#include "../core/internal.h"
 #include "../backend/backend.h"
 
 #include <errno.h>
@@ -32,9 +33,10 @@ struct th_rank {
     int32_t wait_expected;
 };
 
-/* The backend's share of the run (R->be_state). */
+/* The backend's share of the run. */
 struct th_state {
-    struct pld__run *R;
+    const struct pld__run_env *env; /* what it reads of the run */
+    const struct pld__frontend *fe; /* the calls back into the front end */
     struct th_rank *rk;
     struct timespec t0;
     pthread_mutex_t state; /* host_done, the done and blocked counts */
@@ -44,7 +46,7 @@ struct th_state {
     jmp_buf host_abort;
 };
 
-/* R->be_state, cached: set when th_run starts, NULL again when it returns,
+/* The backend's state: set when th_run starts, NULL again when it returns,
  * by when every device thread has been joined. */
 static struct th_state *T;
 
@@ -130,10 +132,10 @@ static _Noreturn void th_abort_run(void);
 static int all_blocked(void)
 {
     /* after an error the others stop blocked or done: that is no deadlock */
-    if (!T->host_done || T->nblocked == 0 || T->nblocked + T->ndone < T->R->P ||
+    if (!T->host_done || T->nblocked == 0 || T->nblocked + T->ndone < T->env->P ||
         __atomic_load_n(&T->aborted, __ATOMIC_ACQUIRE))
         return 0;
-    for (int r = 0; r < T->R->P; r++) {
+    for (int r = 0; r < T->env->P; r++) {
         if (T->rk[r].tasks.head)
             return 0;
         /* a rank still counted as blocked may have been notified and not
@@ -154,10 +156,8 @@ static int declare_deadlock(void)
     T->deadlocked = 1;
     pthread_mutex_unlock(&T->state);
     if (first) {
-        int zero = 0;
-        __atomic_compare_exchange_n(&T->R->error, &zero, PLD_EDEADLOCK, 0, __ATOMIC_ACQ_REL,
-                                    __ATOMIC_ACQUIRE);
-        pld__report_deadlock(T->R);
+        T->fe->fail_first(PLD_EDEADLOCK);
+        T->fe->report_deadlock();
     }
     return first;
 }
@@ -166,7 +166,7 @@ static int declare_deadlock(void)
 static void stop_all(void)
 {
     __atomic_store_n(&T->aborted, 1, __ATOMIC_RELEASE);
-    for (int r = 0; r < T->R->P; r++)
+    for (int r = 0; r < T->env->P; r++)
         wake(r);
 }
 
@@ -180,7 +180,7 @@ static void th_wait(const struct pld__cell_ref *ref, pld_wait_cmp cmp, int32_t e
 {
     struct th_rank *rk = &T->rk[self_rank];
     const int32_t *cell = ref->addr;
-    double timeout = T->R->cfg->wait_timeout > 0 ? T->R->cfg->wait_timeout : 60.0;
+    double timeout = T->env->cfg->wait_timeout > 0 ? T->env->cfg->wait_timeout : 60.0;
     struct timespec deadline;
     clock_gettime(CLOCK_REALTIME, &deadline);
     deadline.tv_sec += (time_t)timeout;
@@ -220,7 +220,7 @@ static void th_wait(const struct pld__cell_ref *ref, pld_wait_cmp cmp, int32_t e
     }
     pthread_mutex_unlock(&rk->mtx);
     if (timed_out) {
-        T->R->timed_out = 1;
+        T->fe->note(PLD__NOTE_TIMED_OUT);
         report_and_abort(); /* stays counted as blocked, as the report says */
     }
     pthread_mutex_lock(&T->state);
@@ -234,7 +234,7 @@ static void th_wait(const struct pld__cell_ref *ref, pld_wait_cmp cmp, int32_t e
 static _Noreturn void th_abort_run(void)
 {
     stop_all();
-    pld__guard_escape(); /* an embedded interpreter unwinds itself */
+    T->fe->guard_escape(); /* an embedded interpreter unwinds itself */
     if (self_rank == PLD__HOST)
         longjmp(T->host_abort, 1);
     pthread_exit(NULL);
@@ -250,7 +250,7 @@ static void device_done(struct th_rank *rk)
     pthread_mutex_unlock(&T->state);
     if (dead) {
         /* wake a blocked rank so that it reports (reporting needs its wait) */
-        for (int r = 0; r < T->R->P; r++)
+        for (int r = 0; r < T->env->P; r++)
             if (T->rk[r].blocked)
                 wake(r);
         if (declare_deadlock())
@@ -275,7 +275,7 @@ static void *device_main(void *arg)
             break;
         }
         rk->current = t;
-        pld__run_task(r, t);
+        T->fe->run_task(r, t);
         rk->current = NULL;
         pld__task_free(t);
     }
@@ -294,23 +294,26 @@ static void run_host(pld__host_fn host, const void *args)
 }
 
 /* Starts a thread per rank, runs the host, and joins them. */
-static int run_threads(struct pld__run *R, pld__host_fn host, const void *args)
+static int run_threads(const struct pld__run_env *env, pld__host_fn host, const void *args,
+                       struct pld__run_result *out)
 {
     int rc = 0;
     /* no platform here: the device numbers (the UB size) are a2a3's */
-    pld__device_defaults(&R->host_dev);
-    snprintf(R->platform_desc, sizeof R->platform_desc, "threads");
+    struct pld__device dev;
+    pld__device_defaults(&dev);
+    T->fe->set_device(PLD__HOST, &dev);
+    T->fe->set_platform_desc("threads");
     clock_gettime(CLOCK_MONOTONIC, &T->t0);
     int started = 0;
-    for (int r = 0; r < R->P; r++) {
-        R->ranks[r].dev = R->host_dev;
-        R->ranks[r].device_id = R->cfg->device_ids[r];
+    for (int r = 0; r < env->P; r++) {
+        T->fe->set_device(r, &dev);
         pthread_mutex_init(&T->rk[r].mtx, NULL);
         pthread_cond_init(&T->rk[r].cond, NULL);
     }
-    for (int r = 0; r < R->P; r++, started++)
+    for (int r = 0; r < env->P; r++, started++)
         if (pthread_create(&T->rk[r].thread, NULL, device_main, (void *)(intptr_t)r) != 0) {
-            rc = pld__config_error(PLD_ENOMEM, "cannot start a thread for rank %d of %d", r, R->P);
+            rc =
+                pld__config_error(PLD_ENOMEM, "cannot start a thread for rank %d of %d", r, env->P);
             __atomic_store_n(&T->aborted, 1, __ATOMIC_RELEASE);
             break;
         }
@@ -326,22 +329,25 @@ static int run_threads(struct pld__run *R, pld__host_fn host, const void *args)
         stop_all();
     for (int r = 0; r < started; r++)
         pthread_join(T->rk[r].thread, NULL);
-    R->end_time = th_now();
-    if (!rc && (__atomic_load_n(&T->aborted, __ATOMIC_ACQUIRE) || R->error))
-        rc = R->error ? R->error : PLD_EINVAL;
+    out->end_time = th_now();
+    int error = T->fe->error();
+    if (!rc && (__atomic_load_n(&T->aborted, __ATOMIC_ACQUIRE) || error))
+        rc = error ? error : PLD_EINVAL;
     return rc;
 }
 
-static int th_run(struct pld__run *R, pld__host_fn host, const void *args)
+static int th_run(const struct pld__run_env *env, pld__host_fn host, const void *args,
+                  const struct pld__frontend *fe, struct pld__run_result *out)
 {
-    if (!(T = R->be_state = calloc(1, sizeof *T)))
+    if (!(T = calloc(1, sizeof *T)))
         return pld__config_error(PLD_ENOMEM, "out of memory for the threads backend's state");
-    T->R = R;
+    T->env = env;
+    T->fe = fe;
     pthread_mutex_init(&T->state, NULL);
-    T->rk = calloc((size_t)R->P, sizeof *T->rk);
-    int rc = T->rk ? run_threads(R, host, args)
-                   : pld__config_error(PLD_ENOMEM, "out of memory for %d ranks", R->P);
-    for (int r = 0; T->rk && r < R->P; r++) {
+    T->rk = calloc((size_t)env->P, sizeof *T->rk);
+    int rc = T->rk ? run_threads(env, host, args, out)
+                   : pld__config_error(PLD_ENOMEM, "out of memory for %d ranks", env->P);
+    for (int r = 0; T->rk && r < env->P; r++) {
         pld__task_free(T->rk[r].current); /* its thread left it through an abort */
         pld__tasks_free(&T->rk[r].tasks);
         pthread_mutex_destroy(&T->rk[r].mtx);
@@ -350,7 +356,7 @@ static int th_run(struct pld__run *R, pld__host_fn host, const void *args)
     pthread_mutex_destroy(&T->state);
     free(T->rk);
     free(T);
-    T = R->be_state = NULL;
+    T = NULL;
     return rc;
 }
 

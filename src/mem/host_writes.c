@@ -5,6 +5,7 @@
  * packs its rank's writes, the backend exchanges the packs, and each process
  * applies the others'.  Tensors are named by allocation order, which is the
  * same in every process that runs the same program. */
+#include "internal.h"
 #include "backend.h"
 
 #include <stdlib.h>

@@ -8,6 +8,7 @@
  * finishes one dispatch before it starts the next), so neither the clocks
  * nor the race detector's history need to survive; the deadlock report of
  * a later run cannot name who notified a cell in an earlier one. */
+#include "internal.h"
 #include "backend.h"
 
 #include <stdlib.h>

@@ -2,6 +2,7 @@
  * N-D copies between them.  Sits above window.c and sparse.c (a copy into
  * a sparse window goes through its lines); the element arithmetic itself
  * is dtype.c's. */
+#include "internal.h"
 #include "backend.h" /* struct pld__region, which the backends copy */
 
 #include <string.h>

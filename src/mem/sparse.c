@@ -18,6 +18,7 @@
  *
  * Only the simulator uses this: its actors run one at a time, so the table
  * needs no lock. */
+#include "internal.h"
 #include "backend.h"
 
 #include <stdlib.h>

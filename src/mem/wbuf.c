@@ -1,6 +1,7 @@
 /* wbuf.c: the storage of window buffers: their P slots, dense or sparse,
  * materialised on first use, and freed with the run.  Memory layer: the
  * backends, region copies and kept windows use it, and it calls no API. */
+#include "internal.h"
 #include "backend.h"
 
 #include <stdlib.h>

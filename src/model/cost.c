@@ -31,6 +31,7 @@
  *   WAIT_*, WAIT_ASYNC          charge_poll     poll_lat, after the wait returns
  *   DISPATCH                    charge_dispatch the host's dispatch_lat
  *   DEFER_WAIT                  none            free: it only registers */
+#include "internal.h"
 #include "backend.h"
 
 static struct pld__device *self_dev(void)

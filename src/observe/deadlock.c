@@ -2,6 +2,7 @@
  * (or, with --wait-timeout, when one wait has blocked too long): one line
  * per blocked rank with its cell, and the wait-for graph that says whether
  * the ranks wait on each other in a cycle or on a rank that has finished. */
+#include "internal.h"
 #include "backend.h"
 #include "ptrmap.h"
 

@@ -2,6 +2,7 @@
  * transfer, and which notify released each wait.  Kept in memory when a
  * trace or the summary is asked for, and written sorted at the end of the
  * run, so a file is the same byte for byte whenever the simulation is. */
+#include "internal.h"
 #include "backend.h"
 #include "trace.h"
 

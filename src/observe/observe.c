@@ -5,6 +5,7 @@
  * event.  The primitives call it once, after the backend call, instead of
  * three observers inline; the order is the one they used, so traces and
  * reports are the same byte for byte. */
+#include "internal.h"
 #include "backend.h"
 
 int64_t pld__observe(const struct pld__observed *o)

@@ -5,6 +5,7 @@
 #ifndef PLD_RACES_H
 #define PLD_RACES_H
 
+#include "internal.h"
 #include "backend.h"
 #include "ptrmap.h"
 

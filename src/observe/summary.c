@@ -2,6 +2,7 @@
  * time and bytes sent and received; per route (directed rank pair) bytes
  * and peak utilisation; and the critical path, walked back from the last
  * event through each wait's releasing notify. */
+#include "internal.h"
 #include "backend.h"
 #include "trace.h"
 

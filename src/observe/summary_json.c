@@ -4,6 +4,7 @@
  * jansson so that every string (platform path, window names, file names)
  * is escaped by a library rather than by hand.  Times are in microseconds
  * (keys end in _us), bytes in bytes, bandwidths in GB/s. */
+#include "internal.h"
 #include "backend.h"
 #include "trace.h"
 

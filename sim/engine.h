@@ -1,0 +1,206 @@
+/* engine.h: what the files of the SimGrid backend's engine share (engine.c
+ * says how the backend works): the per-run state, the actors' clocks and
+ * identity, and the hooks the backend table in engine.c points to.  Private
+ * to sim/: hidden from libpld's exported symbols. */
+#ifndef PLD_SIM_ENGINE_H
+#define PLD_SIM_ENGINE_H
+
+#include "sim.h"
+
+#include <simgrid/engine.h>
+#include <simgrid/semaphore.h>
+
+#pragma GCC visibility push(hidden)
+
+/* A blocked signal wait: what it waits for, and where it sleeps.  Only an
+ * update that satisfies it wakes it, with one simcall; a wait that is
+ * already satisfied makes none (actors never preempt each other, so plain
+ * reads and writes of the cells need no lock). */
+struct waiter {
+    sg_sem_t wake;
+    const int32_t *cell; /* NULL: not waiting */
+    pld_wait_cmp cmp;
+    int32_t expected;
+    /* an idle core of a task graph (pld__sim_idle) waits for this instead */
+    int (*ready)(void *arg);
+    void *ready_arg;
+};
+
+/* A vector core of a rank beyond the one its actor is (run_cores): an
+ * actor of its own, with its own clock, wait and kernel state. */
+struct sim_core {
+    int rank, index;
+    struct waiter w;
+    double ahead;          /* while another actor has the rank */
+    unsigned char *kstate; /* likewise (fe->kstate_save) */
+    void (*fn)(void *arg, int core);
+    void *arg;
+    struct sim_grid *grid;
+    struct sim_core *next; /* the rank's running cores */
+};
+
+/* The cores of one run_cores call, and how the caller learns their end. */
+struct sim_grid {
+    int left;
+    sg_sem_t done;
+    double end; /* the latest core's model time at its end */
+};
+
+struct sim_rank {
+    sg_mutex_t mtx;
+    sg_cond_t cond; /* signals this rank's task queue */
+    struct pld__task_queue tasks;
+    struct waiter w; /* the rank's own actor's wait */
+    int done;
+    /* While cores run: the one whose state is in the rank (NULL: the
+     * rank's own actor), and the own actor's state meanwhile. */
+    struct sim_core *owner, *cores;
+    unsigned char *own_kstate;
+    double own_ahead;
+    struct sim_grid *grid;  /* the run_cores call in progress, or NULL */
+    struct sim_core *batch; /* its cores (n - 1 of them), freed when it returns */
+    int nbatch;
+    int joining; /* the own actor waits for the other cores to end */
+    /* The DMA engines (put_async), started by the rank's first one: a FIFO
+     * of queued writes that the engine actors take from, and where the
+     * rank sleeps while it waits for one to land. */
+    sg_mutex_t dma_mtx;
+    sg_cond_t dma_cond;
+    sg_sem_t dma_wake;
+    struct dma_job *dma_head, *dma_tail;
+    struct dma_job *dma_waiting; /* the write the rank sleeps on, or NULL */
+    struct dma_job *dma_all;     /* every job made, for sim_release */
+    struct dma_job *dma_free;    /* waited jobs, for reuse */
+    int tag;                     /* actor data: the rank number */
+    double ahead;                /* model time past SimGrid's clock, s */
+    /* the last routes this rank used: a lookup costs more than a flow */
+    struct route_memo {
+        int from, to, links;
+        double lat, bw;
+    } memo[4];
+};
+
+/* One asynchronous write, from its issue until it is waited. */
+struct dma_job {
+    int from, to;
+    const struct pld__wbuf *b;
+    struct pld__region rg;
+    struct pld__span src;
+    struct pld__cost c;
+    int done;
+    unsigned char *snap; /* the source as it was at the issue (snapcap bytes) */
+    size_t snapcap;
+    struct dma_job *next;     /* in the queue, or the free list */
+    struct dma_job *all_next; /* in dma_all */
+};
+
+/* The backend's share of the run. */
+struct sim_state {
+    const struct pld__run_env *env; /* what it reads of the run */
+    struct pld__device *devs;       /* each rank's device, as the platform gives it */
+    const struct pld__frontend *fe; /* the calls back into the front end */
+    sg_host_t *hosts;
+    sg_host_t cpu;
+    struct sim_rank *rk;
+    double host_ahead; /* the host actor's model time past SimGrid's clock */
+    int wake;          /* 1 + the rank whose wait the running actor's last notify may satisfy */
+    int host_tag;
+    int cur;              /* the running actor's rank, PLD__HOST or PLD__NOBODY (sim_self) */
+    struct sim_core *act; /* the running actor when it is an extra core, else NULL */
+    int host_done;
+    int aborted;
+    int deadlocked;
+    pld__host_fn host_fn;
+    const void *host_args;
+    struct pld__progress progress;
+};
+/* The backend's state: set when sim_run starts, NULL again when it
+ * returns.  A global, because the hooks read it dozens of times per
+ * operation. */
+extern struct sim_state *pld__sim;
+
+/* The running actor, kept here rather than asked of SimGrid: pld__self() is
+ * called a few dozen times per operation, and sg_actor_self() costs a
+ * thread-local lookup and a dynamic_cast each time.  Any simcall may run
+ * other actors before it returns, so each one goes through SIMCALL, which
+ * puts the caller back. */
+#define SIMCALL(call)                                                                              \
+    do {                                                                                           \
+        int self_ = pld__sim->cur;                                                                 \
+        struct sim_core *act_ = pld__sim->act;                                                     \
+        call;                                                                                      \
+        pld__sim->cur = self_;                                                                     \
+        if (pld__sim->act != act_ || (self_ >= 0 && pld__sim->rk[self_].owner != act_))            \
+            pld__sim_resume(act_);                                                                 \
+    } while (0)
+
+/* clock.c: each actor's model time, and who runs. */
+
+static inline int sim_self(void)
+{
+    return pld__sim ? pld__sim->cur : PLD__NOBODY;
+}
+
+static inline double *ahead_of(int self)
+{
+    return self >= 0 ? &pld__sim->rk[self].ahead : &pld__sim->host_ahead;
+}
+/* Carries the model time `t` of an actor that has been blocked over to its
+ * clock: what it owed before blocking it still owes, past its wake-up. */
+static inline void resume_at(double *ahead, double t)
+{
+    double now = simgrid_get_clock();
+    *ahead = t > now ? t - now : 0;
+}
+/* Puts core `a` (NULL: the rank's own actor) back in charge of its rank. */
+void pld__sim_resume(struct sim_core *a);
+/* Outside the simulation (sim_release): the rank's own state back in it. */
+void pld__sim_resume_owner_none(int r);
+/* Called at every entry into the backend: flushes wakes, leaves if aborted. */
+void pld__sim_leave_if_aborted(void);
+/* Brings SimGrid's clock up to the caller's model time. */
+void pld__sim_catch_up(double *ahead);
+/* The clock hooks of the backend table. */
+double pld__sim_now(void);
+void pld__sim_charge(double seconds);
+void pld__sim_settle(void);
+
+/* transfer.c: bulk bytes, synchronous and on the DMA engines. */
+
+/* The route from -> to, memoised per rank; 0, or PLD_EPLATFORM. */
+int pld__sim_route(struct sim_rank *rk, int from, int to, double *lat, double *bw);
+/* The data hooks of the backend table. */
+int pld__sim_read(int peer, const struct pld__wbuf *b, const struct pld__region *rg,
+                  struct pld__span dst, struct pld__cost *c);
+int pld__sim_write(int peer, const struct pld__wbuf *b, const struct pld__region *rg,
+                   struct pld__span src, pl_atomic op, struct pld__cost *c);
+int pld__sim_write_async(int peer, const struct pld__wbuf *b, const struct pld__region *rg,
+                         struct pld__span src, const struct pld__cost *c, void **h);
+void pld__sim_wait_write(void *h, struct pld__cost *c);
+
+/* vcores.c: a rank's vector cores as actors of their own (run_cores). */
+
+/* Frees the cores of rk's last run_cores. */
+void pld__sim_free_batch(struct sim_rank *rk);
+/* The run_cores hook of the backend table. */
+void pld__sim_run_cores(int n, void (*fn)(void *arg, int core), void *arg);
+
+/* waits.c: signals, waits, idle cores, deadlock detection and abort. */
+
+/* Wakes the waits of `rk` that `force` or their cells now satisfy. */
+void pld__sim_wake_waiter(struct sim_rank *rk, int force);
+/* Wakes the waiter the caller's last notify may have satisfied. */
+void pld__sim_flush_wakes(void);
+/* Ends the run with a deadlock report when no rank can ever move again. */
+void pld__sim_declare_deadlock_if_stuck(void);
+/* The signal and task-graph hooks of the backend table. */
+int pld__sim_notify(int owner, const struct pld__cell_ref *ref, pld_notify_op op, int32_t value,
+                    struct pld__cost *c);
+void pld__sim_wait(const struct pld__cell_ref *ref, pld_wait_cmp cmp, int32_t expected);
+void pld__sim_idle(int (*ready)(void *arg), void *arg);
+void pld__sim_kick(void);
+_Noreturn void pld__sim_abort_run(void);
+
+#pragma GCC visibility pop
+
+#endif
