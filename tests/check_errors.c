@@ -41,6 +41,9 @@ enum misuse {
     STORE_DTYPE_MISMATCH,
     NOTIFY_VALUE_RANGE,
     NOTIFY_PEER_RANGE,
+    UNINIT_NOTIFY,
+    UNINIT_COMM_CTX,
+    UNINIT_REMOTE_LOAD,
     WAIT_CMP_INVALID,
     PUT_SHAPE_MISMATCH,
     GET_WITH_ATOMIC,
@@ -213,6 +216,15 @@ static void kernel(const struct rank_args *a)
         break;
     case NOTIFY_VALUE_RANGE:
         bad_line = __LINE__; pld_system_notify(a->sig, .peer = 1 - me, .offsets = PL_IDX(0, 0), .value = 1LL << 40, .op = PLD_NOTIFY_SET);
+        break;
+    case UNINIT_NOTIFY:
+        bad_line = __LINE__; pld_system_notify((pl_tensor){0}, .peer = 1 - me, .offsets = PL_IDX(0, 0), .value = 1, .op = PLD_NOTIFY_SET);
+        break;
+    case UNINIT_COMM_CTX:
+        bad_line = __LINE__; (void)pld_get_comm_ctx((pl_tensor){0});
+        break;
+    case UNINIT_REMOTE_LOAD:
+        bad_line = __LINE__; (void)pld_tile_remote_load((pl_tensor){0}, .peer = 1 - me, .offsets = PL_IDX(0, 0), .shape = PL_SHAPE(1, 64));
         break;
     case NOTIFY_PEER_RANGE:
         bad_line = __LINE__; pld_system_notify(a->sig, .peer = -1, .offsets = PL_IDX(0, 0), .value = 1, .op = PLD_NOTIFY_SET);
@@ -451,6 +463,9 @@ static const struct {
     {NOTIFY_VALUE_RANGE, "pld_system_notify", "rank 0",
      "value 1099511627776 does not fit in INT32"},
     {NOTIFY_PEER_RANGE, "pld_system_notify", "rank 0", "peer -1 out of range [0, 2)"},
+    {UNINIT_NOTIFY, "pld_system_notify", "rank 0", "target is not a tensor (uninitialised?)"},
+    {UNINIT_COMM_CTX, "pld_get_comm_ctx", "rank 0", "argument is not a tensor (uninitialised?)"},
+    {UNINIT_REMOTE_LOAD, "pld_tile_remote_load", "rank 0", "target is not a tensor (uninitialised?)"},
     {WAIT_CMP_INVALID, "pld_system_wait", "rank 0",
      ".cmp is 7; expected PLD_WAIT_EQ or PLD_WAIT_GE"},
     {PUT_SHAPE_MISMATCH, "pld_tensor_put", "rank 0",

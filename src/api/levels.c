@@ -16,8 +16,7 @@ pld_comm_ctx pld__get_comm_ctx(const char *file, int line, pld_dtensor dt)
 {
     static const char op[] = "pld_get_comm_ctx";
     pld__require_level(file, line, op, PLD__LVL_HOST | PLD__LVL_DEVICE | PLD__LVL_KERNEL);
-    if (dt.dtype == 0)
-        pld__fail(PLD_EINVAL, file, line, op, "argument is not a tensor (uninitialised?)");
+    pld__check_tensor(file, line, op, "argument", dt);
     if (!dt.win)
         pld__fail(PLD_EINVAL, file, line, op,
                   "'%s' is a host tensor; a comm context comes from a window view (pld_window)",

@@ -7,8 +7,7 @@
 
 static void check_window(const char *file, int line, const char *op, const char *what, pl_tensor t)
 {
-    if (t.dtype == 0)
-        pld__fail(PLD_EINVAL, file, line, op, "%s is not a tensor (uninitialised?)", what);
+    pld__check_tensor(file, line, op, what, t);
     if (!t.win)
         pld__fail(PLD_EINVAL, file, line, op,
                   "%s '%s' is a host tensor; cross-rank calls need a window view (pld_window)",
@@ -143,8 +142,7 @@ void pld__tensor_remote_store(const char *file, int line, pl_tensor src, pld_dte
 {
     static const char op[] = "pld_tensor_remote_store";
     pld__kernel_rank(file, line, op);
-    if (src.dtype == 0)
-        pld__fail(PLD_EINVAL, file, line, op, "src is not a tensor (uninitialised?)");
+    pld__check_tensor(file, line, op, "src", src);
     if (src.win)
         pld__fail(PLD_EINVAL, file, line, op,
                   "src '%s' is a window view; it must be a local tensor-level value (a host "
@@ -295,8 +293,7 @@ static void get(const char *file, int line, const char *op, pl_tensor dst, struc
     int me = pld__self();
     double t0 = pld__now();
     int64_t n, chunk, last;
-    if (dst.dtype == 0)
-        pld__fail(PLD_EINVAL, file, line, op, "dst is not a tensor (uninitialised?)");
+    pld__check_tensor(file, line, op, "dst", dst);
     if (kw.peer == PLD__MISSING)
         pld__fail(PLD_EINVAL, file, line, op, "missing required keyword .peer");
     if (kw.src.dtype == 0)

@@ -5,8 +5,7 @@
 void pld__check_signal(const char *file, int line, const char *op, const char *what, pl_tensor t,
                        pl_shape offsets)
 {
-    if (t.dtype == 0)
-        pld__fail(PLD_EINVAL, file, line, op, "%s is not a tensor (uninitialised?)", what);
+    pld__check_tensor(file, line, op, what, t);
     if (!t.win)
         pld__fail(PLD_EINVAL, file, line, op,
                   "%s '%s' is a host tensor; signals live in windows (make it with pld_window)",

@@ -9,8 +9,7 @@
 
 static void check_gm(const char *file, int line, const char *op, const char *what, pl_tensor t)
 {
-    if (t.dtype == 0)
-        pld__fail(PLD_EINVAL, file, line, op, "%s is not a tensor (uninitialised?)", what);
+    pld__check_tensor(file, line, op, what, t);
     pld__check_member(file, line, op, what, t);
 }
 

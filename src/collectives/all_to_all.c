@@ -24,8 +24,7 @@ pld_dtensor pld__tensor_all_to_all(const char *file, int line, pl_tensor input, 
     char a[64], b[64];
     pld__coll_begin(&c, file, line, "pld_tensor_all_to_all", target);
     pld__coll_check_target(&c, "target", target, 1);
-    if (input.dtype == 0)
-        pld__fail(PLD_EINVAL, file, line, c.name, "input is not a tensor (uninitialised?)");
+    pld__check_tensor(file, line, c.name, "input", input);
     int ok = target.shape.ndim == 2 && target.shape.dim[0] == c.nr && input.shape.ndim == 2 &&
              input.shape.dim[0] == c.nr && input.shape.dim[1] == target.shape.dim[1] &&
              input.dtype == target.dtype;

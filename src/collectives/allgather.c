@@ -23,8 +23,7 @@ pld_dtensor pld__tensor_allgather(const char *file, int line, pl_tensor local, p
     char a[64], b[64];
     pld__coll_begin(&c, file, line, "pld_tensor_allgather", target);
     pld__coll_check_target(&c, "target", target, 1);
-    if (local.dtype == 0)
-        pld__fail(PLD_EINVAL, file, line, c.name, "local is not a tensor (uninitialised?)");
+    pld__check_tensor(file, line, c.name, "local", local);
     pld__check_dense(file, line, c.name, "local", local);
     int64_t s = target.shape.ndim == 2 ? target.shape.dim[1] : -1;
     if (target.shape.ndim != 2 || target.shape.dim[0] != c.nr || pl_shape_numel(local.shape) != s ||

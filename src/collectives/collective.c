@@ -81,9 +81,7 @@ void pld__coll_epilogue(struct pld__coll *c)
 
 void pld__coll_check_target(struct pld__coll *c, const char *what, pl_tensor t, int any_dtype)
 {
-    if (t.dtype == 0)
-        pld__fail(PLD_EINVAL, c->file, c->line, c->name, "%s is not a tensor (uninitialised?)",
-                  what);
+    pld__check_tensor(c->file, c->line, c->name, what, t);
     if (!t.win)
         pld__fail(PLD_EINVAL, c->file, c->line, c->name,
                   "%s '%s' is a host tensor; it must be a window view (pld_window)", what, t.name);

@@ -160,3 +160,9 @@ struct pld__rank *pld__kernel_rank(const char *file, int line, const char *op)
     pld__require_level(file, line, op, PLD__LVL_KERNEL);
     return &pld__R->ranks[pld__self()];
 }
+
+void pld__check_tensor(const char *file, int line, const char *op, const char *what, pl_tensor t)
+{
+    if (t.dtype == 0)
+        pld__fail(PLD_EINVAL, file, line, op, "%s is not a tensor (uninitialised?)", what);
+}

@@ -301,6 +301,10 @@ int pld__self(void);
  * Outside a run it exits the process with pld_exit_code(code). */
 _Noreturn void pld__fail(int code, const char *file, int line, const char *op, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+/* Fails with "WHAT is not a tensor (uninitialised?)" at file:line for
+ * `op` when `t` was never made (its dtype is 0): the check every call that
+ * takes a tensor makes first. */
+void pld__check_tensor(const char *file, int line, const char *op, const char *what, pl_tensor t);
 /* pld__fail with a va_list, and a `preface` (or NULL) printed before the
  * line: a front end's traceback (pld_embed_fail). */
 _Noreturn void pld__vfail(int code, const char *file, int line, const char *op, const char *preface,
