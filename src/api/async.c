@@ -11,6 +11,7 @@
  * only through a notify that comes after the wait, as upstream requires. */
 #include "internal.h"
 #include "backend.h"
+#include "async.h"
 
 #include <stdlib.h>
 

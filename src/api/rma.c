@@ -4,6 +4,7 @@
  * the arguments, price it (cost.c), one backend call, record it (ops.c). */
 #include "internal.h"
 #include "backend.h"
+#include "async.h"
 
 static void check_window(const char *file, int line, const char *op, const char *what, pl_tensor t)
 {

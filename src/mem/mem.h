@@ -1,0 +1,142 @@
+/* mem.h: the memory layer (src/mem/): where a tensor's elements are, the
+ * region copies, sparse windows, UB tiles, window storage and the host
+ * tensors ranks write. */
+#ifndef PLD_MEM_H
+#define PLD_MEM_H
+
+#include "internal.h"
+
+/* Byte address of element `offsets` of `t` on rank `rank` (window views) or
+ * in host memory (host tensors; rank ignored).  region.c. */
+unsigned char *pld__elem_ptr(pl_tensor t, int rank, pl_shape offsets);
+
+/* The row-major array `t`'s elements lie in: its layout when it is a
+ * strided view (pl_slice), else its own shape.  Address arithmetic (element
+ * pointers, regions, offsets in traces) uses this, bounds checks `t.shape`.
+ * region.c. */
+pl_shape pld__layout(pl_tensor t);
+
+/* Byte offset of element `offsets` of `t` from its first element, through
+ * its layout.  region.c. */
+int64_t pld__offset_bytes(pl_tensor t, pl_shape offsets);
+
+/* Fails, naming `op` and `what`, when `t` is a strided view: signal cells
+ * and collectives address a view's elements as one dense run.  region.c. */
+void pld__check_dense(const char *file, int line, const char *op, const char *what, pl_tensor t);
+
+/* Copies a region between two N-D row-major layouts of the same dtype.
+ * `shape` is the region; each side has its tensor shape and base pointer
+ * already offset to the region's first element.  op ADD accumulates. */
+void pld__copy_region(pl_dtype dt, pl_shape shape, unsigned char *dst, pl_shape dst_full,
+                      const unsigned char *src, pl_shape src_full, pl_atomic op);
+
+/* One row of a region copy in plain memory: `bytes` bytes from src to dst
+ * (op ADD adds element by element, atomically).  dtype.c; a sparse window's
+ * rows reach it through pld__sparse_row, which resolves their lines. */
+void pld__row_apply(pl_dtype dt, unsigned char *dst, const unsigned char *src, size_t bytes,
+                    pl_atomic op);
+
+/* ---- sparse windows (sparse.c) ---- */
+
+/* Whether buffer `b` is to be stored in lines made on first touch: INT32
+ * buffers of 64 KiB or more per copy on the simulator, or as
+ * PLD_SPARSE_WINDOWS (auto, all, off) says. */
+int pld__sparse_wanted(const struct pld__wbuf *b);
+/* Reserves an address range of `bytes` for a sparse buffer (no memory is
+ * committed).  Returns its base, or NULL if the address space is short. */
+unsigned char *pld__sparse_reserve(size_t bytes);
+/* Frees a range made by pld__sparse_reserve and all its lines. */
+void pld__sparse_release(unsigned char *base);
+/* The real address of the element at p: p itself, or its place in the
+ * line of a sparse window (the line is made if needed; stable after). */
+void *pld__cell(void *p);
+/* Where the last notifier of `cell`, an address pld__cell returned for a
+ * sparse window, is kept (rank + 1; 0 for none). */
+uint16_t *pld__sparse_note(const void *cell);
+/* Copies one row when either side is in a sparse window; returns 0 (and
+ * does nothing) when neither is. */
+int pld__sparse_row(pl_dtype dt, unsigned char *dst, const unsigned char *src, size_t bytes,
+                    pl_atomic op);
+/* Whether any sparse window exists (the copy fast path's one test). */
+int pld__sparse_active(void);
+
+/* Element get/set as double (integers converted exactly up to 2^53). */
+double pld__elem_get(pl_dtype dt, const void *p);
+void pld__elem_set(pl_dtype dt, void *p, double v);
+/* Scalar conversions for 16-bit floats. */
+float pld__half_to_float(uint16_t h);
+uint16_t pld__float_to_half(float f);
+float pld__bf16_to_float(uint16_t h);
+uint16_t pld__float_to_bf16(float f);
+
+/* Tiles: allocates `bytes` in the executing rank's UB arena (fails with the
+ * kernel's name, the bytes asked and the limit on overflow). */
+/* `no_data`: a --no-data tile, accounted in UB but holding no values. */
+pl_tile pld__tile_alloc(const char *file, int line, const char *op, pl_dtype dt, pl_shape shape,
+                        int no_data);
+/* UB arena lifetime (ub.c): a kernel's tiles are freed when it returns, and
+ * then the most bytes of tiles that were live at once must fit in the UB. */
+void pld__ub_enter(struct pld__rank *rk);
+void pld__ub_exit(struct pld__rank *rk);
+/* Frees the kernel's tiles without ub_exit's peak check (an unwinding kernel). */
+void pld__ub_discard(struct pld__rank *rk);
+void pld__ub_release_all(struct pld__rank *rk);
+/* Checks the UB layout rule for a tile of `shape`: a single row is padded
+ * to 32 bytes, but each row of a multi-row tile must be a multiple of 32. */
+void pld__check_tile_rows(const char *file, int line, const char *op, pl_shape shape, pl_dtype dt);
+/* The mark of the tiles a builtin is about to create (for pld__ub_fold). */
+int pld__ub_mark(void);
+/* Frees the tiles created since `mark` (none may be used again) and keeps
+ * one record in their place that spans their live ranges with their peak
+ * of live bytes.  The UB check stays exact as long as no older tile was
+ * used in between, which holds for a builtin's pieces; without it a long
+ * collective would keep every piece it moved until the kernel returns. */
+void pld__ub_fold(int mark);
+/* Accounts a buffer that lives only during the current op (a staging tile). */
+void pld__ub_transient(const char *file, int line, const char *op, size_t bytes);
+/* Fails unless the tile belongs to the kernel now running on this rank. */
+void pld__check_tile(const char *file, int line, const char *op, const char *what, pl_tile t);
+
+/* Window storage (wbuf.c). */
+void pld__windows_free(struct pld__run *R);
+/* The first byte of `rank`'s slot of `b` in this process. */
+unsigned char *pld__slot(const struct pld__wbuf *b, int rank);
+/* Set in every process but the first of a distributed run: the host runs
+ * everywhere, so its messages are printed once, by process 0. */
+extern int pld__mute_host;
+
+/* Host tensors written by ranks (host_writes.c).  A distributed backend
+ * runs each rank in its own process, so what rank r stores into host
+ * tensors exists only in process r until the run ends and the writes are
+ * exchanged.  Host tensors are known by their allocation order, which is
+ * the same in every process running the same program. */
+void pld__host_tensor_note(const pl_tensor *t);
+void pld__host_tensor_forget(const void *data);
+/* The live host tensor (whole allocation) whose memory holds `p`, or NULL. */
+const pl_tensor *pld__host_tensor_at(const void *p);
+/* Records that the executing rank wrote region offsets+shape of host tensor
+ * `t` (window views are ignored). */
+void pld__host_written(pl_tensor t, pl_shape offsets, pl_shape shape);
+/* Serialises the recorded writes with their bytes (malloc'd; *len bytes),
+ * and applies a serialisation made by another process.  Return 0 or
+ * PLD_ENOMEM / PLD_EINVAL. */
+int pld__host_writes_pack(unsigned char **out, size_t *len);
+int pld__host_writes_apply(const unsigned char *in, size_t len);
+/* Frees the run's recorded writes (run.c's teardown). */
+void pld__host_writes_free(struct pld__run *R);
+/* Writes every live host tensor (name, dtype, shape, values) to `path`:
+ * --dump-outputs, to compare runs on different backends. */
+int pld__host_tensors_dump(const char *path);
+/* Window storage again (wbuf.c).  Does `t` hold values?  Host tensors do;
+ * a window view does unless the run is --no-data and no signal op has touched its buffer. */
+int pld__has_data(const pl_tensor *t);
+/* Gives a window buffer real memory (signals need real cells even with
+ * --no-data). */
+void pld__materialize(const char *file, int line, const char *op, struct pld__wbuf *b);
+/* Fails: `op` would read window data that --no-data does not keep. */
+_Noreturn void pld__fail_no_data(const char *file, int line, const char *op, const char *what);
+
+/* The region offsets+shape of window view `t` (region.c). */
+struct pld__region pld__region_of(pl_tensor t, pl_shape offsets, pl_shape shape);
+
+#endif /* PLD_MEM_H */

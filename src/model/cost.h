@@ -1,0 +1,40 @@
+/* cost.h: the device cost model (cost.c): what each op charges the
+ * executing rank, and the prices of the operations that cross ranks
+ * (ops.h names which function prices which op). */
+#ifndef PLD_COST_H
+#define PLD_COST_H
+
+#include "internal.h"
+
+/* Costs (cost.c): charge simulated time for work on the executing rank.
+ * The prices of the operations that cross ranks follow. */
+void pld__charge_gm(size_t bytes);      /* one GM access of `bytes` */
+void pld__charge_vector(int64_t elems); /* a vector op over `elems` */
+/* The cube unit's costs (cost.c): a matmul's seconds on device `d`, or -1
+ * when the model has no cube rate for `dt`; a move along one of the cube's
+ * paths; and charging them to the executing core (scaled by speed_factor,
+ * as all compute). */
+enum pld__cube_path { PLD__CUBE_L1_TO_L0A, PLD__CUBE_L1_TO_L0B, PLD__CUBE_DRAIN };
+double pld__cube_matmul_seconds(const struct pld__device *d, int64_t m, int64_t n, int64_t k,
+                                pl_dtype dt);
+double pld__cube_move_seconds(const struct pld__device *d, enum pld__cube_path path, double bytes);
+void pld__charge_cube(double seconds);
+void pld__charge_launch(void);   /* a kernel launch */
+void pld__charge_dispatch(void); /* the host dispatching one task */
+void pld__charge_poll(void);     /* the poll that sees a wait's cell hold */
+
+/* Prices of the operations that cross ranks (the backend contract,
+ * backend.h, leaves them out: a backend never needs them), for the executing
+ * rank: a remote load/store of `bytes`; a put (put = 1) or get staged in
+ * `nchunks` chunks of `chunk` bytes, the last `last`; a notify. */
+void pld__price_transfer(struct pld__cost *c, int from, int to, size_t bytes);
+void pld__price_staged(struct pld__cost *c, int from, int to, int put, int64_t nchunks,
+                       int64_t chunk, int64_t last, int pipeline);
+void pld__price_notify(struct pld__cost *c, int from, int to);
+/* An async put of `bytes` in blocks of `block` bytes (docs/models.md). */
+void pld__price_async(struct pld__cost *c, int from, int to, int64_t bytes, int64_t block);
+/* A tile store into the rank's own window slot: one GM access, or with
+ * `drain` a drain of the cube's L0C. */
+void pld__price_store(struct pld__cost *c, size_t bytes, int drain);
+
+#endif /* PLD_COST_H */
