@@ -4,6 +4,7 @@ pldsim-py and the C steps, and reading text traces."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
@@ -110,3 +111,20 @@ def in_parallel(fn, items: list, workers: int = 2) -> list:
 
 def scratch() -> tempfile.TemporaryDirectory:
     return tempfile.TemporaryDirectory(prefix="pldsim-pytest-")
+
+
+def fault_line(path: str, name: str) -> int:
+    """The line of `path` (a test program) marked `# FAULT name`: where the
+    fault's message must point."""
+    with open(path) as f:
+        return next(i for i, l in enumerate(f, 1) if l.rstrip().endswith(f"# FAULT {name}"))
+
+
+def messages(stderr: str) -> list[str]:
+    """The error lines of a run's stderr: no traceback, summary or warning."""
+    return [l for l in stderr.splitlines() if l and not l.startswith((" ", "Traceback", "[pldsim]")) and ": warning: " not in l]
+
+
+def sim_time_us(r) -> float:
+    """The simulated time on a run's summary line, in us."""
+    return float(re.search(r"time=([0-9.]+) us", r.stdout + r.stderr).group(1))

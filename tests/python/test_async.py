@@ -14,8 +14,7 @@ SHOWN = "tests/python/programs/async_put.py"
 
 
 def fault_line(name: str) -> int:
-    with open(support.program("async_put.py")) as f:
-        return next(i for i, l in enumerate(f, 1) if l.rstrip().endswith(f"# FAULT {name}"))
+    return support.fault_line(support.program("async_put.py"), name)
 
 
 def run(mode: str, devices: str = "0,1"):

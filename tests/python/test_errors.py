@@ -16,8 +16,7 @@ SHOWN = "tests/python/programs/faults.py"  # as the messages print it (run from 
 
 
 def fault_line(name: str) -> int:
-    with open(FAULTS) as f:
-        return next(i for i, l in enumerate(f, 1) if l.rstrip().endswith(f"# FAULT {name}"))
+    return support.fault_line(FAULTS, name)
 
 
 def run(mode: str, *opts: str):

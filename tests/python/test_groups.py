@@ -15,8 +15,7 @@ PROGRAM = "tests/python/programs/groups.py"
 
 
 def fault_line(name: str) -> int:
-    with open(support.program("groups.py")) as f:
-        return next(i for i, l in enumerate(f, 1) if l.rstrip().endswith(f"# FAULT {name}"))
+    return support.fault_line(support.program("groups.py"), name)
 
 
 def run(mode: str, *opts: str):

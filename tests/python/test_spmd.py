@@ -7,7 +7,6 @@ at its .py line."""
 
 from __future__ import annotations
 
-import re
 import unittest
 
 import support
@@ -21,16 +20,13 @@ def run(*args: str, topology: str | None = None):
 
 
 def fault_line(name: str) -> int:
-    with open(support.program(PROGRAM)) as f:
-        return next(i for i, l in enumerate(f, 1) if l.rstrip().endswith(f"# FAULT {name}"))
+    return support.fault_line(support.program(PROGRAM), name)
 
 
-def messages(stderr: str) -> list[str]:
-    return [l for l in stderr.splitlines() if l and not l.startswith((" ", "Traceback", "[pldsim]")) and ": warning: " not in l]
+messages = support.messages
 
 
-def sim_time_us(r) -> float:
-    return float(re.search(r"time=([0-9.]+) us", r.stdout + r.stderr).group(1))
+sim_time_us = support.sim_time_us
 
 
 class Launches(unittest.TestCase):

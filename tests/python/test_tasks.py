@@ -15,8 +15,7 @@ CORES = "mesh:2,aiv_cores=4"
 
 
 def fault_line(name: str) -> int:
-    with open(support.program("deferred.py")) as f:
-        return next(i for i, l in enumerate(f, 1) if l.rstrip().endswith(f"# FAULT {name}"))
+    return support.fault_line(support.program("deferred.py"), name)
 
 
 def run(mode: str, waiters: int, backend: str = "sim"):

@@ -20,8 +20,7 @@ PROGRAM = "tests/python/programs/views.py"  # as the messages print it (run from
 
 
 def fault_line(name: str) -> int:
-    with open(support.program("views.py")) as f:
-        return next(i for i, l in enumerate(f, 1) if l.rstrip().endswith(f"# FAULT {name}"))
+    return support.fault_line(support.program("views.py"), name)
 
 
 def run(mode: str, *opts: str):
