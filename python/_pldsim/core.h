@@ -96,6 +96,7 @@ PyObject *pldsim_abort(void);
 /* The method tables of the files below, joined by module.c. */
 extern PyMethodDef pldsim_run_methods[];   /* run.c: runs, tasks, kernels */
 extern PyMethodDef pldsim_local_methods[]; /* ops_local.c: pl.* and windows */
+extern PyMethodDef pldsim_kept_methods[];  /* ops_kept.c: tiles kept outside UB, their costs */
 extern PyMethodDef pldsim_comm_methods[];  /* ops_comm.c: signals, RMA, collectives */
 
 #endif

@@ -313,7 +313,7 @@ static const char *python_op_name(const char *op)
 
 /* ---- the module ---- */
 
-static PyMethodDef *const tables[] = {pldsim_run_methods, pldsim_local_methods,
+static PyMethodDef *const tables[] = {pldsim_run_methods, pldsim_local_methods, pldsim_kept_methods,
                                       pldsim_comm_methods};
 
 static struct PyModuleDef moduledef = {
