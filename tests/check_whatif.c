@@ -337,6 +337,123 @@ START_TEST(pldsim_perf_prints_the_nccl_tests_table)
 }
 END_TEST
 
+/* The oop and ip times (us) of every row of a pldsim-perf CSV, in order,
+ * into t (two per row); returns how many. */
+static int csv_times(const char *path, double *t, int max)
+{
+    char *text = slurp(path);
+    int n = 0;
+    for (char *line = strchr(text, '\n'); line && line[1] && n + 2 <= max;
+         line = strchr(line + 1, '\n')) {
+        char *f = line + 1;
+        for (int col = 0; col < 13 && f; col++, f = strchr(f, ',') ? strchr(f, ',') + 1 : NULL)
+            if (col == 8 || col == 12)
+                t[n++] = strtod(f, NULL);
+    }
+    free(text);
+    return n;
+}
+
+/* Issue 30: by default the calls of a row stop once they repeat, and the
+ * rest are derived; the table equals a run of every call in one
+ * simulation per size, one at a time (--all-iterations -j 1) to 6
+ * significant digits.  Broadcast
+ * repeats with period 2 (its out-of-place calls take turns between two
+ * windows), -z 3 derives the excluded barriers too, and -j 2 runs each
+ * size in a process of its own. */
+static const char *const repeating[] = {
+    "allreduce -g 4 -b 1K -e 1M -f 8 -n 12 -w 2",
+    "broadcast -g 4 -b 1K -e 1M -f 8 -n 12 -w 2",
+    "allreduce --mode ring -g 8 -b 4K -e 256K -f 8 -n 9 -z 3",
+    "alltoall_perf -g 3 -b 3K -e 96K -f 4 -n 10 -w 0",
+};
+
+START_TEST(pldsim_perf_derives_repeating_calls)
+{
+    char *fast = write_temp(".csv", ""), *full = write_temp(".csv", "");
+    struct cmd_result a =
+        run_cmd("%s/tools/pldsim-perf %s -j 2 --csv %s", PLD_BUILDDIR, repeating[_i], fast);
+    struct cmd_result b = run_cmd("%s/tools/pldsim-perf %s -j 1 --all-iterations --csv %s",
+                                  PLD_BUILDDIR, repeating[_i], full);
+    ck_assert_msg(a.status == 0 && b.status == 0, "%s: exit %d, %d\n%s%s", repeating[_i], a.status,
+                  b.status, a.err, b.err);
+    long long made, all, made_b, all_b;
+    const char *la = strstr(a.err, "pldsim-perf: "), *lb = strstr(b.err, "pldsim-perf: ");
+    while (la && sscanf(la, "pldsim-perf: %lld of %lld timed calls", &made, &all) != 2)
+        la = strstr(la + 1, "pldsim-perf: ");
+    while (lb && sscanf(lb, "pldsim-perf: %lld of %lld timed calls", &made_b, &all_b) != 2)
+        lb = strstr(lb + 1, "pldsim-perf: ");
+    ck_assert_msg(la && lb, "%s: no count of calls:\n%s", repeating[_i], a.err);
+    ck_assert_msg(made < all / 2, "%s: %lld of %lld calls simulated", repeating[_i], made, all);
+    ck_assert_contains(a.err, "are derived (--all-iterations simulates all)");
+    ck_assert_contains(a.out, "calls that repeat the ones before them (to 1e-9) are derived");
+    ck_assert_contains(b.out, "every timed call is simulated");
+    ck_assert_contains(a.out, "each size is a simulation of its own");
+    ck_assert_msg(made_b == all_b && all_b == all, "%s: --all-iterations made %lld of %lld",
+                  repeating[_i], made_b, all_b);
+    ck_assert_contains(b.out, "each size is a simulation of its own (its -w warm-up calls, then "
+                              "its rows), 1 at once (-j)");
+    double ta[64], tb[64];
+    int na = csv_times(fast, ta, 64), nb = csv_times(full, tb, 64);
+    ck_assert_int_eq(na, nb);
+    ck_assert_int_ge(na, 4);
+    for (int i = 0; i < na; i++)
+        ck_assert_msg(fabs(ta[i] - tb[i]) <= 1e-6 * tb[i] && tb[i] > 0,
+                      "%s: time %d is %.9g us derived, %.9g us in full", repeating[_i], i, ta[i],
+                      tb[i]);
+    unlink(fast);
+    unlink(full);
+    free(fast);
+    free(full);
+    cmd_result_free(&a);
+    cmd_result_free(&b);
+}
+END_TEST
+
+/* Sizes are independent simulations: the table is the same, byte for
+ * byte, whatever -j; a run that must be one (--trace) says it ignores -j;
+ * and a failing size's message is said once, with its exit status. */
+START_TEST(pldsim_perf_jobs_change_nothing_but_the_wall_time)
+{
+    const char *args = "allreduce -g 4 -b 256 -e 64K -f 4 -n 4";
+    char *one = write_temp(".csv", ""), *three = write_temp(".csv", "");
+    char *trace = write_temp(".txt", "");
+    struct cmd_result a = run_cmd("%s/tools/pldsim-perf %s -j 1 --csv %s", PLD_BUILDDIR, args, one);
+    struct cmd_result b =
+        run_cmd("%s/tools/pldsim-perf %s --jobs 3 --csv %s", PLD_BUILDDIR, args, three);
+    ck_assert_msg(a.status == 0 && b.status == 0, "exit %d, %d\n%s%s", a.status, b.status, a.err,
+                  b.err);
+    ck_assert_contains(b.out, "each size is a simulation of its own (its -w warm-up calls, then "
+                              "its rows), 3 at once (-j)");
+    char *ta = slurp(one), *tb = slurp(three);
+    ck_assert_str_eq(ta, tb);
+    free(ta);
+    free(tb);
+    struct cmd_result t =
+        run_cmd("%s/tools/pldsim-perf %s -j 2 --trace %s", PLD_BUILDDIR, args, trace);
+    ck_assert_msg(t.status == 0, "exit %d\n%s", t.status, t.err);
+    ck_assert_contains(t.err, "-j 2 ignored: one simulation for the whole sweep, as --trace "
+                              "records one run");
+    ck_assert_contains(t.out, "the sweep is one simulation");
+    struct cmd_result f =
+        run_cmd("%s/tools/pldsim-perf %s -j 2 --platform /nonexistent/p.xml", PLD_BUILDDIR, args);
+    ck_assert_int_eq(f.status, 2);
+    const char *msg = "cannot read platform file /nonexistent/p.xml";
+    const char *first = strstr(f.err, msg);
+    ck_assert_msg(first && !strstr(first + 1, msg), "said %s times:\n%s", first ? "2 or more" : "0",
+                  f.err);
+    ck_assert_msg(!strstr(f.out, "Out of bounds"), "a table after a failure:\n%s", f.out);
+    for (char **p = (char *[]){one, three, trace, NULL}; *p; p++) {
+        unlink(*p);
+        free(*p);
+    }
+    cmd_result_free(&a);
+    cmd_result_free(&b);
+    cmd_result_free(&t);
+    cmd_result_free(&f);
+}
+END_TEST
+
 /* --check sees a wrong result: with the test hook one element of rank 0's
  * first checked call is off by one, and the run says so (its row's
  * out-of-place #wrong is 1, the in-place one 0, the total FAILED) and fails. */
@@ -396,6 +513,8 @@ START_TEST(pldsim_perf_refuses_bad_arguments)
         {"allreduce -b 1X", "bad size '1X' for -b"},
         {"allreduce --op avg", "bad --op 'avg'"},
         {"allreduce --topology ring:4,bw=x", "bad value 'x' for bw"},
+        {"allreduce -j 0", "bad job count '0' for -j; expected 1 to 4096"},
+        {"allreduce --jobs many", "bad job count 'many' for -j"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         struct cmd_result r = run_cmd("%s/tools/pldsim-perf %s", PLD_BUILDDIR, bad[i].args);
@@ -486,6 +605,9 @@ int main(void)
     tcase_add_loop_test(tc, pldsim_perf_prints_the_nccl_tests_table, 0, 6);
     tcase_add_loop_test(tc, pldsim_perf_check_counts_a_wrong_element, 0, 6);
     tcase_add_test(tc, pldsim_perf_refuses_bad_arguments);
+    tcase_add_loop_test(tc, pldsim_perf_derives_repeating_calls, 0,
+                        sizeof repeating / sizeof repeating[0]);
+    tcase_add_test(tc, pldsim_perf_jobs_change_nothing_but_the_wall_time);
     tcase_add_test(tc, long_runs_report_progress_when_asked);
     tcase_add_test(tc, pldsim_plot_draws_its_inputs);
     tcase_add_test(tc, plot_series_stay_apart);

@@ -17,6 +17,8 @@
  * docs/pldsim-perf.md has the details. */
 #include <pld/pld.h>
 
+#include "perf_jobs.h"
+#include "perf_steady.h"
 #include "size_arg.h"
 #include "usage_error.h"
 
@@ -70,6 +72,10 @@ static struct {
     /* per row (cycle-major), per half (0 out-of-place, 1 in-place), per rank */
     double *rank_time;
     long *wrong;           /* per row and half */
+    int *made;             /* per row and half: timed calls simulated (the rest derived) */
+    int all_iterations;    /* --all-iterations: no steady-state shortcut */
+    int jobs;              /* -j: simulations at once (0: one per core) */
+    int only;              /* in a size's own simulation: that size's index; -1: all */
     pl_tensor *check_bufs; /* -c: per rank, made before the run as host tensors must be */
     double ref[5];         /* reduce_ref's table */
     struct timespec wall0;
@@ -329,8 +335,9 @@ static void bench_half(const struct dev_args *a, int row, const struct step *st,
     }
     struct views v = views_of(a, st->n);
     pld_tensor_barrier(a->bar); /* every rank starts together */
-    double t0 = pld_time(), excluded = 0;
-    for (int it = 0; it < S.iters; it++) {
+    double excluded = 0;
+    perf_steady_begin(me, S.iters, pld_time());
+    for (int it = 0; it < S.iters && perf_steady_go(me, it); it++) {
         one_call(a, &v, half, it);
         if (S.blocking == 1 || S.blocking == 3) {
             double b0 = pld_time();
@@ -338,8 +345,12 @@ static void bench_half(const struct dev_args *a, int row, const struct step *st,
             if (S.blocking == 3)
                 excluded += pld_time() - b0;
         }
+        perf_steady_done(me, it, pld_time(), excluded);
     }
-    *rank_time(row, half, me) = (pld_time() - t0 - excluded) / S.iters;
+    int made;
+    *rank_time(row, half, me) = perf_steady_end(me, pld_time(), excluded, &made) / S.iters;
+    if (me == 0)
+        S.made[row * 2 + half] = made;
     /* results are read (or ignored); line everyone up before the next call
      * writes into the same windows */
     pld_tensor_barrier(a->bar);
@@ -351,27 +362,46 @@ static void bench_half(const struct dev_args *a, int row, const struct step *st,
     }
 }
 
-/* What each rank runs: the warm-up, then every row of every cycle. */
+/* -w out-of-place calls of n row elements, untimed. */
+static void warm_up(const struct dev_args *a, int64_t n)
+{
+    int me = a->rank;
+    if (n == 0 || S.warmup == 0)
+        return;
+    struct views v = views_of(a, n);
+    pld_tensor_barrier(a->bar);
+    /* untimed, so the shortcut only has to leave the clocks as a full
+     * warm-up would: the same offsets, later or earlier */
+    perf_steady_begin(me, S.warmup, pld_time());
+    for (int it = 0; it < S.warmup && perf_steady_go(me, it); it++) {
+        one_call(a, &v, 0, it);
+        perf_steady_done(me, it, pld_time(), 0);
+    }
+    int made;
+    perf_steady_end(me, pld_time(), 0, &made);
+    pld_tensor_barrier(a->bar);
+}
+
+/* What each rank runs: the warm-up, then every row of every cycle; in a
+ * size's own simulation (-j), that size's warm-up and rows only. */
 static void sweep_kernel(const struct dev_args *a)
 {
     int me = a->rank;
     /* nccl-tests' warm-up: -w out-of-place calls of every size from -b to
      * -e by factor 2, before anything is timed */
-    for (int k = 0; k < S.nwarm && S.warmup > 0; k++) {
-        if (S.warm[k] == 0)
-            continue;
-        struct views v = views_of(a, S.warm[k]);
-        pld_tensor_barrier(a->bar);
-        for (int it = 0; it < S.warmup; it++)
-            one_call(a, &v, 0, it);
-        pld_tensor_barrier(a->bar);
-    }
+    if (S.only >= 0)
+        warm_up(a, S.steps[S.only].n);
+    else
+        for (int k = 0; k < S.nwarm; k++)
+            warm_up(a, S.warm[k]);
     for (int c = 0; c < S.cycles; c++)
         for (int k = 0; k < S.nsteps; k++) {
+            if (S.only >= 0 && k != S.only)
+                continue;
             int row = c * S.nsteps + k;
             for (int half = 0; half < 2; half++)
                 bench_half(a, row, &S.steps[k], half);
-            if (me == 0 && wall_now() - S.last_progress > 1.0) {
+            if (me == 0 && S.only < 0 && wall_now() - S.last_progress > 1.0) {
                 S.last_progress = wall_now();
                 fprintf(stderr, "pldsim-perf: %lld bytes done (row %d of %d), %.1f s\n",
                         (long long)S.steps[k].size, row + 1, S.cycles * S.nsteps, S.last_progress);
@@ -391,9 +421,9 @@ static void host(const void *unused)
     (void)unused;
     int64_t max_row = 1;
     for (int k = 0; k < S.nsteps; k++)
-        if (S.steps[k].n > max_row)
+        if (S.steps[k].n > max_row && (S.only < 0 || k == S.only))
             max_row = S.steps[k].n;
-    for (int k = 0; k < S.nwarm; k++)
+    for (int k = 0; k < S.nwarm && S.only < 0; k++)
         if (S.warm[k] > max_row)
             max_row = S.warm[k];
     /* whole 64-byte lines, so that no two buffers share one (pypto#2800) */
@@ -423,6 +453,116 @@ static void host(const void *unused)
         };
         pld_dispatch(r, per_device, a);
     }
+}
+
+/* The configuration every size's simulation runs with. */
+static pld_config *run_cfg;
+
+/* What one size's own simulation (a child of perf_jobs_run) hands back, for
+ * each cycle: every rank's time of each half, the wrong elements and the
+ * calls made. */
+static int size_job(int k, FILE *out)
+{
+    S.only = k;
+    if (k != 0)
+        corrupt_for_test = 0; /* the hook's one element is the first size's */
+    int rc = pld_run(run_cfg, host, NULL);
+    if (rc)
+        return pld_exit_code(rc); /* pld_run has said why */
+    for (int c = 0; c < S.cycles; c++) {
+        int row = c * S.nsteps + k;
+        fwrite(rank_time(row, 0, 0), sizeof(double), 2 * (size_t)S.P, out);
+        fwrite(&S.wrong[row * 2], sizeof *S.wrong, 2, out);
+        fwrite(&S.made[row * 2], sizeof *S.made, 2, out);
+    }
+    return 0;
+}
+
+/* The parent's side of size_job. */
+static int size_collect(int k, FILE *in)
+{
+    for (int c = 0; c < S.cycles; c++) {
+        int row = c * S.nsteps + k;
+        if (fread(rank_time(row, 0, 0), sizeof(double), 2 * (size_t)S.P, in) != 2 * (size_t)S.P ||
+            fread(&S.wrong[row * 2], sizeof *S.wrong, 2, in) != 2 ||
+            fread(&S.made[row * 2], sizeof *S.made, 2, in) != 2) {
+            fprintf(stderr, "pldsim-perf: the results of size %lld B are cut short\n",
+                    (long long)S.steps[k].size);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* A size, for messages about its simulation. */
+static const char *size_what(int k)
+{
+    static char buf[64];
+    snprintf(buf, sizeof buf, "size %lld B", (long long)S.steps[k].size);
+    return buf;
+}
+
+/* A line on stderr at most every second while sizes finish. */
+static void size_progress(int done, int n)
+{
+    if (done < n && wall_now() - S.last_progress > 1.0) {
+        S.last_progress = wall_now();
+        fprintf(stderr, "pldsim-perf: %d of %d sizes done, %.1f s\n", done, n, S.last_progress);
+    }
+}
+
+/* Why the sweep must be one simulation, or NULL: the real backends time
+ * real calls, and the outputs that record a run would be written once per
+ * size. */
+static const char *one_simulation_because(const pld_config *cfg)
+{
+    return strcmp(cfg->backend, "sim") != 0        ? "the backend is not the simulator"
+           : cfg->trace                            ? "--trace records one run"
+           : cfg->summary_json                     ? "--summary-json records one run"
+           : cfg->summary || cfg->detailed_summary ? "--summary describes one run"
+           : cfg->dump_outputs                     ? "--dump-outputs records one run"
+           : cfg->save_platform                    ? "--save-platform writes one file"
+           : cfg->keep_windows                     ? "kept windows carry from run to run"
+                                                   : NULL;
+}
+
+/* How many sizes are simulated at once (each size is a simulation of its
+ * own, so that a row's time does not depend on which sizes came before
+ * it), or 0 for the sweep as one simulation: what must be one run (said on
+ * stderr when -j was given). */
+static int sweep_jobs(const pld_config *cfg)
+{
+    const char *because = one_simulation_because(cfg);
+    if (because && S.jobs > 1)
+        fprintf(stderr, "pldsim-perf: -j %d ignored: one simulation for the whole sweep, as %s\n",
+                S.jobs, because);
+    int jobs = S.jobs ? S.jobs : perf_jobs_cores();
+    return because ? 0 : jobs < S.nsteps ? jobs : S.nsteps;
+}
+
+/* Runs the sweep: each size a simulation of its own, `jobs` at once in
+ * child processes (a single size in this one), or, for 0, the whole sweep
+ * as one.  Returns 0 or the exit status. */
+static int run_sweep(pld_config *cfg, int jobs)
+{
+    if (jobs == 0 || S.nsteps == 1) {
+        S.only = jobs == 0 ? -1 : 0;
+        int rc = pld_run(cfg, host, NULL);
+        return rc ? pld_exit_code(rc) : 0;
+    }
+    int *order = malloc((size_t)S.nsteps * sizeof *order);
+    if (!order) {
+        fprintf(stderr, "pldsim-perf: out of memory for the order of %d sizes\n", S.nsteps);
+        return 1;
+    }
+    /* largest first: the long simulations start early, the short ones fill in */
+    for (int k = 0; k < S.nsteps; k++)
+        order[k] = S.nsteps - 1 - k;
+    run_cfg = cfg;
+    fflush(stdout);
+    int rc = perf_jobs_run(S.nsteps, order, jobs, size_job, size_collect, size_what, size_progress);
+    free(order);
+    return rc;
 }
 
 /* nccl-tests' <coll>GetBw factor from algbw to busbw. */
@@ -495,6 +635,11 @@ static void usage(FILE *out)
           "      --mode M            allreduce: mesh (default) or ring\n"
           "      --check             as -c 1\n"
           "      --csv FILE          also write the table as CSV\n"
+          "  -j, --jobs N            simulate N sizes at once, each size a simulation (and a\n"
+          "                          process) of its own (default: one per core)\n"
+          "      --all-iterations    simulate every -n and -w call; by default, once the\n"
+          "                          calls repeat exactly, the rest are derived (simulator\n"
+          "                          only; the table's last comment line says how many)\n"
           "      --dtype T, -P N     as -d and -g\n"
           "Out-of-place: pld's builtins reduce and broadcast in place on a window, so the\n"
           "out-of-place half of allreduce, reduce_scatter and broadcast times a local copy\n"
@@ -529,7 +674,7 @@ static int parse_int(const char *s, long lo, long hi, long *out)
 static const char ignored_flags[] = "tmpGCRTSMxukyDVIK";
 
 /* Options that are ours; the common pldsim ones go on to pld_parse_args. */
-enum { OPT_DEVICES = 256, OPT_MODE, OPT_CSV };
+enum { OPT_DEVICES = 256, OPT_MODE, OPT_CSV, OPT_ALL_ITERATIONS };
 static const struct option long_opts[] = {
     {"minbytes", required_argument, 0, 'b'},
     {"maxbytes", required_argument, 0, 'e'},
@@ -567,6 +712,8 @@ static const struct option long_opts[] = {
     {"device", required_argument, 0, OPT_DEVICES}, /* the common flag's name */
     {"mode", required_argument, 0, OPT_MODE},
     {"csv", required_argument, 0, OPT_CSV},
+    {"jobs", required_argument, 0, 'j'},
+    {"all-iterations", no_argument, 0, OPT_ALL_ITERATIONS},
     {"help", no_argument, 0, 'h'},
     {0, 0, 0, 0},
 };
@@ -592,6 +739,7 @@ static const struct {
     {'a', 0, 3, &S.average,
      "bad --average '%s'; expected 0 (rank 0), 1 (mean), 2 (min) or 3 (max)"},
     {'z', 0, 3, &S.blocking, "bad --blocking '%s'; expected 0, 1, 2 or 3"},
+    {'j', 1, 4096, &S.jobs, "bad job count '%s' for -j; expected 1 to 4096 simulations at once"},
     {'N', 1, INT_MAX, &S.cycles,
      "bad --run_cycles '%s'; expected an integer >= 1 (a simulation cannot run forever, so no 0)"},
 };
@@ -676,6 +824,9 @@ static int take_option(int c, const char *v, const char *flag, struct cli *cli)
     case OPT_CSV:
         cli->csv = v;
         return 0;
+    case OPT_ALL_ITERATIONS:
+        S.all_iterations = 1;
+        return 0;
     default:
         fprintf(stderr,
                 "pldsim-perf: ignoring %s %s: nccl-tests' flag has no meaning on the "
@@ -718,7 +869,7 @@ static int parse_args(int argc, char **argv, pld_config *cfg, struct cli *cli)
     if (!rest)
         return fail_usage("out of memory%s", "");
     rest[nrest++] = argv[0];
-    char shorts[128] = "-:hP:b:e:i:f:g:n:w:c:o:d:r:a:z:N:J:";
+    char shorts[128] = "-:hP:b:e:i:f:g:n:w:c:o:d:r:a:z:N:J:j:";
     size_t ns = strlen(shorts);
     for (const char *f = ignored_flags; *f; f++) {
         shorts[ns++] = *f;
@@ -874,6 +1025,7 @@ static int perf_setup(int argc, char **argv, pld_config *cfg, struct cli *cli)
     S.warmup = 1;
     S.average = 1;
     S.cycles = 1;
+    S.only = -1;
     *cli = (struct cli){.ngpus = 1};
     int rc = parse_args(argc, argv, cfg, cli);
     if (rc >= 0)
@@ -906,7 +1058,8 @@ int main(int argc, char **argv)
     int rows = S.cycles * S.nsteps;
     S.rank_time = calloc((size_t)rows * 2 * (size_t)S.P, sizeof *S.rank_time);
     S.wrong = calloc((size_t)rows * 2, sizeof *S.wrong);
-    if (!S.rank_time || !S.wrong)
+    S.made = calloc((size_t)rows * 2, sizeof *S.made);
+    if (!S.rank_time || !S.wrong || !S.made || perf_steady_init(S.P))
         return fail_usage("out of memory for %s rows", "the");
     FILE *csv = NULL, *jf = NULL;
     char json_path[4200];
@@ -978,6 +1131,19 @@ int main(int argc, char **argv)
            S.coll == ALLGATHER || S.coll == ALL_TO_ALL || S.coll == SENDRECV
                ? "in-place = the builtin reading a separate send buffer"
                : "local copy of the send buffer into the window + the in-place builtin");
+    int jobs = sweep_jobs(&cfg);
+    int shortcut = !S.all_iterations && strcmp(cfg.backend, "sim") == 0;
+    printf("# pldsim-perf: %s\n",
+           shortcut ? "calls that repeat the ones before them (to 1e-9) are derived, not "
+                      "simulated; stderr and the JSON say how many (--all-iterations: none)"
+                    : "every timed call is simulated (--all-iterations, or not the simulator)");
+    if (jobs > 0)
+        printf("# pldsim-perf: each size is a simulation of its own (its -w warm-up calls, then "
+               "its rows), %d at once (-j)\n",
+               jobs);
+    else
+        printf("# pldsim-perf: the sweep is one simulation (-w warm-up calls of every size, then "
+               "every row)\n");
     printf("#\n# Using devices\n");
     json_t *devs = json_array();
     for (int r = 0; r < S.P; r++) {
@@ -1009,9 +1175,11 @@ int main(int argc, char **argv)
                                   colls[S.coll].name, "mode", mode));
     fflush(stdout);
 
-    rc = pld_run(&cfg, host, NULL);
+    /* only the simulator repeats a call exactly */
+    perf_steady_enable(shortcut);
+    rc = run_sweep(&cfg, jobs);
     if (rc)
-        return done(pld_exit_code(rc));
+        return done(rc);
 
     static const char *const type_names[] = {"?", "float", "half"};
     static const char *const op_names[] = {"?", "sum", "max", "min", "prod"};
@@ -1033,6 +1201,7 @@ int main(int argc, char **argv)
                      "oop_busbw_GBps,oop_wrong,ip_time_us,ip_algbw_GBps,ip_busbw_GBps,ip_wrong\n");
     double sum_busbw = 0;
     long total_wrong = 0;
+    long long timed_made = 0, timed_all = 0;
     for (int row = 0; row < rows; row++) {
         const struct step *st = &S.steps[row % S.nsteps];
         char root_str[16];
@@ -1064,7 +1233,13 @@ int main(int argc, char **argv)
                                           S.check_iters ? json_real((double)w) : json_null()));
         }
         printf("\n");
+        for (int h = 0; h < 2; h++)
+            timed_made += S.made[row * 2 + h];
         json_object_set_new(res, "actual_iterations", json_integer(S.iters));
+        json_object_set_new(res, "pldsim",
+                            json_pack("{si si}", "out_of_place_simulated_iterations",
+                                      S.made[row * 2], "in_place_simulated_iterations",
+                                      S.made[row * 2 + 1]));
         json_object_set_new(res, "experiment_name", json_string(""));
         json_array_append_new(results, res);
         if (csv) {
@@ -1080,6 +1255,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "pldsim-perf: writing %s failed: %s\n", cli.csv, strerror(errno));
         return done(1);
     }
+    for (int row = 0; row < rows; row++)
+        timed_all += S.steps[row % S.nsteps].n ? 2LL * S.iters : 0;
+    /* on stderr: nccl-tests' log ends with its footer, and parsers hold it to that */
+    fprintf(stderr, "pldsim-perf: %lld of %lld timed calls simulated%s\n", timed_made, timed_all,
+            timed_made < timed_all ? "; the rest repeat them (to 1e-9) and are derived "
+                                     "(--all-iterations simulates all)"
+                                   : "");
     double avg_bw = rows ? sum_busbw / (2.0 * rows) : 0;
     const char *min_bw_env = getenv("NCCL_TESTS_MIN_BW");
     double min_bw = min_bw_env ? atof(min_bw_env) : -1;

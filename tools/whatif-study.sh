@@ -15,17 +15,17 @@ mkdir -p "$out"
 
 for p in 4 8 16 32; do
     for mode in mesh ring; do
-        "$perf" allreduce --mode $mode -g $p -b 1K -e 16M -f 4 -n 1 -w 0 \
+        "$perf" allreduce --mode $mode -g $p -b 1K -e 16M -f 4 -n 1 \
             --csv "$out/a2a3-$mode-P$p.csv" > "$out/a2a3-$mode-P$p.txt"
     done
 done
 for mode in mesh ring; do
-    "$perf" allreduce --mode $mode -g 8 -b 1K -e 16M -f 4 -n 1 -w 0 --topology hccs,bw=112GBps \
+    "$perf" allreduce --mode $mode -g 8 -b 1K -e 16M -f 4 -n 1 --topology hccs,bw=112GBps \
         --csv "$out/a2a3x2-$mode-P8.csv" > "$out/a2a3x2-$mode-P8.txt"
-    "$perf" allreduce --mode $mode -g 8 -b 1K -e 16M -f 4 -n 1 -w 0 \
+    "$perf" allreduce --mode $mode -g 8 -b 1K -e 16M -f 4 -n 1 \
         --topology hccs,pull_bw=29.4304GBps --csv "$out/a2a3pull-$mode-P8.csv" \
         > "$out/a2a3pull-$mode-P8.txt"
-    "$perf" allreduce --mode $mode -g 8 -b 1K -e 16M -f 4 -n 1 -w 0 \
+    "$perf" allreduce --mode $mode -g 8 -b 1K -e 16M -f 4 -n 1 \
         --topology hccs,signal_lat=290.0965ns --csv "$out/a2a3sig-$mode-P8.csv" \
         > "$out/a2a3sig-$mode-P8.txt"
 done

@@ -11,6 +11,8 @@
  * so that the fuzzer reaches its static parser and state. */
 #define PLDSIM_PERF_NO_MAIN
 #include "../../tools/pldsim-perf.c"
+#include "../../tools/perf_jobs.c"   /* what main calls, never reached here */
+#include "../../tools/perf_steady.c" /* what the kernels call, never reached here */
 
 #include "../../src/core/internal.h"
 #include "fuzz_argv.h"
