@@ -1,6 +1,8 @@
 """Type annotations (``pl.Tensor[[1, 64], pl.FP32]``, ``pl.Out[...]``,
 ``pld.DistributedTensor[...]``, ``pl.Scalar[pl.INT32]``, ``pl.dynamic``) and
-the check of a call's arguments against them.
+the check of a call's arguments against them.  The annotation types that
+``pypto.language.typing`` re-exports (``Tensor``, ``Scalar``, ``Out``,
+``InOut``, ``dynamic``, ``IntLike``) are defined at the end.
 
 Upstream compiles each function for the shapes it is called with, so a
 mismatch is a compile error there; here every call is checked when it is
@@ -14,10 +16,11 @@ import threading
 
 import inspect
 import math
-from typing import Any
+from typing import Any, Union
 
 import _pldsim
 
+from .config import as_upstream
 from .errors import UsageTypeError, UsageValueError
 from .resident import DeviceTensor
 from .values import DELEGATES, DataType, DistributedTensor, Tile, dtype_of_code, dtype_of_torch, is_torch_tensor
@@ -406,4 +409,59 @@ def _check_scalar(op: str, where: str, ann: ScalarAnn, v: Any) -> None:
 # what ``pld.DistributedTensor[...]`` and ``pl.Tile[...]`` (values.py) make
 DELEGATES.tensor_annotation = tensor_annotation
 
-__all__ = ["DirectionAnn", "DynExpr", "DynVar", "ScalarAnn", "Signature", "TensorAnn", "dtype_of_code", "tensor_annotation"]
+
+# ---- the annotation types of pypto.language.typing
+
+
+class _TensorMeta(type):
+    def __getitem__(cls, item: Any) -> TensorAnn:
+        return tensor_annotation(cls, item)
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return is_torch_tensor(obj)
+
+
+class Tensor(metaclass=_TensorMeta):
+    """A tensor in global memory: on pldsim, a torch tensor on the host.
+    ``pl.Tensor[[1, 64], pl.FP32]`` annotates a parameter."""
+
+
+class Scalar:
+    """``pl.Scalar[pl.INT32]`` annotates a scalar parameter."""
+
+    def __class_getitem__(cls, dtype: Any) -> ScalarAnn:
+        if not isinstance(dtype, DataType):
+            raise TypeError(f"pl.Scalar[dtype] expects a pl dtype such as pl.INT32, got {dtype!r}")
+        return ScalarAnn(dtype)
+
+
+class Out:
+    """``pl.Out[T]``: a parameter the function writes (output only)."""
+
+    def __class_getitem__(cls, inner: Any) -> DirectionAnn:
+        return DirectionAnn("Out", inner)
+
+
+class InOut:
+    """``pl.InOut[T]``: a parameter the function reads and writes."""
+
+    def __class_getitem__(cls, inner: Any) -> DirectionAnn:
+        return DirectionAnn("InOut", inner)
+
+
+def dynamic(name: str) -> DynVar:
+    """A dimension bound at run time from the tensor passed (``pl.dynamic("NR")``)."""
+    return DynVar(name)
+
+
+IntLike = Union[int, DynVar]
+
+# named, as config.py's types are, by the pypto module programs import them from
+for _cls in (_TensorMeta, Tensor, Scalar, Out, InOut):
+    as_upstream(_cls, "pypto.language.typing")
+del _cls
+
+__all__ = [
+    "DirectionAnn", "DynExpr", "DynVar", "InOut", "IntLike", "Out", "Scalar", "ScalarAnn", "Signature", "Tensor", "TensorAnn",
+    "dtype_of_code", "dynamic", "tensor_annotation",
+]

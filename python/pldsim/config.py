@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 
-def _as_upstream(cls: Any, module: str) -> Any:
+def as_upstream(cls: Any, module: str) -> Any:
     """`cls`, named as upstream's own (``repr(type(x))``, pickles): by the
     pypto module that programs import it from, which re-exports it."""
     cls.__module__ = module
@@ -164,8 +164,8 @@ class DistributedConfig:
 
 
 for _cls in (FunctionType, Level, Role):
-    _as_upstream(_cls, "pypto.language")
-_as_upstream(BackendType, "pypto.backend")
-_as_upstream(RunConfig, "pypto.runtime")
-_as_upstream(DistributedConfig, "pypto.ir.distributed_compiled_program")
+    as_upstream(_cls, "pypto.language")
+as_upstream(BackendType, "pypto.backend")
+as_upstream(RunConfig, "pypto.runtime")
+as_upstream(DistributedConfig, "pypto.ir.distributed_compiled_program")
 del _cls

@@ -345,7 +345,11 @@ def compile_function(fn: Function, args: tuple, kwargs: dict) -> CompiledProgram
 
 
 def compile_program(program: Any, platform: str = "a2a3sim", distributed_config: Any = None, **kwargs: Any) -> CompiledProgram:
-    """ir.compile(program, platform=..., distributed_config=...)."""
+    """``pypto.ir.compile(program, platform=..., distributed_config=...)``:
+    returns the compiled program: call it with the host orchestrator's
+    arguments; ``.output_dir`` says where its description was written.
+    Upstream's other keywords (strategy, dump_passes, ...) are accepted;
+    ``output_dir=`` chooses the directory."""
     if not isinstance(program, type) or not getattr(program, "__pldsim_program__", False):
         raise TypeError(f"ir.compile expects a @pl.program class, got {program!r}")
     RunConfig(platform=platform)  # upstream's platform check and message

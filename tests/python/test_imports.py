@@ -7,7 +7,13 @@ depend on each other, only hidden from the interpreter until it fails
 half-initialised.  The rule this keeps (docs/architecture.md, "The
 package layout"): pypto re-exports what pldsim defines, and pldsim never
 imports pypto; inside pldsim each module sits above the ones it imports;
-an import inside a function is only for an optional dependency (torch)."""
+an import inside a function is only for an optional dependency (torch).
+
+The façade itself is checked too: a module of python/pypto only imports
+pldsim's names and re-exports them (``__all__``, module-level aliases);
+a function, class or lambda defined in one fails the test, naming it,
+so that new vocabulary goes into pldsim, where the machinery can import
+it without importing its façade back."""
 
 from __future__ import annotations
 
@@ -144,6 +150,32 @@ def circles(graph: dict[str, list[Edge]]) -> list[list[Edge]]:
     return found
 
 
+#: what a statement at the top of a façade module may be: its docstring,
+#: imports, and assignments (``__all__``, an alias, ``__getattr__ = ...``)
+FACADE_STATEMENTS = (ast.Expr, ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign)
+
+
+def own_definitions(source: str, path: str) -> list[str]:
+    """What a module of the façade defines of its own, by line: each
+    function, class or lambda anywhere in it, and each top-level statement
+    other than a docstring, an import or an assignment (an ``if`` or a
+    ``for`` is logic, which belongs in pldsim)."""
+    tree = ast.parse(source, path)
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found.append((node.lineno, f"{type(node).__name__} {node.name}"))
+        elif isinstance(node, ast.Lambda):
+            found.append((node.lineno, "a lambda"))
+    for i, node in enumerate(tree.body):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue  # named above
+        docstring = i == 0 and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+        if not isinstance(node, FACADE_STATEMENTS) or (isinstance(node, ast.Expr) and not docstring):
+            found.append((node.lineno, f"a statement ({type(node).__name__})"))
+    return [f"{path}:{line}: {what}" for line, what in sorted(found)]
+
+
 class ImportGraph(unittest.TestCase):
     @classmethod
     def setUpClass(cls) -> None:
@@ -154,7 +186,8 @@ class ImportGraph(unittest.TestCase):
         self.assertIn("pldsim.config", self.graph)
         self.assertIn("pldsim.state", self.graph)
         targets = {e.target for e in self.graph["pypto.language"]}
-        self.assertLessEqual({"pldsim.config", "pldsim.levels", "pldsim.ops"}, targets)
+        self.assertLessEqual({"pldsim.config", "pldsim.language", "pldsim.values"}, targets)
+        self.assertIn("pldsim.ops", {e.target for e in self.graph["pldsim.language"]})
         self.assertGreater(sum(len(v) for v in self.graph.values()), 80)
 
     def test_no_import_circle(self):
@@ -172,6 +205,27 @@ class ImportGraph(unittest.TestCase):
         bad = [str(e) for e in self.deferred if e.target.split(".")[0] not in OPTIONAL]
         if bad:
             self.fail(f"imports inside functions, of other than {sorted(OPTIONAL)} (move them to the module's top):\n  " + "\n  ".join(bad))
+
+    def test_pypto_defines_nothing_of_its_own(self):
+        facade = {m: p for m, p in modules().items() if m.split(".")[0] == "pypto"}
+        self.assertIn("pypto.language", facade)
+        self.assertIn("pypto.language.typing", facade)
+        found = []
+        for m, path in sorted(facade.items()):
+            with open(path, encoding="utf-8") as f:
+                found += own_definitions(f.read(), os.path.relpath(path, SRC))
+        if found:
+            self.fail("pypto is pldsim's façade: define these in pldsim and re-export them:\n  " + "\n  ".join(found))
+
+    def test_a_definition_in_the_facade_is_found(self):
+        # the check itself: each kind of definition, and what is allowed
+        allowed = '"""Doc."""\nfrom pldsim.x import a, b as c\nimport pldsim\nd = a\n__getattr__ = b("m")\n__all__ = ["a", "c"]\n'
+        self.assertEqual(own_definitions(allowed, "m.py"), [])
+        defined = "def f():\n    pass\nclass C:\n    x = lambda: 0\nif a:\n    import b\nprint(1)\n"
+        self.assertEqual(
+            own_definitions(defined, "m.py"),
+            ["m.py:1: FunctionDef f", "m.py:3: ClassDef C", "m.py:4: a lambda", "m.py:5: a statement (If)", "m.py:7: a statement (Expr)"],
+        )
 
     def test_a_circle_is_found_and_named(self):
         # the check itself: a made-up graph with a circle closed in a function

@@ -1,0 +1,337 @@
+"""``pypto.language`` (``pl``) as pldsim defines it: the level decorators,
+the local ops the distributed programs use (executed eagerly on the
+simulated devices), and the op namespaces ``pl.tile``, ``pl.tensor``,
+``pl.array`` and ``pl.system``.  ``pypto.language`` re-exports these
+names, with the dtypes (values.py), the configuration types (config.py)
+and the annotation types (annotations.py).
+
+The decorators come in both of upstream's forms: ``@pl.jit.host`` /
+``@pl.jit`` / ``@pl.jit.incore``, and ``@pl.program`` classes whose methods
+are ``@pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)``,
+``@pl.function(type=pl.FunctionType.Orchestration)`` and
+``@pl.function(type=pl.FunctionType.InCore)``.
+
+Upstream's many other tile and tensor ops are named too
+(``missing_names``); calling one that pldsim does not have raises
+UnsupportedError saying so.
+
+This module imports program.py, which installs ``Function.compile`` and
+the call of a function outside any run (``levels.set_entry_points``), so
+that a program that imports ``pypto.language`` has them."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from . import arrays as _arrays
+from . import cube as _cube
+from . import ops as _ops
+from . import program as _program
+from . import reduce as _reduce
+from . import spmd as _spmd
+from . import tensor_ops as _tensor_ops
+from .comm import AtomicType
+from .config import FunctionType, Level, Role
+from .cube import MemorySpace
+from .errors import UnsupportedError
+from .errors import UsageTypeError as _UsageTypeError
+from .levels import Function
+from .scopes import At as _At
+from .scopes import manual_scope as _manual_scope
+from .state import CUBE, DEVICE, HOST, KERNEL, MIXED, VECTOR
+from .values import DataType, TensorValue
+
+load = _ops.load
+store = _ops.store
+add = _ops.add
+mul = _ops.mul
+sub = _ops.sub
+maximum = _ops.maximum
+minimum = _ops.minimum
+max = _ops.maximum  # noqa: A001 - upstream's alias
+min = _ops.minimum  # noqa: A001
+read = _tensor_ops.read
+write = _ops.write
+cast = _ops.cast
+range = _ops.range  # noqa: A001 - upstream's name
+slice = _tensor_ops.slice  # noqa: A001 - upstream's name
+assemble = _tensor_ops.assemble
+parallel = _ops.parallel
+unroll = _ops.unroll
+pipeline = _ops.pipeline
+Mem = MemorySpace  # upstream's short alias: pl.Mem.Vec
+move = _cube.move
+
+
+def create_tile(shape: Any, dtype: Any, target_memory: Any = MemorySpace.Vec, transpose: Any = None, *, flat_layout: Any = None) -> Any:
+    """A new tile of `shape` and `dtype` in `target_memory` (pldsim/cube.py)."""
+    return _cube.create(shape, dtype, target_memory, transpose, flat_layout=flat_layout, op="pl.create_tile")
+
+
+spmd_submit = _spmd.spmd_submit
+submit = _spmd.submit
+get_block_idx = _spmd.get_block_idx
+get_block_num = _spmd.get_block_num
+get_subblock_idx = _spmd.get_subblock_idx
+reshape = _reduce.unified_reshape
+row_sum = _reduce.unified("sum", "row")
+row_max = _reduce.unified("max", "row")
+row_min = _reduce.unified("min", "row")
+row_prod = _reduce.unified("prod", "row")
+col_sum = _reduce.unified("sum", "col")
+col_max = _reduce.unified("max", "col")
+col_min = _reduce.unified("min", "col")
+col_prod = _reduce.unified("prod", "col")
+
+_TILE_FLAG = "at tile level a transpose is the tile's own layout, and the accumulator's is fixed"
+
+
+def matmul(lhs: Any, rhs: Any, out_dtype: Any = None, a_trans: bool = False, b_trans: bool = False, c_matrix_nz: bool = False) -> Any:
+    """lhs @ rhs of two tiles: an Acc tile (pldsim/cube.py)."""
+    if _cube.is_tile(lhs) and _cube.is_tile(rhs):
+        for name, given in (("a_trans", a_trans), ("b_trans", b_trans), ("c_matrix_nz", c_matrix_nz)):
+            if given:
+                raise _UsageTypeError("pl.matmul", f"'{name}' is not supported for Tile operands: {_TILE_FLAG}")
+        return _cube.matmul(lhs, rhs, out_dtype)
+    return _tensor_matmul("pl.matmul", lhs, rhs)
+
+
+def matmul_acc(acc: Any, lhs: Any, rhs: Any, a_trans: bool = False, b_trans: bool = False, init_cond: Any = None) -> Any:
+    """acc += lhs @ rhs of tiles, in acc's buffer (pldsim/cube.py)."""
+    if _cube.is_tile(acc) and _cube.is_tile(lhs) and _cube.is_tile(rhs):
+        for name, given in (("a_trans", a_trans), ("b_trans", b_trans)):
+            if given:
+                raise _UsageTypeError("pl.matmul_acc", f"'{name}' is not supported for Tile operands: {_TILE_FLAG}")
+        return _cube.matmul_acc(acc, lhs, rhs, init_cond)
+    return _tensor_matmul("pl.matmul_acc", acc, lhs, rhs)
+
+
+def _tensor_matmul(op: str, *operands: Any) -> Any:
+    if all(_tensor_ops.is_tensor(x) for x in operands):
+        raise UnsupportedError(op, f"{op} of tensors is not supported by pldsim: pl.load tiles (target_memory=pl.Mem.Mat) and multiply those")
+    kinds = ", ".join(type(x).__name__ for x in operands)
+    raise _UsageTypeError(op, f"{op} expects all tiles or all tensors, got {kinds}")
+
+
+def full(shape: Any, dtype: Any, value: Any) -> Any:
+    """``pl.full``: a tensor value of `shape` filled with `value`, in UB (as
+    upstream lowers it to tile.full)."""
+    return TensorValue(_cube.full(shape, dtype, value, op="pl.full"))
+
+
+def _jit_decorator(kind: str, name: str):
+    def deco(func: Any = None, **kwargs: Any) -> Any:
+        if func is None:
+            return lambda f: Function(f, kind, name)
+        return Function(func, kind, name)
+
+    return deco
+
+
+class _JIT:
+    """``@pl.jit`` (a per-device function), ``@pl.jit.host`` (the host
+    orchestrator) and ``@pl.jit.incore`` (a kernel)."""
+
+    def __init__(self) -> None:
+        self.host = _jit_decorator(HOST, "@pl.jit.host")
+        self.incore = _jit_decorator(KERNEL, "@pl.jit.incore")
+
+    def __call__(self, func: Any = None, **kwargs: Any) -> Any:
+        return _jit_decorator(DEVICE, "@pl.jit")(func, **kwargs)
+
+
+jit = _JIT()
+JITFunction = Function
+
+
+def _function_kind(type: Any, level: Any, role: Any) -> str | None:  # noqa: A002 - upstream's keyword
+    if level is not None and not isinstance(level, Level):
+        raise TypeError(f"@pl.function(level=...) expects a pl.Level, got {level!r}")
+    if role is not None and not isinstance(role, Role):
+        raise TypeError(f"@pl.function(role=...) expects a pl.Role, got {role!r}")
+    if type is not None and not isinstance(type, FunctionType):
+        raise TypeError(f"@pl.function(type=...) expects a pl.FunctionType, got {type!r}")
+    if level is Level.HOST:
+        if role is Role.SubWorker:
+            raise UnsupportedError("@pl.function", "host sub-workers are not supported by pldsim")
+        return HOST
+    if type in (FunctionType.InCore, FunctionType.AIV, FunctionType.AIC):
+        return KERNEL
+    if type is FunctionType.Orchestration:
+        return DEVICE
+    if type in (None, FunctionType.Opaque, FunctionType.Inline):
+        return None  # a plain helper, inlined where it is called
+    raise UnsupportedError("@pl.function", f"{type} functions are not supported by pldsim")
+
+
+def function(func: Any = None, *, type: Any = None, level: Any = None, role: Any = None, **kwargs: Any) -> Any:  # noqa: A002
+    """A function of a ``@pl.program`` class; its level comes from
+    ``type=`` (InCore, Orchestration) or ``level=pl.Level.HOST``."""
+    kind = _function_kind(type, level, role)
+    # an AIC function runs on a cube core, an AIV function on a vector core
+    unit = {FunctionType.AIC: CUBE, FunctionType.AIV: VECTOR}.get(type, MIXED)
+
+    def wrap(f: Any) -> Any:
+        if kind is None:
+            return f
+        return Function(f, kind, "@pl.function", unit)
+
+    return wrap if func is None else wrap(func)
+
+
+def inline(func: Any = None, **kwargs: Any) -> Any:
+    """A helper inlined where it is called: on pldsim, a plain function."""
+    return (lambda f: f) if func is None else func
+
+
+def program(cls: Any) -> Any:
+    """Marks a class whose ``@pl.function`` methods form a program; compile
+    it with ``ir.compile``."""
+    if not isinstance(cls, type):
+        raise TypeError(f"@pl.program decorates a class, got {cls!r}")
+    cls.__pldsim_program__ = True
+    return cls
+
+
+def at(level: Any = None, **kwargs: Any) -> Any:
+    """``with pl.at(level=pl.Level.CORE_GROUP, name_hint=..., deps=[...]) as
+    tid:`` in a per-device function: the body is a task on one AIV core
+    (a task of the enclosing ``pl.manual_scope()``, or run at once)."""
+    return _At(level, **kwargs)
+
+
+def manual_scope() -> Any:
+    """``with pl.manual_scope():``: the ``pl.at`` tasks inside form one task
+    graph with only their explicit deps; it runs on the device's cores."""
+    return _manual_scope()
+
+
+def const(value: Any, dtype: Any) -> Any:
+    """A constant of `dtype`: on pldsim, the number itself (an int for an
+    integer dtype, a float for a float one)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise _UsageTypeError("pl.const", f"pl.const takes a number, got {type(value).__name__}")
+    if not isinstance(dtype, DataType):
+        raise _UsageTypeError("pl.const", f"dtype must be a pl dtype such as pl.INT32, got {dtype!r}")
+    return float(value) if dtype.is_float else int(value)
+
+
+def static_print(*args: Any) -> None:
+    print(*args)
+
+
+def static_assert(condition: Any, msg: str = "") -> None:
+    if not condition:
+        raise AssertionError(msg or "pl.static_assert failed")
+
+
+# Upstream names that pldsim does not implement: using one says so.
+_UPSTREAM_ONLY = frozenset(
+    """div part_add part_mul part_max part_min exp log concat reinterpret_view transpose batch_matmul
+    row_argmax row_argmin col_argmax col_argmin row_expand row_expand_add row_expand_sub
+    row_expand_mul row_expand_div row_expand_max row_expand_min row_expand_expdif col_expand
+    col_expand_mul col_expand_div col_expand_sub col_expand_add col_expand_max col_expand_min
+    col_expand_expdif expand_clone expands neg abs recip fillpad fillpad_expand gatherb mgather
+    mscatter sqrt rsqrt relu matmul_bias matmul_mx matmul_mx_acc matmul_mx_bias gemv gemv_acc
+    gemv_bias cmp cmps set_validshape rem rems fmod fmods and_ ands or_ ors xor xors shl shls shr
+    shrs maximums minimums prelu not_ addc subc addsc subsc lrelu sel sels tri tpush_to_aiv
+    tpush_to_aic aiv_shard aic_gather tpop_from_aic tpop_from_aiv aic_initialize_pipe
+    aiv_initialize_pipe reserve_buffer import_peer_buffer tfree_to_aic tfree_to_aiv create_tensor
+    cos dim scope no_dep dump_tag scatter scatter_update sin arange gather paged_gather random
+    create_l1 gather_row mrgsort sort32 while_ cond func_attr cluster spmd split_aiv parse loads
+    parse_program loads_program Array Tuple RUNTIME""".split()
+)
+
+
+def missing_names(module: str) -> Callable[[str], Any]:
+    """The module ``__getattr__`` of `module` (``pypto.language`` installs
+    it): an upstream name that pldsim does not implement is a function
+    that raises UnsupportedError saying so; any other name is missing."""
+
+    def __getattr__(name: str) -> Any:
+        if name in _UPSTREAM_ONLY:
+
+            def unsupported(*args: Any, **kwargs: Any) -> Any:
+                raise UnsupportedError(f"pl.{name}", "not supported by pldsim (docs/python.md lists what is)")
+
+            unsupported.__name__ = name
+            return unsupported
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
+
+    return __getattr__
+
+
+class _Namespace:
+    """pl.tile / pl.tensor / pl.system: upstream's 3-segment op names."""
+
+    def __init__(self, prefix: str, **ops: Any):
+        self._prefix = prefix
+        self.__dict__.update(ops)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+
+        def unsupported(*args: Any, **kwargs: Any) -> Any:
+            raise UnsupportedError(f"pl.{self._prefix}.{name}", "not supported by pldsim (docs/python.md lists what is)")
+
+        return unsupported
+
+
+tile = _Namespace(
+    "tile",
+    load=load,
+    store=store,
+    add=add,
+    mul=mul,
+    maximum=maximum,
+    minimum=minimum,
+    read=read,
+    write=write,
+    cast=cast,
+    create=_cube.create,
+    create_tile=create_tile,
+    full=_cube.full,
+    move=move,
+    matmul=lambda lhs, rhs: _cube.matmul(lhs, rhs),
+    matmul_acc=_cube.matmul_acc,
+    reshape=_reduce.reshape,
+    get_block_idx=get_block_idx,
+    get_block_num=get_block_num,
+    get_subblock_idx=get_subblock_idx,
+    row_sum=_reduce.tile_op("sum", "row"),
+    row_max=_reduce.tile_op("max", "row"),
+    row_min=_reduce.tile_op("min", "row"),
+    row_prod=_reduce.tile_op("prod", "row"),
+    col_sum=_reduce.tile_op("sum", "col"),
+    col_max=_reduce.tile_op("max", "col"),
+    col_min=_reduce.tile_op("min", "col"),
+    col_prod=_reduce.tile_op("prod", "col"),
+)
+array = _Namespace("array", create=_arrays.create, get_element=_arrays.get_element, update_element=_arrays.update_element)
+tensor = _Namespace(
+    "tensor",
+    read=read,
+    write=write,
+    slice=slice,
+    assemble=lambda target, source, offset, *, atomic=AtomicType.None_: _tensor_ops.assemble(target, source, offset, atomic=atomic, op="pl.tensor.assemble"),
+    cast=cast,
+    add=lambda lhs, rhs: _ops.tensor_elementwise(0, "add", lhs, rhs),
+    mul=lambda lhs, rhs: _ops.tensor_elementwise(1, "mul", lhs, rhs),
+    maximum=lambda lhs, rhs: _ops.tensor_elementwise(2, "maximum", lhs, rhs),
+    minimum=lambda lhs, rhs: _ops.tensor_elementwise(3, "minimum", lhs, rhs),
+    sub=lambda lhs, rhs: _ops.tensor_elementwise(4, "sub", lhs, rhs),
+    get_block_idx=get_block_idx,
+    get_block_num=get_block_num,
+    get_subblock_idx=get_subblock_idx,
+)
+system = _Namespace("system")
+
+__all__ = [
+    "JITFunction", "Mem", "add", "array", "assemble", "at", "cast", "col_max", "col_min", "col_prod", "col_sum", "const",
+    "create_tile", "full", "function", "get_block_idx", "get_block_num", "get_subblock_idx", "inline", "jit", "load",
+    "manual_scope", "matmul", "matmul_acc", "max", "maximum", "min", "minimum", "missing_names", "move", "mul", "parallel",
+    "pipeline", "program", "range", "read", "reshape", "row_max", "row_min", "row_prod", "row_sum", "slice", "spmd_submit",
+    "static_assert", "static_print", "store", "sub", "submit", "system", "tensor", "tile", "unroll", "write",
+]
+_ = _program  # imported for the entry points it installs (above)
