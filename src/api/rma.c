@@ -1,7 +1,7 @@
 /* rma.c: one-sided data movement between ranks: tile remote_load/store and
  * tensor put/get.  Each completes before the caller continues and carries no
  * signal; the bytes land when the transfer completes.  Every one is: check
- * the arguments, price it (cost.c), one backend call, record it (ops.c). */
+ * the arguments, price it (cost.c), one backend call, record it (observe.c). */
 #include "internal.h"
 #include "backend.h"
 #include "async.h"

@@ -467,8 +467,9 @@ struct pld__observed {
     const char *file;
     int line;
     double t0; /* when the op started */
-    /* the transfer, for ops of kind DATA and SIGNAL: from, to, what the
-     * backend returned and what it cost (pld__op_done) */
+    /* the transfer, for ops of kind DATA and SIGNAL that the op table
+     * prices: from, to, what the backend returned and what it cost
+     * (pld__op_done) */
     int from, to, rc;
     const struct pld__cost *cost;
     struct pld__touch touch[2]; /* what the race detector sees, in order */
@@ -483,6 +484,10 @@ struct pld__observed {
  * here), the race detector, then the op's trace event, whose sequence
  * number it returns. */
 int64_t pld__observe(const struct pld__observed *o);
+/* The event of an op that names no memory and moves nothing between
+ * ranks (vector, cube, launch, dispatch): `peer` -1 but for a dispatch. */
+void pld__observe_work(enum pld__op op, double t0, int peer, int64_t bytes, const char *file,
+                       int line);
 
 /* Fails, at the put_async's file:line, if the running kernel of `rk` has
  * a put_async that was never waited (async.c; called at the kernel's end). */
