@@ -460,6 +460,23 @@ struct pld__touch {
     pl_shape offsets, shape;
     int write, atomic;
 };
+/* What a signal op did to its INT32 cell, for the race detector, the
+ * deadlock report and the trace's notify-to-wait links (observe.c). */
+enum pld__cell_use {
+    PLD__CELL_NONE,
+    PLD__CELL_NOTIFY, /* written atomically, released; `how` a pld_notify_op */
+    PLD__CELL_WAIT,   /* acquired, then read atomically; `how` a pld_wait_cmp */
+    PLD__CELL_READ,   /* read atomically: a deferred wait only registers */
+};
+struct pld__observed_cell {
+    enum pld__cell_use use;
+    const struct pld__wbuf *win;
+    int copy;   /* whose copy of the window holds it */
+    int64_t at; /* its byte offset in the window */
+    int32_t *p; /* the cell in this process, or NULL (another process's) */
+    int how;
+    int32_t value; /* what a notify wrote or a wait expected */
+};
 /* What one op did, once the backend has carried it out (observe.c). */
 struct pld__observed {
     enum pld__op op;
@@ -473,6 +490,9 @@ struct pld__observed {
     int from, to, rc;
     const struct pld__cost *cost;
     struct pld__touch touch[2]; /* what the race detector sees, in order */
+    struct pld__observed_cell cell;
+    /* a wait's poll, charged once the race detector has timed its read */
+    int poll;
     /* the trace event: the peer (-1: none), the memory named, its byte
      * offset, bytes and value (PLD__MISSING: none) */
     int peer;

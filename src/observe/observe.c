@@ -1,10 +1,10 @@
 /* observe.c: the record phase of an op, applied in one place (issue 29
  * item 3): the op table's kind and price say whether the op moved bytes
  * between ranks (the transfer is recorded, and a missing route reported),
- * then the race detector sees the regions it touched, then the trace gets
- * its event.  The primitives call it once, after the backend call, instead
- * of the observers inline; the order is the one they used, so traces and
- * reports are the same byte for byte. */
+ * then the race detector sees the regions and the signal cell it touched,
+ * then the trace gets its event.  The primitives call it once, after the
+ * backend call, instead of the observers inline; the order is the one they
+ * used, so traces and reports are the same byte for byte. */
 #include "internal.h"
 #include "backend.h"
 
@@ -19,19 +19,56 @@ static int moves_bytes(enum pld__op op)
     return (k == PLD__KIND_DATA || k == PLD__KIND_SIGNAL) && strcmp(pld__ops[op].price, "none");
 }
 
-int64_t pld__observe(const struct pld__observed *o)
+static void races(const struct pld__observed *o, int me)
 {
-    if (moves_bytes(o->op))
-        pld__op_done(o->file, o->line, o->op, o->from, o->to, o->rc, o->cost);
-    int me = pld__self();
     for (int i = 0; i < 2; i++) {
         const struct pld__touch *r = &o->touch[i];
         if (r->t.dtype != 0)
             pld__races_region(me, r->t, r->copy, r->offsets, r->shape, r->write, r->atomic, o->api,
                               o->file, o->line);
     }
-    return pld__trace_op(o->op, o->t0, o->peer, o->t, o->elem_off, o->bytes, o->value, o->file,
-                         o->line);
+    const struct pld__observed_cell *c = &o->cell;
+    switch (c->use) {
+    case PLD__CELL_NONE:
+        break;
+    case PLD__CELL_NOTIFY:
+        if (!c->p) /* the cell lies in another process: nothing here to watch */
+            break;
+        pld__races_access(me, c->win, c->copy, c->at, c->at + 4, 1, 1, o->api, o->file, o->line);
+        pld__races_release(me, c->p, (pld_notify_op)c->how, c->value);
+        /* only an update that can release a wait makes its rank the cell's
+         * notifier: a barrier's epilogue takes its credits back with a
+         * negative add to itself, which would otherwise be named as the
+         * last notifier of the cell a rank is stuck on */
+        if (c->how == PLD_NOTIFY_SET || c->value > 0)
+            pld__deadlock_note(c->win, c->p, me);
+        break;
+    case PLD__CELL_WAIT:
+        pld__races_acquire(me, c->p, (pld_wait_cmp)c->how, c->value);
+        pld__races_access(me, c->win, c->copy, c->at, c->at + 4, 0, 1, o->api, o->file, o->line);
+        break;
+    case PLD__CELL_READ:
+        pld__races_access(me, c->win, c->copy, c->at, c->at + 4, 0, 1, o->api, o->file, o->line);
+        break;
+    }
+}
+
+int64_t pld__observe(const struct pld__observed *o)
+{
+    int me = pld__self();
+    if (moves_bytes(o->op))
+        pld__op_done(o->file, o->line, o->op, o->from, o->to, o->rc, o->cost);
+    races(o, me);
+    if (o->poll) /* after the race detector took the read's time, as the wait's */
+        pld__charge_poll();
+    int64_t seq = pld__trace_op(o->op, o->t0, o->peer, o->t, o->elem_off, o->bytes, o->value,
+                                o->file, o->line);
+    /* the trace's arrows: which notify last set a cell, which one released a wait */
+    if (o->cell.use == PLD__CELL_NOTIFY && o->cell.p)
+        pld__trace_note_cell(o->cell.p, seq);
+    else if (o->cell.use == PLD__CELL_WAIT)
+        pld__trace_set_cause(seq, o->cell.p);
+    return seq;
 }
 
 void pld__observe_work(enum pld__op op, double t0, int peer, int64_t bytes, const char *file,
