@@ -466,11 +466,22 @@ pld_async_event pld__put_async(const char *file, int line, pld_dtensor dst,
         p.c.before += p.c.engine;
         rc = be->write(peer, dst.win, &rg, src, PL_ATOMIC_NONE, &p.c);
     }
-    if (rc)
-        pld__op_done(file, line, PLD__OP_PUT_ASYNC, me, peer, rc, &p.c);
-    /* from here until its wait the engine reads src and writes dst */
-    pld__races_put_async_issued(me, &p, op, &p.flight);
-    pld__trace_op(PLD__OP_PUT_ASYNC, t0, peer, &dst, offset_bytes(dst, r.dst_off), total,
-                  PLD__MISSING, file, line);
+    /* in flight until its wait, which records the transfer once the bytes
+     * have landed */
+    pld__observe(&(struct pld__observed){.op = PLD__OP_PUT_ASYNC,
+                                         .api = op,
+                                         .file = file,
+                                         .line = line,
+                                         .t0 = t0,
+                                         .from = me,
+                                         .to = peer,
+                                         .rc = rc,
+                                         .cost = &p.c,
+                                         .issued = &p,
+                                         .peer = peer,
+                                         .t = &dst,
+                                         .elem_off = offset_bytes(dst, r.dst_off),
+                                         .bytes = total,
+                                         .value = PLD__MISSING});
     return pld__async_add(file, line, op, kw.session, &p);
 }

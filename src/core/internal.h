@@ -489,6 +489,12 @@ struct pld__observed {
      * (pld__op_done) */
     int from, to, rc;
     const struct pld__cost *cost;
+    /* a put_async: issued by this op (a missing route fails now, its
+     * accesses go in flight) or landed at it (wait_async: its transfer is
+     * recorded, its flight ends and its regions are seen at its own
+     * file:line); either takes the place of the transfer above */
+    struct pld__async_put *issued;
+    const struct pld__async_put *landed;
     struct pld__touch touch[2]; /* what the race detector sees, in order */
     struct pld__observed_cell cell;
     /* a wait's poll, charged once the race detector has timed its read */

@@ -19,8 +19,26 @@ static int moves_bytes(enum pld__op op)
     return (k == PLD__KIND_DATA || k == PLD__KIND_SIGNAL) && strcmp(pld__ops[op].price, "none");
 }
 
+static void transfer(const struct pld__observed *o, int me)
+{
+    const struct pld__async_put *p = o->landed;
+    if (p) /* its bytes have landed: the transfer counts now, at its issue's line */
+        pld__op_done(p->file, p->line, PLD__OP_PUT_ASYNC, me, p->peer, 0, &p->c);
+    else if (o->issued ? o->rc != 0 : moves_bytes(o->op)) /* in flight: only a missing route */
+        pld__op_done(o->file, o->line, o->op, o->from, o->to, o->rc, o->cost);
+}
+
 static void races(const struct pld__observed *o, int me)
 {
+    if (o->issued) /* from here until its wait the engine reads src and writes dst */
+        pld__races_put_async_issued(me, o->issued, o->api, &o->issued->flight);
+    const struct pld__async_put *p = o->landed;
+    if (p) { /* its accesses end here, ordered as this rank's at the wait, named at its line */
+        const char *api = pld__ops[PLD__OP_PUT_ASYNC].api;
+        pld__races_landed(&p->flight);
+        pld__races_region(me, p->src, me, p->src_off, p->shape, 0, 0, api, p->file, p->line);
+        pld__races_region(me, p->dst, p->peer, p->dst_off, p->shape, 1, 0, api, p->file, p->line);
+    }
     for (int i = 0; i < 2; i++) {
         const struct pld__touch *r = &o->touch[i];
         if (r->t.dtype != 0)
@@ -56,8 +74,7 @@ static void races(const struct pld__observed *o, int me)
 int64_t pld__observe(const struct pld__observed *o)
 {
     int me = pld__self();
-    if (moves_bytes(o->op))
-        pld__op_done(o->file, o->line, o->op, o->from, o->to, o->rc, o->cost);
+    transfer(o, me);
     races(o, me);
     if (o->poll) /* after the race detector took the read's time, as the wait's */
         pld__charge_poll();
