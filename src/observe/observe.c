@@ -24,7 +24,8 @@ static void transfer(const struct pld__observed *o, int me)
     const struct pld__async_put *p = o->landed;
     if (p) /* its bytes have landed: the transfer counts now, at its issue's line */
         pld__op_done(p->file, p->line, PLD__OP_PUT_ASYNC, me, p->peer, 0, &p->c);
-    else if (o->issued ? o->rc != 0 : moves_bytes(o->op)) /* in flight: only a missing route */
+    else if (o->issued ? o->rc != 0 /* in flight: only a missing route is known yet */
+                       : moves_bytes(o->op))
         pld__op_done(o->file, o->line, o->op, o->from, o->to, o->rc, o->cost);
 }
 
