@@ -122,14 +122,19 @@ int pld__wait_async_event(const char *file, int line, pld_async_event e, pld_asy
     p->handle = NULL;
     ev->waited = 1;
     pld__charge_poll();
-    pld__op_done(p->file, p->line, PLD__OP_PUT_ASYNC, me, p->peer, 0, &p->c);
-    /* landed: its accesses end here, ordered as this rank's at the wait */
-    pld__races_landed(&p->flight);
-    pld__races_region(me, p->src, me, p->src_off, p->shape, 0, 0, "pld_tensor_put_async", p->file,
-                      p->line);
-    pld__races_region(me, p->dst, p->peer, p->dst_off, p->shape, 1, 0, "pld_tensor_put_async",
-                      p->file, p->line);
-    pld__trace_op(PLD__OP_WAIT_ASYNC, t0, p->peer, &p->dst, -1, p->bytes, PLD__MISSING, file, line);
+    /* landed: its transfer counts, and its accesses end here, ordered as
+     * this rank's at the wait */
+    pld__observe(&(struct pld__observed){.op = PLD__OP_WAIT_ASYNC,
+                                         .api = op,
+                                         .file = file,
+                                         .line = line,
+                                         .t0 = t0,
+                                         .landed = p,
+                                         .peer = p->peer,
+                                         .t = &p->dst,
+                                         .elem_off = -1,
+                                         .bytes = p->bytes,
+                                         .value = PLD__MISSING});
     return 1;
 }
 

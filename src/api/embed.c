@@ -102,7 +102,7 @@ void pld_embed_matmul(const char *file, int line, const char *op, int64_t m, int
                   "cube_fp32_rate: docs/models.md)",
                   pld__R->platform_desc, rk->device_id, pl_dtype_name(dtype));
     pld__charge_cube(s);
-    pld__trace_op(PLD__OP_MATMUL, t0, -1, NULL, -1, 2 * m * n * k, PLD__MISSING, file, line);
+    pld__observe_work(PLD__OP_MATMUL, t0, -1, 2 * m * n * k, file, line);
 }
 
 void pld_embed_cube_move(const char *file, int line, const char *op, enum pld_cube_path path,
@@ -114,5 +114,5 @@ void pld_embed_cube_move(const char *file, int line, const char *op, enum pld_cu
                             : path == PLD_CUBE_TO_L0B ? PLD__CUBE_L1_TO_L0B
                                                       : PLD__CUBE_DRAIN;
     pld__charge_cube(pld__cube_move_seconds(&rk->dev, p, (double)bytes));
-    pld__trace_op(PLD__OP_CUBE_MOVE, t0, -1, NULL, -1, bytes, PLD__MISSING, file, line);
+    pld__observe_work(PLD__OP_CUBE_MOVE, t0, -1, bytes, file, line);
 }

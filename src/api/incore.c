@@ -22,7 +22,7 @@ void pld__incore_enter(const char *file, int line, const char *kernel)
     rk->kernel_file = file;
     rk->kernel_line = line;
     pld__ub_enter(rk);
-    pld__trace_op(PLD__OP_LAUNCH, t0, -1, NULL, -1, -1, PLD__MISSING, file, line);
+    pld__observe_work(PLD__OP_LAUNCH, t0, -1, -1, file, line);
 }
 
 void pld__incore_exit(void)

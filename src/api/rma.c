@@ -1,7 +1,7 @@
 /* rma.c: one-sided data movement between ranks: tile remote_load/store and
  * tensor put/get.  Each completes before the caller continues and carries no
  * signal; the bytes land when the transfer completes.  Every one is: check
- * the arguments, price it (cost.c), one backend call, record it (ops.c). */
+ * the arguments, price it (cost.c), one backend call, record it (observe.c). */
 #include "internal.h"
 #include "backend.h"
 #include "async.h"
@@ -32,6 +32,18 @@ static int check_remote(const char *file, int line, const char *op, const char *
     return r;
 }
 
+/* The prologue of a one-sided op that reaches window view `t` of group
+ * rank `peer`: in a kernel, the start time taken before any check, then
+ * check_remote.  Returns the peer's world rank; *me and *t0 are set. */
+static int begin_remote(const char *file, int line, const char *op, const char *what, pl_tensor t,
+                        int64_t peer, int *me, double *t0)
+{
+    pld__kernel_rank(file, line, op);
+    *me = pld__self();
+    *t0 = pld__now();
+    return check_remote(file, line, op, what, t, peer);
+}
+
 static void check_atomic(const char *file, int line, const char *op, pl_atomic a, pl_dtype dt)
 {
     if (a != PL_ATOMIC_NONE && a != PL_ATOMIC_ADD)
@@ -46,10 +58,9 @@ pl_tile pld__remote_load(const char *file, int line, pld_dtensor target,
                          struct pld_remote_load_kw kw)
 {
     static const char op[] = "pld_tile_remote_load";
-    pld__kernel_rank(file, line, op);
-    int me = pld__self();
-    double t0 = pld__now();
-    int peer = check_remote(file, line, op, "target", target, kw.peer);
+    int me;
+    double t0;
+    int peer = begin_remote(file, line, op, "target", target, kw.peer, &me, &t0);
     if (kw.offsets.ndim == 0)
         pld__fail(PLD_EINVAL, file, line, op, "missing required keyword .offsets");
     if (kw.shape.ndim == 0)
@@ -249,11 +260,10 @@ static int64_t plan_chunks(const char *file, int line, const char *op, struct re
 static void put(const char *file, int line, const char *op, pld_dtensor dst, struct pld_p2p_kw kw,
                 int user_stage)
 {
-    pld__kernel_rank(file, line, op);
-    int me = pld__self();
-    double t0 = pld__now();
+    int me;
+    double t0;
     int64_t n, chunk, last;
-    int peer = check_remote(file, line, op, "dst", dst, kw.peer);
+    int peer = begin_remote(file, line, op, "dst", dst, kw.peer, &me, &t0);
     if (kw.src.dtype == 0)
         pld__fail(PLD_EINVAL, file, line, op, "missing required keyword .src");
     pld__check_member(file, line, op, "src", kw.src);
@@ -419,10 +429,9 @@ pld_async_event pld__put_async(const char *file, int line, pld_dtensor dst,
                                struct pld_put_async_kw kw)
 {
     static const char op[] = "pld_tensor_put_async";
-    pld__kernel_rank(file, line, op);
-    int me = pld__self();
-    double t0 = pld__now();
-    int peer = check_remote(file, line, op, "dst", dst, kw.peer);
+    int me;
+    double t0;
+    int peer = begin_remote(file, line, op, "dst", dst, kw.peer, &me, &t0);
     if (kw.src.dtype == 0)
         pld__fail(PLD_EINVAL, file, line, op, "missing required keyword .src");
     pld__check_member(file, line, op, "src", kw.src);
@@ -457,11 +466,22 @@ pld_async_event pld__put_async(const char *file, int line, pld_dtensor dst,
         p.c.before += p.c.engine;
         rc = be->write(peer, dst.win, &rg, src, PL_ATOMIC_NONE, &p.c);
     }
-    if (rc)
-        pld__op_done(file, line, PLD__OP_PUT_ASYNC, me, peer, rc, &p.c);
-    /* from here until its wait the engine reads src and writes dst */
-    pld__races_put_async_issued(me, &p, op, &p.flight);
-    pld__trace_op(PLD__OP_PUT_ASYNC, t0, peer, &dst, offset_bytes(dst, r.dst_off), total,
-                  PLD__MISSING, file, line);
+    /* in flight until its wait, which records the transfer once the bytes
+     * have landed */
+    pld__observe(&(struct pld__observed){.op = PLD__OP_PUT_ASYNC,
+                                         .api = op,
+                                         .file = file,
+                                         .line = line,
+                                         .t0 = t0,
+                                         .from = me,
+                                         .to = peer,
+                                         .rc = rc,
+                                         .cost = &p.c,
+                                         .issued = &p,
+                                         .peer = peer,
+                                         .t = &dst,
+                                         .elem_off = offset_bytes(dst, r.dst_off),
+                                         .bytes = total,
+                                         .value = PLD__MISSING});
     return pld__async_add(file, line, op, kw.session, &p);
 }

@@ -64,21 +64,22 @@ void pld__notify(const char *file, int line, pld_dtensor target, struct pld_noti
     struct pld__cost c;
     pld__price_notify(&c, me, peer);
     int rc = pld__R->be->notify(peer, &ref, kw.op, (int32_t)kw.value, &c);
-    pld__op_done(file, line, id, me, peer, rc, &c);
-    if (cell) {
-        pld__races_access(me, target.win, peer, at, at + 4, 1, 1, op, file, line);
-        pld__races_release(me, cell, kw.op, (int32_t)kw.value);
-        /* only an update that can release a wait makes its rank the cell's
-         * notifier: a barrier's epilogue takes its credits back with a
-         * negative add to itself, which would otherwise be named as the
-         * last notifier of the cell a rank is stuck on */
-        if (kw.op == PLD_NOTIFY_SET || kw.value > 0)
-            pld__deadlock_note(target.win, cell, me);
-    }
-    int64_t seq = pld__trace_op(id, t0, peer, &target, pld__cell_offset(target, kw.offsets), 4,
-                                kw.value, file, line);
-    if (cell)
-        pld__trace_note_cell(cell, seq);
+    pld__observe(&(struct pld__observed){
+        .op = id,
+        .api = op,
+        .file = file,
+        .line = line,
+        .t0 = t0,
+        .from = me,
+        .to = peer,
+        .rc = rc,
+        .cost = &c,
+        .cell = {PLD__CELL_NOTIFY, target.win, peer, at, cell, kw.op, (int32_t)kw.value},
+        .peer = peer,
+        .t = &target,
+        .elem_off = pld__cell_offset(target, kw.offsets),
+        .bytes = 4,
+        .value = kw.value});
 }
 
 void pld__wait(const char *file, int line, pld_dtensor signal, struct pld_wait_kw kw)
@@ -120,11 +121,17 @@ void pld__wait(const char *file, int line, pld_dtensor signal, struct pld_wait_k
     pld__R->be->wait(&ref, kw.cmp, (int32_t)kw.expected);
     rk->wait.active = 0;
     pld__graph_note_wait(rk);
-    pld__races_acquire(me, cell, kw.cmp, (int32_t)kw.expected);
-    pld__races_access(me, signal.win, me, at, at + 4, 0, 1, op, file, line);
-    pld__charge_poll();
-    int64_t seq =
-        pld__trace_op(kw.cmp == PLD_WAIT_EQ ? PLD__OP_WAIT_EQ : PLD__OP_WAIT_GE, t0, -1, &signal,
-                      pld__cell_offset(signal, kw.offsets), 4, kw.expected, file, line);
-    pld__trace_set_cause(seq, cell);
+    pld__observe(&(struct pld__observed){
+        .op = kw.cmp == PLD_WAIT_EQ ? PLD__OP_WAIT_EQ : PLD__OP_WAIT_GE,
+        .api = op,
+        .file = file,
+        .line = line,
+        .t0 = t0,
+        .cell = {PLD__CELL_WAIT, signal.win, me, at, cell, kw.cmp, (int32_t)kw.expected},
+        .poll = 1,
+        .peer = -1,
+        .t = &signal,
+        .elem_off = pld__cell_offset(signal, kw.offsets),
+        .bytes = 4,
+        .value = kw.expected});
 }

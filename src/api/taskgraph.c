@@ -284,7 +284,15 @@ void pld__defer_wait(const char *file, int line, pld_dtensor signal, struct pld_
                                                .offsets = kw.offsets,
                                                .file = file,
                                                .line = line};
-    pld__races_access(me, signal.win, me, at, at + 4, 0, 1, op, file, line);
-    pld__trace_op(PLD__OP_DEFER_WAIT, t0, -1, &signal, pld__cell_offset(signal, kw.offsets), 4,
-                  kw.expected, file, line);
+    pld__observe(&(struct pld__observed){.op = PLD__OP_DEFER_WAIT,
+                                         .api = op,
+                                         .file = file,
+                                         .line = line,
+                                         .t0 = t0,
+                                         .cell = {PLD__CELL_READ, signal.win, me, at},
+                                         .peer = -1,
+                                         .t = &signal,
+                                         .elem_off = pld__cell_offset(signal, kw.offsets),
+                                         .bytes = 4,
+                                         .value = kw.expected});
 }

@@ -330,7 +330,7 @@ static pl_tile binop_tt(const char *file, int line, const char *op, enum binop k
     pld__tile_zero_tail(&r);
     int64_t nv = pl_shape_numel(r.valid);
     pld__charge_vector(nv);
-    pld__trace_op(binop_trace[k], t0, -1, NULL, -1, nv * (int64_t)es, PLD__MISSING, file, line);
+    pld__observe_work(binop_trace[k], t0, -1, nv * (int64_t)es, file, line);
     return r;
 }
 
@@ -351,7 +351,7 @@ static pl_tile binop_ts(const char *file, int line, const char *op, enum binop k
     pld__tile_zero_tail(&r);
     int64_t nv = pl_shape_numel(r.valid);
     pld__charge_vector(nv);
-    pld__trace_op(binop_trace_s[k], t0, -1, NULL, -1, nv * (int64_t)es, PLD__MISSING, file, line);
+    pld__observe_work(binop_trace_s[k], t0, -1, nv * (int64_t)es, file, line);
     return r;
 }
 
@@ -468,7 +468,7 @@ pl_tile pl__cast_tile(const char *file, int line, pl_tile t, pl_dtype dt)
     pld__tile_zero_tail(&r);
     int64_t nv = pl_shape_numel(r.valid);
     pld__charge_vector(nv);
-    pld__trace_op(PLD__OP_CAST, t0, -1, NULL, -1, nv * (int64_t)rs, PLD__MISSING, file, line);
+    pld__observe_work(PLD__OP_CAST, t0, -1, nv * (int64_t)rs, file, line);
     return r;
 }
 

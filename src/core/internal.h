@@ -460,6 +460,23 @@ struct pld__touch {
     pl_shape offsets, shape;
     int write, atomic;
 };
+/* What a signal op did to its INT32 cell, for the race detector, the
+ * deadlock report and the trace's notify-to-wait links (observe.c). */
+enum pld__cell_use {
+    PLD__CELL_NONE,
+    PLD__CELL_NOTIFY, /* written atomically, released; `how` a pld_notify_op */
+    PLD__CELL_WAIT,   /* acquired, then read atomically; `how` a pld_wait_cmp */
+    PLD__CELL_READ,   /* read atomically: a deferred wait only registers */
+};
+struct pld__observed_cell {
+    enum pld__cell_use use;
+    const struct pld__wbuf *win;
+    int copy;   /* whose copy of the window holds it */
+    int64_t at; /* its byte offset in the window */
+    int32_t *p; /* the cell in this process, or NULL (another process's) */
+    int how;
+    int32_t value; /* what a notify wrote or a wait expected */
+};
 /* What one op did, once the backend has carried it out (observe.c). */
 struct pld__observed {
     enum pld__op op;
@@ -467,11 +484,21 @@ struct pld__observed {
     const char *file;
     int line;
     double t0; /* when the op started */
-    /* the transfer, for ops of kind DATA and SIGNAL: from, to, what the
-     * backend returned and what it cost (pld__op_done) */
+    /* the transfer, for ops of kind DATA and SIGNAL that the op table
+     * prices: from, to, what the backend returned and what it cost
+     * (pld__op_done) */
     int from, to, rc;
     const struct pld__cost *cost;
+    /* a put_async: issued by this op (a missing route fails now, its
+     * accesses go in flight) or landed at it (wait_async: its transfer is
+     * recorded, its flight ends and its regions are seen at its own
+     * file:line); either takes the place of the transfer above */
+    struct pld__async_put *issued;
+    const struct pld__async_put *landed;
     struct pld__touch touch[2]; /* what the race detector sees, in order */
+    struct pld__observed_cell cell;
+    /* a wait's poll, charged once the race detector has timed its read */
+    int poll;
     /* the trace event: the peer (-1: none), the memory named, its byte
      * offset, bytes and value (PLD__MISSING: none) */
     int peer;
@@ -483,6 +510,10 @@ struct pld__observed {
  * here), the race detector, then the op's trace event, whose sequence
  * number it returns. */
 int64_t pld__observe(const struct pld__observed *o);
+/* The event of an op that names no memory and moves nothing between
+ * ranks (vector, cube, launch, dispatch): `peer` -1 but for a dispatch. */
+void pld__observe_work(enum pld__op op, double t0, int peer, int64_t bytes, const char *file,
+                       int line);
 
 /* Fails, at the put_async's file:line, if the running kernel of `rk` has
  * a put_async that was never waited (async.c; called at the kernel's end). */
