@@ -1,12 +1,15 @@
-/* sparse.c: window buffers whose copies are kept in 32-byte lines, made on
- * first touch.
+/* sparse.c: window buffers whose copies are kept cell by cell, each cell
+ * made on first touch.
  *
  * Why: the ring collectives take upstream's signal window, [2(P-1), P] INT32
  * per rank, and every round writes one cell of a different row.  Stored
  * densely, each round touches a fresh 4 KiB page of every rank's copy: 8 GiB
- * at P=1024 for 2 MiB of live cells, and 512 GiB at P=4096.  Lines of 32
- * bytes (a multiple of every element size, and of the slot alignment) cost
- * 48 to 64 bytes each with their hash slots.
+ * at P=1024 for 2 MiB of live cells, and 512 GiB at P=4096.  A round's two
+ * cells of a row are 8 bytes apart, so lines of 32 bytes held 1.25 cells
+ * on average and cost 48 bytes (with the cells' notifiers) plus 16 of hash
+ * table each: 2.8 GB at P=4096.  A line is now one 4-byte cell (sparse
+ * buffers are INT32) stored with its own key, 12 bytes, plus its notifier
+ * and a 4-byte hash slot: about 21 bytes a cell, 1.4 GB at P=4096.
  *
  * How: the buffer gets an address range of its own (PROT_NONE, reserving no
  * memory), so every address computation stays as it is and any access that
@@ -14,7 +17,9 @@
  * goes through pld__cell and region copies through pld__sparse_row; both map
  * an address in the range to its line.  Lines never move, so a cell's
  * address (which waits, the race detector and traces keep) is stable.
- * Unwritten lines read as zeros, like the dense calloc'd copies.
+ * Unwritten lines read as zeros, like the dense calloc'd copies.  The hash
+ * table holds only line indices: a probe checks the key kept in the line,
+ * which is in the same cache line as the cell it finds.
  *
  * Only the simulator uses this: its actors run one at a time, so the table
  * needs no lock. */
@@ -25,28 +30,32 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#define LINE        32
-#define ARENA_BITS  15 /* 32768 lines, 1 MiB per arena */
+#define LINE        4  /* one INT32 cell */
+#define ARENA_BITS  17 /* 131072 lines, 1.5 MiB per arena */
 #define ARENA_LINES ((size_t)1 << ARENA_BITS)
+/* A line: its key (line number + 1, in two halves so that 12-byte lines
+ * keep every field 4-byte aligned) and its cell. */
+struct line {
+    uint32_t key_lo, key_hi;
+    unsigned char cell[LINE];
+};
 /* After an arena's lines come their cells' last notifiers (deadlock.c): a
- * 2-byte rank + 1 per 4-byte cell, 512 KiB.  Arenas are aligned to their
- * size rounded up, so a cell's address finds its arena, and its notifier,
- * with no lookup: at P=4096 this is 0.7 GB where a table keyed by the
- * cell's address took 1.6 GB. */
-#define ARENA_DATA  (ARENA_LINES * LINE)
-#define ARENA_NOTES (ARENA_LINES * (LINE / 4) * sizeof(uint16_t))
+ * 2-byte rank + 1 per cell, 256 KiB.  Arenas are aligned to their size
+ * rounded up, so a cell's address finds its arena, and its notifier, with
+ * no lookup. */
+#define ARENA_DATA  (ARENA_LINES * sizeof(struct line))
+#define ARENA_NOTES (ARENA_LINES * sizeof(uint16_t))
 #define ARENA_ALIGN ((size_t)2 << 20)
+_Static_assert(ARENA_DATA + ARENA_NOTES <= ARENA_ALIGN, "an arena fits its alignment");
 
-/* The table is two arrays, not an array of {key, pointer}: a line's 4-byte
- * index in the arenas instead of its address makes a slot 12 bytes, not
- * 16, and the table is filled to 3/4 before it doubles.  At P=4096 the ring
- * makes 42 M lines, and this is 0.8 GB of table instead of 2.1 GB.  That is
- * also why it is not the side tables' map (ptrmap.h), whose 16-byte entries
- * would cost a quarter of a gigabyte more here. */
+/* The table is an array of 4-byte line indices + 1 (0 = empty), filled to
+ * 3/4 before it doubles: at P=4096 the ring makes 67 M lines, and this is
+ * 0.5 GB of table, where slots of {key, index} took 1.5 GB.  That is also
+ * why it is not the side tables' map (ptrmap.h), whose 16-byte entries
+ * would cost 2 GB here. */
 struct pld__sparse {
     uintptr_t lo, hi; /* the reserved range */
-    uint64_t *keys;   /* line number + 1; 0 = empty */
-    uint32_t *lines;  /* the line's index in the arenas */
+    uint32_t *slots;  /* index + 1 of the line in the arenas; 0 = empty */
     size_t cap, n;
     unsigned char **arenas;
     size_t narenas, used;     /* lines used in the last arena */
@@ -109,24 +118,29 @@ void pld__sparse_release(unsigned char *base)
         for (size_t i = 0; i < s->narenas; i++)
             free(s->arenas[i]);
         free(s->arenas);
-        free(s->keys);
-        free(s->lines);
+        free(s->slots);
         free(s);
         return;
     }
 }
 
+static struct line *line_at(const struct pld__sparse *s, uint32_t index)
+{
+    return (struct line *)s->arenas[index >> ARENA_BITS] + (index & (ARENA_LINES - 1));
+}
+
+static uint64_t key_of(const struct line *l)
+{
+    return (uint64_t)l->key_hi << 32 | l->key_lo;
+}
+
+/* The slot holding `key`, or the empty slot where it would go. */
 static size_t slot_of(const struct pld__sparse *s, uint64_t key)
 {
     size_t i = (size_t)(key * 0x9e3779b97f4a7c15ull >> 20) & (s->cap - 1);
-    while (s->keys[i] && s->keys[i] != key)
+    while (s->slots[i] && key_of(line_at(s, s->slots[i] - 1)) != key)
         i = (i + 1) & (s->cap - 1);
     return i;
-}
-
-static unsigned char *line_at(const struct pld__sparse *s, uint32_t index)
-{
-    return s->arenas[index >> ARENA_BITS] + (index & (ARENA_LINES - 1)) * LINE;
 }
 
 static _Noreturn void out_of_memory(void)
@@ -137,38 +151,33 @@ static _Noreturn void out_of_memory(void)
 static void grow(struct pld__sparse *s)
 {
     size_t cap = s->cap ? 2 * s->cap : 1024;
-    uint64_t *okeys = s->keys, *keys = calloc(cap, sizeof *keys);
-    uint32_t *olines = s->lines, *lines = malloc(cap * sizeof *lines);
-    if (!keys || !lines)
+    uint32_t *old = s->slots, *slots = calloc(cap, sizeof *slots);
+    if (!slots)
         out_of_memory();
     size_t ocap = s->cap;
-    s->keys = keys;
-    s->lines = lines;
+    s->slots = slots;
     s->cap = cap;
     for (size_t i = 0; i < ocap; i++)
-        if (okeys[i]) {
-            size_t j = slot_of(s, okeys[i]);
-            keys[j] = okeys[i];
-            lines[j] = olines[i];
-        }
-    free(okeys);
-    free(olines);
+        if (old[i])
+            slots[slot_of(s, key_of(line_at(s, old[i] - 1)))] = old[i];
+    free(old);
 }
 
-/* The line holding address p; NULL if it was never written and !create. */
+/* The cell of the line holding address p; NULL if it was never written
+ * and !create. */
 static unsigned char *line_of(struct pld__sparse *s, uintptr_t p, int create)
 {
     uint64_t key = (p - s->lo) / LINE + 1;
     if (s->cap) {
         size_t i = slot_of(s, key);
-        if (s->keys[i])
-            return line_at(s, s->lines[i]);
+        if (s->slots[i])
+            return line_at(s, s->slots[i] - 1)->cell;
     }
     if (!create)
         return NULL;
     if (4 * (s->n + 1) > 3 * s->cap)
         grow(s);
-    if (s->n == UINT32_MAX) /* 128 GiB of lines: the index is full */
+    if (s->n == UINT32_MAX - 1) /* 4 G lines: the index is full */
         out_of_memory();
     if (s->narenas == 0 || s->used == ARENA_LINES) {
         unsigned char **a = realloc(s->arenas, (s->narenas + 1) * sizeof *a);
@@ -184,11 +193,12 @@ static unsigned char *line_of(struct pld__sparse *s, uintptr_t p, int create)
         s->used = 0;
     }
     uint32_t index = (uint32_t)((s->narenas - 1) * ARENA_LINES + s->used++);
-    size_t i = slot_of(s, key);
-    s->keys[i] = key;
-    s->lines[i] = index;
+    struct line *l = line_at(s, index);
+    l->key_lo = (uint32_t)key;
+    l->key_hi = (uint32_t)(key >> 32);
+    s->slots[slot_of(s, key)] = index + 1;
     s->n++;
-    return line_at(s, index);
+    return l->cell;
 }
 
 void *pld__cell(void *p)
@@ -229,7 +239,7 @@ int pld__sparse_row(pl_dtype dt, unsigned char *dst, const unsigned char *src, s
         else
             memset(buf + k, 0, n);
     }
-    /* pieces hold whole elements: lines and slots are multiples of 8 */
+    /* pieces hold whole elements: sparse buffers are INT32, a line one cell */
     for (size_t k = 0, n; k < bytes; k += n) {
         uintptr_t p = (uintptr_t)dst + k;
         n = sd ? piece(sd, p, bytes - k) : bytes - k;
@@ -249,5 +259,5 @@ int pld__sparse_active(void)
 uint16_t *pld__sparse_note(const void *cell)
 {
     uintptr_t a = (uintptr_t)cell, base = a & ~(uintptr_t)(ARENA_ALIGN - 1);
-    return (uint16_t *)(base + ARENA_DATA) + (a - base) / 4;
+    return (uint16_t *)(base + ARENA_DATA) + (a - base) / sizeof(struct line);
 }
