@@ -14,6 +14,7 @@ import support
 
 SHOWN = "tests/python/programs/stacks.py"  # as the messages print it (run from the source tree)
 THREAD = {"PLDSIM_PY_CONTEXTS": "thread"}
+DEFAULT = {"PLDSIM_PY_CONTEXTS": ""}  # the coroutines, whatever the caller's shell sets
 
 
 def run(program: str, mode: str, *opts: str, env: dict[str, str] | None = None):
@@ -23,7 +24,8 @@ def run(program: str, mode: str, *opts: str, env: dict[str, str] | None = None):
 def both(program: str, cases: list[tuple[str, ...]]) -> list[tuple]:
     """Each case (a mode and pldsim's options) run on the coroutines (the
     default) and on threads."""
-    runs = support.in_parallel(lambda c: run(program, *c[1:], env=c[0]), [(e, *c) for c in cases for e in (None, THREAD)])
+    each = [(env, *c) for c in cases for env in (DEFAULT, THREAD)]
+    runs = support.in_parallel(lambda c: run(program, *c[1:], env=c[0]), each)
     return [(runs[2 * i], runs[2 * i + 1]) for i in range(len(cases))]
 
 
