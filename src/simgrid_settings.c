@@ -131,7 +131,7 @@ static const struct key keys[] = {
     SWITCH("exception/cutpath"),
     /* the rest SimGrid has, and why pldsim keeps them back */
     NO("contexts/",
-       "pldsim chooses SimGrid's contexts itself (an embedded interpreter needs threads)"),
+       "pldsim chooses SimGrid's contexts itself (pldsim-py: PLDSIM_PY_CONTEXTS)"),
     NO("debug/breakpoint", "it stops the process with SIGTRAP"),
     NO("cmonkey/", "the chaos monkey kills devices in the middle of a run"),
     NO("plugin/", "it belongs to a plugin pldsim does not load"),

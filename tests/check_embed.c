@@ -1,14 +1,17 @@
 /* check_embed.c: the guards and errors of <pld/pld_embed.h>, which the
  * Python front end relies on to unwind its interpreter when a run ends.
- * Each case runs on sim with SimGrid's default coroutines and with its
- * thread factory (what pldsim-py uses), and on the threads backend:
+ * Each case runs on sim with SimGrid's default coroutines (what pldsim-py
+ * uses) and with its thread factory (pldsim-py's fallback), and on the
+ * threads backend:
  *  1. an API error inside a guard returns to that guard, and a rank
  *     blocked in a guarded wait meanwhile escapes too; the run fails with
  *     the error's code and its one message;
  *  2. a deadlock: every guarded wait escapes, the report is printed once;
  *  3. pld_embed_fail prints its preface and one line, and sets the code;
  *  4. the thread factory gives every rank an OS thread of its own;
- *  5. outside a run, guards do nothing; a bad context factory is refused. */
+ *  5. each rank finds its own innermost guard, and the front end's word in
+ *     it, after calls that ran the other ranks;
+ *  6. outside a run, guards do nothing; a bad context factory is refused. */
 #include "checktools.h"
 
 #include <pld/pld_embed.h>
@@ -19,13 +22,16 @@
 #include <string.h>
 
 enum { SIZE = 64 };
-enum scenario { BAD_LOAD, DEADLOCK, FRONT_END_ERROR };
+enum scenario { BAD_LOAD, DEADLOCK, FRONT_END_ERROR, GUARD_STACK };
 
 static enum scenario S;
 /* what each rank saw: 1 = the guarded call returned normally, 2 = escaped */
 static int outcome[4];
 static int aborting_after[4];
 static pthread_t thread_of[4]; /* the OS thread each rank's kernel ran on */
+/* GUARD_STACK: each rank's word, and whether pld_guard_innermost gave the
+ * rank's own guards at each point */
+static int word[4], innermost_ok[4];
 static int line_bad;
 /* threads: rank 1 waits until rank 0 is about to block, as on sim, where
  * the host's dispatch order guarantees it */
@@ -45,6 +51,8 @@ static void kernel(pl_tensor x, pld_dtensor data, pld_dtensor sig)
     int me = pld_rank(ctx);
     thread_of[me] = pthread_self();
     pld_guard g;
+    volatile int ok = pld_guard_innermost() == NULL;
+    g.data = &word[me];
     pld_guard_push(&g);
     if (sigsetjmp(g.env, 0) == 0) {
         switch (S) {
@@ -68,8 +76,25 @@ static void kernel(pl_tensor x, pld_dtensor data, pld_dtensor sig)
             }
             pld_system_wait(sig, .offsets = PL_IDX(0, 0), .expected = 1, .cmp = PLD_WAIT_GE);
             break;
+        case GUARD_STACK: {
+            pld_guard inner;
+            inner.data = NULL;
+            ok = ok && pld_guard_innermost() == &g;
+            pld_guard_push(&inner);
+            ok = ok && pld_guard_innermost() == &inner;
+            /* both ranks meet here: each waits while the other runs */
+            pld_system_notify(sig, .peer = 1 - me, .offsets = PL_IDX(me, 0), .value = 1,
+                              .op = PLD_NOTIFY_ATOMIC_ADD);
+            pld_system_wait(sig, .offsets = PL_IDX(1 - me, 0), .expected = 1, .cmp = PLD_WAIT_GE);
+            ok = ok && pld_guard_innermost() == &inner;
+            pld_guard_pop(&inner);
+            pld_guard *top = pld_guard_innermost();
+            ok = ok && top == &g && top->data == &word[me];
+            break;
+        }
         }
         pld_guard_pop(&g);
+        innermost_ok[me] = ok && pld_guard_innermost() == NULL;
         outcome[me] = 1;
     } else {
         outcome[me] = 2;
@@ -107,7 +132,8 @@ static void host(const struct host_args *h)
 /* Under ThreadSanitizer the guards run on thread contexts only: TSan
  * cannot follow a longjmp on a coroutine stack that SimGrid's default
  * factory switched to ("can't find longjmp buf"); the Python front end,
- * which guards need, uses thread contexts anyway. */
+ * which guards are for, does not run in sanitizer builds anyway
+ * (tests/check_python.sh). */
 static const struct {
     const char *backend, *factory;
 } setups[] = {
@@ -203,6 +229,23 @@ START_TEST(the_context_factory_is_applied)
 }
 END_TEST
 
+/* Each rank's innermost guard is its own, also after a wait that ran the
+ * other rank (on sim's coroutines, on the same OS thread and stack switch):
+ * what the Python front end finds its thread state by. */
+START_TEST(each_rank_finds_its_own_innermost_guard)
+{
+    char *err;
+    memset(innermost_ok, 0, sizeof innermost_ok);
+    int rc = run_case(_i, GUARD_STACK, &err);
+    ck_assert_msg(rc == 0, "stderr:\n%s", err);
+    free(err);
+    ck_assert_int_eq(outcome[0], 1);
+    ck_assert_int_eq(outcome[1], 1);
+    ck_assert_int_eq(innermost_ok[0], 1);
+    ck_assert_int_eq(innermost_ok[1], 1);
+}
+END_TEST
+
 static const char *rename_load(const char *op)
 {
     return strcmp(op, "pl_load") == 0 ? "pl.load" : NULL;
@@ -231,6 +274,7 @@ START_TEST(outside_a_run_guards_do_nothing)
     pld_guard g;
     pld_guard_push(&g);
     ck_assert_int_eq(sigsetjmp(g.env, 0), 0);
+    ck_assert_ptr_null(pld_guard_innermost());
     pld_guard_pop(&g);
     ck_assert_int_eq(pld_run_aborting(), 0);
     ck_assert_int_eq(pld_embed_self(), -2);
@@ -263,6 +307,7 @@ int main(void)
     tcase_add_loop_test(tc, a_deadlock_releases_every_guarded_wait, 0, n);
     tcase_add_loop_test(tc, a_front_end_error_prints_its_preface_and_one_line, 0, n);
     tcase_add_loop_test(tc, the_context_factory_is_applied, 0, n);
+    tcase_add_loop_test(tc, each_rank_finds_its_own_innermost_guard, 0, n);
     tcase_add_test(tc, error_lines_use_the_front_ends_op_names);
     tcase_add_test(tc, outside_a_run_guards_do_nothing);
     tcase_add_test(tc, a_bad_context_factory_is_refused);

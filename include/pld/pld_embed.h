@@ -19,8 +19,13 @@
  *         // the run is ending (the error has been reported); g is popped
  *     }
  *
- * Set pld_config.context_factory to "thread" as well on the sim backend:
- * SimGrid's default coroutines switch stacks under the interpreter. */
+ * On the sim backend, SimGrid's default coroutines run every rank on the
+ * same OS thread and switch C stacks between them, at any call into the
+ * library.  An interpreter that keeps per-thread state (CPython's thread
+ * state) must then give each rank its own and swap it around each call:
+ * the guard's `data` word (below) keeps it where the rank's next callback
+ * finds it (pld_guard_innermost).  Or set pld_config.context_factory to
+ * "thread", which runs each rank on an OS thread of its own. */
 #ifndef PLD_PLD_EMBED_H
 #define PLD_PLD_EMBED_H
 
@@ -37,6 +42,10 @@ typedef struct pld_guard {
     sigjmp_buf env;
     struct pld_guard *prev;
     int who; /* the rank (or PLD host) that armed it */
+    /* The front end's own word, for the state it parks while the library
+     * runs (an interpreter's thread state): set it before pushing the
+     * guard; the library neither reads nor writes it. */
+    void *data;
 } pld_guard;
 
 /* Arms `g` on the caller: until pld_guard_pop(g), leaving the rank because
@@ -47,6 +56,14 @@ void pld_guard_push(pld_guard *g);
 /* Disarms `g`, the innermost guard of the caller.  Safe after an escape
  * through `g` (it is then already disarmed). */
 void pld_guard_pop(pld_guard *g);
+
+/* The caller's innermost armed guard, or NULL (none, or outside pld_run()).
+ * The caller is the running rank, or the running core of a rank that runs
+ * several (each has guards of its own), or the host.  When the library
+ * calls back into the front end (a dispatched task, a task of a graph), the
+ * guard of the front end's library call in progress on the same rank, if
+ * any, is this one: its `data` is what that call parked. */
+pld_guard *pld_guard_innermost(void);
 
 /* Reports an error found by the front end and ends the run, like the
  * library's own errors: only the first error of a run is printed.  Prints

@@ -76,9 +76,10 @@ typedef struct pld_config {
                                       default: no limit on sim, 60 s on threads and mpi */
     const char *dump_outputs;      /* after the run, write every host tensor here, or NULL */
     /* sim: how SimGrid switches between ranks (its contexts/factory): NULL
-     * for its fast default; "thread" runs every rank on an OS thread of its
-     * own, which an embedded interpreter needs (pld_embed.h).  Also "raw",
-     * "ucontext", "boost".  Other backends ignore it. */
+     * for its fast default (coroutines on the caller's OS thread); "thread"
+     * runs every rank on an OS thread of its own, for an embedded
+     * interpreter that cannot swap its per-thread state (pld_embed.h).
+     * Also "raw", "ucontext", "boost".  Other backends ignore it. */
     const char *context_factory;
     /* Windows kept from run to run (upstream: prepare(persistent=True)), or
      * NULL: every buffer this run allocates starts from the bytes (data and

@@ -58,15 +58,24 @@ PyObject *pldsim_new_tile(pl_tile t);
 /* Raises pldsim_Abort; returns NULL (for `return pldsim_abort();`). */
 PyObject *pldsim_abort(void);
 
+/* Takes the GIL back for the rank's thread state `ts` after a libpld call
+ * (PyEval_RestoreThread), and when the ranks share one OS thread (SimGrid's
+ * coroutines, run.c) makes `ts` the OS thread's own for PyGILState_*. */
+void pldsim_resume(PyThreadState *ts);
+
 /* Runs `stmt` (libpld calls) without the GIL, under a pld_guard.  If the
  * run ends meanwhile, the guard catches the rank's exit and the enclosing
  * function returns pldsim_abort().  Locals that `stmt` assigns are read
- * only when it completed, so they need not be volatile. */
+ * only when it completed, so they need not be volatile.  The guard keeps
+ * the rank's thread state: with SimGrid's coroutines every rank runs on
+ * the same OS thread, `stmt` may run the others before it returns, and a
+ * task it runs on this rank continues in this thread state (run.c). */
 #define PLDSIM_CALL(stmt)                                                                          \
     do {                                                                                           \
         pld_guard g_;                                                                              \
         volatile int escaped_ = 0;                                                                 \
         PyThreadState *ts_ = PyEval_SaveThread();                                                  \
+        g_.data = ts_;                                                                             \
         pld_guard_push(&g_);                                                                       \
         if (sigsetjmp(g_.env, 0) == 0) {                                                           \
             stmt;                                                                                  \
@@ -74,7 +83,7 @@ PyObject *pldsim_abort(void);
         } else {                                                                                   \
             escaped_ = 1;                                                                          \
         }                                                                                          \
-        PyEval_RestoreThread(ts_);                                                                 \
+        pldsim_resume(ts_);                                                                        \
         if (escaped_)                                                                              \
             return pldsim_abort();                                                                 \
     } while (0)

@@ -5,13 +5,40 @@
  * Python code runs on the rank that executes it: the host trampoline and
  * the task trampoline take the GIL for the duration of the Python call,
  * and every libpld call releases it (PLDSIM_CALL), so whichever rank
- * SimGrid (or the threads backend) runs next can take it.  On sim the run
- * uses SimGrid's thread contexts: its coroutines would switch C stacks
- * under live Python frames. */
+ * SimGrid (or the threads backend) runs next can take it.
+ *
+ * On sim, SimGrid's coroutines (its default "raw" contexts) run every rank
+ * on the OS thread that called run(), switching C stacks at calls into
+ * libpld, the way greenlet switches Python code between C stacks.  Each
+ * rank then runs Python in a thread state of its own: its frames, its
+ * exception being handled, its recursion depth, its threading.local()
+ * values.  A Python call on a rank that has none yet (its task, the host's
+ * orchestrator) makes one and deletes it at the end, as PyGILState_Ensure
+ * does for a new OS thread; a task that libpld runs on a rank while that
+ * rank's Python is inside a libpld call (a pl.at body run at once, a task
+ * graph's first core) continues in the thread state the call parked in its
+ * guard.  No rank runs Python while it is switched out: PLDSIM_CALL
+ * releases the GIL and the thread state before libpld can switch, and
+ * takes its own back after.  PLDSIM_PY_CONTEXTS=thread runs every rank on
+ * an OS thread of its own instead (SimGrid's thread contexts, slower: an
+ * OS thread switch per rank switch), with PyGILState_Ensure per call. */
 #include "core.h"
+#include "gilstate.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+/* Whether the ranks of the run in progress share this OS thread (SimGrid's
+ * coroutines), and the interpreter that their thread states belong to. */
+static int coroutines;
+static PyInterpreterState *interp;
+
+void pldsim_resume(PyThreadState *ts)
+{
+    PyEval_RestoreThread(ts);
+    if (coroutines)
+        pldsim_gilstate_bind(ts);
+}
 
 /* Formats a Python exception for the report (set by the pypto package):
  * reporter(exc, who) -> (preface or None, file, line, op, message, is_python_error) */
@@ -90,6 +117,7 @@ static int describe(const char *who, struct report *r)
 static void fail_with(struct report *r)
 {
     pld_guard g;
+    g.data = NULL; /* no thread state parked: no Python runs under it */
     pld_guard_push(&g);
     if (sigsetjmp(g.env, 0) == 0) {
         pld_embed_fail(PLD_EINVAL, r->file, r->line, r->op, r->preface, "%s", r->msg);
@@ -104,7 +132,18 @@ static void fail_with(struct report *r)
  * raised; steals the reference to `call`. */
 static void run_python(PyObject *call, const char *who)
 {
-    PyGILState_STATE st = PyGILState_Ensure();
+    PyGILState_STATE st = PyGILState_UNLOCKED;
+    PyThreadState *own = NULL;
+    if (coroutines) {
+        /* this rank's Python in a library call that runs this, or none */
+        pld_guard *g = pld_guard_innermost();
+        PyThreadState *parked = g ? g->data : NULL;
+        if (!parked && !(own = PyThreadState_New(interp)))
+            Py_FatalError("_pldsim: no memory for a rank's thread state");
+        pldsim_resume(parked ? parked : own);
+    } else {
+        st = PyGILState_Ensure();
+    }
     PyObject *res = PyObject_CallNoArgs(call);
     Py_DECREF(call);
     struct report r;
@@ -116,7 +155,14 @@ static void run_python(PyObject *call, const char *who)
         if (r.python_error && !pld_run_aborting())
             python_error_first = 1;
     }
-    PyGILState_Release(st);
+    if (!coroutines) {
+        PyGILState_Release(st);
+    } else if (own) {
+        PyThreadState_Clear(own);
+        PyThreadState_DeleteCurrent(); /* and releases the GIL */
+    } else {
+        PyEval_SaveThread(); /* back to the library call that ran it */
+    }
     if (failed)
         fail_with(&r);
 }
@@ -226,8 +272,12 @@ static PyObject *py_run(PyObject *self, PyObject *args)
         rc = parse_options(options, &cfg);
     if (rc == -1)
         return NULL;
-    if (!rc && strcmp(cfg.backend, "sim") == 0)
-        cfg.context_factory = "thread";
+    if (!rc && strcmp(cfg.backend, "sim") == 0) {
+        const char *f = getenv("PLDSIM_PY_CONTEXTS");
+        cfg.context_factory = f && *f ? keep_str(f) : NULL;
+        if (!pldsim_gilstate_can_bind())
+            cfg.context_factory = "thread";
+    }
     if (rc)
         return Py_BuildValue("iiOO", rc, 0, Py_None, Py_None);
     pld_windows *store = NULL;
@@ -254,10 +304,17 @@ static PyObject *py_run(PyObject *self, PyObject *args)
     }
     struct task_args host_args = {host, who_c};
     python_error_first = 0;
-    Py_BEGIN_ALLOW_THREADS rc = pld_run(&cfg, host_trampoline, &host_args);
-    Py_END_ALLOW_THREADS
+    coroutines = strcmp(cfg.backend, "sim") == 0 &&
+                 !(cfg.context_factory && strcmp(cfg.context_factory, "thread") == 0);
+    interp = PyInterpreterState_Get();
+    PyThreadState *main_ts = PyEval_SaveThread();
+    rc = pld_run(&cfg, host_trampoline, &host_args);
+    if (coroutines)
+        pldsim_gilstate_bind(main_ts); /* the ranks' thread states are gone */
+    coroutines = 0;
+    PyEval_RestoreThread(main_ts);
 
-        pld_run_stats st;
+    pld_run_stats st;
     pld_last_run_stats(&st);
     PyObject *after = Py_None;
     Py_INCREF(after);

@@ -37,6 +37,12 @@ void pld_guard_pop(pld_guard *g)
         *slot = g->prev;
 }
 
+pld_guard *pld_guard_innermost(void)
+{
+    struct pld_guard **slot = guard_slot(pld__self());
+    return slot ? *slot : NULL;
+}
+
 void pld__guard_escape(void)
 {
     struct pld_guard **slot = guard_slot(pld__self());
