@@ -24,7 +24,7 @@
  *
  * The device numbers are read from dev0's <prop>s in the platform file,
  * which pldsim writes from its model.  The run's simulated time therefore
- * equals pldsim's (tests/check_accuracy asserts it to the bit); its wall
+ * equals pldsim's (tests/model/check_accuracy asserts it to the bit); its wall
  * time is the floor that pldsim's own code sits on.  Prints one key=value
  * line. */
 #include <simgrid/actor.h>

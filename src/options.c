@@ -2,7 +2,7 @@
  * PLD_* environment variable, its --help text and the function that checks
  * and stores its value; pld_parse_args (through getopt_long),
  * pld_print_common_usage and the environment all read it, and
- * tests/check_apiref holds docs/api.md to it. */
+ * tests/system/check_apiref holds docs/api.md to it. */
 #include "internal.h"
 #include "backend.h"
 

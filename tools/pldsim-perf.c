@@ -258,7 +258,7 @@ static int expected(int me, int row, int64_t n, int64_t j, double *want)
 
 /* A test hook (PLDSIM_PERF_TEST_CORRUPT set): rank 0 adds 1 to the first
  * element it checks, as if the collective had got it wrong, so that a test
- * can see -c count it and the run fail (tests/check_whatif.c); only the
+ * can see -c count it and the run fail (tests/model/check_whatif.c); only the
  * first checked call is touched. */
 static int corrupt_for_test;
 

@@ -34,7 +34,7 @@ void pld__races_put_async_issued(int me, const struct pld__async_put *p, const c
 void pld__races_landed(const struct pld__flight *f);
 
 /* The detector without a run, which the hooks above drive and
- * tests/check_races_prop.c drives directly.  A row set: n rows of len bytes,
+ * tests/unit/check_races_prop.c drives directly.  A row set: n rows of len bytes,
  * lo + i * stride. */
 struct pld__rows {
     int64_t lo, len, stride, n;

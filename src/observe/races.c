@@ -39,7 +39,7 @@
  *    after it without being ordered after the old one too.  The pair of
  *    lines it names is the same, so the set of reported pairs is too (the
  *    report shows the newer access's time and bytes).
- * tests/check_races_prop.c checks this against an all-pairs reference.
+ * tests/unit/check_races_prop.c checks this against an all-pairs reference.
  *
  * Vector clocks cost P entries per rank and per arrival kept, so the
  * default (--races=error) applies up to 64 ranks, upstream's limit; above

@@ -6,7 +6,7 @@
  * generated a2a3 model must give its documented numbers inside a node and
  * across nodes. */
 #include "checktools.h"
-#include "../src/model/model.h"
+#include "../../src/model/model.h"
 
 #include <math.h>
 #include <pld/pld.h>

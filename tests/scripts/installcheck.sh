@@ -30,8 +30,8 @@ case "$flags" in
 esac
 
 # A program built against the installed headers and library runs.
-if $CC -std=gnu11 $($PKG_CONFIG --cflags pld) "$srcdir/tests/installcheck.c" -o "$tmp/installcheck" \
-    $($PKG_CONFIG --libs pld) -Wl,-rpath,"$DESTDIR$libdir"; then
+if $CC -std=gnu11 $($PKG_CONFIG --cflags pld) "$srcdir/tests/support/installcheck.c" \
+    -o "$tmp/installcheck" $($PKG_CONFIG --libs pld) -Wl,-rpath,"$DESTDIR$libdir"; then
     out=$("$tmp/installcheck" -d 0-3 --no-summary 2>&1)
     [ "$out" = OK ] || fail "the installed-library program printed '$out', expected OK"
     if [ -n "$MPIRUN_CMD" ]; then
@@ -39,7 +39,7 @@ if $CC -std=gnu11 $($PKG_CONFIG --cflags pld) "$srcdir/tests/installcheck.c" -o 
         printf '%s\n' "$out" | grep -qx OK || fail "--backend mpi under mpirun printed: $out"
     fi
 else
-    fail "could not build tests/installcheck.c with pkg-config's flags"
+    fail "could not build tests/support/installcheck.c with pkg-config's flags"
 fi
 [ -f "$DESTDIR$pkgdatadir/models/a2a3.model" ] || fail "no models in $pkgdatadir/models"
 [ -f "$DESTDIR$includedir/pld/pld.h" ] || fail "no $includedir/pld/pld.h"

@@ -6,7 +6,7 @@
 # unnoticed.  This writes the distribution directory (make distdir, a few
 # seconds) and compares it with `git ls-files`.  Run by make check, in a
 # git checkout only (a tarball has no git to compare with: skipped); by
-# hand: sh tests/check_dist.sh BUILDDIR SRCDIR
+# hand: sh tests/scripts/check_dist.sh BUILDDIR SRCDIR
 build=${1:-${PLDSIM_BUILDDIR:-.}}
 src=${2:-${PLDSIM_SRCDIR:-$build}}
 # tracked on purpose, and not for the tarball

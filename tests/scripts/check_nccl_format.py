@@ -2,7 +2,7 @@
 Its output goes through nccl_tests_log (a parser for real nccl-tests logs);
 every nccl-tests flag is taken or reported ignored; -n and -w calls run;
 NCCL_TESTS_MIN_BW fails the run; -J writes nccl-tests' JSON; an installed
-link's name picks the collective.  Run by tests/check_nccl_format.sh with
+link's name picks the collective.  Run by tests/scripts/check_nccl_format.sh with
 PLDSIM_BUILDDIR set; prints "N passed, N failed" and exits 1 on a failure."""
 
 import json
@@ -12,7 +12,7 @@ import sys
 import tempfile
 import traceback
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 import nccl_tests_log  # noqa: E402
 
 BUILD = os.environ.get("PLDSIM_BUILDDIR", ".")

@@ -4,7 +4,7 @@
  * write, cast, atomic add). */
 #include "checktools.h"
 #define FUZZ_REGION_NO_MAIN
-#include "fuzz/fuzz_region.c"
+#include "../fuzz/fuzz_region.c"
 
 #include <math.h>
 #include <pld/pld.h>

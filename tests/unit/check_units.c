@@ -1,7 +1,7 @@
 /* check_units.c: quantities with units, model files, and the platform the
  * a2a3 generator writes (internal functions, tested through src/ headers). */
 #include "checktools.h"
-#include "../sim/sim.h"
+#include "../../sim/sim.h"
 
 #include <stdlib.h>
 #include <string.h>

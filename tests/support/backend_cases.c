@@ -1,4 +1,4 @@
-/* backend_cases.c: small pld programs that tests/check_backends.c runs on
+/* backend_cases.c: small pld programs that tests/system/check_backends.c runs on
  * every backend (mpi through mpirun), for what the tutorials do not reach:
  * atomic Add into a peer's window in every dtype that has it, strided put/get
  * regions, and the failures a distributed run must report once.

@@ -235,7 +235,7 @@ END_TEST
 static const char *cases_prog(void)
 {
     static char path[4096];
-    snprintf(path, sizeof path, "%s/tests/backend_cases", PLD_BUILDDIR);
+    snprintf(path, sizeof path, "%s/tests/support/backend_cases", PLD_BUILDDIR);
     return path;
 }
 
@@ -353,7 +353,7 @@ START_TEST(mpi_deadlock_is_reported_once_with_every_wait)
     ck_assert_int_eq(count_lines_with(r.err, "pldsim: wait timeout"), 1);
     ck_assert_contains(r.err, "rank 0: waits for sig[1, 0] >= 1; the cell holds 0\n");
     ck_assert_contains(r.err, "rank 1: waits for sig[0, 0] >= 1; the cell holds 0\n");
-    ck_assert_contains(r.err, "tests/backend_cases.c:");
+    ck_assert_contains(r.err, "tests/support/backend_cases.c:");
     cmd_result_free(&r);
 }
 END_TEST
@@ -490,8 +490,8 @@ END_TEST
 START_TEST(mpi_module_of_another_libpld_is_refused)
 {
     struct cmd_result r =
-        run_cmd("PLD_MPI_MODULE=%s/tests/.libs/stale_mpi_module.so %s --backend mpi", PLD_BUILDDIR,
-                tutorial("08_allreduce_mesh"));
+        run_cmd("PLD_MPI_MODULE=%s/tests/support/.libs/stale_mpi_module.so %s --backend mpi",
+                PLD_BUILDDIR, tutorial("08_allreduce_mesh"));
     ck_assert_int_eq(r.status, 2);
     ck_assert_contains(r.err, "the module was built for another libpld (its backend table is");
     ck_assert_int_eq(count_error_lines(r.err), 1);

@@ -1,8 +1,8 @@
 #!/bin/sh
 # check_nccl_format.sh: pldsim-perf read by a parser of real nccl-tests logs
-# (tests/check_nccl_format.py), run by make check.  Needs only python3.
+# (tests/scripts/check_nccl_format.py), run by make check.  Needs only python3.
 if ! command -v python3 >/dev/null 2>&1; then
     echo "SKIP: no python3 (apt-get install python3, or ./bootstrap)"
     exit 77
 fi
-exec python3 "$PLDSIM_SRCDIR/tests/check_nccl_format.py"
+exec python3 "$PLDSIM_SRCDIR/tests/scripts/check_nccl_format.py"

@@ -18,7 +18,7 @@
  * on e elements e/V.  A kernel's collective moves chunks of 16 KiB; a
  * builtin's kernel (the host form) tiles of 256 elements, 1 KiB of FP32. */
 #include "checktools.h"
-#include "../sim/sim.h"
+#include "../../sim/sim.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 """nccl_tests_log: a strict parser for the text that nccl-tests' perf
 programs (all_reduce_perf, ...) print, written from nccl-tests' own format
 (src/util.cu and src/common.cu, release 2.19), for real logs.  It knows
-nothing of pldsim: tests/check_nccl_format.py feeds it pldsim-perf's output
+nothing of pldsim: tests/scripts/check_nccl_format.py feeds it pldsim-perf's output
 to show that a tool written for nccl-tests logs reads ours.
 
 parse(text) returns a Log, or raises LogError naming the line at fault.

@@ -11,7 +11,7 @@
 # only top (run.c, which selects them) may call them.  There are no hubs:
 # every edge is checked, run.c's, error.c's and ops.c's included.  Nor may
 # files call each other round a circle, within a layer or across.
-# Run by make check with PLDSIM_BUILDDIR set; by hand: sh tests/check_layers.sh BUILDDIR
+# Run by make check with PLDSIM_BUILDDIR set; by hand: sh tests/scripts/check_layers.sh BUILDDIR
 build=${1:-${PLDSIM_BUILDDIR:-.}}
 
 objs=$(find "$build/src" "$build/sim" -name 'libpld_la-*.o' -o -name 'pld_mpi_la-*.o' 2>/dev/null |

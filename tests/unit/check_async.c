@@ -13,7 +13,7 @@
  *    check_races);
  *  - errors: one clear message at the user's file:line for each misuse. */
 #include "checktools.h"
-#include "../src/model/model.h"
+#include "../../src/model/model.h"
 
 #include <math.h>
 #include <pld/pld.h>

@@ -1,5 +1,5 @@
 """check_summary_schema.py: --summary-json output from real runs validated
-against docs/summary.schema.json (run by tests/check_summary_schema.sh):
+against docs/summary.schema.json (run by tests/scripts/check_summary_schema.sh):
 a tutorial, pldsim-perf, pldsim-py, PLD_SUMMARY=json on stdout, and a
 platform path full of characters JSON must escape."""
 import json

@@ -693,8 +693,8 @@ START_TEST(a_graph_that_cannot_finish_names_its_waits_and_tasks)
                                             : "task graph_deferer defers its completion until "
                                               "signal[0, 0] >= 1; the cell holds 0");
     ck_assert_contains(err, "1 task of this manual scope never started");
-    ck_assert_contains(err, stuck_kind == 0 ? "it is graph_after (tests/check_tasks.c:"
-                                            : "it is graph_notifier (tests/check_tasks.c:");
+    ck_assert_contains(err, stuck_kind == 0 ? "it is graph_after (tests/unit/check_tasks.c:"
+                                            : "it is graph_notifier (tests/unit/check_tasks.c:");
     free(err);
 }
 END_TEST
