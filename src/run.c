@@ -234,6 +234,11 @@ static void fe_set_platform_desc(const char *desc)
     snprintf(pld__R->platform_desc, sizeof pld__R->platform_desc, "%s", desc);
 }
 
+static void fe_mute_host(int mute)
+{
+    pld__mute_host = mute;
+}
+
 static uint64_t fe_bytes_moved(void)
 {
     return pld__R->bytes_moved;
@@ -254,6 +259,7 @@ static const struct pld__frontend frontend = {
     .note = fe_note,
     .set_device = fe_set_device,
     .set_platform_desc = fe_set_platform_desc,
+    .mute_host = fe_mute_host,
     .bytes_moved = fe_bytes_moved,
     .wait_export = pld__wait_export,
     .wait_import = pld__wait_import,

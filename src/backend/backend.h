@@ -161,6 +161,10 @@ struct pld__frontend {
      * the platform's name for the summary line. */
     void (*set_device)(int rank, const struct pld__device *dev);
     void (*set_platform_desc)(const char *desc);
+    /* Silences (1) or restores (0) the host's messages and run summary in
+     * this process: a distributed backend runs the host in every process,
+     * and only the first should speak. */
+    void (*mute_host)(int mute);
     /* The bytes this process has moved so far (a distributed backend sums
      * them over the job into its result). */
     uint64_t (*bytes_moved)(void);

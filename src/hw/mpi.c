@@ -174,7 +174,7 @@ static int run_process(const struct pld__run_env *env, pld__host_fn host, const 
     int rc = check_launch(env);
     if (rc)
         return rc;
-    pld__mute_host = pld__mpi->me != 0;
+    pld__mpi->fe->mute_host(pld__mpi->me != 0);
     struct pld__device dev;
     pld__device_defaults(&dev); /* no platform: the UB size is a2a3's */
     pld__mpi->fe->set_device(PLD__HOST, &dev);
