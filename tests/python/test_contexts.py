@@ -35,6 +35,7 @@ def report_lines(stderr: str) -> list[str]:
 
 
 class Contexts(unittest.TestCase):
+    maxDiff = None  # a difference between the two runs is read whole
     @classmethod
     def setUpClass(cls):
         modes = ["deep-raise", "recursion", "recursion-error", "generators", "thread-state", "threads"]
