@@ -38,6 +38,7 @@ struct pld__wbuf {
     unsigned char *mem;             /* P copies back to back, `slot` bytes each */
     pl_dtype dtype;                 /* as allocated; 0 for the byte form */
     int sparse;                     /* mem is a sparse.c range, reached through pld__cell */
+    int faulted_in;                 /* its pages were made with it (wbuf.c) */
     const char *file;               /* allocation site */
     int line;
     void *be_data; /* the backend's handle (a distributed backend's window) */

@@ -168,15 +168,18 @@ static void grow(struct pld__sparse *s)
 static unsigned char *line_of(struct pld__sparse *s, uintptr_t p, int create)
 {
     uint64_t key = (p - s->lo) / LINE + 1;
+    size_t i = 0;
     if (s->cap) {
-        size_t i = slot_of(s, key);
+        i = slot_of(s, key);
         if (s->slots[i])
             return line_at(s, s->slots[i] - 1)->cell;
     }
     if (!create)
         return NULL;
-    if (4 * (s->n + 1) > 3 * s->cap)
+    if (4 * (s->n + 1) > 3 * s->cap) {
         grow(s);
+        i = slot_of(s, key); /* the probe above was in the old table */
+    }
     if (s->n == UINT32_MAX - 1) /* 4 G lines: the index is full */
         out_of_memory();
     if (s->narenas == 0 || s->used == ARENA_LINES) {
@@ -196,7 +199,7 @@ static unsigned char *line_of(struct pld__sparse *s, uintptr_t p, int create)
     struct line *l = line_at(s, index);
     l->key_lo = (uint32_t)key;
     l->key_hi = (uint32_t)(key >> 32);
-    s->slots[slot_of(s, key)] = index + 1;
+    s->slots[i] = index + 1;
     s->n++;
     return l->cell;
 }

@@ -5,6 +5,43 @@
 #include "backend.h"
 
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* Makes the pages of a dense window as it is made, when the run keeps
+ * payloads and the windows made so far fit in an eighth of the machine's
+ * memory.  Why: a ring pulls from a neighbour's copy before anything was
+ * written there, so each page was faulted twice (the shared zero page, then
+ * a copy on write) one trap at a time, and in a virtual machine a trap is
+ * dear: at P = 256 the faults were a fifth of the ring allreduce's run
+ * (docs/performance.md).  The kernel makes them in one call instead.  The
+ * cap keeps a program that leaves most of a huge window untouched from
+ * paying for all of it, or meeting the OOM killer. */
+static void fault_in(struct pld__wbuf *b, size_t bytes)
+{
+#ifdef MADV_POPULATE_WRITE
+    static size_t budget;
+    if (!budget) {
+        long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+        budget = pages > 0 && page > 0 ? (size_t)pages / 8 * (size_t)page : 1;
+    }
+    size_t made = 0;
+    for (const struct pld__wbuf *o = pld__R->wbufs; o; o = o->next)
+        if (o->faulted_in)
+            made += (size_t)pld__R->P * (size_t)o->slot;
+    if (pld__R->cfg->no_data || made + bytes > budget || bytes < ((size_t)1 << 20))
+        return;
+    uintptr_t lo = ((uintptr_t)b->mem + 4095) & ~(uintptr_t)4095;
+    uintptr_t hi = ((uintptr_t)b->mem + bytes) & ~(uintptr_t)4095;
+    /* a kernel without it (before 5.14) says EINVAL: the pages then come
+     * one fault at a time, as before */
+    if (hi > lo && madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE) == 0)
+        b->faulted_in = 1;
+#else
+    (void)b;
+    (void)bytes;
+#endif
+}
 
 void pld__materialize(const char *file, int line, const char *op, struct pld__wbuf *b)
 {
@@ -18,8 +55,8 @@ void pld__materialize(const char *file, int line, const char *op, struct pld__wb
         b->mem = pld__sparse_reserve((size_t)pld__R->P * (size_t)b->slot);
         b->sparse = b->mem != NULL;
     }
-    if (!b->mem)
-        b->mem = calloc((size_t)pld__R->P, (size_t)b->slot);
+    if (!b->mem && (b->mem = calloc((size_t)pld__R->P, (size_t)b->slot)))
+        fault_in(b, (size_t)pld__R->P * (size_t)b->slot);
     if (!b->mem)
         pld__fail(PLD_ENOMEM, file, line, op,
                   "out of memory for %d copies of %lld bytes of window '%s'%s", pld__R->P,
