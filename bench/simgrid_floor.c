@@ -6,12 +6,16 @@
  * The same SimGrid activities as `pldsim-scale ring` on the same platform
  * file, and nothing of pldsim: one actor per device dev0..dev(P-1) and one
  * for the host.  As in sim/engine.c, device work goes on each actor's own
- * clock and is slept off only before something another actor sees: a
- * transfer (one host-to-host send), a notify to another rank (a sleep until
- * it is due: route latency plus 4 bytes over the route's bandwidth, then
- * the update), and the end.  A wait that holds costs nothing; one that does
- * not sleeps on a semaphore until a satisfying update.  The host's
- * dispatches release each rank at the host's model time, without a sleep.
+ * clock, and SimGrid sees only what other actors see:
+ *  - a transfer is one host-to-host flow that a timer starts at the
+ *    actor's model time while the actor waits for its end (sim/shim.cpp);
+ *  - a notify to another rank lands when it is due (route latency plus 4
+ *    bytes over the route's bandwidth), applied by a timer (sim/landing.c),
+ *    and a wait at a model time past a landing's due time takes it early;
+ *  - a wait that holds costs nothing; one that does not sleeps on a
+ *    semaphore until a satisfying update;
+ *  - the host's dispatches release each rank at the host's model time;
+ *  - the end is one sleep.
  *
  * Per rank and round: a ready notify to the right, its wait (then
  * poll_lat), the wait for the right neighbour's read-complete from round
@@ -38,6 +42,11 @@
 #include <sys/resource.h>
 #include <time.h>
 #include <xbt/log.h>
+
+/* sim/shim.cpp, linked in: the timers and flows pldsim's engine uses */
+void *pld__sgx_timer_set(double date, void (*fn)(void));
+void pld__sgx_timer_cancel(void *timer);
+void pld__sgx_flow_at(sg_host_t from, sg_host_t to, double bytes, double start);
 
 /* The device model, from dev0's <prop>s: seconds, bytes per second,
  * elements per second, bytes.  A pull costs pull_lat, then the flow, and at
@@ -67,7 +76,7 @@ static struct {
     struct rank *rk;
     double host_ahead;
     double t0, t1; /* the collective: first rank's start, last rank's end */
-    long sleeps, flows, signals;
+    long sleeps, flows, signals, blocks;
 } S;
 
 static int self(void)
@@ -121,40 +130,178 @@ static void catch_up(void)
 static void pull(int from, int to, double bytes, double lat)
 {
     elapse(pull_lat);
-    catch_up();
     S.flows++;
-    double t0 = simgrid_get_clock();
-    sg_host_sendto(S.hosts[from], S.hosts[to], bytes);
+    double t0 = now(); /* it starts then, with no sleep before it */
+    pld__sgx_flow_at(S.hosts[from], S.hosts[to], bytes, t0);
+    *ahead() = 0;
     double own = pull_bw > 0 ? t0 + lat + bytes / pull_bw - simgrid_get_clock() : 0;
     if (own > 0)
         elapse(own);
 }
 
-/* A notify to `owner`'s cell: the signal latency, then (to another rank) a
- * sleep until the update is due there; the update wakes the owner only if
- * its blocked wait is now satisfied.  A notify to itself is a GM write.
- * sim/engine.c releases the waiter at the notifier's next call into the
- * engine instead of here: the same simulated instant and the same simcall,
- * in a different order among the actors that run at that instant. */
-static void notify(int me, int owner, int32_t *cell)
+/* An update of `owner`'s cell: wakes the owner only if its blocked wait is
+ * now satisfied. */
+static void apply(int owner, int32_t *cell)
 {
-    struct rank *rk = &S.rk[me];
-    if (owner == me) {
-        elapse(signal_lat + (hbm_lat + 2 * signal_bytes / hbm_bw)); /* one sum, as cost.c */
-    } else {
-        elapse(signal_lat);
-        int right = owner == (me + 1) % S.P;
-        rk->ahead +=
-            right ? rk->lat_r + signal_bytes / rk->bw_r : rk->lat_l + signal_bytes / rk->bw_l;
-        catch_up();
-        S.signals++;
-    }
     *cell += 1;
     struct rank *o = &S.rk[owner];
     if (o->wait_cell == cell && *cell >= o->wait_expected) {
         o->wait_cell = NULL;
         sg_sem_release(o->wake);
     }
+}
+
+/* Notifies to other ranks in flight, by due time then issue: a binary heap
+ * and one timer for its earliest, and each owner's list of them, as
+ * sim/landing.c keeps them. */
+struct update {
+    double due;
+    long order;
+    int owner, landed;
+    int32_t *cell;
+    struct update *next, *prev; /* the owner's in flight; then the spare list */
+};
+static struct {
+    struct update **h, *spare;
+    size_t n, cap;
+    long issued;
+    void *timer; /* for the earliest update not landed */
+    double timer_at;
+    struct update **in, **in_tail; /* per owner */
+} U;
+
+static int before(const struct update *a, const struct update *b)
+{
+    return a->due < b->due || (a->due == b->due && a->order < b->order);
+}
+
+static void pop(void)
+{
+    struct update *last = U.h[--U.n];
+    size_t i = 0;
+    for (size_t c; (c = 2 * i + 1) < U.n; i = c) {
+        if (c + 1 < U.n && before(U.h[c + 1], U.h[c]))
+            c++;
+        if (!before(U.h[c], last))
+            break;
+        U.h[i] = U.h[c];
+    }
+    if (U.n)
+        U.h[i] = last;
+}
+
+static void recycle(struct update *u)
+{
+    u->next = U.spare;
+    U.spare = u;
+}
+
+static void land_due(void);
+
+static void arm(void)
+{
+    while (U.n && U.h[0]->landed) {
+        struct update *u = U.h[0];
+        pop();
+        recycle(u);
+    }
+    if (!U.n || (U.timer && U.timer_at <= U.h[0]->due))
+        return;
+    if (U.timer)
+        pld__sgx_timer_cancel(U.timer);
+    U.timer = pld__sgx_timer_set(U.h[0]->due, land_due);
+    U.timer_at = U.h[0]->due;
+}
+
+static void land(struct update *u)
+{
+    int o = u->owner;
+    if (u->prev)
+        u->prev->next = u->next;
+    else
+        U.in[o] = u->next;
+    if (u->next)
+        u->next->prev = u->prev;
+    else
+        U.in_tail[o] = u->prev;
+    u->landed = 1;
+    apply(o, u->cell);
+}
+
+static void land_due(void)
+{
+    double now = simgrid_get_clock();
+    U.timer = NULL;
+    while (U.n && U.h[0]->due <= now) {
+        struct update *u = U.h[0];
+        pop();
+        if (!u->landed)
+            land(u);
+        recycle(u);
+    }
+    arm();
+}
+
+/* A wait of `me` at model time t: its updates due by then land now. */
+static void land_early(int me, double t)
+{
+    for (;;) {
+        struct update *first = NULL;
+        for (struct update *u = U.in[me]; u; u = u->next)
+            if (u->due <= t && (!first || before(u, first)))
+                first = u;
+        if (!first)
+            return;
+        land(first);
+    }
+}
+
+static void land_later(int owner, int32_t *cell, double due)
+{
+    struct update *u = U.spare;
+    if (U.n == U.cap) {
+        U.cap = U.cap ? 2 * U.cap : 64;
+        U.h = realloc(U.h, U.cap * sizeof *U.h);
+    }
+    if (u)
+        U.spare = u->next;
+    else
+        u = malloc(sizeof *u);
+    if (!U.h || !u) {
+        fprintf(stderr, "simgrid-floor: out of memory for updates in flight\n");
+        exit(2);
+    }
+    *u = (struct update){due, U.issued++, owner, 0, cell, NULL, U.in_tail[owner]};
+    if (U.in_tail[owner])
+        U.in_tail[owner]->next = u;
+    else
+        U.in[owner] = u;
+    U.in_tail[owner] = u;
+    size_t i = U.n++;
+    for (; i > 0 && before(u, U.h[(i - 1) / 2]); i = (i - 1) / 2)
+        U.h[i] = U.h[(i - 1) / 2];
+    U.h[i] = u;
+    arm();
+}
+
+/* A notify to `owner`'s cell: the signal latency, then (to another rank)
+ * the update lands when it is due there, without a sleep.  A notify to
+ * itself is a GM write.  sim/waits.c wakes the waiter of a notify to
+ * itself at its next call into the engine instead of here: the same
+ * simulated instant and the same simcall. */
+static void notify(int me, int owner, int32_t *cell)
+{
+    struct rank *rk = &S.rk[me];
+    if (owner == me) {
+        elapse(signal_lat + (hbm_lat + 2 * signal_bytes / hbm_bw)); /* one sum, as cost.c */
+        apply(owner, cell);
+        return;
+    }
+    elapse(signal_lat);
+    int right = owner == (me + 1) % S.P;
+    rk->ahead += right ? rk->lat_r + signal_bytes / rk->bw_r : rk->lat_l + signal_bytes / rk->bw_l;
+    S.signals++;
+    land_later(owner, cell, simgrid_get_clock() + rk->ahead);
 }
 
 /* Waits until `cell` >= `expected`: one that holds ends at the caller's
@@ -165,10 +312,13 @@ static void wait_ge(int me, const int32_t *cell, int32_t expected)
     struct rank *rk = &S.rk[me];
     double t = now();
     int blocked = 0;
+    if (*cell < expected)
+        land_early(me, t);
     while (*cell < expected) {
         rk->wait_cell = cell;
         rk->wait_expected = expected;
         blocked = 1;
+        S.blocks++;
         sg_sem_acquire(rk->wake);
     }
     if (blocked)
@@ -309,7 +459,9 @@ int main(int argc, char **argv)
 
     S.hosts = calloc((size_t)P, sizeof *S.hosts);
     S.rk = calloc((size_t)P, sizeof *S.rk);
-    if (!S.hosts || !S.rk) {
+    U.in = calloc((size_t)P, sizeof *U.in);
+    U.in_tail = calloc((size_t)P, sizeof *U.in_tail);
+    if (!S.hosts || !S.rk || !U.in || !U.in_tail) {
         fprintf(stderr, "simgrid-floor: out of memory for %ld ranks\n", P);
         return 2;
     }
@@ -372,10 +524,11 @@ int main(int argc, char **argv)
 
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    /* transfers counts what pldsim's summary counts: flows and signals */
+    /* transfers counts what pldsim's summary counts: flows and signals;
+     * blocks, the waits that blocked */
     printf("coll=floor-ring P=%d sim_s=%.17g coll_s=%.17g transfers=%ld flows=%ld sleeps=%ld "
-           "wall_s=%.3f rss_mb=%.1f\n",
-           S.P, simgrid_get_clock(), S.t1 - S.t0, S.flows + S.signals, S.flows, S.sleeps, w1 - w0,
-           (double)ru.ru_maxrss / 1024);
+           "blocks=%ld wall_s=%.3f rss_mb=%.1f\n",
+           S.P, simgrid_get_clock(), S.t1 - S.t0, S.flows + S.signals, S.flows, S.sleeps, S.blocks,
+           w1 - w0, (double)ru.ru_maxrss / 1024);
     return 0;
 }

@@ -3,23 +3,28 @@
  *
  * Few SimGrid activities, because they are what a run costs:
  *  - Device work goes on the actor's own clock (`ahead`: how far its model
- *    time is past SimGrid's).  It sleeps that off only when it interacts:
- *    before bytes leave, before a notify becomes visible, and at its end.
- *  - Bulk bytes are one host-to-host flow over the route per operation:
- *    SimGrid's network model gives latency, bandwidth and contention.
- *  - A notify is not a flow: the notifier sleeps until the update is due at
+ *    time is past SimGrid's).  Only what another actor sees goes through
+ *    SimGrid, and without a sleep before it.
+ *  - Bulk bytes are one host-to-host flow over the route per operation,
+ *    which a timer starts at the rank's model time while the rank waits
+ *    for its end (transfer.c, shim.cpp): SimGrid's network model gives
+ *    latency, bandwidth and contention.
+ *  - A notify is not a flow: a timer lands the update when it is due at
  *    the owner (its route's latency plus signal_bytes over its bottleneck
- *    bandwidth), then applies it and wakes the owner's wait.
- *  - A wait that already holds costs nothing; one that does not blocks on a
- *    semaphore that only a satisfying update releases.  A dispatched task
- *    starts at the host's model time without a sleep.
+ *    bandwidth) and wakes the owner's wait (landing.c); the notifier goes
+ *    on at that time on its own clock.
+ *  - A wait that already holds, or holds once the updates due by the
+ *    waiter's model time have landed, costs nothing; one that does not
+ *    blocks on a semaphore that only a satisfying update releases.  A
+ *    dispatched task starts at the host's model time without a sleep.
  * docs/models.md, "Local clocks", says what this gives up.  Actors run one
  * at a time, so plain memory updates are atomic by construction.
  *
  * The engine is split by concern: clock.c (model time and who runs),
  * transfer.c (flows and DMA engines), vcores.c (run_cores), waits.c
- * (signals, waits, deadlock) and this file (the actors, the run and the
- * backend table); engine.h is what they share. */
+ * (signals, waits, deadlock), landing.c (notifies in flight) and this file
+ * (the actors, the run and the backend table); engine.h is what they
+ * share. */
 #include "engine.h"
 
 #include <errno.h>
@@ -149,6 +154,7 @@ static void sim_release(const struct pld__run_env *env)
             free(j);
         }
     }
+    pld__sim_free_updates();
     free(pld__sim->devs);
     free(pld__sim->hosts);
     free(pld__sim->rk);
@@ -262,6 +268,7 @@ static int sim_run(const struct pld__run_env *env, pld__host_fn host, const void
         return pld__config_error(PLD_ENOMEM, "out of memory for the simulator's state");
     pld__sim->env = env;
     pld__sim->fe = fe;
+    pld__sim->all_landed = pld__sim_wake_if_stuck;
     pld__sim->host_fn = host;
     pld__sim->host_args = args;
     int rc = simulate(env, out);

@@ -68,16 +68,18 @@ struct sim_rank {
     sg_cond_t dma_cond;
     sg_sem_t dma_wake;
     struct dma_job *dma_head, *dma_tail;
-    struct dma_job *dma_waiting; /* the write the rank sleeps on, or NULL */
-    struct dma_job *dma_all;     /* every job made, for sim_release */
-    struct dma_job *dma_free;    /* waited jobs, for reuse */
-    int tag;                     /* actor data: the rank number */
-    double ahead;                /* model time past SimGrid's clock, s */
+    struct dma_job *dma_waiting;               /* the write the rank sleeps on, or NULL */
+    struct dma_job *dma_all;                   /* every job made, for sim_release */
+    struct dma_job *dma_free;                  /* waited jobs, for reuse */
+    struct sim_update *inbound, *inbound_tail; /* notifies to it in flight (landing.c) */
+    int tag;                                   /* actor data: the rank number */
+    double ahead;                              /* model time past SimGrid's clock, s */
     /* the last routes this rank used: a lookup costs more than a flow */
     struct route_memo {
         int from, to, links;
         double lat, bw;
     } memo[4];
+    int memo_next; /* the memo's entry to refill next */
 };
 
 /* One asynchronous write, from its issue until it is waited. */
@@ -113,6 +115,18 @@ struct sim_state {
     pld__host_fn host_fn;
     const void *host_args;
     struct pld__progress progress;
+    /* notifies to other ranks in flight (landing.c): a heap by due time
+     * and issue, the landed ones for reuse, and the one SimGrid timer, set
+     * for the earliest */
+    struct sim_update **pending, *spare;
+    size_t npending, cap_pending;
+    size_t inflight; /* not landed yet: the heap less the updates landed early */
+    uint64_t issued;
+    void *timer;
+    double timer_at;
+    /* called by maestro when the last update in flight has landed:
+     * pld__sim_wake_if_stuck (a hook, as waits.c calls landing.c) */
+    void (*all_landed)(void);
 };
 /* The backend's state: set when sim_run starts, NULL again when it
  * returns.  A global, because the hooks read it dozens of times per
@@ -185,7 +199,26 @@ void pld__sim_free_batch(struct sim_rank *rk);
 /* The run_cores hook of the backend table. */
 void pld__sim_run_cores(int n, void (*fn)(void *arg, int core), void *arg);
 
+/* landing.c: notifies to other ranks, landed by a timer when due. */
+
+/* Applies op(value) to `owner`'s `cell` once SimGrid's clock reaches `due`
+ * (s), then calls fe->landed and wakes the waits it satisfies; sets
+ * c->landing.  0, or PLD_ENOMEM. */
+int pld__sim_land_later(int owner, int32_t *cell, pld_notify_op op, int32_t value, double due,
+                        struct pld__cost *c);
+/* Lands now the updates to `rank` due by its model time `t`, in the order
+ * the timer would: its wait may read them, as it reads those due before
+ * SimGrid's clock.  Not while the rank runs other cores, which may be
+ * behind `t`. */
+void pld__sim_land_early(int rank, double t);
+/* Frees the updates of the run (sim_release). */
+void pld__sim_free_updates(void);
+
 /* waits.c: signals, waits, idle cores, deadlock detection and abort. */
+
+/* From maestro, once nothing is in flight: when every rank is blocked for
+ * good, wakes one, which then finds the deadlock and ends the run. */
+void pld__sim_wake_if_stuck(void);
 
 /* Wakes the waits of `rk` that `force` or their cells now satisfy. */
 void pld__sim_wake_waiter(struct sim_rank *rk, int force);

@@ -3,8 +3,12 @@
 //   exceptions on bad input; an uncaught one would abort the process, so
 //   they are caught here and turned into text.
 // - The deadlock signal exists only in C++ (s4u::Engine::on_deadlock_cb).
+// - Kernel timers (a callback that maestro runs at a date, with no actor
+//   and no activity) have no C binding.
 #include <simgrid/Exception.hpp>
+#include <simgrid/kernel/Timer.hpp>
 #include <simgrid/engine.h>
+#include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>
@@ -114,4 +118,40 @@ extern "C" int pld__sgx_route(sg_host_t from, sg_host_t to, double *lat, double 
     } catch (...) {
         return 0;
     }
+}
+
+// Runs fn() in maestro once SimGrid's clock reaches `date` (s), before any
+// actor runs at that date; returns the timer, for pld__sgx_timer_cancel.
+// Only the library's Timer::set and remove are called: Timer::next and
+// kernel_timers() are inline, and a copy of their heap here would not be
+// SimGrid's.
+extern "C" void *pld__sgx_timer_set(double date, void (*fn)(void))
+{
+    return simgrid::kernel::timer::Timer::set(date, [fn]() { fn(); });
+}
+
+// Cancels a timer that has not fired.
+extern "C" void pld__sgx_timer_cancel(void *timer)
+{
+    static_cast<simgrid::kernel::timer::Timer *>(timer)->remove();
+}
+
+// One flow of `bytes` from `from` to `to` that starts when SimGrid's clock
+// reaches `start` (s; now if it has already), for the calling actor, which
+// blocks until it has ended.  Why not a sleep until `start` and then
+// sg_host_sendto: that is two blocking simcalls, a sleep activity and the
+// CPU sleep action that Comm::wait_for makes to watch the host, where this
+// is one simcall and a timer.  The comm is made unstarted; Comm::wait_any
+// on it registers the wait in the kernel without starting it (Comm::wait
+// would start it now), and the timer starts it at `start` from maestro.
+extern "C" void pld__sgx_flow_at(sg_host_t from, sg_host_t to, double bytes, double start)
+{
+    simgrid::s4u::CommPtr c = simgrid::s4u::Comm::sendto_init(from, to);
+    c->set_payload_size(static_cast<uint64_t>(bytes));
+    if (start > simgrid::s4u::Engine::get_clock())
+        simgrid::kernel::timer::Timer::set(start, [c]() { c->start(); });
+    else
+        c->start();
+    std::vector<simgrid::s4u::CommPtr> one{c};
+    simgrid::s4u::Comm::wait_any(one);
 }

@@ -62,5 +62,14 @@ const char *pld__sgx_trace_file(void);
 int pld__sgx_traces_links(void);
 /* Registers `cb` to run when SimGrid finds every actor blocked. */
 void pld__sgx_on_deadlock(void (*cb)(void));
+/* Runs fn() in maestro once SimGrid's clock reaches `date` (s), before any
+ * actor runs at that date: no actor sleeps for it.  Returns the timer. */
+void *pld__sgx_timer_set(double date, void (*fn)(void));
+/* Cancels a timer that has not fired yet. */
+void pld__sgx_timer_cancel(void *timer);
+/* Blocks the caller for one flow of `bytes` from `from` to `to` that starts
+ * at SimGrid date `start` (s; now if that has passed): one simcall, where a
+ * sleep and then sg_host_sendto were two. */
+void pld__sgx_flow_at(sg_host_t from, sg_host_t to, double bytes, double start);
 
 #endif

@@ -26,9 +26,11 @@ static int carry(int from, int to, struct pld__cost *c)
         if (pld__sim_route(rk, from, to, &lat, &bw))
             return PLD_EPLATFORM;
         rk->ahead += (double)c->extra_lats * lat;
-        pld__sim_catch_up(&rk->ahead);
-        c->t_start = simgrid_get_clock();
-        SIMCALL(sg_host_sendto(pld__sim->hosts[from], pld__sim->hosts[to], c->bytes));
+        pld__sim_leave_if_aborted();
+        /* it starts at the rank's model time, with no sleep before it */
+        c->t_start = simgrid_get_clock() + rk->ahead;
+        SIMCALL(pld__sgx_flow_at(pld__sim->hosts[from], pld__sim->hosts[to], c->bytes, c->t_start));
+        rk->ahead = 0; /* SimGrid's clock is the flow's end */
         pld__progress_tick(&pld__sim->progress, pld__sim->env->transfers);
         double own = c->rate > 0 ? c->t_start + lat + c->bytes / c->rate - simgrid_get_clock() : 0;
         if (own > 0)
@@ -88,11 +90,10 @@ static void dma_main(int argc, char **argv)
         if (j->from != j->to && j->c.bytes > 0)
             pld__sim_route(rk, j->from, j->to, &lat, &bw); /* checked at the issue */
         double pre = j->c.engine + (double)j->c.extra_lats * lat;
-        if (pre > 0)
-            SIMCALL(sg_actor_sleep_for(pre));
-        double t0 = j->c.t_start = simgrid_get_clock();
+        double t0 = j->c.t_start = simgrid_get_clock() + (pre > 0 ? pre : 0);
         if (j->from != j->to && j->c.bytes > 0) {
-            SIMCALL(sg_host_sendto(pld__sim->hosts[j->from], pld__sim->hosts[j->to], j->c.bytes));
+            SIMCALL(
+                pld__sgx_flow_at(pld__sim->hosts[j->from], pld__sim->hosts[j->to], j->c.bytes, t0));
             pld__progress_tick(&pld__sim->progress, pld__sim->env->transfers);
             /* an engine slower than the route: it streams the bytes at its
              * own rate (SimGrid 3.32 cannot cap a host-to-host flow) */
@@ -100,6 +101,8 @@ static void dma_main(int argc, char **argv)
                 j->c.rate > 0 ? t0 + lat + j->c.bytes / j->c.rate - simgrid_get_clock() : 0;
             if (own > 0)
                 SIMCALL(sg_actor_sleep_for(own));
+        } else if (pre > 0) {
+            SIMCALL(sg_actor_sleep_for(pre));
         }
         if (pld__sim->aborted)
             return;

@@ -1,7 +1,8 @@
-/* waits.c: the SimGrid backend's signals: a notify updates the owner's cell
- * once its route has carried it and wakes the owner's wait only when the
- * update satisfies it; waits and idle cores block on a semaphore; the last
- * actor to block finds a deadlock; an abort wakes everyone to leave. */
+/* waits.c: the SimGrid backend's signals: a notify to another rank lands
+ * once its route has carried it (landing.c), and wakes the owner's wait
+ * only when the update satisfies it; waits and idle cores block on a
+ * semaphore; the last actor to block finds a deadlock; an abort wakes
+ * everyone to leave. */
 #include "engine.h"
 
 #include <xbt/log.h>
@@ -15,19 +16,25 @@ int pld__sim_notify(int owner, const struct pld__cell_ref *ref, pld_notify_op op
     struct sim_rank *rk = &pld__sim->rk[me];
     rk->ahead += c->before;
     c->t_start = simgrid_get_clock() + rk->ahead;
+    pld__sim_leave_if_aborted(); /* and flushes any earlier wake */
+    int32_t *cell = ref->addr;
     if (owner != me) {
-        /* the update is due at the owner once the route has carried it */
+        /* the update is due at the owner once the route has carried it;
+         * it lands then (landing.c), and the notifier goes on at that time
+         * on its own clock */
         double lat, bw;
         if (pld__sim_route(rk, me, owner, &lat, &bw))
             return PLD_EPLATFORM;
         rk->ahead += lat + (bw > 0 ? c->bytes / bw : 0);
-        pld__sim_catch_up(&rk->ahead);
+        c->t_end = simgrid_get_clock() + rk->ahead;
+        int rc = pld__sim_land_later(owner, cell, op, value, c->t_end, c);
+        if (rc)
+            return rc;
         pld__progress_tick(&pld__sim->progress, pld__sim->env->transfers);
-    } else {
-        pld__sim_leave_if_aborted(); /* the entry below flushes any earlier wake */
+        rk->ahead += c->after;
+        return 0;
     }
     c->t_end = simgrid_get_clock() + rk->ahead;
-    int32_t *cell = ref->addr;
     if (op == PLD_NOTIFY_SET)
         *cell = value;
     else
@@ -55,7 +62,8 @@ static int stuck(const struct waiter *w)
 static int all_stuck(void)
 {
     int blocked = 0;
-    if (!pld__sim->host_done || pld__sim->aborted || pld__sim->env->cfg->wait_timeout > 0)
+    if (!pld__sim->host_done || pld__sim->aborted || pld__sim->env->cfg->wait_timeout > 0 ||
+        pld__sim->inflight) /* an update in flight may still release a wait */
         return 0;
     for (int r = 0; r < pld__sim->env->P; r++) {
         const struct sim_rank *rk = &pld__sim->rk[r];
@@ -81,6 +89,17 @@ void pld__sim_declare_deadlock_if_stuck(void)
     pld__sim->fe->report_deadlock();
     pld__sim->fe->fail_first(PLD_EDEADLOCK);
     pld__sim_abort_run();
+}
+
+void pld__sim_wake_if_stuck(void)
+{
+    if (!all_stuck())
+        return;
+    for (int r = 0; r < pld__sim->env->P; r++)
+        if (!pld__sim->rk[r].done) {
+            pld__sim_wake_waiter(&pld__sim->rk[r], 1);
+            return;
+        }
 }
 
 /* Blocks the caller on its waiter `w` until what `want` waits for (a
@@ -129,7 +148,10 @@ static void block(struct sim_rank *rk, struct waiter *w, const struct waiter *wa
 
 /* A wait that holds when it is reached ends at the caller's model time: the
  * update that satisfied it was visible before SimGrid's clock, which is not
- * past that time.  For WAIT_GE this assumes the cell does not fall again
+ * past that time.  So does one that holds once the rank's updates due by
+ * that time have landed, which they do now instead of by their timer (the
+ * rank would otherwise block until SimGrid's clock catches up with a time
+ * it has passed).  For WAIT_GE this assumes the cell does not fall again
  * before then (only a negative add or a Set from another rank could make
  * it); an EQ wait catches up first, so that it sees the cell as it is at
  * its model time. */
@@ -141,8 +163,11 @@ void pld__sim_wait(const struct pld__cell_ref *ref, pld_wait_cmp cmp, int32_t ex
     if (cmp == PLD_WAIT_EQ)
         pld__sim_catch_up(&rk->ahead);
     pld__sim_flush_wakes(); /* before this actor can block */
+    double t = simgrid_get_clock() + rk->ahead;
+    if (!pld__wait_holds(*cell, cmp, expected))
+        pld__sim_land_early(sim_self(), t);
     struct waiter want = {.cell = cell, .cmp = cmp, .expected = expected};
-    block(rk, w, &want, simgrid_get_clock() + rk->ahead);
+    block(rk, w, &want, t);
 }
 
 /* An idle core of a task graph: blocks until ready(arg), which a notify

@@ -263,6 +263,7 @@ static const struct pld__frontend frontend = {
     .bytes_moved = fe_bytes_moved,
     .wait_export = pld__wait_export,
     .wait_import = pld__wait_import,
+    .landed = pld__observe_landed,
 };
 
 int pld__run_host(const pld_config *cfg, pld__host_fn host, const void *args)

@@ -72,6 +72,19 @@ struct pld__cost {
                               async write's engine): the bytes take at least a route latency
                               plus bytes / rate; 0: as fast as the route */
     double t_start, t_end; /* out: when the bytes left and arrived */
+    /* out, notify only: non-NULL when the update lands after the notify
+     * returns (a timed backend's notify to another rank lands at t_end,
+     * with no actor waiting for it); the front end fills it in before the
+     * caller's next backend call, and gets it back in fe->landed */
+    struct pld__landing *landing;
+};
+
+/* What the front end keeps of a notify whose update lands later, until it
+ * lands (fe->landed): the notify's trace event and the race detector's
+ * view of the notifier at the notify. */
+struct pld__landing {
+    int64_t seq;   /* the notify's trace event, or -1 */
+    void *release; /* the race detector's clock of the notifier, or NULL */
 };
 
 /* A dispatched task: what to run, with its own copy of the arguments, and
@@ -174,6 +187,13 @@ struct pld__frontend {
      * the next report, and `m` must outlive that report. */
     void (*wait_export)(int rank, struct pld__wait_msg *m);
     void (*wait_import)(int rank, const struct pld__wait_msg *m);
+    /* A notify's update has been applied to `cell`, which `notifier`
+     * issued with c->landing = l: records what the front end left for the
+     * landing (the race detector's arrival, the trace's cell) and frees
+     * what l holds.  Called by maestro (no rank runs), before the owner's
+     * wait is woken. */
+    void (*landed)(struct pld__landing *l, int notifier, const int32_t *cell, pld_notify_op op,
+                   int32_t value);
 };
 
 /* A backend's table.  Every hook under "mandatory" is set (the stubs in
@@ -247,7 +267,9 @@ struct pld_backend {
                  struct pld__span src, pl_atomic op, struct pld__cost *c);
     /* Applies `op` with `value` to `owner`'s INT32 cell (the owner may be
      * the caller), releasing what the caller wrote before, and wakes the
-     * owner's waiter; returns once the update is visible to the owner. */
+     * owner's waiter; returns once the update is visible to the owner, or
+     * (timed backends, another owner) sets c->landing and applies it at
+     * c->t_end, then calls fe->landed. */
     int (*notify)(int owner, const struct pld__cell_ref *cell, pld_notify_op op, int32_t value,
                   struct pld__cost *c);
     /* Blocks the caller until its own cell satisfies cmp(expected);

@@ -511,6 +511,12 @@ struct pld__observed {
  * here), the race detector, then the op's trace event, whose sequence
  * number it returns. */
 int64_t pld__observe(const struct pld__observed *o);
+/* A notify's update has landed after the notify returned (fe->landed):
+ * its race-detector arrival and its trace cell, as pld__observe left them
+ * in `l`. */
+struct pld__landing;
+void pld__observe_landed(struct pld__landing *l, int notifier, const int32_t *cell,
+                         pld_notify_op op, int32_t value);
 /* The event of an op that names no memory and moves nothing between
  * ranks (vector, cube, launch, dispatch): `peer` -1 but for a dispatch. */
 void pld__observe_work(enum pld__op op, double t0, int peer, int64_t bytes, const char *file,

@@ -12,6 +12,12 @@ int pld__races_found(const struct pld__run *R); /* the races reported so far */
 void pld__races_free(struct pld__run *R);       /* run.c's teardown */
 /* After a notify has updated `cell` (the value it now holds is read). */
 void pld__races_release(int me, const void *cell, pld_notify_op op, int32_t value);
+/* The same in two halves, for an update that lands after the notify
+ * returns: begin at the notify (the notifier's clock as it was, NULL
+ * without a detector), land once the update is in the cell (frees it). */
+void *pld__races_release_begin(int me);
+void pld__races_release_land(int me, const void *cell, pld_notify_op op, int32_t value,
+                             void *clock);
 /* After a wait on the caller's own `cell` saw its condition hold: it
  * acquires only the notifies that condition needed. */
 void pld__races_acquire(int me, const void *cell, pld_wait_cmp cmp, int32_t expected);
@@ -48,6 +54,12 @@ void pld__racer_on_race(struct pld__racer *RC,
 int pld__racer_races(const struct pld__racer *RC); /* pairs reported so far */
 void pld__racer_release(struct pld__racer *RC, int me, const int32_t *cell, pld_notify_op op,
                         int32_t value);
+/* pld__racer_release in two halves: begin copies the notifier's clock
+ * (NULL when out of memory) and moves it on; land records the arrival
+ * with that copy and frees it. */
+uint32_t *pld__racer_release_begin(struct pld__racer *RC, int me);
+void pld__racer_release_land(struct pld__racer *RC, int me, const int32_t *cell, pld_notify_op op,
+                             int32_t value, uint32_t *clock);
 void pld__racer_acquire(struct pld__racer *RC, int me, const int32_t *cell, pld_wait_cmp cmp,
                         int32_t expected);
 /* An access of `rows` of `copy` of b (b NULL: host memory, by address) at

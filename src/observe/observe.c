@@ -54,7 +54,10 @@ static void races(const struct pld__observed *o, int me)
         if (!c->p) /* the cell lies in another process: nothing here to watch */
             break;
         pld__races_access(me, c->win, c->copy, c->at, c->at + 4, 1, 1, o->api, o->file, o->line);
-        pld__races_release(me, c->p, (pld_notify_op)c->how, c->value);
+        if (o->cost && o->cost->landing) /* the arrival is recorded as it lands */
+            o->cost->landing->release = pld__races_release_begin(me);
+        else
+            pld__races_release(me, c->p, (pld_notify_op)c->how, c->value);
         /* only an update that can release a wait makes its rank the cell's
          * notifier: a barrier's epilogue takes its credits back with a
          * negative add to itself, which would otherwise be named as the
@@ -82,11 +85,22 @@ int64_t pld__observe(const struct pld__observed *o)
     int64_t seq = pld__trace_op(o->op, o->t0, o->peer, o->t, o->elem_off, o->bytes, o->value,
                                 o->file, o->line);
     /* the trace's arrows: which notify last set a cell, which one released a wait */
-    if (o->cell.use == PLD__CELL_NOTIFY && o->cell.p)
+    if (o->cell.use == PLD__CELL_NOTIFY && o->cost && o->cost->landing)
+        o->cost->landing->seq = seq; /* the cell's last notify once it lands */
+    else if (o->cell.use == PLD__CELL_NOTIFY && o->cell.p)
         pld__trace_note_cell(o->cell.p, seq);
     else if (o->cell.use == PLD__CELL_WAIT)
         pld__trace_set_cause(seq, o->cell.p);
     return seq;
+}
+
+void pld__observe_landed(struct pld__landing *l, int notifier, const int32_t *cell,
+                         pld_notify_op op, int32_t value)
+{
+    pld__races_release_land(notifier, cell, op, value, l->release);
+    l->release = NULL;
+    if (l->seq >= 0)
+        pld__trace_note_cell(cell, l->seq);
 }
 
 void pld__observe_work(enum pld__op op, double t0, int peer, int64_t bytes, const char *file,

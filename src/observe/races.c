@@ -176,10 +176,11 @@ static struct cell *cell_of(struct pld__racer *RC, const int32_t *addr, int make
     return &RC->cell[RC->ncells - 1];
 }
 
-void pld__racer_release(struct pld__racer *RC, int me, const int32_t *addr, pld_notify_op op,
-                        int32_t value)
+/* The arrival of an update at `addr`, which left it as it is now, from
+ * `me` with the vector clock `from`. */
+static void arrive(struct pld__racer *RC, int me, const int32_t *addr, pld_notify_op op,
+                   int32_t value, const uint32_t *from)
 {
-    uint32_t *mine = clock_of(RC, me);
     struct cell *c = cell_of(RC, addr, 1);
     size_t P = (size_t)RC->P;
     if (c && !c->a) /* the first arrival: the value before it */
@@ -205,14 +206,39 @@ void pld__racer_release(struct pld__racer *RC, int me, const int32_t *addr, pld_
             memcpy(k, k - P, P * sizeof *k);
         else
             memset(k, 0, P * sizeof *k);
-        join(k, mine, RC->P);
+        join(k, from, RC->P);
         c->a[c->n++] = (struct arrival){
             .value = *addr, /* as the update left it */
             .delta = op == PLD_NOTIFY_SET ? 0 : value,
             .rank = me,
         };
     }
+}
+
+void pld__racer_release(struct pld__racer *RC, int me, const int32_t *addr, pld_notify_op op,
+                        int32_t value)
+{
+    uint32_t *mine = clock_of(RC, me);
+    arrive(RC, me, addr, op, value, mine);
     mine[me]++; /* what follows the notify is not ordered by it */
+}
+
+uint32_t *pld__racer_release_begin(struct pld__racer *RC, int me)
+{
+    uint32_t *mine = clock_of(RC, me);
+    uint32_t *k = malloc((size_t)RC->P * sizeof *k);
+    if (k) /* out of memory: the arrival is left out, as when its cell cannot be made */
+        memcpy(k, mine, (size_t)RC->P * sizeof *k);
+    mine[me]++;
+    return k;
+}
+
+void pld__racer_release_land(struct pld__racer *RC, int me, const int32_t *addr, pld_notify_op op,
+                             int32_t value, uint32_t *clock)
+{
+    if (clock)
+        arrive(RC, me, addr, op, value, clock);
+    free(clock);
 }
 
 /* The owner's own updates precede its wait in program order, so each
@@ -253,6 +279,19 @@ void pld__races_release(int me, const void *cell, pld_notify_op op, int32_t valu
 {
     if (pld__R->racer)
         pld__racer_release(pld__R->racer, me, cell, op, value);
+}
+
+void *pld__races_release_begin(int me)
+{
+    return pld__R->racer ? pld__racer_release_begin(pld__R->racer, me) : NULL;
+}
+
+void pld__races_release_land(int me, const void *cell, pld_notify_op op, int32_t value, void *clock)
+{
+    if (pld__R->racer)
+        pld__racer_release_land(pld__R->racer, me, cell, op, value, clock);
+    else
+        free(clock);
 }
 
 void pld__races_acquire(int me, const void *cell, pld_wait_cmp cmp, int32_t expected)
