@@ -42,9 +42,10 @@ void pld__row_apply(pl_dtype dt, unsigned char *dst, const unsigned char *src, s
  * buffers of 64 KiB or more per copy on the simulator, or as
  * PLD_SPARSE_WINDOWS (auto, all, off) says. */
 int pld__sparse_wanted(const struct pld__wbuf *b);
-/* Reserves an address range of `bytes` for a sparse buffer (no memory is
- * committed).  Returns its base, or NULL if the address space is short. */
-unsigned char *pld__sparse_reserve(size_t bytes);
+/* Reserves an address range for a sparse buffer of `copies` copies of
+ * `copy_bytes` each (no memory is committed).  Returns its base, or NULL
+ * if the address space or memory is short. */
+unsigned char *pld__sparse_reserve(size_t copies, size_t copy_bytes);
 /* Frees a range made by pld__sparse_reserve and all its lines. */
 void pld__sparse_release(unsigned char *base);
 /* The real address of the element at p: p itself, or its place in the

@@ -48,15 +48,31 @@ struct line {
 #define ARENA_ALIGN ((size_t)2 << 20)
 _Static_assert(ARENA_DATA + ARENA_NOTES <= ARENA_ALIGN, "an arena fits its alignment");
 
-/* The table is an array of 4-byte line indices + 1 (0 = empty), filled to
- * 3/4 before it doubles: at P=4096 the ring makes 67 M lines, and this is
- * 0.5 GB of table, where slots of {key, index} took 1.5 GB.  That is also
- * why it is not the side tables' map (ptrmap.h), whose 16-byte entries
- * would cost 2 GB here. */
+/* Each copy (rank) has its own table, an array of 4-byte line indices + 1
+ * (0 = empty) filled to 3/4 before it doubles, and takes its lines from
+ * the arenas CHUNK_LINES at a time.  Why per copy: a rank's signals are
+ * looked up together (a wait right after the update that lands in it, the
+ * ring's epilogue over every row), and one table for the whole buffer put
+ * each lookup in a random place of 32 MB of table and 48 MB of lines at
+ * P = 1024: two misses to memory a lookup, 13 % of the ring allreduce.
+ * The tables together are as large as the one was: at P = 4096 the ring
+ * makes 67 M lines and 0.5 GB of slots, where slots of {key, index} took
+ * 1.5 GB.  That is also why it is not the side tables' map (ptrmap.h),
+ * whose 16-byte entries would cost 2 GB here. */
+#define CHUNK_LINES 256 /* 3 KiB of lines; an arena holds a whole number of them */
+_Static_assert(ARENA_LINES % CHUNK_LINES == 0, "chunks tile an arena");
+
+struct copy_table {
+    uint32_t *slots; /* index + 1 of the line in the arenas; 0 = empty */
+    uint32_t cap, n;
+    uint32_t next, end; /* the copy's chunk: its next free line, and its end */
+};
+
 struct pld__sparse {
     uintptr_t lo, hi; /* the reserved range */
-    uint32_t *slots;  /* index + 1 of the line in the arenas; 0 = empty */
-    size_t cap, n;
+    size_t copy_bytes;
+    struct copy_table *copies;
+    size_t n; /* lines in all */
     unsigned char **arenas;
     size_t narenas, used;     /* lines used in the last arena */
     struct pld__sparse *next; /* the run's list (R->sparse): few, one per large INT32 buffer */
@@ -88,20 +104,25 @@ static struct pld__sparse *find(struct pld__sparse *all, uintptr_t p)
     return NULL;
 }
 
-unsigned char *pld__sparse_reserve(size_t bytes)
+unsigned char *pld__sparse_reserve(size_t copies, size_t copy_bytes)
 {
     struct pld__sparse *s = calloc(1, sizeof *s);
-    if (!s)
+    if (!s || !(s->copies = calloc(copies, sizeof *s->copies))) {
+        free(s);
         return NULL;
+    }
     /* PROT_NONE and MAP_NORESERVE: address space only, never counted
      * against memory, so even 512 GiB is fine */
+    size_t bytes = copies * copy_bytes;
     void *base = mmap(NULL, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (base == MAP_FAILED) {
+        free(s->copies);
         free(s);
         return NULL;
     }
     s->lo = (uintptr_t)base;
     s->hi = s->lo + bytes;
+    s->copy_bytes = copy_bytes;
     s->next = pld__R->sparse;
     pld__R->sparse = s;
     return base;
@@ -118,7 +139,10 @@ void pld__sparse_release(unsigned char *base)
         for (size_t i = 0; i < s->narenas; i++)
             free(s->arenas[i]);
         free(s->arenas);
-        free(s->slots);
+        size_t copies = (s->hi - s->lo) / s->copy_bytes;
+        for (size_t c = 0; c < copies; c++)
+            free(s->copies[c].slots);
+        free(s->copies);
         free(s);
         return;
     }
@@ -134,12 +158,13 @@ static uint64_t key_of(const struct line *l)
     return (uint64_t)l->key_hi << 32 | l->key_lo;
 }
 
-/* The slot holding `key`, or the empty slot where it would go. */
-static size_t slot_of(const struct pld__sparse *s, uint64_t key)
+/* The slot of copy table t holding `key`, or the empty slot where it
+ * would go (t->cap > 0). */
+static uint32_t slot_of(const struct pld__sparse *s, const struct copy_table *t, uint64_t key)
 {
-    size_t i = (size_t)(key * 0x9e3779b97f4a7c15ull >> 20) & (s->cap - 1);
-    while (s->slots[i] && key_of(line_at(s, s->slots[i] - 1)) != key)
-        i = (i + 1) & (s->cap - 1);
+    uint32_t mask = t->cap - 1, i = (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & mask;
+    while (t->slots[i] && key_of(line_at(s, t->slots[i] - 1)) != key)
+        i = (i + 1) & mask;
     return i;
 }
 
@@ -148,19 +173,48 @@ static _Noreturn void out_of_memory(void)
     pld__fail(PLD_ENOMEM, "pldsim", 0, "window", "out of memory for sparse window lines");
 }
 
-static void grow(struct pld__sparse *s)
+static void grow(const struct pld__sparse *s, struct copy_table *t)
 {
-    size_t cap = s->cap ? 2 * s->cap : 1024;
-    uint32_t *old = s->slots, *slots = calloc(cap, sizeof *slots);
+    if (t->cap > UINT32_MAX / 2)
+        out_of_memory();
+    uint32_t cap = t->cap ? 2 * t->cap : 16;
+    uint32_t *old = t->slots, *slots = calloc(cap, sizeof *slots);
     if (!slots)
         out_of_memory();
-    size_t ocap = s->cap;
-    s->slots = slots;
-    s->cap = cap;
-    for (size_t i = 0; i < ocap; i++)
+    uint32_t ocap = t->cap;
+    t->slots = slots;
+    t->cap = cap;
+    for (uint32_t i = 0; i < ocap; i++)
         if (old[i])
-            slots[slot_of(s, key_of(line_at(s, old[i] - 1)))] = old[i];
+            slots[slot_of(s, t, key_of(line_at(s, old[i] - 1)))] = old[i];
     free(old);
+}
+
+/* A line for copy t: the next of its chunk, or of a new chunk. */
+static uint32_t new_line(struct pld__sparse *s, struct copy_table *t)
+{
+    if (t->next == t->end) {
+        if (s->n > UINT32_MAX - 2 * CHUNK_LINES) /* 4 G lines: the index is full */
+            out_of_memory();
+        if (s->narenas == 0 || s->used == ARENA_LINES) {
+            unsigned char **a = realloc(s->arenas, (s->narenas + 1) * sizeof *a);
+            if (!a)
+                out_of_memory();
+            s->arenas = a;
+            /* aligned_alloc's size must be a multiple of the alignment; the
+             * tail past the notes is never touched, so never resident */
+            if (!(a[s->narenas] = aligned_alloc(ARENA_ALIGN, ARENA_ALIGN)))
+                out_of_memory();
+            memset(a[s->narenas], 0, ARENA_DATA + ARENA_NOTES);
+            s->narenas++;
+            s->used = 0;
+        }
+        t->next = (uint32_t)((s->narenas - 1) * ARENA_LINES + s->used);
+        t->end = t->next + CHUNK_LINES;
+        s->used += CHUNK_LINES;
+    }
+    s->n++;
+    return t->next++;
 }
 
 /* The cell of the line holding address p; NULL if it was never written
@@ -168,39 +222,25 @@ static void grow(struct pld__sparse *s)
 static unsigned char *line_of(struct pld__sparse *s, uintptr_t p, int create)
 {
     uint64_t key = (p - s->lo) / LINE + 1;
-    size_t i = 0;
-    if (s->cap) {
-        i = slot_of(s, key);
-        if (s->slots[i])
-            return line_at(s, s->slots[i] - 1)->cell;
+    struct copy_table *t = &s->copies[(p - s->lo) / s->copy_bytes];
+    uint32_t i = 0;
+    if (t->cap) {
+        i = slot_of(s, t, key);
+        if (t->slots[i])
+            return line_at(s, t->slots[i] - 1)->cell;
     }
     if (!create)
         return NULL;
-    if (4 * (s->n + 1) > 3 * s->cap) {
-        grow(s);
-        i = slot_of(s, key); /* the probe above was in the old table */
+    if (4 * ((uint64_t)t->n + 1) > 3 * (uint64_t)t->cap) {
+        grow(s, t);
+        i = slot_of(s, t, key); /* the probe above was in the old table */
     }
-    if (s->n == UINT32_MAX - 1) /* 4 G lines: the index is full */
-        out_of_memory();
-    if (s->narenas == 0 || s->used == ARENA_LINES) {
-        unsigned char **a = realloc(s->arenas, (s->narenas + 1) * sizeof *a);
-        if (!a)
-            out_of_memory();
-        s->arenas = a;
-        /* aligned_alloc's size must be a multiple of the alignment; the
-         * tail past the notes is never touched, so never resident */
-        if (!(a[s->narenas] = aligned_alloc(ARENA_ALIGN, ARENA_ALIGN)))
-            out_of_memory();
-        memset(a[s->narenas], 0, ARENA_DATA + ARENA_NOTES);
-        s->narenas++;
-        s->used = 0;
-    }
-    uint32_t index = (uint32_t)((s->narenas - 1) * ARENA_LINES + s->used++);
+    uint32_t index = new_line(s, t);
     struct line *l = line_at(s, index);
     l->key_lo = (uint32_t)key;
     l->key_hi = (uint32_t)(key >> 32);
-    s->slots[i] = index + 1;
-    s->n++;
+    t->slots[i] = index + 1;
+    t->n++;
     return l->cell;
 }
 

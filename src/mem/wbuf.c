@@ -52,7 +52,7 @@ void pld__materialize(const char *file, int line, const char *op, struct pld__wb
                   "out of memory for %d copies of %lld bytes of window '%s'", pld__R->P,
                   (long long)b->slot, b->name);
     if (pld__sparse_wanted(b)) {
-        b->mem = pld__sparse_reserve((size_t)pld__R->P * (size_t)b->slot);
+        b->mem = pld__sparse_reserve((size_t)pld__R->P, (size_t)b->slot);
         b->sparse = b->mem != NULL;
     }
     if (!b->mem && (b->mem = calloc((size_t)pld__R->P, (size_t)b->slot)))
