@@ -54,12 +54,6 @@ void pld__racer_on_race(struct pld__racer *RC,
 int pld__racer_races(const struct pld__racer *RC); /* pairs reported so far */
 void pld__racer_release(struct pld__racer *RC, int me, const int32_t *cell, pld_notify_op op,
                         int32_t value);
-/* pld__racer_release in two halves: begin copies the notifier's clock
- * (NULL when out of memory) and moves it on; land records the arrival
- * with that copy and frees it. */
-uint32_t *pld__racer_release_begin(struct pld__racer *RC, int me);
-void pld__racer_release_land(struct pld__racer *RC, int me, const int32_t *cell, pld_notify_op op,
-                             int32_t value, uint32_t *clock);
 void pld__racer_acquire(struct pld__racer *RC, int me, const int32_t *cell, pld_wait_cmp cmp,
                         int32_t expected);
 /* An access of `rows` of `copy` of b (b NULL: host memory, by address) at

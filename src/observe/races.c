@@ -223,24 +223,6 @@ void pld__racer_release(struct pld__racer *RC, int me, const int32_t *addr, pld_
     mine[me]++; /* what follows the notify is not ordered by it */
 }
 
-uint32_t *pld__racer_release_begin(struct pld__racer *RC, int me)
-{
-    uint32_t *mine = clock_of(RC, me);
-    uint32_t *k = malloc((size_t)RC->P * sizeof *k);
-    if (k) /* out of memory: the arrival is left out, as when its cell cannot be made */
-        memcpy(k, mine, (size_t)RC->P * sizeof *k);
-    mine[me]++;
-    return k;
-}
-
-void pld__racer_release_land(struct pld__racer *RC, int me, const int32_t *addr, pld_notify_op op,
-                             int32_t value, uint32_t *clock)
-{
-    if (clock)
-        arrive(RC, me, addr, op, value, clock);
-    free(clock);
-}
-
 /* The owner's own updates precede its wait in program order, so each
  * point of the arrival order is judged with all of them applied: the value
  * after arrival i plus the owner's adds that arrived after it.  (A barrier
@@ -283,15 +265,21 @@ void pld__races_release(int me, const void *cell, pld_notify_op op, int32_t valu
 
 void *pld__races_release_begin(int me)
 {
-    return pld__R->racer ? pld__racer_release_begin(pld__R->racer, me) : NULL;
+    struct pld__racer *RC = pld__R->racer;
+    if (!RC)
+        return NULL;
+    uint32_t *mine = clock_of(RC, me), *k = malloc((size_t)RC->P * sizeof *k);
+    if (k) /* out of memory: the arrival is left out, as when its cell cannot be made */
+        memcpy(k, mine, (size_t)RC->P * sizeof *k);
+    mine[me]++; /* what follows the notify is not ordered by it */
+    return k;
 }
 
 void pld__races_release_land(int me, const void *cell, pld_notify_op op, int32_t value, void *clock)
 {
-    if (pld__R->racer)
-        pld__racer_release_land(pld__R->racer, me, cell, op, value, clock);
-    else
-        free(clock);
+    if (clock && pld__R->racer) /* NULL: no detector, or out of memory at the notify */
+        arrive(pld__R->racer, me, cell, op, value, clock);
+    free(clock);
 }
 
 void pld__races_acquire(int me, const void *cell, pld_wait_cmp cmp, int32_t expected)
