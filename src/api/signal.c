@@ -2,9 +2,26 @@
 #include "internal.h"
 #include "backend.h"
 
-void pld__check_signal(const char *file, int line, const char *op, const char *what, pl_tensor t,
-                       pl_shape offsets)
+/* Is `t` a dense INT32 window view, already made, with `offsets` naming
+ * one of its cells?  The common case, decided without copying the tensor
+ * into each check in turn: a collective's signal ops are most of its ops. */
+static int signal_ok(const pl_tensor *t, pl_shape offsets)
 {
+    if (t->dtype != PL_INT32 || !t->win || !t->win->mem || t->layout.ndim ||
+        offsets.ndim != t->shape.ndim || offsets.ndim == 0)
+        return 0;
+    for (int i = 0; i < offsets.ndim; i++)
+        if (offsets.dim[i] < 0 || offsets.dim[i] >= t->shape.dim[i])
+            return 0;
+    return 1;
+}
+
+void pld__check_signal(const char *file, int line, const char *op, const char *what,
+                       const pl_tensor *tp, pl_shape offsets)
+{
+    if (signal_ok(tp, offsets))
+        return;
+    pl_tensor t = *tp;
     pld__check_tensor(file, line, op, what, t);
     if (!t.win)
         pld__fail(PLD_EINVAL, file, line, op,
@@ -33,9 +50,8 @@ void pld__notify(const char *file, int line, pld_dtensor target, struct pld_noti
 {
     static const char op[] = "pld_system_notify";
     struct pld__rank *rk = pld__kernel_rank(file, line, op);
-    int me = pld__self();
+    int me = (int)(rk - pld__R->ranks);
     double t0 = pld__now();
-    (void)rk;
 
     if (kw.peer == PLD__MISSING)
         pld__fail(PLD_EINVAL, file, line, op, "missing required keyword .peer");
@@ -53,10 +69,11 @@ void pld__notify(const char *file, int line, pld_dtensor target, struct pld_noti
     /* a peer is a rank of the target's group (the world's when it has none) */
     int peer =
         target.dtype != 0 && target.win ? pld__peer_rank(file, line, op, target, kw.peer) : -1;
-    pld__check_signal(file, line, op, "target", target, kw.offsets);
+    pld__check_signal(file, line, op, "target", &target, kw.offsets);
     pld__check_member(file, line, op, "target", target);
     enum pld__op id = kw.op == PLD_NOTIFY_SET ? PLD__OP_NOTIFY_SET : PLD__OP_NOTIFY_ADD;
-    int64_t at = target.win_offset + pld__cell_offset(target, kw.offsets);
+    int64_t elem_off = pld__cell_offset(target, kw.offsets);
+    int64_t at = target.win_offset + elem_off;
     /* the cell's address, when the owner's window is in this process */
     int32_t *cell =
         pld__R->be->caps & PLD_CAP_DISTRIBUTED ? NULL : pld__shm_cell(target.win, peer, at);
@@ -77,7 +94,7 @@ void pld__notify(const char *file, int line, pld_dtensor target, struct pld_noti
         .cell = {PLD__CELL_NOTIFY, target.win, peer, at, cell, kw.op, (int32_t)kw.value},
         .peer = peer,
         .t = &target,
-        .elem_off = pld__cell_offset(target, kw.offsets),
+        .elem_off = elem_off,
         .bytes = 4,
         .value = kw.value});
 }
@@ -86,7 +103,7 @@ void pld__wait(const char *file, int line, pld_dtensor signal, struct pld_wait_k
 {
     static const char op[] = "pld_system_wait";
     struct pld__rank *rk = pld__kernel_rank(file, line, op);
-    int me = pld__self();
+    int me = (int)(rk - pld__R->ranks);
     double t0 = pld__now();
 
     if (kw.expected == PLD__MISSING)
@@ -100,10 +117,11 @@ void pld__wait(const char *file, int line, pld_dtensor signal, struct pld_wait_k
     if (kw.expected < INT32_MIN || kw.expected > INT32_MAX)
         pld__fail(PLD_EINVAL, file, line, op, "expected %lld does not fit in INT32",
                   (long long)kw.expected);
-    pld__check_signal(file, line, op, "signal", signal, kw.offsets);
+    pld__check_signal(file, line, op, "signal", &signal, kw.offsets);
     pld__check_member(file, line, op, "signal", signal);
 
-    int64_t at = signal.win_offset + pld__cell_offset(signal, kw.offsets);
+    int64_t elem_off = pld__cell_offset(signal, kw.offsets);
+    int64_t at = signal.win_offset + elem_off;
     int32_t *cell = pld__shm_cell(signal.win, me, at);
     struct pld__cell_ref ref = {signal.win, at, cell};
     rk->wait = (struct pld__wait_info){
@@ -131,7 +149,7 @@ void pld__wait(const char *file, int line, pld_dtensor signal, struct pld_wait_k
         .poll = 1,
         .peer = -1,
         .t = &signal,
-        .elem_off = pld__cell_offset(signal, kw.offsets),
+        .elem_off = elem_off,
         .bytes = 4,
         .value = kw.expected});
 }

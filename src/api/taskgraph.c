@@ -265,7 +265,7 @@ void pld__defer_wait(const char *file, int line, pld_dtensor signal, struct pld_
                   "expected %lld is outside [0, 2147483647]: the runtime compares the counter "
                   "unsigned, so a negative threshold would hold at once",
                   (long long)kw.expected);
-    pld__check_signal(file, line, op, "signal", signal, kw.offsets);
+    pld__check_signal(file, line, op, "signal", &signal, kw.offsets);
     pld__check_member(file, line, op, "signal", signal);
     struct gtask *t = &g->t[rk->task - 1];
     if (t->nconds == MAX_CONDITIONS)

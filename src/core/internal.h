@@ -212,11 +212,12 @@ void pld__run_task(int rank, struct pld__task *t);
  * another on the caller's. */
 void pld__run_cores(int n, void (*fn)(void *arg, int core), void *arg);
 
-/* Signal operands (signal.c): fails unless `t` is an INT32 window view
- * whose cell at `offsets` exists (`what` names the operand); and the byte
- * offset of that cell in the view. */
-void pld__check_signal(const char *file, int line, const char *op, const char *what, pl_tensor t,
-                       pl_shape offsets);
+/* Signal operands (signal.c): fails unless `*t` is a dense INT32 window
+ * view whose cell at `offsets` exists (`what` names the operand), and
+ * makes the window's storage; and the byte offset of that cell in the
+ * view. */
+void pld__check_signal(const char *file, int line, const char *op, const char *what,
+                       const pl_tensor *t, pl_shape offsets);
 int64_t pld__cell_offset(pl_tensor t, pl_shape offsets);
 
 /* Task graphs (taskgraph.c): run.c's teardown of scopes an error left
