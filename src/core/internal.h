@@ -497,7 +497,11 @@ struct pld__observed {
      * file:line); either takes the place of the transfer above */
     struct pld__async_put *issued;
     const struct pld__async_put *landed;
-    struct pld__touch touch[2]; /* what the race detector sees, in order */
+    /* what the race detector sees, in order: a pointer, so that the ops
+     * that touch no region (notify, wait: most ops of a collective) do not
+     * zero two pl_tensors in every record */
+    const struct pld__touch *touch;
+    int ntouch;
     struct pld__observed_cell cell;
     /* a wait's poll, charged once the race detector has timed its read */
     int poll;

@@ -40,7 +40,7 @@ static void races(const struct pld__observed *o, int me)
         pld__races_region(me, p->src, me, p->src_off, p->shape, 0, 0, api, p->file, p->line);
         pld__races_region(me, p->dst, p->peer, p->dst_off, p->shape, 1, 0, api, p->file, p->line);
     }
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < o->ntouch; i++) {
         const struct pld__touch *r = &o->touch[i];
         if (r->t.dtype != 0)
             pld__races_region(me, r->t, r->copy, r->offsets, r->shape, r->write, r->atomic, o->api,
