@@ -272,6 +272,10 @@ struct pld__run {
     uint64_t transfers; /* inter-rank transfers, signals included */
     double end_time;
     struct pld__trace *trace;
+    /* has any rank called pld_record_begin in this run?  Set once, never
+     * cleared: it lets every op of a run that records nothing skip asking
+     * which rank it is (events.c) */
+    int any_recording;
     char platform_desc[PLD__PLATFORM_DESC]; /* for the summary line */
     int races_mode;                         /* enum pld_races, resolved */
     int timed_out;                          /* a wait passed --wait-timeout (not a full deadlock) */

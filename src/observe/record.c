@@ -72,6 +72,7 @@ void pld_record_begin(void)
     pld__require_level("pld_record_begin", 0, "pld_record_begin",
                        PLD__LVL_DEVICE | PLD__LVL_KERNEL);
     struct pld__rank *rk = &pld__R->ranks[pld__self()];
+    __atomic_store_n(&pld__R->any_recording, 1, __ATOMIC_RELAXED);
     rk->recording = 1;
     rk->rec_len = 0;
     if (rk->rec)
