@@ -16,11 +16,12 @@ static int signal_ok(const pl_tensor *t, pl_shape offsets)
     return 1;
 }
 
-void pld__check_signal(const char *file, int line, const char *op, const char *what,
-                       const pl_tensor *tp, pl_shape offsets)
+/* The checks that say what is wrong with a signal operand signal_ok
+ * refused, one by one (or make its window's storage, when that was all). */
+static __attribute__((noinline)) void explain_signal(const char *file, int line, const char *op,
+                                                     const char *what, const pl_tensor *tp,
+                                                     pl_shape offsets)
 {
-    if (signal_ok(tp, offsets))
-        return;
     pl_tensor t = *tp;
     pld__check_tensor(file, line, op, what, t);
     if (!t.win)
@@ -36,6 +37,13 @@ void pld__check_signal(const char *file, int line, const char *op, const char *w
     pld__check_region(file, line, op, what, t, offsets,
                       (pl_shape){.ndim = t.shape.ndim, .dim = {1, 1, 1, 1}});
     pld__materialize(file, line, op, t.win);
+}
+
+void pld__check_signal(const char *file, int line, const char *op, const char *what,
+                       const pl_tensor *t, pl_shape offsets)
+{
+    if (!signal_ok(t, offsets))
+        explain_signal(file, line, op, what, t, offsets);
 }
 
 int64_t pld__cell_offset(pl_tensor t, pl_shape offsets)

@@ -82,8 +82,12 @@ int64_t pld__observe(const struct pld__observed *o)
     races(o, me);
     if (o->poll) /* after the race detector took the read's time, as the wait's */
         pld__charge_poll();
-    int64_t seq = pld__trace_op(o->op, o->t0, o->peer, o->t, o->elem_off, o->bytes, o->value,
-                                o->file, o->line);
+    /* most runs have neither a trace nor a recording rank: no event */
+    int64_t seq =
+        pld__R && (pld__R->trace || __atomic_load_n(&pld__R->any_recording, __ATOMIC_RELAXED))
+            ? pld__trace_op(o->op, o->t0, o->peer, o->t, o->elem_off, o->bytes, o->value, o->file,
+                            o->line)
+            : -1;
     /* the trace's arrows: which notify last set a cell, which one released a wait */
     if (o->cell.use == PLD__CELL_NOTIFY && o->cost && o->cost->landing)
         o->cost->landing->seq = seq; /* the cell's last notify once it lands */
