@@ -77,23 +77,21 @@ pl_tile pld__remote_load(const char *file, int line, pld_dtensor target,
     int rc = pld__R->be->read(peer, target.win, &rg,
                               (struct pld__span){tile.no_data ? NULL : tile.data, kw.shape}, &c);
     pld__tile_zero_tail(&tile);
-    pld__observe(&(struct pld__observed){
-        .op = PLD__OP_REMOTE_LOAD,
-        .api = op,
-        .file = file,
-        .line = line,
-        .t0 = t0,
-        .from = peer,
-        .to = me,
-        .rc = rc,
-        .cost = &c,
-        .touch = (const struct pld__touch[]){{target, peer, kw.offsets, valid, 0, 0}},
-        .ntouch = 1,
-        .peer = peer,
-        .t = &target,
-        .elem_off = offset_bytes(target, kw.offsets),
-        .bytes = (int64_t)bytes,
-        .value = PLD__MISSING});
+    pld__observe(&(struct pld__observed){.op = PLD__OP_REMOTE_LOAD,
+                                         .api = op,
+                                         .file = file,
+                                         .line = line,
+                                         .t0 = t0,
+                                         .from = peer,
+                                         .to = me,
+                                         .rc = rc,
+                                         .cost = &c,
+                                         .PLD__TOUCHES({target, peer, kw.offsets, valid, 0, 0}),
+                                         .peer = peer,
+                                         .t = &target,
+                                         .elem_off = offset_bytes(target, kw.offsets),
+                                         .bytes = (int64_t)bytes,
+                                         .value = PLD__MISSING});
     return tile;
 }
 
@@ -131,9 +129,7 @@ static void remote_store(const char *file, int line, const char *op, pl_tile til
         .to = peer,
         .rc = rc,
         .cost = &c,
-        .touch = (const struct pld__touch[]){{target, peer, kw.offsets, tile.valid, 1,
-                                              kw.atomic == PL_ATOMIC_ADD}},
-        .ntouch = 1,
+        .PLD__TOUCHES({target, peer, kw.offsets, tile.valid, 1, kw.atomic == PL_ATOMIC_ADD}),
         .peer = peer,
         .t = &target,
         .elem_off = offset_bytes(target, kw.offsets),
@@ -292,10 +288,8 @@ static void put(const char *file, int line, const char *op, pld_dtensor dst, str
         .to = peer,
         .rc = rc,
         .cost = &c,
-        .touch = (const struct pld__touch[]){{kw.src, me, r.src_off, r.shape, 0, 0},
-                                             {dst, peer, r.dst_off, r.shape, 1,
-                                              kw.atomic == PL_ATOMIC_ADD}},
-        .ntouch = 2,
+        .PLD__TOUCHES({kw.src, me, r.src_off, r.shape, 0, 0},
+                      {dst, peer, r.dst_off, r.shape, 1, kw.atomic == PL_ATOMIC_ADD}),
         .peer = peer,
         .t = &dst,
         .elem_off = offset_bytes(dst, r.dst_off),
@@ -331,24 +325,22 @@ static void get(const char *file, int line, const char *op, pl_tensor dst, struc
     struct pld__span to = {data ? pld__elem_ptr(dst, me, r.dst_off) : NULL, pld__layout(dst)};
     pld__price_staged(&c, peer, me, 0, n, chunk, last, kw.pipeline);
     int rc = pld__R->be->read(peer, kw.src.win, &rg, to, &c);
-    pld__observe(&(struct pld__observed){
-        .op = PLD__OP_GET,
-        .api = op,
-        .file = file,
-        .line = line,
-        .t0 = t0,
-        .from = peer,
-        .to = me,
-        .rc = rc,
-        .cost = &c,
-        .touch = (const struct pld__touch[]){{kw.src, peer, r.src_off, r.shape, 0, 0},
-                                             {dst, me, r.dst_off, r.shape, 1, 0}},
-        .ntouch = 2,
-        .peer = peer,
-        .t = &kw.src,
-        .elem_off = offset_bytes(kw.src, r.src_off),
-        .bytes = total,
-        .value = PLD__MISSING});
+    pld__observe(&(struct pld__observed){.op = PLD__OP_GET,
+                                         .api = op,
+                                         .file = file,
+                                         .line = line,
+                                         .t0 = t0,
+                                         .from = peer,
+                                         .to = me,
+                                         .rc = rc,
+                                         .cost = &c,
+                                         .PLD__TOUCHES({kw.src, peer, r.src_off, r.shape, 0, 0},
+                                                       {dst, me, r.dst_off, r.shape, 1, 0}),
+                                         .peer = peer,
+                                         .t = &kw.src,
+                                         .elem_off = offset_bytes(kw.src, r.src_off),
+                                         .bytes = total,
+                                         .value = PLD__MISSING});
     pld__host_written(dst, r.dst_off, r.shape); /* after: a missing route failed above */
 }
 

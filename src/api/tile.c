@@ -98,19 +98,17 @@ static void load_region(const char *file, int line, const char *op, double t0, p
     if (dst)
         pld__copy_region(t.dtype, valid, dst, full, pld__elem_ptr(t, me, offsets), pld__layout(t),
                          PL_ATOMIC_NONE);
-    pld__observe(
-        &(struct pld__observed){.op = PLD__OP_LOAD,
-                                .api = op,
-                                .file = file,
-                                .line = line,
-                                .t0 = t0,
-                                .touch = (const struct pld__touch[]){{t, me, offsets, valid, 0, 0}},
-                                .ntouch = 1,
-                                .peer = -1,
-                                .t = &t,
-                                .elem_off = flat_offset_bytes(t, offsets),
-                                .bytes = (int64_t)bytes,
-                                .value = PLD__MISSING});
+    pld__observe(&(struct pld__observed){.op = PLD__OP_LOAD,
+                                         .api = op,
+                                         .file = file,
+                                         .line = line,
+                                         .t0 = t0,
+                                         .PLD__TOUCHES({t, me, offsets, valid, 0, 0}),
+                                         .peer = -1,
+                                         .t = &t,
+                                         .elem_off = flat_offset_bytes(t, offsets),
+                                         .bytes = (int64_t)bytes,
+                                         .value = PLD__MISSING});
 }
 
 pl_tile pld__load_as(const char *file, int line, const char *op, pl_tensor t, pl_shape offsets,
@@ -200,9 +198,7 @@ static void store_values(const char *file, int line, const char *op, double t0, 
         .file = file,
         .line = line,
         .t0 = t0,
-        .touch =
-            (const struct pld__touch[]){{t, me, offsets, valid, 1, kw.atomic == PL_ATOMIC_ADD}},
-        .ntouch = 1,
+        .PLD__TOUCHES({t, me, offsets, valid, 1, kw.atomic == PL_ATOMIC_ADD}),
         .peer = -1,
         .t = &t,
         .elem_off = flat_offset_bytes(t, offsets),
@@ -412,10 +408,7 @@ double pl__read(const char *file, int line, pl_tensor t, pl_shape idx)
         .file = file,
         .line = line,
         .t0 = t0,
-        .touch =
-            (const struct pld__touch[]){
-                {t, pld__self(), idx, {.ndim = t.shape.ndim, .dim = {1, 1, 1, 1}}, 0, 0}},
-        .ntouch = 1,
+        .PLD__TOUCHES({t, pld__self(), idx, {.ndim = t.shape.ndim, .dim = {1, 1, 1, 1}}, 0, 0}),
         .peer = -1,
         .t = &t,
         .elem_off = flat_offset_bytes(t, idx),
@@ -440,10 +433,7 @@ void pl__write(const char *file, int line, pl_tensor t, pl_shape idx, double v)
         .file = file,
         .line = line,
         .t0 = t0,
-        .touch =
-            (const struct pld__touch[]){
-                {t, pld__self(), idx, {.ndim = t.shape.ndim, .dim = {1, 1, 1, 1}}, 1, 0}},
-        .ntouch = 1,
+        .PLD__TOUCHES({t, pld__self(), idx, {.ndim = t.shape.ndim, .dim = {1, 1, 1, 1}}, 1, 0}),
         .peer = -1,
         .t = &t,
         .elem_off = flat_offset_bytes(t, idx),

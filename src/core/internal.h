@@ -515,6 +515,12 @@ struct pld__observed {
     const pl_tensor *t;
     int64_t elem_off, bytes, value;
 };
+/* The touches of an op, as the two fields of struct pld__observed, the
+ * count taken from the list: .PLD__TOUCHES({t, copy, offsets, shape, write,
+ * atomic}, ...) inside the record's initialiser. */
+#define PLD__TOUCHES(...)                                                                          \
+    touch = (const struct pld__touch[]){__VA_ARGS__},                                              \
+    .ntouch = (int)(sizeof((const struct pld__touch[]){__VA_ARGS__}) / sizeof(struct pld__touch))
 /* The record phase of an op, in one place rather than inline in every
  * primitive: the transfer (trace and counters; a missing route fails
  * here), the race detector, then the op's trace event, whose sequence
