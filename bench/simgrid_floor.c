@@ -7,8 +7,9 @@
  * file, and nothing of pldsim: one actor per device dev0..dev(P-1) and one
  * for the host.  As in sim/engine.c, device work goes on each actor's own
  * clock, and SimGrid sees only what other actors see:
- *  - a transfer is one host-to-host flow that a timer starts at the
- *    actor's model time while the actor waits for its end (sim/shim.cpp);
+ *  - a transfer is a solo flow (sim/flows.c; the ring's flows never share
+ *    a link): a timer at the actor's model time finds its end, when CM02
+ *    would end it, and a timer then wakes the actor;
  *  - a notify to another rank lands when it is due (route latency plus 4
  *    bytes over the route's bandwidth), applied by a timer (sim/landing.c),
  *    and a wait at a model time past a landing's due time takes it early;
@@ -46,7 +47,7 @@
 /* sim/shim.cpp, linked in: the timers and flows pldsim's engine uses */
 void *pld__sgx_timer_set(double date, void (*fn)(void));
 void pld__sgx_timer_cancel(void *timer);
-void pld__sgx_flow_at(sg_host_t from, sg_host_t to, double bytes, double start);
+void *pld__sgx_timer_set_arg(double date, void (*fn)(void *), void *arg);
 
 /* The device model, from dev0's <prop>s: seconds, bytes per second,
  * elements per second, bytes.  A pull costs pull_lat, then the flow, and at
@@ -62,6 +63,8 @@ struct rank {
     const int32_t *wait_cell; /* what a blocked wait waits for */
     int32_t wait_expected;
     sg_sem_t wake;      /* a blocked wait sleeps here */
+    sg_sem_t flow;      /* and a transfer */
+    double flow_end;    /* its end */
     sg_sem_t start;     /* released by the host's dispatch of this rank */
     double start_at;    /* the host's model time at that dispatch */
     double ahead;       /* model time past SimGrid's clock */
@@ -125,14 +128,31 @@ static void catch_up(void)
     }
 }
 
-/* A pull of `bytes` from `from` by `to` (the caller), over a route of
- * latency `lat`. */
-static void pull(int from, int to, double bytes, double lat)
+static void flow_end(void *arg)
 {
+    sg_sem_release(((struct rank *)arg)->flow);
+}
+
+static void flow_start(void *arg)
+{
+    struct rank *rk = arg;
+    pld__sgx_timer_set_arg(rk->flow_end, flow_end, rk);
+}
+
+/* A pull of `bytes` from `from` by `to` (the caller), over a route of
+ * latency `lat` and bandwidth `bw`: a lone CM02 flow, at the rate SimGrid's
+ * solver gives it (sim/flows.c). */
+static void pull(int from, int to, double bytes, double lat, double bw)
+{
+    (void)from;
     elapse(pull_lat);
     S.flows++;
     double t0 = now(); /* it starts then, with no sleep before it */
-    pld__sgx_flow_at(S.hosts[from], S.hosts[to], bytes, t0);
+    double penalty = lat > 0 ? lat : 1.0;
+    struct rank *rk = &S.rk[to];
+    rk->flow_end = t0 + lat + bytes / (bw / (1.0 / penalty) / penalty);
+    pld__sgx_timer_set_arg(t0, flow_start, rk);
+    sg_sem_acquire(rk->flow);
     *ahead() = 0;
     double own = pull_bw > 0 ? t0 + lat + bytes / pull_bw - simgrid_get_clock() : 0;
     if (own > 0)
@@ -365,7 +385,7 @@ static void device(int argc, char **argv)
             wait_ge(me, &rk->done[r - 1], 1);
         for (int64_t off = lo; off < hi; off += PIECE_ELEMS) {
             int64_t len = hi - off < PIECE_ELEMS ? hi - off : PIECE_ELEMS;
-            pull(left, me, 4.0 * (double)len, rk->lat_l);
+            pull(left, me, 4.0 * (double)len, rk->lat_l, rk->bw_l);
             if (rs) {
                 gm(4.0 * (double)len);
                 elapse((double)len / vector_rate);
@@ -475,6 +495,7 @@ int main(int argc, char **argv)
         S.rk[r].ready = calloc(2 * (size_t)P, sizeof(int32_t));
         S.rk[r].done = calloc(2 * (size_t)P, sizeof(int32_t));
         S.rk[r].wake = sg_sem_init(0);
+        S.rk[r].flow = sg_sem_init(0);
         S.rk[r].start = sg_sem_init(0);
         if (!S.rk[r].ready || !S.rk[r].done) {
             fprintf(stderr, "simgrid-floor: out of memory for %ld ranks\n", P);

@@ -140,6 +140,14 @@ static void sim_release(const struct pld__run_env *env)
             sg_cond_destroy(pld__sim->rk[r].cond);
         if (pld__sim->rk[r].w.wake)
             sg_sem_destroy(pld__sim->rk[r].w.wake);
+        if (pld__sim->rk[r].flow_wake)
+            sg_sem_destroy(pld__sim->rk[r].flow_wake);
+        for (size_t m = 0; m < sizeof pld__sim->rk[r].memo / sizeof pld__sim->rk[r].memo[0]; m++)
+            free(pld__sim->rk[r].memo[m].ids);
+        for (int e = 0; pld__sim->rk[r].engines && e < (int)pld__sim->devs[r].sdma_engines; e++)
+            if (pld__sim->rk[r].engines[e].wake)
+                sg_sem_destroy(pld__sim->rk[r].engines[e].wake);
+        free(pld__sim->rk[r].engines);
         free(pld__sim->rk[r].own_kstate);
         if (pld__sim->rk[r].mtx)
             sg_mutex_destroy(pld__sim->rk[r].mtx);
@@ -155,6 +163,7 @@ static void sim_release(const struct pld__run_env *env)
         }
     }
     pld__sim_free_updates();
+    free(pld__sim->links);
     free(pld__sim->devs);
     free(pld__sim->hosts);
     free(pld__sim->rk);
@@ -223,6 +232,16 @@ static int simulate(const struct pld__run_env *env, struct pld__run_result *out)
         return rc;
     pld__sgx_seal();
     pld__sgx_on_deadlock(on_deadlock);
+    int mode = pld__sim_solo_flows_mode(env);
+    if (mode < 0)
+        return mode;
+    pld__sim->solo_flows = mode == SOLO_ON || mode == SOLO_REPORT;
+    pld__sim->report_flows = mode == SOLO_REPORT || mode == SOLO_OFF_REPORT;
+    if (pld__sim->solo_flows) {
+        char err[256];
+        if (pld__sgx_latency_hook(err, sizeof err))
+            pld__sim->solo_flows = 0; /* every flow a comm: slower, as exact */
+    }
 
     for (int r = 0; r < env->P; r++) {
         char name[32];
@@ -245,6 +264,8 @@ static int simulate(const struct pld__run_env *env, struct pld__run_result *out)
     simgrid_run();
     pld__sim->cur = PLD__NOBODY;
     out->end_time = simgrid_get_clock();
+    if (pld__sim->report_flows)
+        pld__sim_flows_report();
 
     rc = 0;
     if (pld__sim->aborted)

@@ -31,6 +31,7 @@ struct waiter {
 struct sim_core {
     int rank, index;
     struct waiter w;
+    sg_sem_t flow_wake;    /* where it sleeps in a flow (flows.c) */
     double ahead;          /* while another actor has the rank */
     unsigned char *kstate; /* likewise (fe->kstate_save) */
     void (*fn)(void *arg, int core);
@@ -50,7 +51,8 @@ struct sim_rank {
     sg_mutex_t mtx;
     sg_cond_t cond; /* signals this rank's task queue */
     struct pld__task_queue tasks;
-    struct waiter w; /* the rank's own actor's wait */
+    struct waiter w;    /* the rank's own actor's wait */
+    sg_sem_t flow_wake; /* where its own actor sleeps in a flow (flows.c) */
     int done;
     /* While cores run: the one whose state is in the rank (NULL: the
      * rank's own actor), and the own actor's state meanwhile. */
@@ -71,6 +73,7 @@ struct sim_rank {
     struct dma_job *dma_waiting;               /* the write the rank sleeps on, or NULL */
     struct dma_job *dma_all;                   /* every job made, for sim_release */
     struct dma_job *dma_free;                  /* waited jobs, for reuse */
+    struct dma_engine *engines;                /* their actors' own state */
     struct sim_update *inbound, *inbound_tail; /* notifies to it in flight (landing.c) */
     int tag;                                   /* actor data: the rank number */
     double ahead;                              /* model time past SimGrid's clock, s */
@@ -78,6 +81,10 @@ struct sim_rank {
     struct route_memo {
         int from, to, links;
         double lat, bw;
+        int *ids;   /* the links' numbers (flows.c), `links` of them */
+        int cap;    /* room in ids */
+        int max_id; /* the largest of them */
+        int odd;    /* a link there whose lone flows flows.c cannot price (Wi-Fi) */
     } memo[4];
     int memo_next; /* the memo's entry to refill next */
 };
@@ -94,6 +101,28 @@ struct dma_job {
     size_t snapcap;
     struct dma_job *next;     /* in the queue, or the free list */
     struct dma_job *all_next; /* in dma_all */
+};
+
+/* One flow of a transfer, on its actor's stack while the actor waits for
+ * it (flows.c). */
+struct sim_flow {
+    int from, to;
+    double bytes, start, lat;
+    double share; /* B/s, as SimGrid would give it alone */
+    double end;   /* a solo flow's end */
+    int state, odd;
+    int nlinks, *links, few[8];
+    void *timer; /* its start, then a solo flow's end */
+    void *comm;  /* a real flow's SimGrid comm */
+    sg_sem_t wake;
+};
+
+/* A DMA engine actor: its rank and its flow, kept off its stack, since
+ * SimGrid ends engines (daemons) wherever they are when the run ends. */
+struct dma_engine {
+    int rank;
+    sg_sem_t wake;
+    struct sim_flow flow;
 };
 
 /* The backend's share of the run. */
@@ -115,6 +144,14 @@ struct sim_state {
     pld__host_fn host_fn;
     const void *host_args;
     struct pld__progress progress;
+    /* flows.c: whether a flow may be solo, what each link carries, and
+     * how many flows went which way (PLD_SOLO_FLOWS=report) */
+    int solo_flows, report_flows;
+    struct sim_flow_counts {
+        uint64_t solo, comms, joined;
+    } flow_counts;
+    struct sim_link *links;
+    int nlinks;
     /* notifies to other ranks in flight (landing.c): a heap by due time
      * and issue, the landed ones for reuse, and the one SimGrid timer, set
      * for the earliest */
@@ -179,10 +216,32 @@ double pld__sim_now(void);
 void pld__sim_charge(double seconds);
 void pld__sim_settle(void);
 
+/* flows.c: a transfer's bytes in flight. */
+
+/* Moves `bytes` from device `from` to `to` over route `m`, starting at
+ * SimGrid date `start` (s, not before now), and blocks the calling actor
+ * until the last byte has arrived: a solo flow or a SimGrid comm, ending
+ * when CM02 ends it.  `f` and `wake` (made on first use) belong to the
+ * caller.  A simcall: call it through SIMCALL. */
+void pld__sim_flow(struct sim_flow *f, sg_sem_t *wake, int from, int to, double bytes, double start,
+                   const struct route_memo *m);
+
+/* What PLD_SOLO_FLOWS and the run allow: solo flows need CM02 as pldsim
+ * sets it up, no SimGrid setting that changes flows or traces them, and a
+ * platform whose lone flows take what its links say.  A SOLO_* value, or a
+ * negative PLD_E* code after printing why (PLD_SOLO_FLOWS is on, off or
+ * report). */
+enum { SOLO_OFF, SOLO_ON, SOLO_REPORT, SOLO_OFF_REPORT };
+int pld__sim_solo_flows_mode(const struct pld__run_env *env);
+/* PLD_SOLO_FLOWS=report: one line on stderr, how the run's flows went. */
+void pld__sim_flows_report(void);
+
 /* transfer.c: bulk bytes, synchronous and on the DMA engines. */
 
 /* The route from -> to, memoised per rank; 0, or PLD_EPLATFORM. */
 int pld__sim_route(struct sim_rank *rk, int from, int to, double *lat, double *bw);
+/* The same, and the memo entry with the route's links. */
+const struct route_memo *pld__sim_route_links(struct sim_rank *rk, int from, int to);
 /* The data hooks of the backend table. */
 int pld__sim_read(int peer, const struct pld__wbuf *b, const struct pld__region *rg,
                   struct pld__span dst, struct pld__cost *c);

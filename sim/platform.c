@@ -250,6 +250,18 @@ static int check_routing(const char *path)
     return rc;
 }
 
+int pld__sim_lone_flows_exact(const pld_config *cfg)
+{
+    if (cfg->topology || !ends_with(cfg->platform, ".xml"))
+        return 1; /* pldsim wrote it: no profiles, no Wi-Fi */
+    char *text = read_file(cfg->platform);
+    /* bandwidth_file, latency_file, state_file; <trace>, <trace_connect> */
+    int plain = text && !strstr(text, "_file") && !strstr(text, "<trace") &&
+                !strstr(text, "WIFI") && !strstr(text, "wifi");
+    free(text);
+    return plain;
+}
+
 int pld__sim_split_duplex(const pld_config *cfg)
 {
     if (cfg->topology || !ends_with(cfg->platform, ".xml"))

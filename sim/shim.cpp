@@ -12,12 +12,16 @@
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>
+#include <simgrid/s4u/NetZone.hpp>
+#include <simgrid/kernel/resource/NetworkModelIntf.hpp>
 #include <xbt/config.hpp>
 #include <xbt/log.h>
 
 #include <string>
+#include <unordered_set>
 #include <vector>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -104,16 +108,35 @@ extern "C" void pld__sgx_seal(void)
 // The route from `from` to `to`: its link count (0: no path), and in `lat`
 // and `bw` the sum of its latencies (s) and its bottleneck bandwidth (B/s):
 // what a quiet route gives one flow under CM02 (shared/simgrid-notes.md).
-extern "C" int pld__sgx_route(sg_host_t from, sg_host_t to, double *lat, double *bw)
+// The first `cap` links' numbers go in ids[]: 0, 1, ... in the order the
+// links are first met, kept in each link's user data (plus one); *wifi is
+// set when one is a Wi-Fi link, whose lone flows flows.c cannot price.
+extern "C" int pld__sgx_route(sg_host_t from, sg_host_t to, double *lat, double *bw, int *ids,
+                              int cap, int *wifi)
 {
+    static int next_number = 0;
     try {
         std::vector<simgrid::s4u::Link *> links;
         *lat = 0;
         from->route_to(to, links, lat);
         *bw = 0;
-        for (const auto *l : links)
+        *wifi = 0;
+        int i = 0;
+        for (auto *l : links) {
             if (*bw == 0 || l->get_bandwidth() < *bw)
                 *bw = l->get_bandwidth();
+            if (l->get_sharing_policy() == simgrid::s4u::Link::SharingPolicy::WIFI)
+                *wifi = 1;
+            // a link's number, 1-based in its user data, handed out on first use
+            auto n = reinterpret_cast<intptr_t>(l->get_data<void>());
+            if (n == 0) {
+                n = ++next_number;
+                l->set_data(reinterpret_cast<void *>(n));
+            }
+            if (i < cap)
+                ids[i] = static_cast<int>(n - 1);
+            i++;
+        }
         return (int)links.size();
     } catch (...) {
         return 0;
@@ -136,22 +159,54 @@ extern "C" void pld__sgx_timer_cancel(void *timer)
     static_cast<simgrid::kernel::timer::Timer *>(timer)->remove();
 }
 
-// One flow of `bytes` from `from` to `to` that starts when SimGrid's clock
-// reaches `start` (s; now if it has already), for the calling actor, which
-// blocks until it has ended.  Why not a sleep until `start` and then
-// sg_host_sendto: that is two blocking simcalls, a sleep activity and the
-// CPU sleep action that Comm::wait_for makes to watch the host, where this
-// is one simcall and a timer.  The comm is made unstarted; Comm::wait_any
-// on it registers the wait in the kernel without starting it (Comm::wait
-// would start it now), and the timer starts it at `start` from maestro.
-extern "C" void pld__sgx_flow_at(sg_host_t from, sg_host_t to, double bytes, double start)
+// Runs fn(arg) in maestro at `date`, as pld__sgx_timer_set.
+extern "C" void *pld__sgx_timer_set_arg(double date, void (*fn)(void *), void *arg)
+{
+    return simgrid::kernel::timer::Timer::set(date, [fn, arg]() { fn(arg); });
+}
+
+// The latency factor of the next comm that pld__sgx_comm_start makes, or
+// -1 for the route's own latency.
+static double next_lat_factor = -1;
+
+// Lets pld__sgx_comm_start give a comm less latency than its route's: a
+// latency-factor callback (CM02's, when network/latency-factor is left
+// alone) that is 1 but for such a comm.  Returns 0, or -1 with SimGrid's
+// refusal in err.
+extern "C" int pld__sgx_latency_hook(char *err, size_t errlen)
+{
+    return guarded(
+        []() {
+            auto *root = simgrid::s4u::Engine::get_instance()->get_netzone_root();
+            root->get_network_model()->set_lat_factor_cb(
+                [](double, const simgrid::s4u::Host *, const simgrid::s4u::Host *,
+                   const std::vector<simgrid::s4u::Link *> &,
+                   const std::unordered_set<simgrid::s4u::NetZone *> &) {
+                    return next_lat_factor >= 0 ? next_lat_factor : 1.0;
+                });
+        },
+        err, errlen);
+}
+
+// A host-to-host flow of `bytes` (rounded to whole bytes), started now,
+// from an actor or from maestro (a timer), whose latency is the route's
+// times `lat_factor` (< 0: 1; needs pld__sgx_latency_hook); returns it for
+// pld__sgx_comm_wait.
+extern "C" void *pld__sgx_comm_start(sg_host_t from, sg_host_t to, double bytes, double lat_factor)
 {
     simgrid::s4u::CommPtr c = simgrid::s4u::Comm::sendto_init(from, to);
-    c->set_payload_size(static_cast<uint64_t>(bytes));
-    if (start > simgrid::s4u::Engine::get_clock())
-        simgrid::kernel::timer::Timer::set(start, [c]() { c->start(); });
-    else
-        c->start();
-    std::vector<simgrid::s4u::CommPtr> one{c};
+    c->set_payload_size(static_cast<uint64_t>(bytes + 0.5));
+    next_lat_factor = lat_factor;
+    c->start();
+    next_lat_factor = -1;
+    return new simgrid::s4u::CommPtr(c);
+}
+
+// Blocks the calling actor until the flow has ended, and frees the handle.
+extern "C" void pld__sgx_comm_wait(void *comm)
+{
+    auto *c = static_cast<simgrid::s4u::CommPtr *>(comm);
+    std::vector<simgrid::s4u::CommPtr> one{*c};
+    delete c;
     simgrid::s4u::Comm::wait_any(one);
 }

@@ -20,6 +20,11 @@ int pld__model_devices(const struct pld__model *m, int needed, int dims[3], int 
 /* Writes the SimGrid platform of `m` with `ndev` devices (topology.c). */
 int pld__platform_write(FILE *out, const struct pld__model *m, int ndev, const int dims[3], int nd);
 
+/* Does a lone flow on the platform the run will load take what its links
+ * say, always (sim/flows.c)?  Not when a platform file gives a link a
+ * profile (a bandwidth, latency or state file, or a <trace>), or has Wi-Fi
+ * links; a generated platform has neither. */
+int pld__sim_lone_flows_exact(const pld_config *cfg);
 /* Does the platform the run will load have SPLITDUPLEX links (a generated
  * one always does; a FILE.xml, if its text says so)? */
 int pld__sim_split_duplex(const pld_config *cfg);
@@ -50,8 +55,11 @@ int pld__sgx_load_platform(const char *path, char *err, size_t errlen);
 /* Seals the loaded platform (routes become queryable). */
 void pld__sgx_seal(void);
 /* Links on the route from -> to (0 when there is no path), with the sum of
- * their latencies in `lat` (s) and the bottleneck bandwidth in `bw` (B/s). */
-int pld__sgx_route(sg_host_t from, sg_host_t to, double *lat, double *bw);
+ * their latencies in `lat` (s) and the bottleneck bandwidth in `bw` (B/s);
+ * the first `cap` links' numbers (0, 1, ... in order of first use) go in
+ * ids[], and *wifi is set when one of them is a Wi-Fi link. */
+int pld__sgx_route(sg_host_t from, sg_host_t to, double *lat, double *bw, int *ids, int cap,
+                   int *wifi);
 /* A --cfg=KEY:VALUE and a --log=SPEC setting, SimGrid's refusal turned
  * into a message in `err`; each returns 0 or -1. */
 int pld__sgx_cfg(const char *key_value, char *err, size_t errlen);
@@ -67,9 +75,17 @@ void pld__sgx_on_deadlock(void (*cb)(void));
 void *pld__sgx_timer_set(double date, void (*fn)(void));
 /* Cancels a timer that has not fired yet. */
 void pld__sgx_timer_cancel(void *timer);
-/* Blocks the caller for one flow of `bytes` from `from` to `to` that starts
- * at SimGrid date `start` (s; now if that has passed): one simcall, where a
- * sleep and then sg_host_sendto were two. */
-void pld__sgx_flow_at(sg_host_t from, sg_host_t to, double bytes, double start);
+/* Runs fn(arg) in maestro once SimGrid's clock reaches `date` (s). */
+void *pld__sgx_timer_set_arg(double date, void (*fn)(void *), void *arg);
+/* Lets pld__sgx_comm_start shorten a comm's latency (a latency-factor
+ * callback of 1 otherwise); 0, or -1 with SimGrid's refusal in err. */
+int pld__sgx_latency_hook(char *err, size_t errlen);
+/* Starts a SimGrid flow (comm) of `bytes` (rounded to whole bytes) from
+ * `from` to `to` now, from an actor or from maestro, with the route's
+ * latency times `lat_factor` (< 0: 1; 0 < f < 1 needs the hook); returns it
+ * for pld__sgx_comm_wait. */
+void *pld__sgx_comm_start(sg_host_t from, sg_host_t to, double bytes, double lat_factor);
+/* Blocks the calling actor until that flow has ended; frees it. */
+void pld__sgx_comm_wait(void *comm);
 
 #endif

@@ -22,14 +22,17 @@ static int carry(int from, int to, struct pld__cost *c)
     struct sim_rank *rk = &pld__sim->rk[me];
     rk->ahead += c->before;
     if (from != to && c->bytes > 0) {
-        double lat, bw;
-        if (pld__sim_route(rk, from, to, &lat, &bw))
+        const struct route_memo *m = pld__sim_route_links(rk, from, to);
+        if (!m->links)
             return PLD_EPLATFORM;
+        double lat = m->lat;
         rk->ahead += (double)c->extra_lats * lat;
         pld__sim_leave_if_aborted();
         /* it starts at the rank's model time, with no sleep before it */
         c->t_start = simgrid_get_clock() + rk->ahead;
-        SIMCALL(pld__sgx_flow_at(pld__sim->hosts[from], pld__sim->hosts[to], c->bytes, c->t_start));
+        struct sim_flow f;
+        sg_sem_t *wake = pld__sim->act ? &pld__sim->act->flow_wake : &rk->flow_wake;
+        SIMCALL(pld__sim_flow(&f, wake, from, to, c->bytes, c->t_start, m));
         rk->ahead = 0; /* SimGrid's clock is the flow's end */
         pld__progress_tick(&pld__sim->progress, pld__sim->env->transfers);
         double own = c->rate > 0 ? c->t_start + lat + c->bytes / c->rate - simgrid_get_clock() : 0;
@@ -72,8 +75,8 @@ static void dma_main(int argc, char **argv)
 {
     (void)argc;
     (void)argv;
-    int r = *(int *)sg_actor_self_get_data();
-    struct sim_rank *rk = &pld__sim->rk[r];
+    struct dma_engine *me = sg_actor_self_get_data();
+    struct sim_rank *rk = &pld__sim->rk[me->rank];
     pld__sim->cur = PLD__NOBODY;
     sg_actor_daemonize(sg_actor_self());
     for (;;) {
@@ -86,14 +89,16 @@ static void dma_main(int argc, char **argv)
         SIMCALL(sg_mutex_unlock(rk->dma_mtx));
         if (!j || pld__sim->aborted)
             return;
-        double lat = 0, bw = 0;
-        if (j->from != j->to && j->c.bytes > 0)
-            pld__sim_route(rk, j->from, j->to, &lat, &bw); /* checked at the issue */
+        double lat = 0;
+        const struct route_memo *m = NULL;
+        if (j->from != j->to && j->c.bytes > 0) {
+            m = pld__sim_route_links(rk, j->from, j->to); /* checked at the issue */
+            lat = m->lat;
+        }
         double pre = j->c.engine + (double)j->c.extra_lats * lat;
         double t0 = j->c.t_start = simgrid_get_clock() + (pre > 0 ? pre : 0);
-        if (j->from != j->to && j->c.bytes > 0) {
-            SIMCALL(
-                pld__sgx_flow_at(pld__sim->hosts[j->from], pld__sim->hosts[j->to], j->c.bytes, t0));
+        if (m) {
+            SIMCALL(pld__sim_flow(&me->flow, &me->wake, j->from, j->to, j->c.bytes, t0, m));
             pld__progress_tick(&pld__sim->progress, pld__sim->env->transfers);
             /* an engine slower than the route: it streams the bytes at its
              * own rate (SimGrid 3.32 cannot cap a host-to-host flow) */
@@ -127,11 +132,14 @@ static void dma_start(int r)
     rk->dma_cond = sg_cond_init();
     rk->dma_wake = sg_sem_init(0);
     int n = (int)pld__sim->devs[r].sdma_engines;
+    if (n > 0 && !(rk->engines = calloc((size_t)n, sizeof *rk->engines)))
+        pld__fail(PLD_ENOMEM, "pldsim", 0, "pld_put_async", "out of memory for DMA engines");
     for (int e = 0; e < n; e++) {
         char name[48];
         snprintf(name, sizeof name, "rank%d-sdma%d", r, e);
+        rk->engines[e].rank = r;
         sg_actor_t a = sg_actor_init(name, pld__sim->hosts[r]);
-        sg_actor_set_data(a, &rk->tag);
+        sg_actor_set_data(a, &rk->engines[e]);
         sg_actor_start_(a, dma_main, 0, NULL);
     }
     pld__sim->cur = self;

@@ -22,6 +22,8 @@ void pld__sim_free_batch(struct sim_rank *rk)
             pld__sim->fe->kstate_discard(r, c->kstate);
         free(c->kstate);
         sg_sem_destroy(c->w.wake);
+        if (c->flow_wake)
+            sg_sem_destroy(c->flow_wake);
     }
     free(rk->batch);
     rk->batch = NULL;
