@@ -76,7 +76,7 @@ static int cmp_event(const void *pa, const void *pb)
 }
 
 /* Folds of at most this many blocks sort on the stack. */
-#define SMALL_FOLD 8
+#define SMALL_FOLD 16
 
 /* A stable insertion sort by cmp_event.  Stable, as glibc's qsort is for
  * arrays this small (a merge sort): events that compare equal keep their

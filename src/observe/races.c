@@ -302,7 +302,14 @@ static void sweep(struct pld__racer *RC, struct shadow *s)
         if (s->r[x].live && !s->r[x].inflight && s->r[x].epoch <= RC->mins[s->r[x].rank])
             pld__shadow_drop(s,
                              x); /* one in flight lasts until its wait, whatever the clocks say */
-    s->gc_at = 2 * s->n > 64 ? 2 * s->n : 64;
+    /* A sweep costs P^2 for the clocks' minima; with a floor of 2P, at
+     * least P records come between sweeps, so that is at most P a record.
+     * Few ranks sweep often: records every rank has passed are most of a
+     * copy's, and each access walks all those its range meets (a floor of
+     * 16 instead of 64 is 16 % fewer instructions for an 8-rank mesh
+     * allreduce). */
+    int floor = 2 * RC->P < 16 ? 16 : 2 * RC->P > 64 ? 64 : 2 * RC->P;
+    s->gc_at = 2 * s->n > floor ? 2 * s->n : floor;
 }
 
 /* ---- data accesses ---- */
@@ -435,17 +442,20 @@ static int64_t access(struct pld__racer *RC, int me, const struct pld__wbuf *b, 
         int x = (int)RC->found[i];
         const struct rec *a = &s->r[x];
         int64_t lo, hi;
-        if (!pld__rows_meet(a, &now, &lo, &hi))
-            continue;
+        /* the rules first, the rows only where they matter: most records
+         * met are ordered with this access, and a row set covering another
+         * meets it */
         if (a->inflight) { /* nothing is ordered with it until its wait */
-            if (a->flight != flight && (a->write || write) && !(a->atomic && atomic)) {
+            if (a->flight != flight && (a->write || write) && !(a->atomic && atomic) &&
+                pld__rows_meet(a, &now, &lo, &hi)) {
                 now.t = now.t < 0 ? pld__now() : now.t;
                 report(RC, a, &now, w, lo, hi);
             }
             continue;
         }
         if (a->rank != me) {
-            if ((a->write || write) && !(a->atomic && atomic) && mine[a->rank] < a->epoch) {
+            if ((a->write || write) && !(a->atomic && atomic) && mine[a->rank] < a->epoch &&
+                pld__rows_meet(a, &now, &lo, &hi)) {
                 now.t = now.t < 0 ? pld__now() : now.t;
                 report(RC, a, &now, w, lo, hi);
             }

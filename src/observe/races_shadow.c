@@ -10,7 +10,7 @@
 
 void pld__shadow_init(struct shadow *s)
 {
-    *s = (struct shadow){.root = -1, .free = -1, .gc_at = 64, .rng = 2463534242u};
+    *s = (struct shadow){.root = -1, .free = -1, .gc_at = 16, .rng = 2463534242u};
     for (int i = 0; i < HINTS; i++)
         s->hint[i] = -1;
 }
