@@ -302,14 +302,7 @@ static void sweep(struct pld__racer *RC, struct shadow *s)
         if (s->r[x].live && !s->r[x].inflight && s->r[x].epoch <= RC->mins[s->r[x].rank])
             pld__shadow_drop(s,
                              x); /* one in flight lasts until its wait, whatever the clocks say */
-    /* A sweep costs P^2 for the clocks' minima; with a floor of 2P, at
-     * least P records come between sweeps, so that is at most P a record.
-     * Few ranks sweep often: records every rank has passed are most of a
-     * copy's, and each access walks all those its range meets (a floor of
-     * 16 instead of 64 is 16 % fewer instructions for an 8-rank mesh
-     * allreduce). */
-    int floor = 2 * RC->P < 16 ? 16 : 2 * RC->P > 64 ? 64 : 2 * RC->P;
-    s->gc_at = 2 * s->n > floor ? 2 * s->n : floor;
+    pld__shadow_swept(s, RC->P);
 }
 
 /* ---- data accesses ---- */
@@ -442,9 +435,7 @@ static int64_t access(struct pld__racer *RC, int me, const struct pld__wbuf *b, 
         int x = (int)RC->found[i];
         const struct rec *a = &s->r[x];
         int64_t lo, hi;
-        /* the rules first, the rows only where they matter: most records
-         * met are ordered with this access, and a row set covering another
-         * meets it */
+        /* the rules before the rows: most records are ordered with it */
         if (a->inflight) { /* nothing is ordered with it until its wait */
             if (a->flight != flight && (a->write || write) && !(a->atomic && atomic) &&
                 pld__rows_meet(a, &now, &lo, &hi)) {

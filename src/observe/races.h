@@ -86,6 +86,9 @@ void pld__shadow_init(struct shadow *s);
 int pld__shadow_add(struct shadow *s, const struct rec *now);
 /* Removes record x. */
 void pld__shadow_drop(struct shadow *s, int x);
+/* After a sweep of a copy with P ranks: sets where the next one comes
+ * (twice the records left, and at least 2P within 16..64). */
+void pld__shadow_swept(struct shadow *s, int P);
 /* Makes x the most recent of the records a loop may be extending. */
 void pld__shadow_hint(struct shadow *s, int x);
 /* Grows x (same rank, epoch, kind and site as now) to the union of both
