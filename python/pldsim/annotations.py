@@ -16,14 +16,17 @@ import threading
 
 import inspect
 import math
+import sys
 from typing import Any, Union
 
 import _pldsim
 
 from .config import as_upstream
 from .errors import UsageTypeError, UsageValueError
+from .arrays import Array as OnCoreArray
 from .resident import DeviceTensor
-from .values import DELEGATES, DataType, DistributedTensor, Tile, dtype_of_code, dtype_of_torch, is_torch_tensor
+from .taskids import TaskId
+from .values import DELEGATES, TASK_ID, DataType, DistributedTensor, Tile, dtype_of_code, dtype_of_torch, is_torch_tensor
 
 
 class _DimArith:
@@ -202,6 +205,18 @@ class ScalarAnn:
         return f"pl.Scalar[{self.dtype!r}]" if self.dtype else "pl.Scalar"
 
 
+class ArrayAnn:
+    """pl.Array[extent, dtype]: an on-core array (pl.array.create)."""
+
+    __slots__ = ("extent", "dtype")
+
+    def __init__(self, extent: int, dtype: DataType):
+        self.extent, self.dtype = extent, dtype
+
+    def __repr__(self) -> str:
+        return f"pl.Array[{self.extent}, {self.dtype!r}]"
+
+
 def tensor_annotation(cls: type, item: Any) -> TensorAnn:
     kind = "dist" if cls is DistributedTensor else "tile" if cls is Tile else "tensor"
     if not isinstance(item, tuple) or len(item) not in (2, 3):
@@ -280,6 +295,7 @@ class Signature:
         they bind (for dims_bound around the body)."""
         dyn: dict[str, int] = {}
         later: list[tuple[str, int, DynExpr, int]] = []  # computed dims, once their names are bound
+        _install_bind_dynamic()
         for p in self.params:
             if p.name not in bound.arguments or p.name not in self.anns:
                 continue
@@ -296,11 +312,14 @@ class Signature:
 
 
 def _as_declared(ann: Any, v: Any) -> Any:
-    """A window view passed for a pld.DistributedTensor parameter of
+    """A 0-dim host tensor passed for a pl.Scalar parameter (pypto-lib's
+    golden runner passes its ScalarSpecs so) as the number it holds; a window view passed for a pld.DistributedTensor parameter of
     another static shape with as many elements, seen with the declared
     shape (upstream passes a window's address, and the callee uses its own
     parameter type: test_l3_multi_group passes [SIZE] views for [1, SIZE]);
     anything else as it is."""
+    if isinstance(ann, ScalarAnn) and is_torch_tensor(v) and v.dim() == 0:
+        return v.item()
     if not (isinstance(ann, TensorAnn) and ann.kind == "dist" and isinstance(v, DistributedTensor) and ann.shape):
         return v
     if not all(isinstance(d, int) for d in ann.shape) or list(ann.shape) == v.shape:
@@ -316,6 +335,9 @@ def _check_one(op: str, fname: str, pname: str, ann: Any, v: Any, dyn: dict[str,
     where = f"argument '{pname}' of {fname}"
     if isinstance(ann, ScalarAnn):
         _check_scalar(op, where, ann, v)
+        return
+    if isinstance(ann, ArrayAnn):
+        _check_array(op, where, ann, v)
         return
     if not isinstance(ann, TensorAnn):
         return
@@ -383,8 +405,19 @@ def _check_computed(op: str, dyn: dict[str, int], later: list[tuple[str, int, Dy
 _INT_RANGES = {"INT8": 8, "INT16": 16, "INT32": 32, "INT64": 64, "INDEX": 64}
 
 
+def _check_array(op: str, where: str, ann: ArrayAnn, v: Any) -> None:
+    if not isinstance(v, OnCoreArray):
+        raise UsageTypeError(op, f"{where} is annotated {ann!r} but got {_describe(v)}")
+    if len(v) != ann.extent or v.dtype is not ann.dtype:
+        raise UsageTypeError(op, f"{where} is annotated {ann!r} but got a pl.Array[{len(v)}, {v.dtype!r}]")
+
+
 def _check_scalar(op: str, where: str, ann: ScalarAnn, v: Any) -> None:
     dt = ann.dtype
+    if dt is TASK_ID:
+        if v is not None and not isinstance(v, TaskId):
+            raise UsageTypeError(op, f"{where} is annotated {ann!r} but got {_describe(v)}, not a task id")
+        return
     if is_torch_tensor(v) or isinstance(v, (DistributedTensor, Tile)):
         raise UsageTypeError(op, f"{where} is annotated {ann!r} but got {_describe(v)}")
     if dt is None:
@@ -408,6 +441,7 @@ def _check_scalar(op: str, where: str, ann: ScalarAnn, v: Any) -> None:
 
 # what ``pld.DistributedTensor[...]`` and ``pl.Tile[...]`` (values.py) make
 DELEGATES.tensor_annotation = tensor_annotation
+DELEGATES.bind_dynamic = lambda t, dim, var: bind_dynamic(t, dim, var)
 
 
 # ---- the annotation types of pypto.language.typing
@@ -435,6 +469,20 @@ class Scalar:
         return ScalarAnn(dtype)
 
 
+class Array:
+    """``pl.Array[N, pl.TASK_ID]`` annotates an on-core array parameter."""
+
+    def __class_getitem__(cls, item: Any) -> ArrayAnn:
+        if not isinstance(item, tuple) or len(item) != 2:
+            raise TypeError(f"pl.Array[extent, dtype] expects two items, got {item!r}")
+        extent, dtype = item
+        if isinstance(extent, bool) or not isinstance(extent, int) or extent <= 0:
+            raise TypeError(f"pl.Array[extent, dtype]: the extent must be a positive int, got {extent!r}")
+        if not isinstance(dtype, DataType):
+            raise TypeError(f"pl.Array[extent, dtype] expects a pl dtype such as pl.INT32, got {dtype!r}")
+        return ArrayAnn(extent, dtype)
+
+
 class Out:
     """``pl.Out[T]``: a parameter the function writes (output only)."""
 
@@ -456,12 +504,43 @@ def dynamic(name: str) -> DynVar:
 
 IntLike = Union[int, DynVar]
 
+
+def bind_dynamic(tensor: Any, dim: Any, var: Any) -> None:
+    """``t.bind_dynamic(dim, NR)``: says that dimension `dim` of `t` is the
+    pl.dynamic `NR` in the running call.  Upstream's compiler uses it to
+    size the tensor; here it binds NR if nothing has, and refuses a
+    tensor whose dimension contradicts what NR is already bound to."""
+    op = "bind_dynamic"
+    if not isinstance(var, DynVar):
+        raise UsageTypeError(op, f"the second argument must be a pl.dynamic variable, got {var!r}")
+    shape = list(tensor.shape)
+    if isinstance(dim, bool) or not isinstance(dim, int) or not -len(shape) <= dim < len(shape):
+        raise UsageValueError(op, f"dimension {dim!r} is not one of the tensor's {len(shape)} dimensions {shape}")
+    got = shape[dim]
+    stack = getattr(_bound, "stack", None)
+    if not stack:
+        raise UsageValueError(op, f"binds {var.name} outside a pl function's body")
+    for env in reversed(stack):
+        if var.name in env:
+            if env[var.name] != got:
+                raise UsageValueError(op, f"dimension {dim} of the tensor is {got}, but {var.name} is already bound to {env[var.name]}")
+            return
+    stack[-1][var.name] = got
+
+
+def _install_bind_dynamic() -> None:
+    """Host tensors are torch's: give them upstream's bind_dynamic method
+    once torch is loaded (a program that passes tensors has loaded it)."""
+    t = sys.modules.get("torch")
+    if t is not None and not hasattr(t.Tensor, "bind_dynamic"):
+        t.Tensor.bind_dynamic = bind_dynamic
+
 # named, as config.py's types are, by the pypto module programs import them from
-for _cls in (_TensorMeta, Tensor, Scalar, Out, InOut):
+for _cls in (_TensorMeta, Tensor, Scalar, Array, Out, InOut):
     as_upstream(_cls, "pypto.language.typing")
 del _cls
 
 __all__ = [
-    "DirectionAnn", "DynExpr", "DynVar", "InOut", "IntLike", "Out", "Scalar", "ScalarAnn", "Signature", "Tensor", "TensorAnn",
+    "Array", "ArrayAnn", "DirectionAnn", "DynExpr", "DynVar", "InOut", "IntLike", "Out", "Scalar", "ScalarAnn", "Signature", "Tensor", "TensorAnn",
     "dtype_of_code", "dynamic", "tensor_annotation",
 ]

@@ -7,15 +7,17 @@ compile-time number of integer (or BOOL) elements, private to the
 function that made it.  pldsim holds it as a Python list; reading and
 writing cost nothing, as scalar work costs nothing elsewhere.  A value is
 stored as the dtype holds it: an integer wraps to the dtype's width, as C
-would.  An index outside the array is an error here (upstream does not
-check it)."""
+would.  An array of pl.TASK_ID holds the task ids of a manual scope, for
+later ``deps=``.  An index outside the array is an error here (upstream
+does not check it)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from .errors import UsageTypeError, UsageValueError
-from .values import BOOL, DataType
+from .taskids import TaskId
+from .values import BOOL, TASK_ID, DataType
 
 
 class Array:
@@ -25,7 +27,7 @@ class Array:
 
     def __init__(self, extent: int, dtype: DataType):
         self.dtype = dtype
-        self._values = [0] * extent
+        self._values: list[Any] = [None if dtype is TASK_ID else 0] * extent
 
     def __len__(self) -> int:
         return len(self._values)
@@ -40,7 +42,11 @@ class Array:
             raise UsageValueError(op, f"index {index} is outside the array's {len(self._values)} elements")
         return index
 
-    def _convert(self, op: str, value: Any) -> int:
+    def _convert(self, op: str, value: Any) -> Any:
+        if self.dtype is TASK_ID:
+            if not isinstance(value, TaskId):
+                raise UsageTypeError(op, f"an array of pl.TASK_ID holds task ids (from `with pl.at(...) as tid`), got {value!r}")
+            return value
         if isinstance(value, float) or not isinstance(value, (int, bool)):
             try:
                 value = value.__index__()
@@ -55,8 +61,11 @@ class Array:
             value -= 1 << bits
         return value
 
-    def __getitem__(self, index: Any) -> int:
-        return self._values[self._index("array.get_element", index)]
+    def __getitem__(self, index: Any) -> Any:
+        i = self._index("array.get_element", index)
+        if self._values[i] is None:
+            raise UsageValueError("array.get_element", f"element {i} of an array of pl.TASK_ID holds no task id yet")
+        return self._values[i]
 
     def __setitem__(self, index: Any, value: Any) -> None:
         op = "array.update_element"
@@ -69,19 +78,20 @@ class Array:
         return f"<pl.Array [{len(self._values)}] {self.dtype!r}>"
 
 
-_INTEGER = ("INT8", "INT16", "INT32", "INT64", "UINT8", "UINT16", "UINT32", "UINT64", "BOOL", "INDEX")
+_INTEGER = ("INT8", "INT16", "INT32", "INT64", "UINT8", "UINT16", "UINT32", "UINT64", "BOOL", "INDEX", "TASK_ID")
 
 
 def create(extent: Any, dtype: Any) -> Array:
     """``pl.array.create(extent, dtype)``: `extent` zeros (undefined on
-    hardware) of an integer or BOOL dtype."""
+    hardware) of an integer or BOOL dtype, or `extent` empty slots for
+    task ids (pl.TASK_ID)."""
     op = "pl.array.create"
     if isinstance(extent, bool) or not isinstance(extent, int):
         raise UsageTypeError(op, f"the extent must be a compile-time int, got {type(extent).__name__}")
     if extent <= 0:
         raise UsageValueError(op, f"the extent must be positive, got {extent}")
     if not isinstance(dtype, DataType) or dtype.name not in _INTEGER:
-        raise UsageTypeError(op, f"an array's dtype must be an integer or BOOL, got {dtype!r}")
+        raise UsageTypeError(op, f"an array's dtype must be an integer, BOOL or TASK_ID, got {dtype!r}")
     return Array(extent, dtype)
 
 

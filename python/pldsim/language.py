@@ -21,6 +21,7 @@ that a program that imports ``pypto.language`` has them."""
 
 from __future__ import annotations
 
+import functools as _functools
 from typing import Any, Callable
 
 from . import arrays as _arrays
@@ -28,6 +29,7 @@ from . import cube as _cube
 from . import ops as _ops
 from . import program as _program
 from . import reduce as _reduce
+from . import scopes as _scopes
 from . import spmd as _spmd
 from . import tensor_ops as _tensor_ops
 from .comm import AtomicType
@@ -69,6 +71,7 @@ def create_tile(shape: Any, dtype: Any, target_memory: Any = MemorySpace.Vec, tr
 
 
 spmd_submit = _spmd.spmd_submit
+spmd = _scopes.spmd
 submit = _spmd.submit
 get_block_idx = _spmd.get_block_idx
 get_block_num = _spmd.get_block_num
@@ -128,13 +131,35 @@ def _jit_decorator(kind: str, name: str):
     return deco
 
 
+def inline(func: Any = None, **kwargs: Any) -> Any:
+    """A helper inlined where it is called: on pldsim, a plain function,
+    whose ``with pl.at(...)`` bodies are tasks of its caller's scope (made
+    so when it is first called)."""
+
+    def wrap(f: Any) -> Any:
+        made: list[Any] = []
+
+        @_functools.wraps(f)
+        def call(*args: Any, **kw: Any) -> Any:
+            if not made:
+                made.append(_scopes.rewrite(f))
+            return made[0](*args, **kw)
+
+        return call
+
+    return wrap if func is None else wrap(func)
+
+
 class _JIT:
     """``@pl.jit`` (a per-device function), ``@pl.jit.host`` (the host
-    orchestrator) and ``@pl.jit.incore`` (a kernel)."""
+    orchestrator), ``@pl.jit.incore`` (a kernel) and ``@pl.jit.inline`` (a
+    helper inlined into its caller)."""
 
     def __init__(self) -> None:
         self.host = _jit_decorator(HOST, "@pl.jit.host")
         self.incore = _jit_decorator(KERNEL, "@pl.jit.incore")
+        # a helper upstream inlines into its caller: on pldsim, a plain function
+        self.inline = inline
 
     def __call__(self, func: Any = None, **kwargs: Any) -> Any:
         return _jit_decorator(DEVICE, "@pl.jit")(func, **kwargs)
@@ -173,15 +198,10 @@ def function(func: Any = None, *, type: Any = None, level: Any = None, role: Any
 
     def wrap(f: Any) -> Any:
         if kind is None:
-            return f
+            return inline(f)
         return Function(f, kind, "@pl.function", unit)
 
     return wrap if func is None else wrap(func)
-
-
-def inline(func: Any = None, **kwargs: Any) -> Any:
-    """A helper inlined where it is called: on pldsim, a plain function."""
-    return (lambda f: f) if func is None else func
 
 
 def program(cls: Any) -> Any:
@@ -238,8 +258,8 @@ _UPSTREAM_ONLY = frozenset(
     tpush_to_aic aiv_shard aic_gather tpop_from_aic tpop_from_aiv aic_initialize_pipe
     aiv_initialize_pipe reserve_buffer import_peer_buffer tfree_to_aic tfree_to_aiv create_tensor
     cos dim scope no_dep dump_tag scatter scatter_update sin arange gather paged_gather random
-    create_l1 gather_row mrgsort sort32 while_ cond func_attr cluster spmd split_aiv parse loads
-    parse_program loads_program Array Tuple RUNTIME""".split()
+    create_l1 gather_row mrgsort sort32 while_ cond func_attr cluster split_aiv parse loads
+    parse_program loads_program Tuple RUNTIME""".split()
 )
 
 
@@ -316,6 +336,7 @@ tensor = _Namespace(
     slice=slice,
     assemble=lambda target, source, offset, *, atomic=AtomicType.None_: _tensor_ops.assemble(target, source, offset, atomic=atomic, op="pl.tensor.assemble"),
     cast=cast,
+    dim=_tensor_ops.dim,
     add=lambda lhs, rhs: _ops.tensor_elementwise(0, "add", lhs, rhs),
     mul=lambda lhs, rhs: _ops.tensor_elementwise(1, "mul", lhs, rhs),
     maximum=lambda lhs, rhs: _ops.tensor_elementwise(2, "maximum", lhs, rhs),
@@ -325,13 +346,13 @@ tensor = _Namespace(
     get_block_num=get_block_num,
     get_subblock_idx=get_subblock_idx,
 )
-system = _Namespace("system")
+system = _Namespace("system", task_dummy=_scopes.task_dummy)
 
 __all__ = [
     "JITFunction", "Mem", "add", "array", "assemble", "at", "cast", "col_max", "col_min", "col_prod", "col_sum", "const",
     "create_tile", "full", "function", "get_block_idx", "get_block_num", "get_subblock_idx", "inline", "jit", "load",
     "manual_scope", "matmul", "matmul_acc", "max", "maximum", "min", "minimum", "missing_names", "move", "mul", "parallel",
-    "pipeline", "program", "range", "read", "reshape", "row_max", "row_min", "row_prod", "row_sum", "slice", "spmd_submit",
+    "pipeline", "program", "range", "read", "reshape", "row_max", "row_min", "row_prod", "row_sum", "slice", "spmd", "spmd_submit",
     "static_assert", "static_print", "store", "sub", "submit", "system", "tensor", "tile", "unroll", "write",
 ]
 _ = _program  # imported for the entry points it installs (above)

@@ -23,7 +23,7 @@ from .annotations import DirectionAnn, Signature, dims_bound
 from .domains import describe as describe_domain
 from .errors import LABELS, UsageTypeError, UsageValueError, describe
 from .scopes import rewrite
-from .state import DEVICE, HOST, KERNEL, MIXED, in_kernel, launch_as, level, run_as
+from .state import DEVICE, HOST, KERNEL, MIXED, in_kernel, kernel, launch_as, level, run_as
 from .values import DistributedTensor, is_torch_tensor, scalar_int
 from .where import caller, defining_scope
 
@@ -227,6 +227,11 @@ def _incore(fn: Function, self_obj: Any, args: tuple, kwargs: dict) -> Any:
     _check_tensors_first(fn, bound, op)
     args = [tensor_ops.in_kernel_form(a) for a in bound.args]
     kwargs = {k: tensor_ops.in_kernel_form(v) for k, v in bound.kwargs.items()}
+    outer = kernel()
+    if outer is not None and outer.carrier:
+        # a kernel that a pl.spmd body dispatches: the body's block runs it
+        with dims_bound(dyn):
+            return run_as(KERNEL, fn.fn, *args, **kwargs)
     launch_as(fn.unit)
     with dims_bound(dyn):
         return in_kernel(where[0], where[1], fn.name, fn.fn, *args, **kwargs)

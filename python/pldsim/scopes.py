@@ -26,32 +26,45 @@ import _pldsim
 from . import annotations, tensor_ops
 from .config import Level
 from .errors import UsageTypeError, UsageValueError
-from .state import in_kernel
+from .state import MIXED, in_kernel, kernel, launch_as
+from .taskids import TaskId
 from .where import caller
 
 _UNBOUND = object()  # a free name with no value yet at submission
 
 
-class TaskId:
-    """What ``with pl.at(...) as tid`` (or ``pl.submit``, ``pl.spmd_submit``)
-    binds: a task of the rank's manual scope, for later ``deps=[tid]``.  An
-    SPMD launch is one task per block; its id stands for all of them."""
-
-    __slots__ = ("scope", "index", "name", "blocks")
-
-    def __init__(self, scope: int, index: int, name: str, blocks: tuple[tuple[int, int], ...] = ()):
-        self.scope, self.index, self.name = scope, index, name
-        self.blocks = blocks  # the (scope, index) of each further block
-
-    def ids(self) -> list[tuple[int, int]]:
-        """libpld's task ids that this one stands for."""
-        return [(self.scope, self.index), *self.blocks]
-
-    def __repr__(self) -> str:
-        return f"<pl.at task {self.name} #{self.index}>" if self.scope else f"<pl.at task {self.name} (ran at once)>"
-
-
 _open = threading.local()  # is a manual scope open on this thread (a rank's)?
+
+
+def task_ids(op: str, deps: Any) -> list[tuple[int, int]]:
+    """libpld's ids of a ``deps=[...]`` list: task ids, and None (upstream's
+    "no producer yet"), which adds no edge."""
+    if deps is None:
+        return []
+    try:
+        deps = list(deps)
+    except TypeError:
+        raise UsageTypeError(op, f"deps must be a list of task ids, got {deps!r}") from None
+    ids: list[tuple[int, int]] = []
+    for k, d in enumerate(deps):
+        if d is None:
+            continue
+        if not isinstance(d, TaskId):
+            raise UsageTypeError(
+                op, f"deps[{k}] is {d!r}, not a task id (from pl.submit, pl.spmd_submit, pl.system.task_dummy or `with pl.at(...) as tid`)"
+            )
+        ids.extend(d.ids())
+    return ids
+
+
+def task_dummy(deps: Any = None) -> TaskId:
+    """``pl.system.task_dummy(deps=[...])``: a task id that stands for all
+    of `deps`, a fan-in point for later ``deps=``.  It submits nothing, as
+    upstream's, so it costs nothing."""
+    ids = task_ids("pl.system.task_dummy", deps)
+    if not ids:
+        return TaskId(0, -1, "task_dummy")
+    return TaskId(ids[0][0], ids[0][1], "task_dummy", tuple(ids[1:]))
 
 
 def in_manual_scope() -> bool:
@@ -70,15 +83,8 @@ class At:
             raise UsageValueError(op, f"level={level!r}: pldsim runs pl.at tasks on one AIV core, level=pl.Level.CORE_GROUP")
         if not isinstance(name_hint, str):
             raise UsageTypeError(op, f"name_hint must be a str, got {name_hint!r}")
-        try:
-            deps = list(deps)
-        except TypeError:
-            raise UsageTypeError(op, f"deps must be a list of task ids (from `with pl.at(...) as tid`), got {deps!r}") from None
-        for k, d in enumerate(deps):
-            if not isinstance(d, TaskId):
-                raise UsageTypeError(op, f"deps[{k}] is {d!r}, not a task id (from `with pl.at(...) as tid`)")
         self.name = name_hint or f"at_line_{self.line}"
-        self.deps = deps
+        self.dep_ids = task_ids(op, deps)
 
     def __enter__(self) -> Any:
         raise UsageTypeError(
@@ -91,20 +97,93 @@ class At:
         return False
 
 
+def launch_spec(op: str, core_num: Any, sync_start: Any) -> int:
+    """The block count of an SPMD launch, checked (with its sync_start)."""
+    if isinstance(core_num, bool) or not isinstance(core_num, int):
+        try:
+            core_num = core_num.__index__()
+        except (AttributeError, TypeError):
+            raise UsageTypeError(op, f"core_num must be an integer, got {type(core_num).__name__}") from None
+    if core_num <= 0:
+        raise UsageValueError(op, f"core_num must be a positive integer, got {core_num}")
+    if not isinstance(sync_start, bool):
+        raise UsageTypeError(op, f"sync_start must be True or False, got {sync_start!r}")
+    return core_num
+
+
+class Spmd(At):
+    """``pl.spmd(core_num, name_hint=..., deps=[...])``: a task body run as
+    `core_num` blocks, each reading its index with
+    ``pl.tile.get_block_idx()`` (``with pl.spmd(n) [as tid]:``), or bound
+    to the loop variable (``for i in pl.spmd(n):``)."""
+
+    def __init__(self, core_num: Any, *, sync_start: bool = False, name_hint: str = "", deps: Any = None,
+                 allow_early_resolve: bool = False, optimizations: Any = None, predicate: Any = None):
+        op = "pl.spmd"
+        core_num = launch_spec(op, core_num, sync_start)
+        if predicate is not None:
+            raise UsageValueError(op, "predicate= is not supported by pldsim")
+        super().__init__(Level.CORE_GROUP, name_hint=name_hint, deps=deps or (), allow_early_resolve=allow_early_resolve)
+        self.file, self.line = caller()
+        self.name = name_hint or f"spmd_line_{self.line}"
+        self.core_num = core_num
+
+    def __iter__(self) -> Any:
+        raise UsageTypeError("pl.spmd", "a `for i in pl.spmd(n)` loop could not be made a task (its function's source is not available to pldsim)")
+
+
+def _as_carrier(body: Any) -> Any:
+    def run(**kwargs: Any) -> Any:
+        kernel().carrier = True
+        return body(**kwargs)
+
+    return run
+
+
+def _block_idx() -> int:
+    """The loop variable of ``for i in pl.spmd(n)``: the running block."""
+    return kernel().block_idx
+
+
+def spmd(core_num: Any, **kwargs: Any) -> Spmd:
+    """``pl.spmd(n, ...)`` (Spmd)."""
+    return Spmd(core_num, **kwargs)
+
+
 def submit(body: Any, env: dict, names: tuple, spec: At) -> TaskId:
-    """Submits `body` (a rewritten ``pl.at`` body) with the values its free
-    `names` have in `env` now."""
+    """Submits `body` (a rewritten ``pl.at`` or ``pl.spmd`` body) with the
+    values its free `names` have in `env` now: one task, or one per block
+    of an SPMD body (outside a manual scope they run at once, together)."""
     if not isinstance(spec, At):
-        raise UsageTypeError("pl.at", f"a `with` rewritten as a task needs pl.at(...), got {spec!r}")
+        raise UsageTypeError("pl.at", f"a `with` rewritten as a task needs pl.at(...) or pl.spmd(...), got {spec!r}")
     kwargs = {n: tensor_ops.in_kernel_form(env.get(n, _UNBOUND)) for n in names}
     dims = list(getattr(annotations._bound, "stack", None) or ())
+    deps = spec.dep_ids
+    if not isinstance(spec, Spmd):
 
-    def run() -> None:
-        annotations._bound.stack = list(dims)
-        in_kernel(spec.file, spec.line, spec.name, body, **kwargs)
+        def run() -> None:
+            annotations._bound.stack = list(dims)
+            in_kernel(spec.file, spec.line, spec.name, body, **kwargs)
 
-    scope, index = _pldsim.at(spec.file, spec.line, spec.name, run, [i for d in spec.deps for i in d.ids()])
-    return TaskId(scope, index, spec.name)
+        scope, index = _pldsim.at(spec.file, spec.line, spec.name, run, deps)
+        return TaskId(scope, index, spec.name)
+
+    def block(b: int) -> Any:
+        def run() -> None:
+            annotations._bound.stack = list(dims)
+            launch_as(MIXED, b, spec.core_num)
+            in_kernel(spec.file, spec.line, spec.name, _as_carrier(body), **kwargs)
+
+        return run
+
+    if in_manual_scope():
+        ids = [_pldsim.at(spec.file, spec.line, spec.name, block(b), deps) for b in range(spec.core_num)]
+        return TaskId(ids[0][0], ids[0][1], spec.name, tuple(tuple(i) for i in ids[1:]))
+    _pldsim.scope_begin(spec.file, spec.line)
+    for b in range(spec.core_num):
+        _pldsim.at(spec.file, spec.line, spec.name, block(b), [])
+    _pldsim.scope_end(spec.file, spec.line)
+    return TaskId(0, -1, spec.name)
 
 
 class manual_scope:  # noqa: N801 - upstream's name
@@ -128,18 +207,29 @@ class manual_scope:  # noqa: N801 - upstream's name
 
 # ---- the rewrite ---------------------------------------------------------------------
 
-_HELPER, _SELF = "__pldsim_submit__", "__pldsim_make__"
+_HELPER, _SELF, _BLOCK = "__pldsim_submit__", "__pldsim_make__", "__pldsim_block_idx__"
 
 
-def _is_at(expr: ast.expr) -> bool:
+def _is_call_of(expr: ast.expr, names: tuple[str, ...]) -> bool:
     if not isinstance(expr, ast.Call):
         return False
     f = expr.func
-    return (isinstance(f, ast.Attribute) and f.attr == "at") or (isinstance(f, ast.Name) and f.id == "at")
+    return (isinstance(f, ast.Attribute) and f.attr in names) or (isinstance(f, ast.Name) and f.id in names)
 
 
-def _at_withs(node: ast.AST) -> list[ast.With]:
-    return [n for n in ast.walk(node) if isinstance(n, ast.With) and len(n.items) == 1 and _is_at(n.items[0].context_expr)]
+def _is_at(expr: ast.expr) -> bool:
+    return _is_call_of(expr, ("at", "spmd"))
+
+
+def _is_spmd_loop(node: ast.AST) -> bool:
+    return isinstance(node, ast.For) and not node.orelse and isinstance(node.target, ast.Name) and _is_call_of(node.iter, ("spmd",))
+
+
+def _at_withs(node: ast.AST) -> list[ast.AST]:
+    return [
+        n for n in ast.walk(node)
+        if (isinstance(n, ast.With) and len(n.items) == 1 and _is_at(n.items[0].context_expr)) or _is_spmd_loop(n)
+    ]
 
 
 def _bound_outside(fdef: ast.FunctionDef) -> set[str]:
@@ -168,9 +258,28 @@ class _Rewriter(ast.NodeTransformer):
         self.count = 0
         self.file, self.offset = file, first_line - 1
 
+    def visit_For(self, node: ast.For) -> Any:
+        """``for i in pl.spmd(n): body`` is ``with pl.spmd(n): i =
+        pl.tile.get_block_idx(); body``."""
+        if not _is_spmd_loop(node):
+            return self.generic_visit(node)
+        index = ast.Assign(
+            targets=[ast.Name(id=node.target.id, ctx=ast.Store())],
+            value=ast.Call(func=ast.Name(id=_BLOCK, ctx=ast.Load()), args=[], keywords=[]),
+        )
+        ast.copy_location(index, node)
+        with_node = ast.With(items=[ast.withitem(context_expr=node.iter, optional_vars=None)], body=[index, *node.body])
+        ast.copy_location(with_node, node)
+        return self.visit_With(with_node)
+
     def visit_With(self, node: ast.With) -> Any:
         if not (len(node.items) == 1 and _is_at(node.items[0].context_expr)):
             return self.generic_visit(node)
+        inner = node.body[0] if len(node.body) == 1 else None
+        if _is_call_of(node.items[0].context_expr, ("spmd",)) and isinstance(inner, ast.With) and len(inner.items) == 1 \
+                and _is_call_of(inner.items[0].context_expr, ("at",)):
+            # an explicit pl.at as the sole statement is the blocks' kernel, not a task of its own
+            node.body = inner.body
         for n in ast.walk(ast.Module(body=node.body, type_ignores=[])):
             if isinstance(n, (ast.Return, ast.Yield, ast.YieldFrom)):
                 raise UsageTypeError(
@@ -228,7 +337,7 @@ def rewrite(fn: Any) -> Any:
     free = list(code.co_freevars)
     make = ast.FunctionDef(
         name=_SELF,
-        args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=v) for v in [_HELPER, *free]], kwonlyargs=[], kw_defaults=[], defaults=[]),
+        args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=v) for v in [_HELPER, _BLOCK, *free]], kwonlyargs=[], kw_defaults=[], defaults=[]),
         body=[fdef, ast.Return(value=ast.Name(id=fdef.name, ctx=ast.Load()))],
         decorator_list=[],
         returns=None,
@@ -241,6 +350,6 @@ def rewrite(fn: Any) -> Any:
     ns: dict[str, Any] = {}
     exec(compile(module, code.co_filename, "exec"), fn.__globals__, ns)
     cells = [c.cell_contents for c in (fn.__closure__ or ())]
-    new = ns[_SELF](submit, *cells)
+    new = ns[_SELF](submit, _block_idx, *cells)
     new.__qualname__ = fn.__qualname__
     return new

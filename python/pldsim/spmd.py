@@ -22,7 +22,7 @@ import _pldsim
 
 from . import annotations, levels, scopes, state, tensor_ops
 from .annotations import DirectionAnn, dims_bound
-from .errors import UnsupportedError, UsageTypeError, UsageValueError
+from .errors import UnsupportedError, UsageTypeError
 from .where import caller
 
 
@@ -37,21 +37,6 @@ def _kernel_of(op: str, kernel: Any) -> tuple[levels.Function, Any]:
     raise UsageTypeError(op, f"{op} submits a kernel (self.kernel, an InCore, AIC or AIV function), not a call or {type(kernel).__name__}: pass the kernel itself")
 
 
-def _task_ids(op: str, deps: Any) -> list[tuple[int, int]]:
-    if deps is None:
-        return []
-    try:
-        deps = list(deps)
-    except TypeError:
-        raise UsageTypeError(op, f"deps must be a list of task ids, got {deps!r}") from None
-    ids: list[tuple[int, int]] = []
-    for k, d in enumerate(deps):
-        if not isinstance(d, scopes.TaskId):
-            raise UsageTypeError(op, f"deps[{k}] is {d!r}, not a task id (from pl.submit, pl.spmd_submit or `with pl.at(...) as tid`)")
-        ids.extend(d.ids())
-    return ids
-
-
 def launch(kernel: Any, args: tuple, kwargs: dict, core_num: Any, sync_start: Any, deps: Any, op: str) -> tuple[Any, scopes.TaskId]:
     """Submits `kernel` as `core_num` blocks; (what it writes, task id)."""
     fn, self_obj = _kernel_of(op, kernel)
@@ -59,16 +44,8 @@ def launch(kernel: Any, args: tuple, kwargs: dict, core_num: Any, sync_start: An
         raise UsageTypeError(op, f"{op} submits a kernel; {fn.name} is a {levels._KIND_NAMES[fn.kind]}")
     if state.level() != state.DEVICE:
         raise UsageTypeError(op, f"{op} belongs in a per-device (Orchestration) function")
-    if isinstance(core_num, bool) or not isinstance(core_num, int):
-        try:
-            core_num = core_num.__index__()
-        except (AttributeError, TypeError):
-            raise UsageTypeError(op, f"core_num must be an integer, got {type(core_num).__name__}") from None
-    if core_num <= 0:
-        raise UsageValueError(op, f"core_num must be a positive integer, got {core_num}")
-    if not isinstance(sync_start, bool):
-        raise UsageTypeError(op, f"sync_start must be True or False, got {sync_start!r}")
-    dep_ids = _task_ids(op, deps)
+    core_num = scopes.launch_spec(op, core_num, sync_start)
+    dep_ids = scopes.task_ids(op, deps)
     sig = fn.signature()
     bound = sig.bind(fn.name, args, kwargs, self_obj)
     dyn = sig.check(fn.name, bound)

@@ -32,10 +32,12 @@ class KernelContext:
     """The kernel running on this thread: its name, its unit, and its
     block of an SPMD launch (pl.tile.get_block_idx / get_block_num)."""
 
-    __slots__ = ("name", "unit", "block_idx", "block_num", "serial")
+    __slots__ = ("name", "unit", "block_idx", "block_num", "serial", "carrier")
 
     def __init__(self, name: str, unit: str, block_idx: int, block_num: int, serial: int):
         self.name, self.unit, self.block_idx, self.block_num, self.serial = name, unit, block_idx, block_num, serial
+        # a pl.spmd body: a kernel it calls is the block's own kernel, not a nested one
+        self.carrier = False
 
 
 _serials = itertools.count(1)

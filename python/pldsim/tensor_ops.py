@@ -102,6 +102,19 @@ def in_kernel_form(v: Any) -> Any:
     return v
 
 
+def dim(tensor: Any, axis: Any) -> int:
+    """``pl.tensor.dim(t, axis)``: the extent of dimension `axis` of `t`
+    (negative counts from the last), a run-time int where it is dynamic."""
+    op = "pl.tensor.dim"
+    shape = getattr(tensor, "shape", None)
+    if shape is None or isinstance(tensor, (int, float)):
+        raise UsageTypeError(op, f"expects a tensor, got {type(tensor).__name__}")
+    shape = list(shape)
+    if isinstance(axis, bool) or not isinstance(axis, int) or not -len(shape) <= axis < len(shape):
+        raise UsageValueError(op, f"axis {axis!r} is not one of the tensor's {len(shape)} dimensions {shape}")
+    return int(shape[axis])
+
+
 # ---- views ---------------------------------------------------------------------------
 
 

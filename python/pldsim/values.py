@@ -57,8 +57,11 @@ UINT32 = DataType("UINT32", 32, 0, None, False)
 UINT64 = DataType("UINT64", 64, 0, None, False)
 BOOL = DataType("BOOL", 8, 0, "bool", False)
 INDEX = DataType("INDEX", 64, 0, None, False)
+# a task of a manual scope (`with pl.spmd(...) as tid`): a scalar and array
+# type only, as upstream's
+TASK_ID = DataType("TASK_ID", 64, 0, None, False)
 
-ALL_DTYPES = (FP32, FP16, BF16, INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64, BOOL, INDEX)
+ALL_DTYPES = (FP32, FP16, BF16, INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64, BOOL, INDEX, TASK_ID)
 _BY_CODE = {d.code: d for d in ALL_DTYPES if d.code}
 
 
@@ -198,7 +201,7 @@ class _Delegates:
     """What the classes below do that the modules built on this one
     define: tensor_ops.py a subscript (``x[key]``, ``x[key] = v``) and a
     torch function of a view or a value, annotations.py the annotation
-    form ``X[[shape], dtype]``.  Each fills its part in when imported
+    form ``X[[shape], dtype]`` and bind_dynamic.  Each fills its part in when imported
     (pypto.language imports both), so that this module, which they
     import, imports neither back."""
 
@@ -206,6 +209,7 @@ class _Delegates:
     subscript_write: Callable[[Any, Any, Any], None]
     torch_function: Callable[[Any, Any, Any], Any]
     tensor_annotation: Callable[[Any, Any], Any]
+    bind_dynamic: Callable[[Any, Any, Any], None]
 
 
 DELEGATES = _Delegates()
@@ -254,6 +258,10 @@ class DistributedTensor(metaclass=_TensorMeta):
     @property
     def name(self) -> str:
         return self._view.name
+
+    def bind_dynamic(self, dim: Any, var: Any) -> None:
+        """Upstream's tensor.bind_dynamic (annotations.bind_dynamic)."""
+        DELEGATES.bind_dynamic(self, dim, var)
 
     def __getitem__(self, key: Any) -> Any:
         """``win[a:b, c:d]``: a window view of that region (upstream's

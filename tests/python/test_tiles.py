@@ -69,7 +69,7 @@ class Misuse(unittest.TestCase):
         "mat-input": "pl.tile.col_sum: reduces a Vec tile; the input is in Mat",
         "reshape-size": "pl.tile.reshape: cannot reshape a tile of 128 elements ([8, 16]) into [8, 8]",
         "reshape-valid": "pl.tile.reshape: no valid part of shape [16, 8] holds exactly the valid part [8, 3]",
-        "array-dtype": "pl.array.create: an array's dtype must be an integer or BOOL, got pl.FP32",
+        "array-dtype": "pl.array.create: an array's dtype must be an integer, BOOL or TASK_ID, got pl.FP32",
         "array-extent": "pl.array.create: the extent must be positive, got 0",
         "array-index": "array.update_element: index 4 is outside the array's 4 elements",
         "array-value": "array.update_element: an array of pl.INT32 holds integers, got float",

@@ -63,6 +63,7 @@ from pldsim.language import (
     row_prod,
     row_sum,
     slice,
+    spmd,
     spmd_submit,
     static_assert,
     static_print,
@@ -79,23 +80,23 @@ from pldsim.language import missing_names as _missing_names
 from pldsim.levels import Function
 from pldsim.loops import yield_
 from pldsim.state import CUBE, DEVICE, HOST, KERNEL, MIXED, VECTOR
-from pldsim.values import BF16, BOOL, FP16, FP32, INDEX, INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64, DataType, TensorValue
+from pldsim.values import BF16, BOOL, FP16, FP32, INDEX, INT8, INT16, INT32, INT64, TASK_ID, UINT8, UINT16, UINT32, UINT64, DataType, TensorValue
 
 from . import typing
-from .typing import AsyncEvent, AsyncSession, DynVar, InOut, IntLike, Out, Ptr, Scalar, Tensor, Tile, dynamic
+from .typing import Array, AsyncEvent, AsyncSession, DynVar, InOut, IntLike, Out, Ptr, Scalar, Tensor, Tile, dynamic
 
 # upstream's names that pldsim does not implement: using one says so
 __getattr__ = _missing_names("pypto.language")
 
 __all__ = [
-    "AsyncEvent", "AsyncSession", "AtomicType", "BF16", "BOOL", "DataType", "DynVar", "FP16", "FP32", "FunctionType", "INDEX", "INT8",
-    "INT16", "INT32", "INT64", "InOut", "IntLike", "JITFunction", "Level", "Out", "Ptr", "Role", "Scalar",
+    "Array", "AsyncEvent", "AsyncSession", "AtomicType", "BF16", "BOOL", "DataType", "DynVar", "FP16", "FP32", "FunctionType", "INDEX", "INT8",
+    "INT16", "INT32", "INT64", "TASK_ID", "InOut", "IntLike", "JITFunction", "Level", "Out", "Ptr", "Role", "Scalar",
     "Tensor", "Tile", "UINT8", "UINT16", "UINT32", "UINT64", "add", "assemble", "cast", "const", "dynamic", "function",
     "at", "inline", "jit", "load", "manual_scope", "max", "maximum", "min", "minimum", "mul", "parallel", "pipeline", "program",
     "range", "read", "slice", "static_assert", "static_print", "store", "sub", "system", "tensor", "tile", "typing",
     "unroll", "write", "yield_", "Mem", "MemorySpace", "TileLayout", "array", "col_max", "col_min", "col_prod", "col_sum",
     "create_tile", "full", "get_block_idx", "get_block_num", "get_subblock_idx", "matmul", "matmul_acc", "move", "reshape",
-    "row_max", "row_min", "row_prod", "row_sum", "spmd_submit", "submit",
+    "row_max", "row_min", "row_prod", "row_sum", "spmd", "spmd_submit", "submit",
 ]
 # CUBE ... VECTOR, Function, TensorValue and UnsupportedError are imported
 # for the programs that reach them here, as they could before pypto became

@@ -1,0 +1,53 @@
+"""The idioms of pypto-lib's DeepSeek-V4 model files, in programs written
+here (tests/python/programs/model_idioms.py): pl.jit.inline helpers,
+bind_dynamic, pl.tensor.dim, sub-region puts into a window band, credit
+barriers, task ids as scalars and in arrays, pl.system.task_dummy and the
+three forms of pl.spmd."""
+
+from __future__ import annotations
+
+import re
+import unittest
+
+import support
+
+PROGRAM = support.program("model_idioms.py")
+
+
+def idioms(mode: str, *args: str):
+    return support.pldsim_py(PROGRAM, mode, *args)
+
+
+class ModelIdioms(unittest.TestCase):
+    def test_a_band_gather_moves_each_ranks_rows_once_to_each_peer(self):
+        for rows in ("5", "1"):
+            with self.subTest(rows=rows):
+                r = idioms("gather", rows)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                self.assertEqual(r.stdout.splitlines()[-1], "OK")
+                # rows x 32 BF16 to the one peer, from each of the 2 ranks, and the
+                # 4 credits of the two barriers (the resets stay on the rank)
+                moved = re.search(r" moved=(\d+) B", r.stdout)
+                self.assertIsNotNone(moved, r.stdout)
+                self.assertEqual(int(moved.group(1)), 2 * int(rows) * 32 * 2 + 4 * 4)
+
+    def test_bind_dynamic_refuses_a_dimension_that_contradicts_its_binding(self):
+        r = idioms("bind-mismatch")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("model_idioms.py:", r.stderr)
+        self.assertIn("bind_dynamic: dimension 1 of the tensor is 10, but LOCAL is already bound to 5", r.stderr)
+        self.assertNotIn("Traceback", r.stderr)
+
+    def test_task_ids_pass_through_inline_helpers_arrays_and_dummies(self):
+        r = idioms("task-id")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.splitlines()[-1], "OK")
+
+    def test_the_three_forms_of_spmd_run_every_block_in_order(self):
+        r = idioms("spmd")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.splitlines()[-1], "OK")
+
+
+if __name__ == "__main__":
+    unittest.main()
