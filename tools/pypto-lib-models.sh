@@ -40,7 +40,7 @@ for f in $(grep -l '^# ci: devices=2' "$lib"/models/deepseek_v4_*/*.py | sort); 
         printf 'PASS %-45s %7.1f s  %s\n' "$name" "$wall" "$sim"
     else
         fails=$((fails + 1))
-        [ $rc -eq 124 ] && why="timed out after $limit s" || why=$( (grep -E ': (rank [0-9]+|host): |^[A-Za-z.]*(Error|Exception): ' "$log" || grep -v '^\s*$' "$log") | head -1 | cut -c1-220)
+        [ $rc -eq 124 ] && why="timed out after $limit s" || why=$( (grep -v ': warning: ' "$log" | grep -E ': (rank [0-9]+|host): |^[A-Za-z.]*(Error|Exception): ' || grep -v '^\s*$' "$log") | head -1 | cut -c1-220)
         printf 'FAIL %-45s %7.1f s  %s\n' "$name" "$wall" "$why"
     fi
 done

@@ -65,6 +65,11 @@ def run_in_child(run: Callable[[], tuple], tensors: list[Any], who: str) -> tupl
     if pid == 0:  # the child: run, report, and leave without Python's exit
         os.close(rfd)
         code = 70
+        t = sys.modules.get("torch")
+        if t is not None:
+            # the parent's OpenMP pool did not survive the fork, and torch's
+            # first parallel op here would wait for it forever: stay serial
+            t.set_num_threads(1)
         try:
             rc, python_error, stats, kept, exit_request = run()
             reply = pickle.dumps((int(rc), bool(python_error), stats, kept, exit_request))

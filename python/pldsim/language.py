@@ -31,7 +31,9 @@ from . import program as _program
 from . import reduce as _reduce
 from . import scopes as _scopes
 from . import spmd as _spmd
+from . import tensor_matmul as _tensor_matmul
 from . import tensor_ops as _tensor_ops
+from . import vector_math as _vector_math
 from .comm import AtomicType
 from .config import FunctionType, Level, Role
 from .cube import MemorySpace
@@ -86,6 +88,37 @@ col_max = _reduce.unified("max", "col")
 col_min = _reduce.unified("min", "col")
 col_prod = _reduce.unified("prod", "col")
 
+abs = _vector_math.unary("abs")  # noqa: A001 - upstream's name
+neg = _vector_math.unary("neg")
+exp = _vector_math.unary("exp")
+log = _vector_math.unary("log")
+sqrt = _vector_math.unary("sqrt")
+rsqrt = _vector_math.unary("rsqrt")
+recip = _vector_math.unary("recip")
+relu = _vector_math.unary("relu")
+div = _vector_math.div
+set_validshape = _vector_math.set_validshape
+fillpad = _vector_math.fillpad
+transpose = _vector_math.transpose
+PadValue = _vector_math.PadValue
+row_expand = _vector_math.expand("row", "copy")
+col_expand = _vector_math.expand("col", "copy")
+row_expand_mul = _vector_math.expand("row", "mul")
+row_expand_div = _vector_math.expand("row", "div")
+row_expand_add = _vector_math.expand("row", "add")
+row_expand_sub = _vector_math.expand("row", "sub")
+col_expand_mul = _vector_math.expand("col", "mul")
+col_expand_div = _vector_math.expand("col", "div")
+col_expand_add = _vector_math.expand("col", "add")
+col_expand_sub = _vector_math.expand("col", "sub")
+create_tensor = _tensor_ops.create_tensor
+_VECTOR_MATH = dict(
+    abs=abs, neg=neg, exp=exp, log=log, sqrt=sqrt, rsqrt=rsqrt, recip=recip, relu=relu, div=div, fillpad=fillpad, transpose=transpose,
+    row_expand=row_expand, col_expand=col_expand, row_expand_mul=row_expand_mul, row_expand_div=row_expand_div,
+    row_expand_add=row_expand_add, row_expand_sub=row_expand_sub, col_expand_mul=col_expand_mul,
+    col_expand_div=col_expand_div, col_expand_add=col_expand_add, col_expand_sub=col_expand_sub,
+)
+
 _TILE_FLAG = "at tile level a transpose is the tile's own layout, and the accumulator's is fixed"
 
 
@@ -96,7 +129,8 @@ def matmul(lhs: Any, rhs: Any, out_dtype: Any = None, a_trans: bool = False, b_t
             if given:
                 raise _UsageTypeError("pl.matmul", f"'{name}' is not supported for Tile operands: {_TILE_FLAG}")
         return _cube.matmul(lhs, rhs, out_dtype)
-    return _tensor_matmul("pl.matmul", lhs, rhs)
+    _check_tensor_operands("pl.matmul", lhs, rhs)
+    return _tensor_matmul.matmul(lhs, rhs, out_dtype, a_trans, b_trans)
 
 
 def matmul_acc(acc: Any, lhs: Any, rhs: Any, a_trans: bool = False, b_trans: bool = False, init_cond: Any = None) -> Any:
@@ -106,14 +140,14 @@ def matmul_acc(acc: Any, lhs: Any, rhs: Any, a_trans: bool = False, b_trans: boo
             if given:
                 raise _UsageTypeError("pl.matmul_acc", f"'{name}' is not supported for Tile operands: {_TILE_FLAG}")
         return _cube.matmul_acc(acc, lhs, rhs, init_cond)
-    return _tensor_matmul("pl.matmul_acc", acc, lhs, rhs)
+    _check_tensor_operands("pl.matmul_acc", acc, lhs, rhs)
+    return _tensor_matmul.matmul_acc(acc, lhs, rhs, a_trans, b_trans, init_cond)
 
 
-def _tensor_matmul(op: str, *operands: Any) -> Any:
-    if all(_tensor_ops.is_tensor(x) for x in operands):
-        raise UnsupportedError(op, f"{op} of tensors is not supported by pldsim: pl.load tiles (target_memory=pl.Mem.Mat) and multiply those")
-    kinds = ", ".join(type(x).__name__ for x in operands)
-    raise _UsageTypeError(op, f"{op} expects all tiles or all tensors, got {kinds}")
+def _check_tensor_operands(op: str, *operands: Any) -> None:
+    if not all(_tensor_ops.is_tensor(x) for x in operands):
+        kinds = ", ".join(type(x).__name__ for x in operands)
+        raise _UsageTypeError(op, f"{op} expects all tiles or all tensors, got {kinds}")
 
 
 def full(shape: Any, dtype: Any, value: Any) -> Any:
@@ -247,19 +281,17 @@ def static_assert(condition: Any, msg: str = "") -> None:
 
 # Upstream names that pldsim does not implement: using one says so.
 _UPSTREAM_ONLY = frozenset(
-    """div part_add part_mul part_max part_min exp log concat reinterpret_view transpose batch_matmul
-    row_argmax row_argmin col_argmax col_argmin row_expand row_expand_add row_expand_sub
-    row_expand_mul row_expand_div row_expand_max row_expand_min row_expand_expdif col_expand
-    col_expand_mul col_expand_div col_expand_sub col_expand_add col_expand_max col_expand_min
-    col_expand_expdif expand_clone expands neg abs recip fillpad fillpad_expand gatherb mgather
-    mscatter sqrt rsqrt relu matmul_bias matmul_mx matmul_mx_acc matmul_mx_bias gemv gemv_acc
-    gemv_bias cmp cmps set_validshape rem rems fmod fmods and_ ands or_ ors xor xors shl shls shr
-    shrs maximums minimums prelu not_ addc subc addsc subsc lrelu sel sels tri tpush_to_aiv
-    tpush_to_aic aiv_shard aic_gather tpop_from_aic tpop_from_aiv aic_initialize_pipe
-    aiv_initialize_pipe reserve_buffer import_peer_buffer tfree_to_aic tfree_to_aiv create_tensor
-    cos dim scope no_dep dump_tag scatter scatter_update sin arange gather paged_gather random
-    create_l1 gather_row mrgsort sort32 while_ cond func_attr cluster split_aiv parse loads
-    parse_program loads_program Tuple RUNTIME""".split()
+    """part_add part_mul part_max part_min concat reinterpret_view batch_matmul row_argmax
+    row_argmin col_argmax col_argmin row_expand_max row_expand_min row_expand_expdif
+    col_expand_max col_expand_min col_expand_expdif expand_clone expands fillpad_expand
+    gatherb mgather mscatter matmul_bias matmul_mx matmul_mx_acc matmul_mx_bias gemv gemv_acc
+    gemv_bias cmp cmps rem rems fmod fmods and_ ands or_ ors xor xors shl shls shr shrs maximums
+    minimums prelu not_ addc subc addsc subsc lrelu sel sels tri tpush_to_aiv tpush_to_aic
+    aiv_shard aic_gather tpop_from_aic tpop_from_aiv aic_initialize_pipe aiv_initialize_pipe
+    reserve_buffer import_peer_buffer tfree_to_aic tfree_to_aiv cos dim scope no_dep dump_tag
+    scatter scatter_update sin arange gather paged_gather random create_l1 gather_row mrgsort
+    sort32 while_ cond func_attr cluster split_aiv parse loads parse_program loads_program Tuple
+    RUNTIME""".split()
 )
 
 
@@ -319,6 +351,8 @@ tile = _Namespace(
     get_block_idx=get_block_idx,
     get_block_num=get_block_num,
     get_subblock_idx=get_subblock_idx,
+    set_validshape=set_validshape,
+    **_VECTOR_MATH,
     row_sum=_reduce.tile_op("sum", "row"),
     row_max=_reduce.tile_op("max", "row"),
     row_min=_reduce.tile_op("min", "row"),
@@ -337,6 +371,11 @@ tensor = _Namespace(
     assemble=lambda target, source, offset, *, atomic=AtomicType.None_: _tensor_ops.assemble(target, source, offset, atomic=atomic, op="pl.tensor.assemble"),
     cast=cast,
     dim=_tensor_ops.dim,
+    create=create_tensor,
+    reshape=_reduce.unified_reshape,
+    matmul=matmul,
+    matmul_acc=matmul_acc,
+    **_VECTOR_MATH,
     add=lambda lhs, rhs: _ops.tensor_elementwise(0, "add", lhs, rhs),
     mul=lambda lhs, rhs: _ops.tensor_elementwise(1, "mul", lhs, rhs),
     maximum=lambda lhs, rhs: _ops.tensor_elementwise(2, "maximum", lhs, rhs),

@@ -14,11 +14,11 @@ from typing import Any
 
 import _pldsim
 
-from . import cube, tensor_ops
+from . import cube, tensor_ops, vector_math
 from .errors import UnsupportedError, UsageTypeError, UsageValueError
 from .state import CUBE, VECTOR, kernel
 from .loops import CarriedLoop
-from .values import INDEX, INT64, DataType, Tile, any_view, atomic_code, index_list, tile_of, typed_scalar
+from .values import INDEX, INT64, DataType, Tile, any_view, atomic_code, dtype_of_torch, index_list, is_torch_tensor, tile_of, typed_scalar
 from .where import caller
 
 def load(tensor: Any, offsets: Any, shapes: Any, valid_shape: Any = None, target_memory: Any = None, clamp: bool = False) -> Any:
@@ -56,6 +56,17 @@ def store(tile: Any, offsets: Any, output_tensor: Any, shapes: Any = None, *, at
     return output_tensor
 
 
+def _plain_number(x: Any) -> Any:
+    """A scalar that is not a Python number (a run-time dimension, a 0-dim
+    tensor's value) as the int it stands for; anything else as it is."""
+    if isinstance(x, (int, float, Tile, cube.CubeTile)) or tensor_ops.is_tensor(x):
+        return x
+    try:
+        return x.__index__()
+    except (AttributeError, TypeError):
+        return x
+
+
 def _elementwise(code: int, name: str, lhs: Any, rhs: Any) -> Any:
     op = f"pl.{name}"
     if isinstance(lhs, cube.CubeTile) or isinstance(rhs, cube.CubeTile):
@@ -69,6 +80,7 @@ def _elementwise(code: int, name: str, lhs: Any, rhs: Any) -> Any:
         if isinstance(rhs, (int, float)) and not isinstance(rhs, bool):
             return Tile(_pldsim.elementwise(file, line, code, lhs._tile, float(rhs)))
         raise UsageTypeError(op, f"the second operand must be a tile or a number, got {type(rhs).__name__}")
+    lhs, rhs = _plain_number(lhs), _plain_number(rhs)
     if isinstance(lhs, (int, float)) and isinstance(rhs, (int, float)):
         # scalar arithmetic (on the AICPU upstream): plain Python
         return {0: lambda: lhs + rhs, 1: lambda: lhs * rhs, 2: lambda: builtins.max(lhs, rhs), 3: lambda: builtins.min(lhs, rhs), 4: lambda: lhs - rhs}[code]()
@@ -140,6 +152,9 @@ def cast(input: Any, target_type: Any, mode: Any = "round") -> Any:  # noqa: A00
     if isinstance(input, Tile) or tensor_ops.is_tensor(input):
         if result_type is INDEX:
             raise UsageTypeError(op, "pl.INDEX is a scalar type; a tile or a tensor needs a tensor dtype")
+        src = dtype_of_torch(input) if is_torch_tensor(input) else input.dtype
+        if src is not None and src.is_float and not target_type.is_float and mode not in ("trunc", 5):
+            return vector_math.rounding_cast(input, target_type, mode)
         return tensor_ops.cast(input, target_type, mode)
     if isinstance(input, bool) or not isinstance(input, (int, float)):
         raise UsageTypeError(op, f"the input must be a number, got {type(input).__name__}")

@@ -339,7 +339,7 @@ def compile_function(fn: Function, args: tuple, kwargs: dict) -> CompiledProgram
     dc = _distributed(rc.distributed_config, f"{fn.name}.compile")
     if args or kwargs:
         sig = fn.signature()
-        sig.check(fn.name, sig.bind(fn.name, args, kwargs))
+        sig.check(fn.name, sig.bind(fn.name, args, kwargs), samples=True)
     out = _output_dir(fn.name, rc.save_kernels, rc.save_kernels_dir)
     return CompiledProgram(fn.name, fn, None, rc.platform, dc.device_ids, [fn], out)
 
@@ -407,7 +407,9 @@ def _host_body(entry: Function, self_obj: Any, args: tuple, kwargs: dict, nranks
             if entry.kind == KERNEL:
                 entry._call(self_obj, *args, **kwargs)
             else:
-                entry.fn(*((self_obj,) if self_obj is not None else ()), *args, **kwargs)
+                # as a call at its own level: the arguments checked, the
+                # pl.dynamic names bound, the pl.at bodies made tasks
+                entry._inline(self_obj, args, kwargs, entry.name)
 
         for r in range(nranks):
             _dispatch_closure(r, entry, on_rank)

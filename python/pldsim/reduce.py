@@ -18,7 +18,7 @@ from typing import Any
 import _pldsim
 
 from . import cube, tensor_ops
-from .errors import UnsupportedError, UsageTypeError, UsageValueError
+from .errors import UsageTypeError, UsageValueError
 from .state import VECTOR
 from .values import FP16, FP32, INT16, INT32, TensorValue, Tile, index_list, torch
 from .where import caller
@@ -170,11 +170,16 @@ def reshape(tile: Any, shape: Any, op: str = "pl.tile.reshape") -> Any:
 
 
 def unified_reshape(input: Any, shape: Any) -> Any:  # noqa: A002 - upstream's name
-    """``pl.reshape``: of a tile; a tensor's reshape is not supported."""
+    """``pl.reshape``: of a tile, of a computed value, or of a tensor (a view)."""
     op = "pl.reshape"
     if cube.is_tile(input):
         return reshape(input, shape, op)
+    if isinstance(input, TensorValue):
+        return TensorValue(reshape(input._value, shape, op))
+    if tensor_ops.is_tensor(input) and tensor_ops.load_extent(input)[1] is not None:
+        # a slice with a valid part: lowered as a load, then the tile's reshape
+        return TensorValue(reshape(tensor_ops.operand_tile(input, op, "the input"), shape, op))
     if tensor_ops.is_tensor(input):
-        raise UnsupportedError(op, "reshaping a tensor is not supported by pldsim (pl.load it, then reshape the tile)")
+        return tensor_ops.reshape(input, shape, op)
     raise UsageTypeError(op, f"{op} expects a tensor or a tile, got {type(input).__name__}")
 

@@ -21,7 +21,7 @@ import traceback
 
 import _pldsim
 
-from . import PACKAGE_DIRS, __version__, options
+from . import PACKAGE_DIRS, __version__, options, torch_compat
 from .errors import RunError, UsageError
 
 USAGE = "usage: pldsim-py [PLDSIM OPTIONS] PROGRAM.py [PROGRAM ARGS]\n       pldsim-py [PLDSIM OPTIONS] -m MODULE [MODULE ARGS]"
@@ -137,6 +137,7 @@ def _seed(value: str) -> None:
     except ImportError:
         return
     torch.manual_seed(int(value))
+    torch_compat.install()
 
 
 def main(argv: list[str], n_paths: int = 0) -> int:

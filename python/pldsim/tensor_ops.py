@@ -13,11 +13,14 @@ traced as the op the user wrote."""
 from __future__ import annotations
 
 import builtins
+import math
 from typing import Any
 
 import _pldsim
 
+from . import cube
 from .errors import UnsupportedError, UsageTypeError, UsageValueError
+from .state import DEVICE, kernel, level
 from .values import (
     DELEGATES,
     DataType,
@@ -57,9 +60,17 @@ def operand_tile(x: Any, op: str, what: str) -> Tile:
     if _gm(x):
         file, line = caller()
         v = any_view(x, op, what)
-        shape = list(v.shape)
-        return Tile(_pldsim.load(file, line, v, [0] * len(shape), shape, None, False, op))
+        shape, valid = load_extent(x)
+        return Tile(_pldsim.load(file, line, v, [0] * len(shape), shape, valid, False, op))
     raise UsageTypeError(op, f"{what} must be a tensor, got {type(x).__name__}")
+
+
+def load_extent(x: Any) -> tuple[list[int], list[int] | None]:
+    """The shape of the tile a tensor operand loads into, and its valid
+    part (None: all of it): a slice with valid_shape= (slice) is the view
+    of its valid part, and loads as its whole shape, zero past that part."""
+    full = getattr(x, "_pldsim_full", None)
+    return (list(full), list(x.shape)) if full is not None else (list(x.shape), None)
 
 
 # ---- host tensors in kernels -----------------------------------------------------------
@@ -147,19 +158,94 @@ def make_slice(tensor: Any, shape: Any, offset: Any, op: str, drop: list[int] | 
     return in_kernel_form(view) if isinstance(tensor, _kernel_tensor_class()) else view
 
 
+def reshape(tensor: Any, shape: Any, op: str = "pl.reshape") -> Any:
+    """A tensor seen with another shape of as many elements (no copy, no
+    cost): a host tensor's torch view, a window's window view."""
+    new = index_list(shape, op, "shape")
+    old = _shape_of(tensor)
+    if not new or any(d <= 0 for d in new) or math.prod(new) != math.prod(old):
+        raise UsageValueError(op, f"cannot reshape a tensor of {math.prod(old)} elements ({old}) into {new}")
+    if isinstance(tensor, DistributedTensor):
+        return DistributedTensor(_pldsim.view_as(tensor._view, new))
+    if not is_torch_tensor(tensor):
+        raise UsageTypeError(op, f"{op} expects a tensor, got {type(tensor).__name__}")
+    if not tensor.is_contiguous():
+        raise UnsupportedError(op, f"reshaping a strided view ({old}, strides {list(tensor.stride())}) is not supported by pldsim: reshape the whole tensor, then slice")
+    view = tensor.view(new)
+    return in_kernel_form(view) if isinstance(tensor, _kernel_tensor_class()) else view
+
+
+def create_tensor(shape: Any, dtype: Any, manual_dep: bool = False, **kwargs: Any) -> Any:
+    """``pl.create_tensor(shape, dtype=...)``: a new tensor in the device's
+    global memory (zeros here; undefined on hardware).  Costs nothing."""
+    op = "pl.create_tensor"
+    dims = index_list(shape, op, "shape")
+    if not dims or any(d <= 0 for d in dims):
+        raise UsageValueError(op, f"the shape must be positive dimensions, got {dims}")
+    if not isinstance(dtype, DataType) or not dtype.torch_name:
+        raise UsageTypeError(op, f"dtype must be a pl dtype pldsim has (such as pl.FP32), got {dtype!r}")
+    t = torch().zeros(dims, dtype=getattr(torch(), dtype.torch_name))
+    return in_kernel_form(t) if kernel() is not None else t
+
+
 def slice(tensor: Any, shape: Any, offset: Any, valid_shape: Any = None, drop_dims: Any = None, pad_value: Any = None, clamp: bool = False) -> Any:  # noqa: A001 - upstream's name
     """``pl.slice`` / ``pl.tensor.slice``: a view of `shape` at `offset`."""
     op = "pl.slice"
-    if valid_shape is not None or pad_value is not None or clamp:
-        raise UnsupportedError(op, "valid_shape=, pad_value= and clamp= of a tensor slice are not supported by pldsim (pl.load has valid_shape= and clamp=)")
+    if pad_value is not None or clamp:
+        raise UnsupportedError(op, "pad_value= and clamp= of a tensor slice are not supported by pldsim (pl.load has clamp=)")
     drop = [] if drop_dims is None else index_list(drop_dims, op, "drop_dims")
-    return make_slice(tensor, shape, offset, op, sorted(set(drop)))
+    drop = sorted(set(drop))
+    if isinstance(tensor, TensorValue) and not drop:
+        return _slice_value(tensor, shape, offset, valid_shape, op)
+    if valid_shape is None:
+        return make_slice(tensor, shape, offset, op, drop)
+    full = index_list(shape, op, "shape")
+    valid = index_list(valid_shape, op, "valid_shape")
+    if len(valid) != len(full) or any(not 1 <= v <= d for v, d in zip(valid, full)):
+        raise UsageValueError(op, f"valid_shape {valid} does not fit the slice's shape {full} (each dimension 1..its extent)")
+    if valid == full:
+        return make_slice(tensor, shape, offset, op, drop)
+    if drop:
+        raise UnsupportedError(op, "valid_shape= with drop_dims= is not supported by pldsim")
+    if isinstance(tensor, DistributedTensor):
+        raise UnsupportedError(op, "valid_shape= of a window slice is not supported by pldsim (of a host tensor's, it is)")
+    # the view is the valid part, which alone must lie in the tensor (the
+    # slice may run past its end); a load reads it as the whole shape,
+    # zero past the valid part, as upstream's valid_shape zero-fills
+    view = make_slice(tensor, valid, offset, op)
+    view._pldsim_full = full
+    return view
 
 
-def _subscript(shape: list[int], key: Any, op: str) -> tuple[list[int], list[int], list[int]]:
+def _slice_value(value: TensorValue, shape: Any, offset: Any, valid_shape: Any, op: str) -> TensorValue:
+    """A region of a computed value (upstream's tile.slice of its tile): a
+    new value of `shape`, valid where both the region and `valid_shape`
+    cover the value's valid part.  A view in UB: it costs nothing."""
+    t = value._value
+    if isinstance(t, cube.CubeTile):
+        raise UnsupportedError(op, "slicing a matmul's accumulator is not supported by pldsim: assemble it into a tensor and slice that")
+    full, shp, off = list(t.shape), index_list(shape, op, "shape"), index_list(offset, op, "offset")
+    lim = shp if valid_shape is None else index_list(valid_shape, op, "valid_shape")
+    if not len(shp) == len(off) == len(lim) == len(full):
+        raise UsageValueError(op, f"the shape {shp}, offsets {off} and valid_shape {lim} must each have the value's {len(full)} dimensions")
+    for d, (o, n, v, f) in enumerate(zip(off, shp, lim, full)):
+        if o < 0 or n < 1 or o + n > f or not 1 <= v <= n:
+            raise UsageValueError(op, f"region {shp} at {off} (valid {lim}) does not fit the value {full} in dimension {d}")
+    valid = [max(0, min(v, tv - o)) for v, tv, o in zip(lim, cube.valid_of(t), off)]
+    if shp == full and not any(off):
+        return TensorValue(Tile(_pldsim.tile_alias(t._tile, full, valid)))
+    data = cube.values_of(op, t, "the value")
+    if data is not None:
+        data = data[tuple(builtins.slice(o, o + n) for o, n in zip(off, shp))].clone()
+    return TensorValue(cube.vec_tile(op, t.dtype, shp, valid, data))
+
+
+def _subscript(shape: list[int], key: Any, op: str, filled: list[int] | None = None) -> tuple[list[int], list[int], list[int]]:
     """Offsets, extents and dropped dims of ``x[key]`` for a tensor of
     `shape`, as upstream's parser reads a subscript: an int indexes (and
-    drops) its dim, a slice keeps it, missing trailing dims are ``:``."""
+    drops) its dim, a slice keeps it, missing trailing dims are ``:``.
+    `filled`, per slice, is how much of it a write fills (a value's valid
+    part): only that much must lie inside the tensor."""
     items = list(key) if isinstance(key, tuple) else [key]
     if len(items) > len(shape):
         raise UsageTypeError(op, f"Tensor subscript has {len(items)} indices but the tensor is {len(shape)}D")
@@ -171,7 +257,8 @@ def _subscript(shape: list[int], key: Any, op: str) -> tuple[list[int], list[int
                 raise UnsupportedError(op, f"a slice step ({it.step}) is not supported: upstream's subscripts are contiguous")
             lo = 0 if it.start is None else index_list(it.start, op, "a slice start")[0]
             hi = n if it.stop is None else index_list(it.stop, op, "a slice stop")[0]
-            if not 0 <= lo < hi <= n:
+            need = hi if filled is None or len(offsets) - len(drop) >= len(filled) else lo + filled[len(offsets) - len(drop)]
+            if not (0 <= lo < hi and need <= n):
                 raise UsageValueError(op, f"slice {lo}:{hi} of dim {d} is outside the tensor's {n} (or empty)")
             offsets.append(lo)
             extents.append(hi - lo)
@@ -193,6 +280,10 @@ def subscript_read(tensor: Any, key: Any) -> Any:
     (tensor.slice), or with every dim indexed, one element (tensor.read)."""
     op = "tensor.slice"
     offsets, extents, drop = _subscript(_shape_of(tensor), key, op)
+    if isinstance(tensor, TensorValue):
+        if drop:
+            raise UnsupportedError(op, "indexing a computed value with an int is not supported by pldsim: slice it (v[i:i+1, ...])")
+        return _slice_value(tensor, extents, offsets, None, op)
     if len(drop) == len(extents):
         return read(tensor, offsets)
     return make_slice(tensor, extents, offsets, op, drop)
@@ -202,13 +293,20 @@ def subscript_write(target: Any, key: Any, value: Any) -> None:
     """``x[key] = value``: upstream's tensor.assemble of `value` into the
     region (whose shape `value` must have, the indexed dims left out)."""
     op = "tensor.assemble"
-    offsets, extents, drop = _subscript(_shape_of(target), key, op)
-    region = make_slice(target, extents, offsets, op, drop)
-    want = [n for d, n in enumerate(extents) if d not in drop]
     if not is_tensor(value):
         raise UsageTypeError(op, f"Subscript-write source must also be a tensor, got {type(value).__name__}")
-    if _shape_of(value) != want:
+    filled = cube.valid_of(value._value) if isinstance(value, TensorValue) else None
+    offsets, extents, drop = _subscript(_shape_of(target), key, op, filled)
+    want = [n for d, n in enumerate(extents) if d not in drop]
+    fits = filled is not None and len(filled) == len(want) and all(f <= w for f, w in zip(filled, want))
+    if _shape_of(value) != want and not fits:
         raise UsageValueError(op, f"Subscript-write shape mismatch: the window is {want}, the source is {_shape_of(value)}")
+    if not drop and filled is not None:
+        # the store writes the value's valid part at the offsets: the slice
+        # may run past the tensor's end where the value holds nothing
+        assemble(target, value, offsets, op=op)
+        return
+    region = make_slice(target, extents, offsets, op, drop)
     assemble(region, value, [0] * len(want), op=op)
 
 
@@ -236,6 +334,14 @@ def read(src: Any, offset: Any) -> Any:
         for i, d in zip(idx, shape):
             flat = flat * d + i
         return typed_scalar(src.tolist()[flat], src.dtype)
+    if level() == DEVICE and is_torch_tensor(src):
+        # an orchestration function reads a host tensor's element on the
+        # device's scheduler (AICPU), whose scalar work costs nothing here
+        idx = index_list(offset, op, "the index")
+        shape = list(src.shape)
+        if len(idx) != len(shape) or any(not 0 <= i < d for i, d in zip(idx, shape)):
+            raise UsageValueError(op, f"index {idx} is outside the tensor {shape}")
+        return typed_scalar(src[tuple(idx)].item(), dtype_of_torch(src))
     file, line = caller()
     v = any_view(src, op, "the tensor")
     return typed_scalar(_pldsim.read(file, line, v, index_list(offset, op, "the index")), dtype_of_code(v.dtype))
@@ -253,10 +359,24 @@ def assemble(target: Any, source: Any, offset: Any, *, atomic: Any = 0, op: str 
     if isinstance(target, (Tile, TensorValue)) or not _gm(target):
         raise UsageTypeError(op, f"the target of {op} must be a pl.Tensor or a pld.DistributedTensor, got {type(target).__name__}")
     code = atomic_code(atomic, op)
+    if isinstance(source, TensorValue) and isinstance(source._value, cube.CubeTile):
+        # a matmul's accumulator: the fixpipe writes its valid part out
+        cube.store(_squeezed(source._value, len(index_list(offset, op, "offset"))), offset, target, code)
+        return target
     tile = operand_tile(source, op, "the source")
     file, line = caller()
     _pldsim.store(file, line, tile._tile, index_list(offset, op, "offset"), any_view(target, op, "the target"), code, op)
     return target
+
+
+def _squeezed(t: Any, rank: int) -> Any:
+    """Cube tile `t` with leading unit dims dropped down to `rank` dims."""
+    shape, valid = list(t.shape), list(t.valid)
+    while len(shape) > rank and shape[0] == 1:
+        shape, valid = shape[1:], valid[1:]
+    if shape == list(t.shape):
+        return t
+    return cube.CubeTile(None if t.data is None else t.data.reshape(shape), t.dtype, t.memory, shape, valid)
 
 
 # ---- element-wise and cast -----------------------------------------------------------

@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 import _pldsim
 
-from .errors import UnsupportedError, UsageTypeError, UsageValueError
+from .errors import UsageTypeError, UsageValueError
 
 
 class DataType:
@@ -302,7 +302,8 @@ class TensorValue:
         return self._value.dtype
 
     def __getitem__(self, key: Any) -> Any:
-        raise UnsupportedError("tensor.slice", "slicing a computed tensor value is not supported by pldsim: write it to a tensor (pl.assemble) and slice that")
+        """``v[a:b, c:d]``: a region of the value (upstream's tile.slice)."""
+        return DELEGATES.subscript_read(self, key)
 
     @classmethod
     def __torch_function__(cls, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:

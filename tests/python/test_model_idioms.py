@@ -1,8 +1,9 @@
 """The idioms of pypto-lib's DeepSeek-V4 model files, in programs written
 here (tests/python/programs/model_idioms.py): pl.jit.inline helpers,
 bind_dynamic, pl.tensor.dim, sub-region puts into a window band, credit
-barriers, task ids as scalars and in arrays, pl.system.task_dummy and the
-three forms of pl.spmd."""
+barriers, task ids as scalars and in arrays, pl.system.task_dummy, the
+three forms of pl.spmd, the tensor-level vector math and matmul, and
+torch.unravel_index for an older torch."""
 
 from __future__ import annotations
 
@@ -38,16 +39,19 @@ class ModelIdioms(unittest.TestCase):
         self.assertIn("bind_dynamic: dimension 1 of the tensor is 10, but LOCAL is already bound to 5", r.stderr)
         self.assertNotIn("Traceback", r.stderr)
 
-    def test_task_ids_pass_through_inline_helpers_arrays_and_dummies(self):
-        r = idioms("task-id")
-        self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertEqual(r.stdout.splitlines()[-1], "OK")
-
-    def test_the_three_forms_of_spmd_run_every_block_in_order(self):
-        r = idioms("spmd")
-        self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertEqual(r.stdout.splitlines()[-1], "OK")
-
+    def test_each_idiom_runs_and_matches_its_reference(self):
+        # each program checks its own results against torch (or numpy) and
+        # prints OK: task ids through inline helpers, arrays and dummies; the
+        # three forms of pl.spmd; the INT8 row quantisation on whole and
+        # ragged blocks; a tensor matmul in K chunks; the cast modes on
+        # halves, saturating; a softmax over a padded valid part; compile()
+        # with samples in another order; torch.unravel_index
+        cases = [("task-id",), ("spmd",), ("quant", "13"), ("quant", "16"), ("matmul",), ("rounding",),
+                 ("softmax",), ("compile-order",), ("unravel",)]
+        for case, r in zip(cases, support.in_parallel(lambda c: idioms(*c), cases)):
+            with self.subTest(case=case):
+                self.assertEqual(r.returncode, 0, r.stderr)
+                self.assertEqual(r.stdout.splitlines()[-1], "OK")
 
 if __name__ == "__main__":
     unittest.main()

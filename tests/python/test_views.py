@@ -101,7 +101,7 @@ class Views(unittest.TestCase):
         self.assert_one_line("assemble-tile", "pl.assemble", "writes a tensor into a tensor; the source is a tile: write a tile with pl.store")
 
     def test_a_float_to_int_cast_needs_a_mode_pldsim_has(self):
-        self.assert_one_line("cast-round", "pl.cast", "rounding mode 'round' of a float-to-integer cast is not supported by pldsim (mode='trunc' is)")
+        self.assert_one_line("cast-round", "pl.cast", "rounding mode 'odd' is not supported by pldsim (rint, round, floor, ceil, trunc and none are)")
 
 
 DFX = """

@@ -18,7 +18,27 @@ by a task id of a manual scope through pl.system.task_dummy, and a
 spmd: the three forms of pl.spmd on a [BLOCKS, COLS] tensor, one row per
 block: ``with pl.spmd(n) as tid`` in a manual scope (doubles each row),
 after it, by deps=, ``for i in pl.spmd(n)`` (adds the block index), and
-``with pl.spmd(n):`` whose body dispatches a kernel (adds x again): y = 3x + i."""
+``with pl.spmd(n):`` whose body dispatches a kernel (adds x again): y = 3x + i.
+quant: the INT8 row quantisation of the model files on tensors, in SPMD
+blocks of 8 rows over a [ROWS (default 13), 64] FP32 tensor whose last
+block is ragged: pl.slice(valid_shape=), abs, row_max, maximum, div,
+recip, row_expand_mul, col_expand_mul, casts with rint, round and trunc,
+set_validshape, and subscript writes that run past the tensor's end where
+the value holds nothing; checked against torch.
+matmul: a [ROWS, 64] x [32, 64]^T BF16 product of tensors (b_trans) in two
+K chunks (pl.matmul, pl.matmul_acc) into a pl.create_tensor scratch, read
+back through pl.reshape views; checked against torch.
+rounding: the cast modes on halves: rint 2.5 -> 2, round 2.5 -> 3.
+softmax: a row softmax over the 4 valid columns of 8-wide rows of a
+padded tensor (a slice with valid_shape running past the tensor's end,
+fillpad with PadValue.min, row_max, exp of row_expand_sub, row_sum,
+row_expand_div, fillpad with zero), its transpose and a row of it sliced
+from the value, scaled by pl.read of a host tensor in the per-device
+function and by rsqrt(high_precision=True); checked against torch.
+compile-order: compile() with sample tensors in another order than the
+parameters (as pypto-lib's golden runner compiles), then a call.
+unravel: torch.unravel_index (torch 2.2, which pldsim-py adds to an older
+torch), against numpy's."""
 
 import sys
 
@@ -160,6 +180,96 @@ def spmd_host(x: pl.Tensor[[P, BLOCKS, COLS], pl.FP32], y: pl.InOut[pl.Tensor[[P
         spmd_on_device(x[rank], y[rank], device=rank)
 
 
+QROWS = ROWS if MODE != "gather" else 5
+QT, QC = 8, 64
+QPAD = (QROWS + QT - 1) // QT * QT
+
+
+@pl.jit
+def quant_on_device(
+    x: pl.Tensor[[QPAD, QC], pl.FP32],
+    w: pl.Tensor[[QC], pl.FP32],
+    q: pl.InOut[pl.Tensor[[QROWS, QC], pl.INT8]],
+    s: pl.InOut[pl.Tensor[[1, QROWS], pl.FP32]],
+    y: pl.InOut[pl.Tensor[[QROWS, QC], pl.FP32]],
+):
+    blocks = (QROWS + QT - 1) // QT
+    with pl.spmd(blocks, name_hint="quant"):
+        b = pl.tile.get_block_idx()
+        r0 = b * QT
+        rows = pl.min(QT, QROWS - r0)
+        t = pl.slice(x, [QT, QC], [r0, 0], valid_shape=[rows, QC])  # x is padded to whole blocks
+        amax = pl.reshape(pl.row_max(pl.abs(t)), [1, QT])
+        amax = pl.maximum(pl.full([1, QT], dtype=pl.FP32, value=1e-4), amax)
+        qscale = pl.div(pl.full([1, QT], dtype=pl.FP32, value=127.0), amax)
+        s[0:1, r0 : r0 + QT] = pl.set_validshape(pl.recip(qscale), 1, rows)
+        scaled = pl.row_expand_mul(t, pl.reshape(qscale, [QT, 1]))
+        as_i32 = pl.cast(scaled, target_type=pl.INT32, mode="rint")
+        as_i8 = pl.cast(pl.cast(as_i32, target_type=pl.FP16, mode="round"), target_type=pl.INT8, mode="trunc")
+        q[r0 : r0 + QT, 0:QC] = pl.set_validshape(as_i8, rows, QC)  # may run past the end: rows fit
+        weighted = pl.col_expand_mul(t, pl.reshape(w, [1, QC]))
+        y[r0 : r0 + QT, 0:QC] = pl.set_validshape(weighted, rows, QC)
+    return q, s, y
+
+
+MN, MK = 32, 64
+
+
+@pl.jit
+def matmul_on_device(a: pl.Tensor[[QROWS, MK], pl.BF16], b: pl.Tensor[[MN, MK], pl.BF16], c: pl.InOut[pl.Tensor[[QROWS * MN], pl.FP32]]):
+    scratch = pl.create_tensor([QROWS, MN], dtype=pl.FP32)
+    with pl.spmd(1, name_hint="mm"):
+        half = MK // 2
+        acc = pl.matmul(a[0:QROWS, 0:half], b[0:MN, 0:half], b_trans=True, out_dtype=pl.FP32)
+        acc = pl.matmul_acc(acc, a[0:QROWS, half:MK], b[0:MN, half:MK], b_trans=True)
+        scratch[0:QROWS, 0:MN] = acc
+    with pl.spmd(1, name_hint="flatten"):
+        flat = pl.reshape(c, [QROWS, MN])
+        flat[0:QROWS, 0:MN] = pl.add(scratch, 0.0)
+    return c
+
+
+@pl.jit
+def rounding_on_device(x: pl.Tensor[[1, 8], pl.FP32], r: pl.InOut[pl.Tensor[[2, 8], pl.INT32]]):
+    with pl.spmd(1):
+        r[0:1, 0:8] = pl.cast(x, target_type=pl.INT32, mode="rint")
+        r[1:2, 0:8] = pl.cast(x, target_type=pl.INT32, mode="round")
+    return r
+
+
+SM_ROWS, SM_PAD, SM_VALID = 6, 8, 4
+
+
+@pl.jit
+def softmax_on_device(
+    x: pl.Tensor[[SM_ROWS, SM_VALID], pl.FP32],
+    scale: pl.Tensor[[2], pl.FP32],
+    y: pl.InOut[pl.Tensor[[SM_ROWS, SM_VALID], pl.FP32]],
+    yt: pl.InOut[pl.Tensor[[SM_PAD, SM_PAD], pl.FP32]],
+    first: pl.InOut[pl.Tensor[[1, SM_PAD], pl.FP32]],
+):
+    k = pl.read(scale, [1])  # an orchestration-level read of a host tensor
+    with pl.spmd(1, name_hint="softmax"):
+        # 8 x 8 from a 6 x 4 tensor: only the valid 6 x 4 lies inside it
+        t = pl.slice(x, [SM_PAD, SM_PAD], [0, 0], valid_shape=[SM_ROWS, SM_VALID])
+        padded = pl.fillpad(t, pad_value=pl.PadValue.min)
+        e = pl.exp(pl.row_expand_sub(padded, pl.row_max(padded)))
+        soft = pl.row_expand_div(e, pl.row_sum(e))
+        soft = pl.mul(soft, pl.rsqrt(pl.full([SM_PAD, SM_PAD], dtype=pl.FP32, value=k * k), high_precision=True))
+        kept = pl.fillpad(pl.set_validshape(soft, SM_ROWS, SM_VALID), pad_value=pl.PadValue.zero)
+        y[0:SM_ROWS, 0:SM_VALID] = pl.slice(kept, [SM_PAD, SM_PAD], [0, 0], valid_shape=[SM_ROWS, SM_VALID])
+        yt[0:SM_PAD, 0:SM_PAD] = pl.transpose(kept, axis1=0, axis2=1)
+        first[0:1, 0:SM_PAD] = kept[0:1, 0:SM_PAD]
+    return y, yt, first
+
+
+@pl.jit
+def order_on_device(a: pl.Tensor[[2, 8], pl.FP32], b: pl.Tensor[[5], pl.FP32], out: pl.InOut[pl.Tensor[[2, 8], pl.FP32]]):
+    with pl.spmd(1):
+        out[0:2, 0:8] = pl.add(a, pl.read(b, [4]))
+    return out
+
+
 config = RunConfig(distributed_config=DistributedConfig(device_ids=list(range(P))))
 if MODE in ("gather", "bind-mismatch"):
     local = (torch.arange(P * ROWS * COLS) % 251).reshape(P, ROWS, COLS).to(torch.bfloat16)
@@ -180,6 +290,62 @@ elif MODE == "spmd":
     spmd_host.compile(x, y, config=config)(x, y)
     want = 3 * x + torch.arange(BLOCKS, dtype=torch.float32).reshape(1, BLOCKS, 1)
     assert torch.allclose(y, want), (y, want)
+elif MODE == "quant":
+    x = torch.zeros(QPAD, QC)
+    x[:QROWS] = torch.randn(QROWS, QC) * 3
+    w = torch.rand(QC) + 0.5
+    q = torch.zeros(QROWS, QC, dtype=torch.int8)
+    sc = torch.zeros(1, QROWS)
+    y = torch.zeros(QROWS, QC)
+    quant_on_device.compile(x, w, q, sc, y, config=RunConfig())(x, w, q, sc, y)
+    x = x[:QROWS]
+    qscale = 127.0 / x.abs().amax(dim=1).clamp(min=1e-4)
+    want_q = torch.round(x * qscale[:, None]).to(torch.int32).to(torch.float16).to(torch.int8)
+    assert torch.equal(q, want_q), (q, want_q)
+    assert torch.allclose(sc[0], 1.0 / qscale), (sc, 1.0 / qscale)
+    assert torch.allclose(y, x * w[None, :]), (y, x * w)
+elif MODE == "matmul":
+    a = torch.randn(QROWS, MK).to(torch.bfloat16)
+    b = torch.randn(MN, MK).to(torch.bfloat16)
+    c = torch.zeros(QROWS * MN)
+    matmul_on_device.compile(a, b, c, config=RunConfig())(a, b, c)
+    want = (a.float() @ b.float().t()).reshape(-1)
+    assert torch.allclose(c, want, rtol=1e-4, atol=1e-4), (c, want)
+elif MODE == "rounding":
+    x = torch.tensor([[2.5, -2.5, 0.5, -0.5, 1.5, 3.7, -3.7, 1e12]])
+    r = torch.zeros(2, 8, dtype=torch.int32)
+    rounding_on_device.compile(x, r, config=RunConfig())(x, r)
+    big = 2**31 - 1  # saturated
+    assert r.tolist() == [[2, -2, 0, 0, 2, 4, -4, big], [3, -3, 1, -1, 2, 4, -4, big]], r.tolist()
+elif MODE == "softmax":
+    x = torch.randn(SM_ROWS, SM_VALID)
+    scale = torch.tensor([0.0, 2.0])
+    y, yt, first = torch.zeros(SM_ROWS, SM_VALID), torch.zeros(SM_PAD, SM_PAD), torch.zeros(1, SM_PAD)
+    softmax_on_device.compile(x, scale, y, yt, first, config=RunConfig())(x, scale, y, yt, first)
+    want = torch.softmax(x, dim=1) / 2.0
+    full = torch.zeros(SM_PAD, SM_PAD)
+    full[:SM_ROWS, :SM_VALID] = want
+    assert torch.allclose(y, want, atol=1e-6), (y, want)
+    assert torch.allclose(yt, full.t(), atol=1e-6), (yt, full.t())
+    assert torch.allclose(first, full[0:1], atol=1e-6), (first, full[0:1])
+elif MODE == "compile-order":
+    a, b, out = torch.randn(2, 8), torch.arange(5.0), torch.zeros(2, 8)
+    compiled = order_on_device.compile(torch.empty(5), torch.empty(2, 8), torch.empty(2, 8), config=RunConfig())
+    compiled(a, b, out)
+    assert torch.equal(out, a + 4.0), (out, a)
+elif MODE == "unravel":
+    import numpy as np
+
+    for flat, shape in ((7, (2, 4)), ([0, 5, 11, -1], (3, 4)), (torch.tensor([[3], [4]]), (5,)), (0, (1, 1, 1))):
+        got = torch.unravel_index(torch.as_tensor(flat), shape)
+        want = np.unravel_index(np.asarray(flat) % int(np.prod(shape)), shape)
+        assert len(got) == len(shape) and all(g.tolist() == w.tolist() for g, w in zip(got, want)), (flat, shape, got, want)
+    try:
+        torch.unravel_index(torch.tensor(8), (2, 4))
+    except (ValueError, RuntimeError):
+        pass
+    else:
+        raise AssertionError("an index past the end was accepted")
 else:
     raise SystemExit(f"unknown mode {MODE}")
 print("OK")

@@ -75,7 +75,7 @@ def kernel(
     elif MODE == "assemble-tile":
         pl.assemble(y, t, [0, 0])  # FAULT assemble-tile
     elif MODE == "cast-round":
-        pl.cast(row, pl.INT32)  # FAULT cast-round
+        pl.cast(row, pl.INT32, mode="odd")  # FAULT cast-round
     pld.system.notify(sig, peer, [0, 0], 1, op=pld.NotifyOp.AtomicAdd)
     pld.system.wait(sig, [0, 0], 1, cmp=pld.WaitCmp.Ge)
     z[:, :] = dst_buf[:, :]

@@ -1,0 +1,278 @@
+"""The vector unit's other arithmetic, on Vec tiles and on tensors:
+``pl.abs``, ``neg``, ``exp``, ``log``, ``sqrt``, ``rsqrt``, ``recip``,
+``relu``, ``pl.div``, ``pl.fillpad``, the broadcasts ``pl.row_expand_{mul,div,add,sub}``
+and ``pl.col_expand_{mul,div,add,sub}`` (and the copies ``row_expand``,
+``col_expand``), ``pl.set_validshape``, and the rounding modes of
+``pl.cast``.  Today's model code (pypto-lib's DeepSeek-V4 layers) writes
+them on tensors; upstream's compiler lowers each to a load and a tile op.
+
+libpld's C element-wise ops (pl_add and its kin) cover add, sub, mul,
+maximum and minimum; these are computed with torch, here, on the tile's
+values, and charged as libpld charges its own: one vector element
+operation per valid element of the result (``charge_vector``).  Floats
+compute in float32 and round to the result's dtype, as the vector unit's
+arithmetic does.  An op of tensors (or of a value computed from tensors)
+gives a tensor value; an op of tiles gives a tile."""
+
+from __future__ import annotations
+
+import enum
+import math
+from typing import Any
+
+import _pldsim
+
+from . import cube, state, tensor_ops
+from .errors import UnsupportedError, UsageTypeError, UsageValueError
+from .values import DataType, TensorValue, Tile, index_list, torch
+from .where import caller
+
+
+def _operand(op: str, x: Any, what: str) -> tuple[Tile, bool]:
+    """The Vec tile of `x`, and whether `x` is tensor-level."""
+    if isinstance(x, Tile):
+        return x, False
+    if isinstance(x, cube.CubeTile):
+        raise UsageTypeError(op, f"{what} is in {x.memory.name}: {op} runs on the vector core (pl.move it to Vec)")
+    if isinstance(x, TensorValue) and isinstance(x._value, cube.CubeTile):
+        raise UnsupportedError(op, f"{what} is a matmul's result, in the cube's Acc buffer: assemble it into a tensor first")
+    if tensor_ops.is_tensor(x):
+        return tensor_ops.operand_tile(x, op, what), True
+    raise UsageTypeError(op, f"{what} must be a tensor or a tile, got {type(x).__name__}")
+
+
+def _result(op: str, dt: DataType, shape: list[int], valid: list[int], data: Any, tensor_level: bool) -> Any:
+    cube.require_unit(op, state.VECTOR)
+    tile = cube.vec_tile(op, dt, shape, valid, data)
+    file, line = caller()
+    _pldsim.charge_vector(file, line, op, math.prod(valid))
+    return TensorValue(tile) if tensor_level else tile
+
+
+def _torch_dtype(dt: DataType) -> Any:
+    return getattr(torch(), dt.torch_name)
+
+
+def _compute_dtype(dt: DataType) -> Any:
+    th = torch()
+    return th.float32 if dt.is_float else th.int64
+
+
+_UNARY = {
+    "abs": lambda th, x: x.abs(),
+    "neg": lambda th, x: -x,
+    "exp": lambda th, x: th.exp(x),
+    "log": lambda th, x: th.log(x),
+    "sqrt": lambda th, x: th.sqrt(x),
+    "rsqrt": lambda th, x: th.rsqrt(x),
+    "recip": lambda th, x: th.reciprocal(x),
+    "relu": lambda th, x: th.relu(x),
+}
+_FLOAT_ONLY = ("exp", "log", "sqrt", "rsqrt", "recip")
+
+
+def unary(kind: str) -> Any:
+    """``pl.<kind>(x)`` of a tensor or a Vec tile."""
+    op = f"pl.{kind}"
+
+    def fn(x: Any, high_precision: bool = False) -> Any:
+        # high_precision picks upstream's slower exact sequence; pldsim's
+        # float32 arithmetic is that one already, at the same charge
+        if not isinstance(high_precision, bool):
+            raise UsageTypeError(op, f"high_precision must be True or False, got {high_precision!r}")
+        t, tensor_level = _operand(op, x, "the input")
+        if kind in _FLOAT_ONLY and not t.dtype.is_float:
+            raise UsageTypeError(op, f"{op} takes a float tensor or tile, got {t.dtype!r}")
+        data = cube.values_of(op, t, "the input")
+        if data is not None:
+            data = _UNARY[kind](torch(), data.to(_compute_dtype(t.dtype)))
+        return _result(op, t.dtype, list(t.shape), cube.valid_of(t), data, tensor_level)
+
+    fn.__name__ = kind
+    return fn
+
+
+def _number(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def div(lhs: Any, rhs: Any) -> Any:
+    """``pl.div(a, b)``: a / b element-wise (b a tensor, a tile or a
+    number); integers divide toward zero, as C's."""
+    op = "pl.div"
+    a, a_tensor = _operand(op, lhs, "the first operand")
+    if _number(rhs):
+        if rhs == 0 and not a.dtype.is_float:
+            raise UsageValueError(op, "an integer division by 0")
+        b_data, b_tensor, b_valid = rhs, False, None
+    else:
+        b, b_tensor = _operand(op, rhs, "the second operand")
+        if b.dtype is not a.dtype:
+            raise UsageTypeError(op, f"the operands' dtypes differ: {a.dtype!r} and {b.dtype!r}")
+        if list(b.shape) != list(a.shape):
+            raise UsageValueError(op, f"the operands' shapes differ: {list(a.shape)} and {list(b.shape)}")
+        b_data, b_valid = cube.values_of(op, b, "the second operand"), cube.valid_of(b)
+    valid = cube.valid_of(a) if b_valid is None else [min(x, y) for x, y in zip(cube.valid_of(a), b_valid)]
+    data = cube.values_of(op, a, "the first operand")
+    if data is not None and b_data is not None:
+        x = data.to(_compute_dtype(a.dtype))
+        y = b_data if _number(b_data) else b_data.to(_compute_dtype(a.dtype))
+        data = x / y if a.dtype.is_float else torch().div(x, y, rounding_mode="trunc")
+    return _result(op, a.dtype, list(a.shape), valid, data, a_tensor or b_tensor)
+
+
+_BROADCAST = {"mul": lambda x, y: x * y, "div": lambda x, y: x / y, "add": lambda x, y: x + y, "sub": lambda x, y: x - y,
+              "copy": lambda x, y: y + 0 * x}
+
+
+def expand(axis: str, kind: str) -> Any:
+    """``pl.row_expand_<kind>(t, col)`` (col: [rows, 1], one value per row)
+    and ``pl.col_expand_<kind>(t, row)`` (row: [1, cols]); ``kind`` copy is
+    ``row_expand`` / ``col_expand``, the broadcast itself."""
+    name = f"{axis}_expand" + ("" if kind == "copy" else f"_{kind}")
+    op = f"pl.{name}"
+
+    def fn(target: Any, vector: Any) -> Any:
+        t, t_tensor = _operand(op, target, "the first operand")
+        v, v_tensor = _operand(op, vector, "the second operand")
+        shape = list(t.shape)
+        if len(shape) != 2 or len(v.shape) != 2:
+            raise UsageValueError(op, f"{op} takes 2D operands, got {shape} and {list(v.shape)}")
+        want = [shape[0], 1] if axis == "row" else [1, shape[1]]
+        if list(v.shape) != want:
+            raise UsageValueError(op, f"the second operand must be {want} (one value per {axis}), got {list(v.shape)}")
+        if kind != "copy" and v.dtype is not t.dtype:
+            raise UsageTypeError(op, f"the operands' dtypes differ: {t.dtype!r} and {v.dtype!r}")
+        valid = cube.valid_of(t)
+        vv = cube.valid_of(v)
+        valid = [min(valid[0], vv[0]), valid[1]] if axis == "row" else [valid[0], min(valid[1], vv[1])]
+        data = cube.values_of(op, t, "the first operand")
+        vdata = cube.values_of(op, v, "the second operand")
+        if data is not None and vdata is not None:
+            cd = _compute_dtype(t.dtype)
+            data = _BROADCAST[kind](data.to(cd), vdata.to(cd))
+            if not t.dtype.is_float and kind == "div":
+                raise UnsupportedError(op, f"{op} of integers is not supported by pldsim")
+        return _result(op, t.dtype, shape, valid, data, t_tensor or v_tensor)
+
+    fn.__name__ = name
+    return fn
+
+
+def set_validshape(x: Any, *dims: Any) -> Any:
+    """``pl.set_validshape(t, rows, cols)``: `t` whose valid part is now
+    [rows, cols] (no copy, no cost): what a store of it writes."""
+    op = "pl.set_validshape"
+    if len(dims) == 1 and isinstance(dims[0], (list, tuple)):
+        dims = tuple(dims[0])
+    valid = index_list(list(dims), op, "the valid shape")
+    value = x._value if isinstance(x, TensorValue) else x
+    if not cube.is_tile(value):
+        raise UsageTypeError(op, f"{op} takes a tile or a computed tensor value, got {type(x).__name__}")
+    shape = list(value.shape)
+    lead = len(shape) - len(valid)
+    if lead < 0 or any(d != 1 for d in shape[:lead]):
+        raise UsageValueError(op, f"a valid shape of {len(valid)} dimensions for a {shape} value")
+    valid = [1] * lead + valid
+    for i, (v, d) in enumerate(zip(valid, shape)):
+        if not 0 <= v <= d:
+            raise UsageValueError(op, f"valid dimension {i} is {v}, outside the value's {d}")
+    if isinstance(value, cube.CubeTile):
+        out: Any = cube.CubeTile(value.data, value.dtype, value.memory, shape, valid)
+    else:
+        out = Tile(_pldsim.tile_alias(value._tile, shape, valid))
+    return TensorValue(out) if isinstance(x, TensorValue) else out
+
+
+_ROUND = {
+    "rint": lambda th, x: th.round(x),  # half to even
+    "round": lambda th, x: th.sign(x) * th.floor(x.abs() + 0.5),  # half away from zero
+    "floor": lambda th, x: th.floor(x),
+    "ceil": lambda th, x: th.ceil(x),
+    "trunc": lambda th, x: th.trunc(x),
+}
+_MODE_NAMES = {0: "none", 1: "rint", 2: "round", 3: "floor", 4: "ceil", 5: "trunc", 6: "odd"}
+
+
+def rounding_cast(value: Any, target: DataType, mode: Any) -> Any:
+    """A cast that rounds by `mode` (rint, round, floor, ceil, trunc; none
+    is rint, the hardware's default), saturating to an integer target's
+    range; a float target rounds as torch's conversion does."""
+    op = "pl.cast"
+    mode_name = _MODE_NAMES.get(mode, mode) if isinstance(mode, int) else mode
+    if mode_name == "none":
+        mode_name = "rint"
+    if mode_name not in _ROUND:
+        raise UnsupportedError(op, f"rounding mode {mode!r} is not supported by pldsim (rint, round, floor, ceil, trunc and none are)")
+    t, tensor_level = _operand(op, value, "the input")
+    data = cube.values_of(op, t, "the input")
+    if data is not None:
+        th = torch()
+        x = data.to(th.float64)
+        if not target.is_float:
+            x = _ROUND[mode_name](th, x)
+            lo, hi = (0, (1 << target.bits) - 1) if target.name.startswith("UINT") else (-(1 << (target.bits - 1)), (1 << (target.bits - 1)) - 1)
+            x = x.nan_to_num(0.0).clamp(lo, hi).to(th.int64)
+        data = x
+    return _result(op, target, list(t.shape), cube.valid_of(t), data, tensor_level)
+
+
+class PadValue(enum.Enum):
+    """What ``pl.fillpad`` writes past a tile's valid part (upstream's)."""
+
+    null = 0
+    zero = 1
+    max = 2
+    min = 3
+
+
+def _pad_number(op: str, pad_value: Any, dt: DataType) -> float:
+    th = torch()
+    info = th.finfo(_torch_dtype(dt)) if dt.is_float else th.iinfo(_torch_dtype(dt))
+    if pad_value is PadValue.zero or (_number(pad_value) and pad_value == 0):
+        return 0
+    if pad_value is PadValue.max or (isinstance(pad_value, float) and pad_value == math.inf):
+        return info.max
+    if pad_value is PadValue.min or (isinstance(pad_value, float) and pad_value == -math.inf):
+        return info.min
+    raise UsageValueError(op, f"pad_value must be pl.PadValue.zero, .max or .min (or 0, math.inf, -math.inf), got {pad_value!r}")
+
+
+def fillpad(x: Any, pad_value: Any = PadValue.zero) -> Any:
+    """``pl.fillpad(t, pad_value=...)``: `t` with every element past its
+    valid part set to zero, or the dtype's largest or smallest value; the
+    result is valid throughout.  One vector element operation per element."""
+    op = "pl.fillpad"
+    t, tensor_level = _operand(op, x, "the input")
+    pad = _pad_number(op, pad_value, t.dtype)
+    shape, valid = list(t.shape), cube.valid_of(t)
+    data = cube.values_of(op, t, "the input")
+    if data is not None:
+        padded = torch().full(shape, pad, dtype=data.dtype)
+        region = tuple(slice(0, v) for v in valid)
+        padded[region] = data[region]
+        data = padded
+    return _result(op, t.dtype, shape, shape, data, tensor_level)
+
+
+def transpose(x: Any, axis1: Any, axis2: Any) -> Any:
+    """``pl.transpose(t, axis1, axis2)``: `t` with two axes exchanged (the
+    vector unit's transpose, one element operation per element); its valid
+    part is exchanged with them."""
+    op = "pl.transpose"
+    t, tensor_level = _operand(op, x, "the input")
+    shape, valid = list(t.shape), cube.valid_of(t)
+    axes = []
+    for name, a in (("axis1", axis1), ("axis2", axis2)):
+        if isinstance(a, bool) or not isinstance(a, int) or not -len(shape) <= a < len(shape):
+            raise UsageValueError(op, f"{name} {a!r} is not an axis of the {len(shape)}-dimensional input")
+        axes.append(a % len(shape))
+    if axes[0] == axes[1]:
+        raise UsageValueError(op, f"axis1 and axis2 name the same axis ({axes[0]})")
+    i, j = axes
+    shape[i], shape[j] = shape[j], shape[i]
+    valid[i], valid[j] = valid[j], valid[i]
+    data = cube.values_of(op, t, "the input")
+    if data is not None:
+        data = data.transpose(i, j).contiguous()
+    return _result(op, t.dtype, shape, valid, data, tensor_level)
