@@ -100,6 +100,8 @@ div = _vector_math.div
 set_validshape = _vector_math.set_validshape
 fillpad = _vector_math.fillpad
 transpose = _vector_math.transpose
+arange = _vector_math.arange
+gather = _vector_math.gather
 PadValue = _vector_math.PadValue
 row_expand = _vector_math.expand("row", "copy")
 col_expand = _vector_math.expand("col", "copy")
@@ -113,7 +115,7 @@ col_expand_add = _vector_math.expand("col", "add")
 col_expand_sub = _vector_math.expand("col", "sub")
 create_tensor = _tensor_ops.create_tensor
 _VECTOR_MATH = dict(
-    abs=abs, neg=neg, exp=exp, log=log, sqrt=sqrt, rsqrt=rsqrt, recip=recip, relu=relu, div=div, fillpad=fillpad, transpose=transpose,
+    abs=abs, neg=neg, exp=exp, log=log, sqrt=sqrt, rsqrt=rsqrt, recip=recip, relu=relu, div=div, fillpad=fillpad, transpose=transpose, gather=gather,
     row_expand=row_expand, col_expand=col_expand, row_expand_mul=row_expand_mul, row_expand_div=row_expand_div,
     row_expand_add=row_expand_add, row_expand_sub=row_expand_sub, col_expand_mul=col_expand_mul,
     col_expand_div=col_expand_div, col_expand_add=col_expand_add, col_expand_sub=col_expand_sub,
@@ -289,7 +291,7 @@ _UPSTREAM_ONLY = frozenset(
     minimums prelu not_ addc subc addsc subsc lrelu sel sels tri tpush_to_aiv tpush_to_aic
     aiv_shard aic_gather tpop_from_aic tpop_from_aiv aic_initialize_pipe aiv_initialize_pipe
     reserve_buffer import_peer_buffer tfree_to_aic tfree_to_aiv cos dim scope no_dep dump_tag
-    scatter scatter_update sin arange gather paged_gather random create_l1 gather_row mrgsort
+    scatter scatter_update sin paged_gather random create_l1 gather_row mrgsort
     sort32 while_ cond func_attr cluster split_aiv parse loads parse_program loads_program Tuple
     RUNTIME""".split()
 )

@@ -23,6 +23,7 @@ from .errors import UnsupportedError, UsageTypeError, UsageValueError
 from .state import DEVICE, kernel, level
 from .values import (
     DELEGATES,
+    HOST_NAMES,
     DataType,
     DistributedTensor,
     Tile,
@@ -56,6 +57,9 @@ def operand_tile(x: Any, op: str, what: str) -> Tile:
     """The tile of tensor-level operand `x`: a computed value's own, or its
     memory loaded whole into UB (the tile.load upstream's lowering adds)."""
     if isinstance(x, TensorValue):
+        if isinstance(x._value, cube.CubeTile):
+            # a matmul's accumulator that a vector op reads: drained to UB
+            return cube.move(x._value, cube.MemorySpace.Vec)
         return x._value
     if _gm(x):
         file, line = caller()
@@ -185,7 +189,16 @@ def create_tensor(shape: Any, dtype: Any, manual_dep: bool = False, **kwargs: An
     if not isinstance(dtype, DataType) or not dtype.torch_name:
         raise UsageTypeError(op, f"dtype must be a pl dtype pldsim has (such as pl.FP32), got {dtype!r}")
     t = torch().zeros(dims, dtype=getattr(torch(), dtype.torch_name))
+    # kept for the run: freed, its memory could come back as another rank's
+    # scratch tensor, which the race detector (keyed by address) would take
+    # for this one
+    _SCRATCH.append(t)
+    file, line = caller()
+    HOST_NAMES.add(t, f"pl.create_tensor at {file.rsplit('/', 1)[-1]}:{line}")
     return in_kernel_form(t) if kernel() is not None else t
+
+
+_SCRATCH: list[Any] = []
 
 
 def slice(tensor: Any, shape: Any, offset: Any, valid_shape: Any = None, drop_dims: Any = None, pad_value: Any = None, clamp: bool = False) -> Any:  # noqa: A001 - upstream's name
@@ -221,9 +234,7 @@ def _slice_value(value: TensorValue, shape: Any, offset: Any, valid_shape: Any, 
     """A region of a computed value (upstream's tile.slice of its tile): a
     new value of `shape`, valid where both the region and `valid_shape`
     cover the value's valid part.  A view in UB: it costs nothing."""
-    t = value._value
-    if isinstance(t, cube.CubeTile):
-        raise UnsupportedError(op, "slicing a matmul's accumulator is not supported by pldsim: assemble it into a tensor and slice that")
+    t = operand_tile(value, op, "the value")  # an accumulator is drained to UB first
     full, shp, off = list(t.shape), index_list(shape, op, "shape"), index_list(offset, op, "offset")
     lim = shp if valid_shape is None else index_list(valid_shape, op, "valid_shape")
     if not len(shp) == len(off) == len(lim) == len(full):
@@ -289,10 +300,40 @@ def subscript_read(tensor: Any, key: Any) -> Any:
     return make_slice(tensor, extents, offsets, op, drop)
 
 
+def _write_into_value(target: TensorValue, key: Any, value: Any) -> None:
+    """``v[a:b, c:d] = x`` of a computed value (upstream's tile.assemble
+    into its tile): `x`, a tensor (loaded, priced as a load) or a value,
+    copied into that region of v's tile in UB, one vector element
+    operation per element."""
+    op = "tile.assemble"
+    t = target._value
+    if isinstance(t, cube.CubeTile):
+        raise UnsupportedError(op, "writing into a matmul's accumulator is not supported by pldsim")
+    offsets, extents, drop = _subscript(_shape_of(target), key, op)
+    want = [n for d, n in enumerate(extents) if d not in drop]
+    if not is_tensor(value):
+        raise UsageTypeError(op, f"Subscript-write source must also be a tensor, got {type(value).__name__}")
+    if _shape_of(value) != want:
+        raise UsageValueError(op, f"Subscript-write shape mismatch: the window is {want}, the source is {_shape_of(value)}")
+    src = operand_tile(value, op, "the source")
+    if src.dtype is not t.dtype:
+        raise UsageTypeError(op, f"the source is {src.dtype!r} and the value {t.dtype!r}: pl.cast it first")
+    data = cube.values_of(op, t, "the value")
+    new = cube.values_of(op, src, "the source")
+    if data is not None and new is not None:
+        data[tuple(builtins.slice(o, o + n) for o, n in zip(offsets, extents))] = new.reshape(extents)
+    target._value = cube.vec_tile(op, t.dtype, list(t.shape), cube.valid_of(t), data)
+    file, line = caller()
+    _pldsim.charge_vector(file, line, op, math.prod(extents))
+
+
 def subscript_write(target: Any, key: Any, value: Any) -> None:
     """``x[key] = value``: upstream's tensor.assemble of `value` into the
     region (whose shape `value` must have, the indexed dims left out)."""
     op = "tensor.assemble"
+    if isinstance(target, TensorValue):
+        _write_into_value(target, key, value)
+        return
     if not is_tensor(value):
         raise UsageTypeError(op, f"Subscript-write source must also be a tensor, got {type(value).__name__}")
     filled = cube.valid_of(value._value) if isinstance(value, TensorValue) else None

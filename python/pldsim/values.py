@@ -305,6 +305,10 @@ class TensorValue:
         """``v[a:b, c:d]``: a region of the value (upstream's tile.slice)."""
         return DELEGATES.subscript_read(self, key)
 
+    def __setitem__(self, key: Any, value: Any) -> None:
+        """``v[a:b, c:d] = x``: x written into that region of the value."""
+        DELEGATES.subscript_write(self, key, value)
+
     @classmethod
     def __torch_function__(cls, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
         return DELEGATES.torch_function(func, args, kwargs)

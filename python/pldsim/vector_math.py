@@ -1,6 +1,7 @@
 """The vector unit's other arithmetic, on Vec tiles and on tensors:
 ``pl.abs``, ``neg``, ``exp``, ``log``, ``sqrt``, ``rsqrt``, ``recip``,
-``relu``, ``pl.div``, ``pl.fillpad``, the broadcasts ``pl.row_expand_{mul,div,add,sub}``
+``relu``, ``pl.div``, ``pl.fillpad``, ``pl.transpose``, ``pl.arange``,
+``pl.gather`` (its index form), the broadcasts ``pl.row_expand_{mul,div,add,sub}``
 and ``pl.col_expand_{mul,div,add,sub}`` (and the copies ``row_expand``,
 ``col_expand``), ``pl.set_validshape``, and the rounding modes of
 ``pl.cast``.  Today's model code (pypto-lib's DeepSeek-V4 layers) writes
@@ -24,6 +25,7 @@ import _pldsim
 
 from . import cube, state, tensor_ops
 from .errors import UnsupportedError, UsageTypeError, UsageValueError
+from .values import INT32 as _INT32
 from .values import DataType, TensorValue, Tile, index_list, torch
 from .where import caller
 
@@ -34,8 +36,6 @@ def _operand(op: str, x: Any, what: str) -> tuple[Tile, bool]:
         return x, False
     if isinstance(x, cube.CubeTile):
         raise UsageTypeError(op, f"{what} is in {x.memory.name}: {op} runs on the vector core (pl.move it to Vec)")
-    if isinstance(x, TensorValue) and isinstance(x._value, cube.CubeTile):
-        raise UnsupportedError(op, f"{what} is a matmul's result, in the cube's Acc buffer: assemble it into a tensor first")
     if tensor_ops.is_tensor(x):
         return tensor_ops.operand_tile(x, op, what), True
     raise UsageTypeError(op, f"{what} must be a tensor or a tile, got {type(x).__name__}")
@@ -276,3 +276,59 @@ def transpose(x: Any, axis1: Any, axis2: Any) -> Any:
     if data is not None:
         data = data.transpose(i, j).contiguous()
     return _result(op, t.dtype, shape, valid, data, tensor_level)
+
+
+def arange(start: Any, shape: Any, dtype: Any = None, descending: bool = False) -> TensorValue:
+    """``pl.arange(start, [1, n], dtype=pl.INT32)`` (upstream's tensor.ci):
+    start, start + 1, ... (or down, `descending`) along a [1, n] value of
+    INT16 or INT32.  One vector element operation per element."""
+    op = "pl.arange"
+    dims = index_list(shape, op, "shape")
+    dt = dtype if dtype is not None else _INT32
+    if dt.name not in ("INT16", "INT32"):
+        raise UsageTypeError(op, f"dtype must be pl.INT16 or pl.INT32, got {dt!r}")
+    if not dims or any(d < 1 for d in dims[:-1]) or math.prod(dims[:-1]) != 1 or dims[-1] < 2:
+        raise UsageValueError(op, f"the shape must be [1, ..., n] with n > 1 (the hardware fills one row), got {dims}")
+    if isinstance(start, bool) or not isinstance(start, int):
+        try:
+            start = start.__index__()
+        except (AttributeError, TypeError):
+            raise UsageTypeError(op, f"start must be an integer, got {type(start).__name__}") from None
+    if not isinstance(descending, bool):
+        raise UsageTypeError(op, f"descending must be True or False, got {descending!r}")
+    th = torch()
+    step = -1 if descending else 1
+    data = (start + step * th.arange(dims[-1], dtype=th.int64)).reshape(dims)
+    return _result(op, dt, dims, dims, data, True)
+
+
+def gather(x: Any, dim: Any = None, index: Any = None, **kwargs: Any) -> Any:
+    """``pl.gather(x, dim=-1, index=idx)``: out[b, k] = x[b, idx[b, k]],
+    of a 2D operand (the index form; the mask and compare forms are not
+    supported).  One vector element operation per element of the result."""
+    op = "pl.gather"
+    if kwargs:
+        raise UnsupportedError(op, f"the mask and compare forms of pl.gather ({', '.join(sorted(kwargs))}) are not supported by pldsim")
+    t, t_tensor = _operand(op, x, "the input")
+    i, i_tensor = _operand(op, index, "the index")
+    if len(t.shape) != 2 or dim not in (-1, 1):
+        raise UsageValueError(op, f"pl.gather takes a 2D input along dim=-1, got {list(t.shape)} and dim={dim!r}")
+    want = "INT16" if t.dtype.name in ("FP16", "INT16") else "INT32"
+    if i.dtype.name not in (want, "INT32"):
+        raise UsageTypeError(op, f"the index must be {want} for a {t.dtype!r} input, got {i.dtype!r}")
+    if len(i.shape) != 2 or i.shape[0] != t.shape[0]:
+        raise UsageValueError(op, f"the index {list(i.shape)} must have the input's {t.shape[0]} rows")
+    valid = [min(cube.valid_of(t)[0], cube.valid_of(i)[0]), cube.valid_of(i)[1]]
+    data = cube.values_of(op, t, "the input")
+    idx = cube.values_of(op, i, "the index")
+    if data is not None and idx is not None:
+        region = idx[: valid[0], : valid[1]].to(torch().int64)
+        cols = cube.valid_of(t)[1]
+        bad = (region < 0) | (region >= cols)
+        if bool(bad.any()):
+            r, c = (int(v) for v in bad.nonzero()[0])
+            raise UsageValueError(op, f"index[{r}, {c}] is {int(region[r, c])}, outside the input's {cols} valid columns")
+        out = torch().zeros(list(i.shape), dtype=data.dtype)
+        out[: valid[0], : valid[1]] = torch().gather(data[: valid[0]], 1, region)
+        data = out
+    return _result(op, t.dtype, list(i.shape), valid, data, t_tensor or i_tensor)

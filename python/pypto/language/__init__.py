@@ -27,6 +27,7 @@ from pldsim.language import (
     PadValue,
     abs,
     add,
+    arange,
     array,
     assemble,
     at,
@@ -48,6 +49,7 @@ from pldsim.language import (
     fillpad,
     full,
     function,
+    gather,
     get_block_idx,
     get_block_num,
     get_subblock_idx,
@@ -124,7 +126,7 @@ __all__ = [
     "reshape", "row_max", "row_min", "row_prod", "row_sum", "spmd", "spmd_submit", "submit", "abs", "neg", "exp",
     "log", "sqrt", "rsqrt", "recip", "relu", "div", "set_validshape", "row_expand", "col_expand", "row_expand_mul",
     "row_expand_div", "row_expand_add", "row_expand_sub", "col_expand_mul", "col_expand_div", "col_expand_add",
-    "col_expand_sub", "create_tensor", "fillpad", "PadValue", "transpose",
+    "col_expand_sub", "create_tensor", "fillpad", "PadValue", "transpose", "arange", "gather",
 ]
 # CUBE ... VECTOR, Function, TensorValue and UnsupportedError are imported
 # for the programs that reach them here, as they could before pypto became

@@ -37,6 +37,10 @@ from the value, scaled by pl.read of a host tensor in the per-device
 function and by rsqrt(high_precision=True); checked against torch.
 compile-order: compile() with sample tensors in another order than the
 parameters (as pypto-lib's golden runner compiles), then a call.
+staged: the idioms of the attention kernels: pl.arange and a gather by
+it (an interleave), rows of a tensor written into a computed value
+(stage[i:i+1, :] = t[j:j+1, :]), and a matmul's accumulator read by vector
+ops (row_max, exp) and sliced; checked against torch.
 unravel: torch.unravel_index (torch 2.2, which pldsim-py adds to an older
 torch), against numpy's."""
 
@@ -270,6 +274,35 @@ def order_on_device(a: pl.Tensor[[2, 8], pl.FP32], b: pl.Tensor[[5], pl.FP32], o
     return out
 
 
+ST_ROWS, ST_COLS = 8, 16
+
+
+@pl.jit
+def staged_on_device(
+    kv: pl.Tensor[[ST_ROWS, ST_COLS], pl.FP32],
+    q: pl.Tensor[[ST_ROWS, ST_COLS], pl.FP32],
+    perm: pl.Tensor[[ST_ROWS], pl.INT32],
+    inter: pl.InOut[pl.Tensor[[ST_ROWS, ST_COLS], pl.FP32]],
+    staged: pl.InOut[pl.Tensor[[ST_ROWS, ST_COLS], pl.FP32]],
+    scores: pl.InOut[pl.Tensor[[ST_ROWS, 8], pl.FP32]],
+):
+    with pl.spmd(1, name_hint="staged"):
+        idx = pl.cast(pl.mul(pl.cast(pl.arange(0, [1, ST_COLS], dtype=pl.INT32), target_type=pl.FP32), 0.5), target_type=pl.INT32, mode="trunc")
+        ones = pl.full([ST_ROWS, ST_COLS], dtype=pl.FP32, value=1.0)
+        idx_rows = pl.cast(pl.col_expand_mul(ones, pl.cast(idx, target_type=pl.FP32)), target_type=pl.INT32, mode="trunc")
+        inter[0:ST_ROWS, 0:ST_COLS] = pl.gather(kv, dim=-1, index=idx_rows)  # each column twice
+        stage = pl.full([ST_ROWS, ST_COLS], dtype=pl.FP32, value=0.0)
+        for i in pl.range(ST_ROWS):
+            j = pl.read(perm, [i])
+            if j >= 0:
+                stage[i : i + 1, :] = kv[j : j + 1, :]
+        staged[0:ST_ROWS, 0:ST_COLS] = stage
+        acc = pl.matmul(q, kv, b_trans=True, out_dtype=pl.FP32)  # [rows, rows]
+        e = pl.exp(pl.row_expand_sub(acc, pl.row_max(acc)))
+        scores[0:ST_ROWS, 0:8] = e[0:ST_ROWS, 0:8]
+    return inter, staged, scores
+
+
 config = RunConfig(distributed_config=DistributedConfig(device_ids=list(range(P))))
 if MODE in ("gather", "bind-mismatch"):
     local = (torch.arange(P * ROWS * COLS) % 251).reshape(P, ROWS, COLS).to(torch.bfloat16)
@@ -333,6 +366,16 @@ elif MODE == "compile-order":
     compiled = order_on_device.compile(torch.empty(5), torch.empty(2, 8), torch.empty(2, 8), config=RunConfig())
     compiled(a, b, out)
     assert torch.equal(out, a + 4.0), (out, a)
+elif MODE == "staged":
+    kv, q = torch.randn(ST_ROWS, ST_COLS), torch.randn(ST_ROWS, ST_COLS)
+    perm = torch.tensor([3, -1, 0, 7, 7, -1, 2, 1], dtype=torch.int32)
+    inter, staged, scores = torch.zeros(ST_ROWS, ST_COLS), torch.zeros(ST_ROWS, ST_COLS), torch.zeros(ST_ROWS, 8)
+    staged_on_device.compile(kv, q, perm, inter, staged, scores, config=RunConfig())(kv, q, perm, inter, staged, scores)
+    assert torch.equal(inter, kv[:, torch.arange(ST_COLS) // 2]), (inter, kv)
+    want = torch.stack([kv[j] if j >= 0 else torch.zeros(ST_COLS) for j in perm.tolist()])
+    assert torch.equal(staged, want), (staged, want)
+    raw = q @ kv.t()
+    assert torch.allclose(scores, torch.exp(raw - raw.amax(dim=1, keepdim=True)), atol=1e-5), scores
 elif MODE == "unravel":
     import numpy as np
 
