@@ -24,6 +24,7 @@ from __future__ import annotations
 import functools as _functools
 from typing import Any, Callable
 
+from . import aiv_split as _aiv_split
 from . import arrays as _arrays
 from . import cube as _cube
 from . import ops as _ops
@@ -74,6 +75,8 @@ def create_tile(shape: Any, dtype: Any, target_memory: Any = MemorySpace.Vec, tr
 
 spmd_submit = _spmd.spmd_submit
 spmd = _scopes.spmd
+scope = _scopes.scope
+ScopeMode = _scopes.ScopeMode
 submit = _spmd.submit
 get_block_idx = _spmd.get_block_idx
 get_block_num = _spmd.get_block_num
@@ -101,6 +104,13 @@ set_validshape = _vector_math.set_validshape
 fillpad = _vector_math.fillpad
 transpose = _vector_math.transpose
 arange = _vector_math.arange
+cmp = _vector_math.cmp
+split_aiv = _aiv_split.split_aiv
+aiv_shard = _aiv_split.aiv_shard
+aic_gather = _aiv_split.aic_gather
+SplitMode = _aiv_split.SplitMode
+split = _aiv_split.split
+cross_core_slot = _aiv_split.cross_core_slot
 gather = _vector_math.gather
 PadValue = _vector_math.PadValue
 row_expand = _vector_math.expand("row", "copy")
@@ -115,7 +125,7 @@ col_expand_add = _vector_math.expand("col", "add")
 col_expand_sub = _vector_math.expand("col", "sub")
 create_tensor = _tensor_ops.create_tensor
 _VECTOR_MATH = dict(
-    abs=abs, neg=neg, exp=exp, log=log, sqrt=sqrt, rsqrt=rsqrt, recip=recip, relu=relu, div=div, fillpad=fillpad, transpose=transpose, gather=gather,
+    abs=abs, neg=neg, exp=exp, log=log, sqrt=sqrt, rsqrt=rsqrt, recip=recip, relu=relu, div=div, fillpad=fillpad, transpose=transpose, gather=gather, cmp=cmp,
     row_expand=row_expand, col_expand=col_expand, row_expand_mul=row_expand_mul, row_expand_div=row_expand_div,
     row_expand_add=row_expand_add, row_expand_sub=row_expand_sub, col_expand_mul=col_expand_mul,
     col_expand_div=col_expand_div, col_expand_add=col_expand_add, col_expand_sub=col_expand_sub,
@@ -283,17 +293,16 @@ def static_assert(condition: Any, msg: str = "") -> None:
 
 # Upstream names that pldsim does not implement: using one says so.
 _UPSTREAM_ONLY = frozenset(
-    """part_add part_mul part_max part_min concat reinterpret_view batch_matmul row_argmax
-    row_argmin col_argmax col_argmin row_expand_max row_expand_min row_expand_expdif
-    col_expand_max col_expand_min col_expand_expdif expand_clone expands fillpad_expand
-    gatherb mgather mscatter matmul_bias matmul_mx matmul_mx_acc matmul_mx_bias gemv gemv_acc
-    gemv_bias cmp cmps rem rems fmod fmods and_ ands or_ ors xor xors shl shls shr shrs maximums
-    minimums prelu not_ addc subc addsc subsc lrelu sel sels tri tpush_to_aiv tpush_to_aic
-    aiv_shard aic_gather tpop_from_aic tpop_from_aiv aic_initialize_pipe aiv_initialize_pipe
-    reserve_buffer import_peer_buffer tfree_to_aic tfree_to_aiv cos dim scope no_dep dump_tag
-    scatter scatter_update sin paged_gather random create_l1 gather_row mrgsort
-    sort32 while_ cond func_attr cluster split_aiv parse loads parse_program loads_program Tuple
-    RUNTIME""".split()
+    """part_add part_mul part_max part_min concat reinterpret_view batch_matmul row_argmax row_argmin
+    col_argmax col_argmin row_expand_max row_expand_min row_expand_expdif col_expand_max
+    col_expand_min col_expand_expdif expand_clone expands fillpad_expand gatherb mgather
+    mscatter matmul_bias matmul_mx matmul_mx_acc matmul_mx_bias gemv gemv_acc gemv_bias  cmps
+    rem rems fmod fmods and_ ands or_ ors xor xors shl shls shr shrs maximums minimums prelu
+    not_ addc subc addsc subsc lrelu sel sels tri tpush_to_aiv tpush_to_aic tpop_from_aic
+    tpop_from_aiv aic_initialize_pipe aiv_initialize_pipe reserve_buffer import_peer_buffer
+    tfree_to_aic tfree_to_aiv cos dim  no_dep dump_tag scatter scatter_update sin
+    paged_gather random create_l1 gather_row mrgsort sort32 while_ cond func_attr cluster parse
+    loads parse_program loads_program Tuple RUNTIME""".split()
 )
 
 

@@ -16,6 +16,7 @@ Outside a manual scope a ``pl.at`` body runs at once, as a kernel."""
 from __future__ import annotations
 
 import ast
+import enum
 import inspect
 import textwrap
 import threading
@@ -203,6 +204,36 @@ class manual_scope:  # noqa: N801 - upstream's name
         if exc_type is None:
             _pldsim.scope_end(self.file, self.line)
         return False  # an exception ends the run; libpld frees the scope
+
+
+class ScopeMode(enum.Enum):
+    """``pl.scope(mode=...)``: an AUTO scope, or a MANUAL one (pl.manual_scope)."""
+
+    AUTO = 0
+    MANUAL = 1
+
+
+class _AutoScope:
+    """``with pl.scope():``: upstream's orchestrator AUTO scope, which bounds
+    its tasks' buffers.  pldsim runs a task outside a manual scope at once,
+    in program order, and frees nothing early, so the scope changes neither
+    data nor time."""
+
+    def __enter__(self) -> _AutoScope:
+        return self
+
+    def __exit__(self, *exc: Any) -> bool:
+        return False
+
+
+def scope(mode: Any = ScopeMode.AUTO) -> Any:
+    """``pl.scope()`` (a no-op here) or ``pl.scope(mode=pl.ScopeMode.MANUAL)``
+    (pl.manual_scope)."""
+    if mode is ScopeMode.MANUAL:
+        return manual_scope()
+    if mode is not ScopeMode.AUTO:
+        raise UsageTypeError("pl.scope", f"mode must be a pl.ScopeMode, got {mode!r}")
+    return _AutoScope()
 
 
 # ---- the rewrite ---------------------------------------------------------------------

@@ -366,6 +366,8 @@ def read(src: Any, offset: Any) -> Any:
     """``pl.read``: one element of a tensor (a GM access), or of a tile (no
     cost)."""
     op = "pl.read"
+    if isinstance(src, TensorValue):
+        src = operand_tile(src, op, "the value")  # an element of its tile
     if isinstance(src, Tile):
         idx = index_list(offset, op, "the index")
         shape = src.shape

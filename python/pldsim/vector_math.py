@@ -332,3 +332,39 @@ def gather(x: Any, dim: Any = None, index: Any = None, **kwargs: Any) -> Any:
         out[: valid[0], : valid[1]] = torch().gather(data[: valid[0]], 1, region)
         data = out
     return _result(op, t.dtype, list(i.shape), valid, data, t_tensor or i_tensor)
+
+
+_CMP = {0: "eq", 1: "ne", 2: "lt", 3: "le", 4: "gt", 5: "ge"}
+
+
+def cmp(lhs: Any, rhs: Any, cmp_type: Any = 0) -> Any:
+    """``pl.cmp(a, b, cmp_type=...)`` (0 eq, 1 ne, 2 lt, 3 le, 4 gt, 5 ge;
+    or the names): 1 where the comparison holds and 0 elsewhere, in a's
+    dtype.  b is a tensor, a tile or a number.  One vector element operation
+    per valid element."""
+    op = "pl.cmp"
+    mode = {v: k for k, v in _CMP.items()}.get(cmp_type, cmp_type) if isinstance(cmp_type, str) else cmp_type
+    if isinstance(mode, bool) or mode not in _CMP:
+        raise UsageValueError(op, f"cmp_type must be 0..5 (eq, ne, lt, le, gt, ge), got {cmp_type!r}")
+    a, a_tensor = _operand(op, lhs, "the first operand")
+    valid = cube.valid_of(a)
+    b_tensor = False
+    if _number(rhs):
+        b_data: Any = rhs
+    else:
+        try:
+            b_data = rhs.__index__() if not tensor_ops.is_tensor(rhs) and not isinstance(rhs, (Tile, cube.CubeTile)) else None
+        except (AttributeError, TypeError):
+            raise UsageTypeError(op, f"the second operand must be a tensor, a tile or a number, got {type(rhs).__name__}") from None
+        if b_data is None:
+            b, b_tensor = _operand(op, rhs, "the second operand")
+            if list(b.shape) != list(a.shape):
+                raise UsageValueError(op, f"the operands' shapes differ: {list(a.shape)} and {list(b.shape)}")
+            valid = [min(x, y) for x, y in zip(valid, cube.valid_of(b))]
+            b_data = cube.values_of(op, b, "the second operand")
+    data = cube.values_of(op, a, "the first operand")
+    if data is not None and b_data is not None:
+        x = data.to(_compute_dtype(a.dtype))
+        y = b_data if _number(b_data) else b_data.to(_compute_dtype(a.dtype))
+        data = getattr(torch(), _CMP[mode])(x, y).to(x.dtype)
+    return _result(op, a.dtype, list(a.shape), valid, data, a_tensor or b_tensor)

@@ -41,6 +41,10 @@ staged: the idioms of the attention kernels: pl.arange and a gather by
 it (an interleave), rows of a tensor written into a computed value
 (stage[i:i+1, :] = t[j:j+1, :]), and a matmul's accumulator read by vector
 ops (row_max, exp) and sliced; checked against torch.
+lanes: a matmul's accumulator split between two AIV lanes (pl.split_aiv
+with UP_DOWN, each lane's pl.aiv_shard of the rows; with NONE, all of it),
+in a pl.scope(); pl.cmp in its six modes, and pl.read of a computed value;
+checked against torch.
 unravel: torch.unravel_index (torch 2.2, which pldsim-py adds to an older
 torch), against numpy's."""
 
@@ -303,6 +307,34 @@ def staged_on_device(
     return inter, staged, scores
 
 
+LN_ROWS, LN_COLS = 8, 16
+
+
+@pl.jit
+def lanes_on_device(
+    a: pl.Tensor[[LN_ROWS, LN_COLS], pl.FP32],
+    b: pl.Tensor[[LN_COLS, LN_COLS], pl.FP32],
+    halves: pl.InOut[pl.Tensor[[LN_ROWS, LN_COLS], pl.FP32]],
+    whole: pl.InOut[pl.Tensor[[2 * LN_ROWS, LN_COLS], pl.FP32]],
+    cmps: pl.InOut[pl.Tensor[[6 * LN_ROWS, LN_COLS], pl.FP32]],
+    corner: pl.InOut[pl.Tensor[[1, 8], pl.FP32]],
+):
+    with pl.scope():
+        with pl.spmd(1, name_hint="lanes", optimizations=[pl.cross_core_slot(slot_num=2)]):
+            acc = pl.matmul(a, b, out_dtype=pl.FP32)
+            for lane in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
+                half = pl.aiv_shard(acc)
+                r0 = lane * (LN_ROWS // 2)
+                halves[r0 : r0 + LN_ROWS // 2, 0:LN_COLS] = pl.mul(half, 2.0)
+            for lane in pl.split_aiv(2, mode=pl.SplitMode.NONE):
+                whole[lane * LN_ROWS : (lane + 1) * LN_ROWS, 0:LN_COLS] = pl.aiv_shard(acc)
+            for mode in pl.range(6):
+                cmps[mode * LN_ROWS : (mode + 1) * LN_ROWS, 0:LN_COLS] = pl.cmp(a, b[0:LN_ROWS, 0:LN_COLS], cmp_type=mode)
+            v = pl.add(a, 0.0)
+            corner[0:1, 0:8] = pl.full([1, 8], dtype=pl.FP32, value=pl.read(v, [LN_ROWS - 1, LN_COLS - 1]))
+    return halves, whole, cmps, corner
+
+
 config = RunConfig(distributed_config=DistributedConfig(device_ids=list(range(P))))
 if MODE in ("gather", "bind-mismatch"):
     local = (torch.arange(P * ROWS * COLS) % 251).reshape(P, ROWS, COLS).to(torch.bfloat16)
@@ -376,6 +408,19 @@ elif MODE == "staged":
     assert torch.equal(staged, want), (staged, want)
     raw = q @ kv.t()
     assert torch.allclose(scores, torch.exp(raw - raw.amax(dim=1, keepdim=True)), atol=1e-5), scores
+elif MODE == "lanes":
+    a = torch.randint(-3, 4, (LN_ROWS, LN_COLS)).float()
+    b = torch.randint(-3, 4, (LN_COLS, LN_COLS)).float()
+    halves, whole = torch.zeros(LN_ROWS, LN_COLS), torch.zeros(2 * LN_ROWS, LN_COLS)
+    cmps, corner = torch.zeros(6 * LN_ROWS, LN_COLS), torch.zeros(1, 8)
+    lanes_on_device.compile(a, b, halves, whole, cmps, corner, config=RunConfig())(a, b, halves, whole, cmps, corner)
+    product = a @ b
+    assert torch.equal(halves, 2 * product), (halves, product)
+    assert torch.equal(whole, torch.cat([product, product])), whole
+    ops = (torch.eq, torch.ne, torch.lt, torch.le, torch.gt, torch.ge)
+    want = torch.cat([f(a, b[:LN_ROWS]).float() for f in ops])
+    assert torch.equal(cmps, want), (cmps, want)
+    assert torch.equal(corner, torch.full((1, 8), float(a[-1, -1]))), corner
 elif MODE == "unravel":
     import numpy as np
 
