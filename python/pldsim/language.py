@@ -105,6 +105,7 @@ fillpad = _vector_math.fillpad
 transpose = _vector_math.transpose
 arange = _vector_math.arange
 cmp = _vector_math.cmp
+scatter = _vector_math.scatter
 split_aiv = _aiv_split.split_aiv
 aiv_shard = _aiv_split.aiv_shard
 aic_gather = _aiv_split.aic_gather
@@ -300,7 +301,7 @@ _UPSTREAM_ONLY = frozenset(
     rem rems fmod fmods and_ ands or_ ors xor xors shl shls shr shrs maximums minimums prelu
     not_ addc subc addsc subsc lrelu sel sels tri tpush_to_aiv tpush_to_aic tpop_from_aic
     tpop_from_aiv aic_initialize_pipe aiv_initialize_pipe reserve_buffer import_peer_buffer
-    tfree_to_aic tfree_to_aiv cos dim  no_dep dump_tag scatter scatter_update sin
+    tfree_to_aic tfree_to_aiv cos dim  no_dep dump_tag  scatter_update sin
     paged_gather random create_l1 gather_row mrgsort sort32 while_ cond func_attr cluster parse
     loads parse_program loads_program Tuple RUNTIME""".split()
 )
@@ -363,6 +364,7 @@ tile = _Namespace(
     get_block_num=get_block_num,
     get_subblock_idx=get_subblock_idx,
     set_validshape=set_validshape,
+    MaskPattern=_vector_math.MaskPattern,
     **_VECTOR_MATH,
     row_sum=_reduce.tile_op("sum", "row"),
     row_max=_reduce.tile_op("max", "row"),
@@ -382,6 +384,7 @@ tensor = _Namespace(
     assemble=lambda target, source, offset, *, atomic=AtomicType.None_: _tensor_ops.assemble(target, source, offset, atomic=atomic, op="pl.tensor.assemble"),
     cast=cast,
     dim=_tensor_ops.dim,
+    scatter=_vector_math.scatter,
     create=create_tensor,
     reshape=_reduce.unified_reshape,
     matmul=matmul,

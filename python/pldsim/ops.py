@@ -42,18 +42,28 @@ def store(tile: Any, offsets: Any, output_tensor: Any, shapes: Any = None, *, at
     """A tile into global memory at `offsets`; returns `output_tensor`
     (upstream rebinds: ``y = pl.store(tile, [0, 0], y)``)."""
     op = "pl.store"
+    if shapes is not None and cube.is_tile(tile):
+        tile = _leading(op, tile, index_list(shapes, op, "shapes"))
     if isinstance(tile, cube.CubeTile):
-        if shapes is not None and index_list(shapes, op, "shapes") != list(tile.shape):
-            raise UnsupportedError(op, "shapes= smaller than the tile is not supported by pldsim")
         cube.store(tile, offsets, output_tensor, atomic_code(atomic, op))
         return output_tensor
     file, line = caller()
     t = tile_of(tile, op, "the tile")
-    if shapes is not None and index_list(shapes, op, "shapes") != list(t.shape):
-        raise UnsupportedError(op, "shapes= smaller than the tile is not supported by pldsim")
     v = any_view(output_tensor, op, "the output tensor")
     _pldsim.store(file, line, t, index_list(offsets, op, "offsets"), v, atomic_code(atomic, op))
     return output_tensor
+
+
+def _leading(op: str, tile: Any, shapes: list[int]) -> Any:
+    """`tile` seen as its leading `shapes` region (store's shapes=): its
+    valid part cut to that region, which is what a store writes."""
+    full = list(tile.shape)
+    if len(shapes) != len(full) or any(not 1 <= s <= d for s, d in zip(shapes, full)):
+        raise UsageValueError(op, f"shapes {shapes} must have the tile's {len(full)} dimensions, each 1..its extent {full}")
+    valid = [min(v, s) for v, s in zip(cube.valid_of(tile), shapes)]
+    if isinstance(tile, cube.CubeTile):
+        return cube.CubeTile(tile.data, tile.dtype, tile.memory, full, valid)
+    return Tile(_pldsim.tile_alias(tile._tile, full, valid))
 
 
 def _plain_number(x: Any) -> Any:

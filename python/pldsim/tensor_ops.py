@@ -300,29 +300,33 @@ def subscript_read(tensor: Any, key: Any) -> Any:
     return make_slice(tensor, extents, offsets, op, drop)
 
 
-def _write_into_value(target: TensorValue, key: Any, value: Any) -> None:
-    """``v[a:b, c:d] = x`` of a computed value (upstream's tile.assemble
-    into its tile): `x`, a tensor (loaded, priced as a load) or a value,
-    copied into that region of v's tile in UB, one vector element
-    operation per element."""
+def _write_into_value(target: Any, key: Any, value: Any) -> None:
+    """``v[a:b, c:d] = x`` of a computed value or a Vec tile (upstream's
+    tile.assemble into the tile): `x`, a tensor (loaded, priced as a load),
+    a value or a tile, copied into that region of v's tile in UB, one
+    vector element operation per element."""
     op = "tile.assemble"
-    t = target._value
+    t = target._value if isinstance(target, TensorValue) else target
     if isinstance(t, cube.CubeTile):
-        raise UnsupportedError(op, "writing into a matmul's accumulator is not supported by pldsim")
+        raise UnsupportedError(op, "writing into a cube tile (an accumulator) is not supported by pldsim")
     offsets, extents, drop = _subscript(_shape_of(target), key, op)
     want = [n for d, n in enumerate(extents) if d not in drop]
-    if not is_tensor(value):
-        raise UsageTypeError(op, f"Subscript-write source must also be a tensor, got {type(value).__name__}")
+    if not is_tensor(value) and not isinstance(value, Tile):
+        raise UsageTypeError(op, f"Subscript-write source must be a tensor or a tile, got {type(value).__name__}")
     if _shape_of(value) != want:
         raise UsageValueError(op, f"Subscript-write shape mismatch: the window is {want}, the source is {_shape_of(value)}")
-    src = operand_tile(value, op, "the source")
+    src = value if isinstance(value, Tile) else operand_tile(value, op, "the source")
     if src.dtype is not t.dtype:
         raise UsageTypeError(op, f"the source is {src.dtype!r} and the value {t.dtype!r}: pl.cast it first")
     data = cube.values_of(op, t, "the value")
     new = cube.values_of(op, src, "the source")
     if data is not None and new is not None:
         data[tuple(builtins.slice(o, o + n) for o, n in zip(offsets, extents))] = new.reshape(extents)
-    target._value = cube.vec_tile(op, t.dtype, list(t.shape), cube.valid_of(t), data)
+    updated = cube.vec_tile(op, t.dtype, list(t.shape), cube.valid_of(t), data)
+    if isinstance(target, TensorValue):
+        target._value = updated
+    else:
+        target._tile = updated._tile  # the same Python tile, whose buffer now holds the update
     file, line = caller()
     _pldsim.charge_vector(file, line, op, math.prod(extents))
 
@@ -331,7 +335,7 @@ def subscript_write(target: Any, key: Any, value: Any) -> None:
     """``x[key] = value``: upstream's tensor.assemble of `value` into the
     region (whose shape `value` must have, the indexed dims left out)."""
     op = "tensor.assemble"
-    if isinstance(target, TensorValue):
+    if isinstance(target, (TensorValue, Tile)):
         _write_into_value(target, key, value)
         return
     if not is_tensor(value):

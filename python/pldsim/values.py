@@ -333,6 +333,10 @@ class Tile(metaclass=_TensorMeta):
     def dtype(self) -> DataType:
         return dtype_of_code(self._tile.dtype)
 
+    def __setitem__(self, key: Any, value: Any) -> None:
+        """``t[a:b, c:d] = x``: x written into that region of the tile."""
+        DELEGATES.subscript_write(self, key, value)
+
     def tolist(self) -> list[float]:
         """The tile's values in row-major order (for debugging)."""
         return _pldsim.tile_values(self._tile)

@@ -302,13 +302,54 @@ def arange(start: Any, shape: Any, dtype: Any = None, descending: bool = False) 
     return _result(op, dt, dims, dims, data, True)
 
 
-def gather(x: Any, dim: Any = None, index: Any = None, **kwargs: Any) -> Any:
+class MaskPattern(enum.IntEnum):
+    """The column patterns of pl.gather's mask form, read from the right:
+    P0101 keeps columns 0, 2, 4, ...; P1010 columns 1, 3, ...; P0001 to
+    P1000 one column of every four; P1111 all of them."""
+
+    P0101 = 1
+    P1010 = 2
+    P0001 = 3
+    P0010 = 4
+    P0100 = 5
+    P1000 = 6
+    P1111 = 7
+
+
+_MASK_STEP = {1: (0, 2), 2: (1, 2), 3: (0, 4), 4: (1, 4), 5: (2, 4), 6: (3, 4), 7: (0, 1)}
+
+
+def _gather_mask(op: str, x: Any, pattern: Any, output_dtype: Any) -> Any:
+    """The mask form: the columns `pattern` keeps, of every row."""
+    if isinstance(pattern, bool) or not isinstance(pattern, int) or int(pattern) not in _MASK_STEP:
+        raise UsageValueError(op, f"mask_pattern must be a pl.tile.MaskPattern (1..7), got {pattern!r}")
+    if output_dtype is not None:
+        raise UnsupportedError(op, "output_dtype= of pl.gather's mask form is not supported by pldsim")
+    t, tensor_level = _operand(op, x, "the input")
+    first, step = _MASK_STEP[int(pattern)]
+    shape, valid = list(t.shape), cube.valid_of(t)
+    if len(shape) != 2 or shape[1] % step:
+        raise UsageValueError(op, f"the mask form takes a 2D input whose columns divide by {step}, got {shape}")
+    out_shape = [shape[0], shape[1] // step]
+    out_valid = [valid[0], max(0, (valid[1] - first + step - 1) // step)]
+    data = cube.values_of(op, t, "the input")
+    if data is not None:
+        data = data[:, first::step].contiguous()
+    return _result(op, t.dtype, out_shape, out_valid, data, tensor_level)
+
+
+def gather(x: Any, dim: Any = None, index: Any = None, *, mask_pattern: Any = None, output_dtype: Any = None, **kwargs: Any) -> Any:
     """``pl.gather(x, dim=-1, index=idx)``: out[b, k] = x[b, idx[b, k]],
-    of a 2D operand (the index form; the mask and compare forms are not
-    supported).  One vector element operation per element of the result."""
+    of a 2D operand; ``pl.gather(x, mask_pattern=...)``: the columns a
+    pattern keeps (MaskPattern).  The compare form is not supported.  One
+    vector element operation per element of the result."""
     op = "pl.gather"
     if kwargs:
-        raise UnsupportedError(op, f"the mask and compare forms of pl.gather ({', '.join(sorted(kwargs))}) are not supported by pldsim")
+        raise UnsupportedError(op, f"the compare form of pl.gather ({', '.join(sorted(kwargs))}) is not supported by pldsim")
+    if mask_pattern is not None:
+        if dim is not None or index is not None:
+            raise UsageTypeError(op, "pl.gather takes either dim= and index= or mask_pattern=, not both")
+        return _gather_mask(op, x, mask_pattern, output_dtype)
     t, t_tensor = _operand(op, x, "the input")
     i, i_tensor = _operand(op, index, "the index")
     if len(t.shape) != 2 or dim not in (-1, 1):
@@ -368,3 +409,44 @@ def cmp(lhs: Any, rhs: Any, cmp_type: Any = 0) -> Any:
         y = b_data if _number(b_data) else b_data.to(_compute_dtype(a.dtype))
         data = getattr(torch(), _CMP[mode])(x, y).to(x.dtype)
     return _result(op, a.dtype, list(a.shape), valid, data, a_tensor or b_tensor)
+
+
+def scatter(x: Any, dim: Any = None, index: Any = None, src: Any = None, *, mask_pattern: Any = None, dst: Any = None) -> Any:
+    """``pl.tensor.scatter``, the inverse of pl.gather: the mask form
+    (``scatter(x, mask_pattern=P, dst=d)``: d with x's columns written into
+    the columns P keeps) and the index form (``scatter(base, dim=-1,
+    index=i, src=s)``: base with base[b, i[b, k]] = s[b, k]).  A new value;
+    one vector element operation per element written."""
+    op = "pl.tensor.scatter"
+    if mask_pattern is not None:
+        if dst is None or dim is not None or index is not None or src is not None:
+            raise UsageTypeError(op, "the mask form takes mask_pattern= and dst= only")
+        if isinstance(mask_pattern, bool) or not isinstance(mask_pattern, int) or int(mask_pattern) not in _MASK_STEP:
+            raise UsageValueError(op, f"mask_pattern must be a pl.tile.MaskPattern (1..7), got {mask_pattern!r}")
+        s, s_tensor = _operand(op, x, "the input")
+        d, d_tensor = _operand(op, dst, "dst")
+        first, step = _MASK_STEP[int(mask_pattern)]
+        if len(s.shape) != 2 or list(d.shape) != [s.shape[0], s.shape[1] * step]:
+            raise UsageValueError(op, f"dst must be [{s.shape[0]}, {s.shape[1] * step}] for a {list(s.shape)} input and this pattern, got {list(d.shape)}")
+        if s.dtype is not d.dtype:
+            raise UsageTypeError(op, f"the input is {s.dtype!r} and dst {d.dtype!r}")
+        data, sdata = cube.values_of(op, d, "dst"), cube.values_of(op, s, "the input")
+        if data is not None and sdata is not None:
+            data = data.clone()
+            data[:, first::step] = sdata
+        return _result(op, d.dtype, list(d.shape), cube.valid_of(d), data, s_tensor or d_tensor)
+    if dim not in (-1, 1) or index is None or src is None:
+        raise UsageTypeError(op, "pl.tensor.scatter takes dim=-1, index= and src=, or mask_pattern= and dst=")
+    b, b_tensor = _operand(op, x, "the input")
+    i, _ = _operand(op, index, "the index")
+    v, v_tensor = _operand(op, src, "src")
+    if len(b.shape) != 2 or list(i.shape) != list(v.shape) or i.shape[0] != b.shape[0] or i.shape[1] > b.shape[1]:
+        raise UsageValueError(op, f"the input [rows, S] {list(b.shape)}, index and src [rows, K <= S] {list(i.shape)}, {list(v.shape)} do not fit")
+    data, idx, vals = cube.values_of(op, b, "the input"), cube.values_of(op, i, "the index"), cube.values_of(op, v, "src")
+    if data is not None and idx is not None and vals is not None:
+        cols = idx.to(torch().int64)
+        if bool(((cols < 0) | (cols >= b.shape[1])).any()):
+            raise UsageValueError(op, f"an index is outside the input's {b.shape[1]} columns")
+        data = data.clone()
+        data.scatter_(1, cols, vals.to(data.dtype))
+    return _result(op, b.dtype, list(b.shape), cube.valid_of(b), data, b_tensor or v_tensor)

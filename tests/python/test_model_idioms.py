@@ -46,10 +46,11 @@ class ModelIdioms(unittest.TestCase):
         # ragged blocks; a tensor matmul in K chunks; the cast modes on
         # halves, saturating; a softmax over a padded valid part; gathers,
         # writes into a value and an accumulator read by vector ops; AIV lanes,
-        # pl.cmp and pl.scope; compile()
+        # pl.cmp and pl.scope; mask gathers and scatters, writes into tiles and
+        # stores of a leading region; compile()
         # with samples in another order; torch.unravel_index
         cases = [("task-id",), ("spmd",), ("quant", "13"), ("quant", "16"), ("matmul",), ("rounding",),
-                 ("softmax",), ("compile-order",), ("staged",), ("lanes",), ("unravel",)]
+                 ("softmax",), ("compile-order",), ("staged",), ("lanes",), ("masks",), ("unravel",)]
         for case, r in zip(cases, support.in_parallel(lambda c: idioms(*c), cases)):
             with self.subTest(case=case):
                 self.assertEqual(r.returncode, 0, r.stderr)

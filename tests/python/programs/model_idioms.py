@@ -45,6 +45,10 @@ lanes: a matmul's accumulator split between two AIV lanes (pl.split_aiv
 with UP_DOWN, each lane's pl.aiv_shard of the rows; with NONE, all of it),
 in a pl.scope(); pl.cmp in its six modes, and pl.read of a computed value;
 checked against torch.
+masks: the even and odd columns of a value (pl.gather's mask form) put
+back in place (pl.tensor.scatter's mask form), the index form of scatter,
+a row written into a Vec tile (t[0:1, :] = row), and pl.tile.store with
+shapes= smaller than the tile; checked against torch.
 unravel: torch.unravel_index (torch 2.2, which pldsim-py adds to an older
 torch), against numpy's."""
 
@@ -335,6 +339,32 @@ def lanes_on_device(
     return halves, whole, cmps, corner
 
 
+MK_ROWS, MK_COLS = 4, 16
+
+
+@pl.jit
+def masks_on_device(
+    x: pl.Tensor[[MK_ROWS, MK_COLS], pl.FP32],
+    idx: pl.Tensor[[MK_ROWS, 8], pl.INT32],
+    swapped: pl.InOut[pl.Tensor[[MK_ROWS, MK_COLS], pl.FP32]],
+    scattered: pl.InOut[pl.Tensor[[MK_ROWS, MK_COLS], pl.FP32]],
+    tiled: pl.InOut[pl.Tensor[[MK_ROWS, MK_COLS], pl.FP32]],
+):
+    with pl.spmd(1, name_hint="masks"):
+        even = pl.gather(x, mask_pattern=pl.tile.MaskPattern.P0101)
+        odd = pl.gather(x, mask_pattern=pl.tile.MaskPattern.P1010)
+        out = pl.full([MK_ROWS, MK_COLS], dtype=pl.FP32, value=0.0)
+        out = pl.tensor.scatter(odd, mask_pattern=pl.tile.MaskPattern.P0101, dst=out)  # odd columns to even places
+        out = pl.tensor.scatter(even, mask_pattern=pl.tile.MaskPattern.P1010, dst=out)
+        swapped[0:MK_ROWS, 0:MK_COLS] = out
+        base = pl.full([MK_ROWS, MK_COLS], dtype=pl.FP32, value=-1.0)
+        scattered[0:MK_ROWS, 0:MK_COLS] = pl.tensor.scatter(base, dim=-1, index=idx, src=x[0:MK_ROWS, 0:8])
+        t = pl.tile.full([MK_ROWS, MK_COLS], dtype=pl.FP32, value=5.0)
+        t[1:2, :] = pl.load(x, [3, 0], [1, MK_COLS])
+        pl.tile.store(t, [0, 0], tiled, shapes=[2, MK_COLS])  # the first two rows only
+    return swapped, scattered, tiled
+
+
 config = RunConfig(distributed_config=DistributedConfig(device_ids=list(range(P))))
 if MODE in ("gather", "bind-mismatch"):
     local = (torch.arange(P * ROWS * COLS) % 251).reshape(P, ROWS, COLS).to(torch.bfloat16)
@@ -421,6 +451,19 @@ elif MODE == "lanes":
     want = torch.cat([f(a, b[:LN_ROWS]).float() for f in ops])
     assert torch.equal(cmps, want), (cmps, want)
     assert torch.equal(corner, torch.full((1, 8), float(a[-1, -1]))), corner
+elif MODE == "masks":
+    x = torch.randn(MK_ROWS, MK_COLS)
+    idx = torch.stack([torch.randperm(MK_COLS)[:8] for _ in range(MK_ROWS)]).to(torch.int32)
+    swapped, scattered, tiled = torch.zeros(MK_ROWS, MK_COLS), torch.zeros(MK_ROWS, MK_COLS), torch.full((MK_ROWS, MK_COLS), 7.0)
+    masks_on_device.compile(x, idx, swapped, scattered, tiled, config=RunConfig())(x, idx, swapped, scattered, tiled)
+    want = torch.empty_like(x)
+    want[:, 0::2], want[:, 1::2] = x[:, 1::2], x[:, 0::2]
+    assert torch.equal(swapped, want), (swapped, want)
+    want = torch.full((MK_ROWS, MK_COLS), -1.0).scatter(1, idx.long(), x[:, 0:8])
+    assert torch.equal(scattered, want), (scattered, want)
+    want = torch.full((MK_ROWS, MK_COLS), 7.0)
+    want[0], want[1] = 5.0, x[3]
+    assert torch.equal(tiled, want), (tiled, want)
 elif MODE == "unravel":
     import numpy as np
 
