@@ -105,6 +105,7 @@ fillpad = _vector_math.fillpad
 transpose = _vector_math.transpose
 arange = _vector_math.arange
 cmp = _vector_math.cmp
+concat = _vector_math.concat
 scatter = _vector_math.scatter
 split_aiv = _aiv_split.split_aiv
 aiv_shard = _aiv_split.aiv_shard
@@ -124,12 +125,15 @@ col_expand_mul = _vector_math.expand("col", "mul")
 col_expand_div = _vector_math.expand("col", "div")
 col_expand_add = _vector_math.expand("col", "add")
 col_expand_sub = _vector_math.expand("col", "sub")
+row_expand_expdif = _vector_math.expand("row", "expdif")
+col_expand_expdif = _vector_math.expand("col", "expdif")
 create_tensor = _tensor_ops.create_tensor
 _VECTOR_MATH = dict(
-    abs=abs, neg=neg, exp=exp, log=log, sqrt=sqrt, rsqrt=rsqrt, recip=recip, relu=relu, div=div, fillpad=fillpad, transpose=transpose, gather=gather, cmp=cmp,
+    abs=abs, neg=neg, exp=exp, log=log, sqrt=sqrt, rsqrt=rsqrt, recip=recip, relu=relu, div=div, fillpad=fillpad, transpose=transpose, gather=gather, cmp=cmp, concat=concat,
     row_expand=row_expand, col_expand=col_expand, row_expand_mul=row_expand_mul, row_expand_div=row_expand_div,
     row_expand_add=row_expand_add, row_expand_sub=row_expand_sub, col_expand_mul=col_expand_mul,
     col_expand_div=col_expand_div, col_expand_add=col_expand_add, col_expand_sub=col_expand_sub,
+    row_expand_expdif=row_expand_expdif, col_expand_expdif=col_expand_expdif,
 )
 
 _TILE_FLAG = "at tile level a transpose is the tile's own layout, and the accumulator's is fixed"
@@ -294,16 +298,15 @@ def static_assert(condition: Any, msg: str = "") -> None:
 
 # Upstream names that pldsim does not implement: using one says so.
 _UPSTREAM_ONLY = frozenset(
-    """part_add part_mul part_max part_min concat reinterpret_view batch_matmul row_argmax row_argmin
-    col_argmax col_argmin row_expand_max row_expand_min row_expand_expdif col_expand_max
-    col_expand_min col_expand_expdif expand_clone expands fillpad_expand gatherb mgather
-    mscatter matmul_bias matmul_mx matmul_mx_acc matmul_mx_bias gemv gemv_acc gemv_bias  cmps
-    rem rems fmod fmods and_ ands or_ ors xor xors shl shls shr shrs maximums minimums prelu
-    not_ addc subc addsc subsc lrelu sel sels tri tpush_to_aiv tpush_to_aic tpop_from_aic
-    tpop_from_aiv aic_initialize_pipe aiv_initialize_pipe reserve_buffer import_peer_buffer
-    tfree_to_aic tfree_to_aiv cos dim  no_dep dump_tag  scatter_update sin
-    paged_gather random create_l1 gather_row mrgsort sort32 while_ cond func_attr cluster parse
-    loads parse_program loads_program Tuple RUNTIME""".split()
+    """part_add part_mul part_max part_min reinterpret_view batch_matmul row_argmax row_argmin
+    col_argmax col_argmin row_expand_max row_expand_min col_expand_max col_expand_min
+    expand_clone expands fillpad_expand gatherb mgather mscatter matmul_bias matmul_mx
+    matmul_mx_acc matmul_mx_bias gemv gemv_acc gemv_bias cmps rem rems fmod fmods and_ ands or_
+    ors xor xors shl shls shr shrs maximums minimums prelu not_ addc subc addsc subsc lrelu sel
+    sels tri tpush_to_aiv tpush_to_aic tpop_from_aic tpop_from_aiv aic_initialize_pipe
+    aiv_initialize_pipe reserve_buffer import_peer_buffer tfree_to_aic tfree_to_aiv cos dim
+    no_dep dump_tag scatter_update sin paged_gather random create_l1 gather_row mrgsort sort32
+    while_ cond func_attr cluster parse loads parse_program loads_program Tuple RUNTIME""".split()
 )
 
 

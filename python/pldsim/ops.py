@@ -79,6 +79,9 @@ def _plain_number(x: Any) -> Any:
 
 def _elementwise(code: int, name: str, lhs: Any, rhs: Any) -> Any:
     op = f"pl.{name}"
+    # an accumulator that a vector op reads is drained to UB first, as the
+    # compiler's mixed-kernel expansion moves it (charged as pl.move to Vec)
+    lhs, rhs = (cube.move(x, cube.MemorySpace.Vec) if isinstance(x, cube.CubeTile) and x.memory is cube.MemorySpace.Acc else x for x in (lhs, rhs))
     if isinstance(lhs, cube.CubeTile) or isinstance(rhs, cube.CubeTile):
         which = lhs if isinstance(lhs, cube.CubeTile) else rhs
         raise UsageTypeError(op, f"{op} is a vector op and takes Vec tiles; this one is in {which.memory.name} (pl.move it to Vec)")
@@ -166,7 +169,9 @@ def cast(input: Any, target_type: Any, mode: Any = "round") -> Any:  # noqa: A00
         if src is not None and src.is_float and not target_type.is_float and mode not in ("trunc", 5):
             return vector_math.rounding_cast(input, target_type, mode)
         return tensor_ops.cast(input, target_type, mode)
-    if isinstance(input, bool) or not isinstance(input, (int, float)):
+    if isinstance(input, bool):
+        input = int(input)  # a comparison's result: 1 or 0, as upstream's scalar cast of a bool
+    if not isinstance(input, (int, float)):
         raise UsageTypeError(op, f"the input must be a number, got {type(input).__name__}")
     file, line = caller()
     return typed_scalar(_pldsim.cast(file, line, float(input), target_type.code), result_type)

@@ -291,9 +291,11 @@ def subscript_read(tensor: Any, key: Any) -> Any:
     (tensor.slice), or with every dim indexed, one element (tensor.read)."""
     op = "tensor.slice"
     offsets, extents, drop = _subscript(_shape_of(tensor), key, op)
-    if isinstance(tensor, TensorValue):
+    if isinstance(tensor, (TensorValue, Tile)):
         if drop:
-            raise UnsupportedError(op, "indexing a computed value with an int is not supported by pldsim: slice it (v[i:i+1, ...])")
+            raise UnsupportedError(op, "indexing a computed value or a tile with an int is not supported by pldsim: slice it (v[i:i+1, ...])")
+        if isinstance(tensor, Tile):  # a tile's region is a tile (tile.slice)
+            return _slice_value(TensorValue(tensor), extents, offsets, None, op)._value
         return _slice_value(tensor, extents, offsets, None, op)
     if len(drop) == len(extents):
         return read(tensor, offsets)

@@ -333,6 +333,10 @@ class Tile(metaclass=_TensorMeta):
     def dtype(self) -> DataType:
         return dtype_of_code(self._tile.dtype)
 
+    def __getitem__(self, key: Any) -> Any:
+        """``t[a:b, c:d]``: a tile of that region (upstream's tile.slice)."""
+        return DELEGATES.subscript_read(self, key)
+
     def __setitem__(self, key: Any, value: Any) -> None:
         """``t[a:b, c:d] = x``: x written into that region of the tile."""
         DELEGATES.subscript_write(self, key, value)

@@ -35,6 +35,8 @@ def _operand(op: str, x: Any, what: str) -> tuple[Tile, bool]:
     if isinstance(x, Tile):
         return x, False
     if isinstance(x, cube.CubeTile):
+        if x.memory is cube.MemorySpace.Acc:  # drained to UB, as for pl.add (ops.py)
+            return cube.move(x, cube.MemorySpace.Vec), False
         raise UsageTypeError(op, f"{what} is in {x.memory.name}: {op} runs on the vector core (pl.move it to Vec)")
     if tensor_ops.is_tensor(x):
         return tensor_ops.operand_tile(x, op, what), True
@@ -122,13 +124,14 @@ def div(lhs: Any, rhs: Any) -> Any:
 
 
 _BROADCAST = {"mul": lambda x, y: x * y, "div": lambda x, y: x / y, "add": lambda x, y: x + y, "sub": lambda x, y: x - y,
-              "copy": lambda x, y: y + 0 * x}
+              "copy": lambda x, y: y + 0 * x, "expdif": lambda x, y: (x - y).exp()}
 
 
 def expand(axis: str, kind: str) -> Any:
     """``pl.row_expand_<kind>(t, col)`` (col: [rows, 1], one value per row)
     and ``pl.col_expand_<kind>(t, row)`` (row: [1, cols]); ``kind`` copy is
-    ``row_expand`` / ``col_expand``, the broadcast itself."""
+    ``row_expand`` / ``col_expand``, the broadcast itself, and expdif is
+    exp(t - the broadcast)."""
     name = f"{axis}_expand" + ("" if kind == "copy" else f"_{kind}")
     op = f"pl.{name}"
 
@@ -151,7 +154,7 @@ def expand(axis: str, kind: str) -> Any:
         if data is not None and vdata is not None:
             cd = _compute_dtype(t.dtype)
             data = _BROADCAST[kind](data.to(cd), vdata.to(cd))
-            if not t.dtype.is_float and kind == "div":
+            if not t.dtype.is_float and kind in ("div", "expdif"):
                 raise UnsupportedError(op, f"{op} of integers is not supported by pldsim")
         return _result(op, t.dtype, shape, valid, data, t_tensor or v_tensor)
 
@@ -450,3 +453,22 @@ def scatter(x: Any, dim: Any = None, index: Any = None, src: Any = None, *, mask
         data = data.clone()
         data.scatter_(1, cols, vals.to(data.dtype))
     return _result(op, b.dtype, list(b.shape), cube.valid_of(b), data, b_tensor or v_tensor)
+
+
+def concat(a: Any, b: Any) -> Any:
+    """``pl.concat(a, b)``: a and b side by side (columns of a, then of b),
+    of one dtype and row count; valid where both are, in their rows.  One
+    vector element operation per element."""
+    op = "pl.concat"
+    x, x_tensor = _operand(op, a, "the first operand")
+    y, y_tensor = _operand(op, b, "the second operand")
+    if len(x.shape) != 2 or len(y.shape) != 2 or x.shape[0] != y.shape[0]:
+        raise UsageValueError(op, f"pl.concat joins 2D operands of one row count, got {list(x.shape)} and {list(y.shape)}")
+    if x.dtype is not y.dtype:
+        raise UsageTypeError(op, f"the operands' dtypes differ: {x.dtype!r} and {y.dtype!r}")
+    shape = [x.shape[0], x.shape[1] + y.shape[1]]
+    xv, yv = cube.valid_of(x), cube.valid_of(y)
+    valid = [min(xv[0], yv[0]), shape[1] if xv[1] == x.shape[1] else xv[1]]
+    xd, yd = cube.values_of(op, x, "the first operand"), cube.values_of(op, y, "the second operand")
+    data = torch().cat([xd, yd], dim=1) if xd is not None and yd is not None else None
+    return _result(op, x.dtype, shape, valid, data, x_tensor or y_tensor)

@@ -40,12 +40,14 @@ from pldsim.language import (
     col_expand,
     col_expand_add,
     col_expand_div,
+    col_expand_expdif,
     col_expand_mul,
     col_expand_sub,
     col_max,
     col_min,
     col_prod,
     col_sum,
+    concat,
     const,
     create_tensor,
     create_tile,
@@ -84,6 +86,7 @@ from pldsim.language import (
     row_expand,
     row_expand_add,
     row_expand_div,
+    row_expand_expdif,
     row_expand_mul,
     row_expand_sub,
     row_max,
@@ -136,7 +139,7 @@ __all__ = [
     "reshape", "row_max", "row_min", "row_prod", "row_sum", "spmd", "spmd_submit", "submit", "abs", "neg", "exp",
     "log", "sqrt", "rsqrt", "recip", "relu", "div", "set_validshape", "row_expand", "col_expand", "row_expand_mul",
     "row_expand_div", "row_expand_add", "row_expand_sub", "col_expand_mul", "col_expand_div", "col_expand_add",
-    "col_expand_sub", "create_tensor", "fillpad", "PadValue", "transpose", "arange", "gather", "split_aiv", "aiv_shard", "aic_gather", "SplitMode", "split", "cross_core_slot", "cmp", "scope", "ScopeMode", "scatter",
+    "col_expand_sub", "create_tensor", "fillpad", "PadValue", "transpose", "arange", "gather", "split_aiv", "aiv_shard", "aic_gather", "SplitMode", "split", "cross_core_slot", "cmp", "scope", "ScopeMode", "scatter", "row_expand_expdif", "col_expand_expdif", "concat",
 ]
 # CUBE ... VECTOR, Function, TensorValue and UnsupportedError are imported
 # for the programs that reach them here, as they could before pypto became

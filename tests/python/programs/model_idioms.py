@@ -31,7 +31,7 @@ back through pl.reshape views; checked against torch.
 rounding: the cast modes on halves: rint 2.5 -> 2, round 2.5 -> 3.
 softmax: a row softmax over the 4 valid columns of 8-wide rows of a
 padded tensor (a slice with valid_shape running past the tensor's end,
-fillpad with PadValue.min, row_max, exp of row_expand_sub, row_sum,
+fillpad with PadValue.min, row_max, row_expand_expdif, row_sum,
 row_expand_div, fillpad with zero), its transpose and a row of it sliced
 from the value, scaled by pl.read of a host tensor in the per-device
 function and by rsqrt(high_precision=True); checked against torch.
@@ -47,8 +47,9 @@ in a pl.scope(); pl.cmp in its six modes, and pl.read of a computed value;
 checked against torch.
 masks: the even and odd columns of a value (pl.gather's mask form) put
 back in place (pl.tensor.scatter's mask form), the index form of scatter,
-a row written into a Vec tile (t[0:1, :] = row), and pl.tile.store with
-shapes= smaller than the tile; checked against torch.
+a row written into a Vec tile (t[0:1, :] = row), a tile's region (t[a:b,
+c:d]), pl.concat, pl.cast of a comparison, and pl.tile.store with shapes=
+smaller than the tile; checked against torch.
 unravel: torch.unravel_index (torch 2.2, which pldsim-py adds to an older
 torch), against numpy's."""
 
@@ -265,7 +266,7 @@ def softmax_on_device(
         # 8 x 8 from a 6 x 4 tensor: only the valid 6 x 4 lies inside it
         t = pl.slice(x, [SM_PAD, SM_PAD], [0, 0], valid_shape=[SM_ROWS, SM_VALID])
         padded = pl.fillpad(t, pad_value=pl.PadValue.min)
-        e = pl.exp(pl.row_expand_sub(padded, pl.row_max(padded)))
+        e = pl.row_expand_expdif(padded, pl.row_max(padded))  # exp(x - the row's max)
         soft = pl.row_expand_div(e, pl.row_sum(e))
         soft = pl.mul(soft, pl.rsqrt(pl.full([SM_PAD, SM_PAD], dtype=pl.FP32, value=k * k), high_precision=True))
         kept = pl.fillpad(pl.set_validshape(soft, SM_ROWS, SM_VALID), pad_value=pl.PadValue.zero)
@@ -349,8 +350,12 @@ def masks_on_device(
     swapped: pl.InOut[pl.Tensor[[MK_ROWS, MK_COLS], pl.FP32]],
     scattered: pl.InOut[pl.Tensor[[MK_ROWS, MK_COLS], pl.FP32]],
     tiled: pl.InOut[pl.Tensor[[MK_ROWS, MK_COLS], pl.FP32]],
+    joined: pl.InOut[pl.Tensor[[MK_ROWS, MK_COLS], pl.FP32]],
 ):
     with pl.spmd(1, name_hint="masks"):
+        left = pl.load(x, [0, 0], [MK_ROWS, MK_COLS])[0:MK_ROWS, 8:MK_COLS]  # a tile's region
+        flag = pl.cast(pl.read(x, [0, 0]) >= 0, pl.INT32)
+        joined[0:MK_ROWS, 0:MK_COLS] = pl.concat(pl.mul(pl.add(left, 0.0), float(flag)), x[0:MK_ROWS, 0:8])
         even = pl.gather(x, mask_pattern=pl.tile.MaskPattern.P0101)
         odd = pl.gather(x, mask_pattern=pl.tile.MaskPattern.P1010)
         out = pl.full([MK_ROWS, MK_COLS], dtype=pl.FP32, value=0.0)
@@ -455,7 +460,10 @@ elif MODE == "masks":
     x = torch.randn(MK_ROWS, MK_COLS)
     idx = torch.stack([torch.randperm(MK_COLS)[:8] for _ in range(MK_ROWS)]).to(torch.int32)
     swapped, scattered, tiled = torch.zeros(MK_ROWS, MK_COLS), torch.zeros(MK_ROWS, MK_COLS), torch.full((MK_ROWS, MK_COLS), 7.0)
-    masks_on_device.compile(x, idx, swapped, scattered, tiled, config=RunConfig())(x, idx, swapped, scattered, tiled)
+    joined = torch.zeros(MK_ROWS, MK_COLS)
+    masks_on_device.compile(x, idx, swapped, scattered, tiled, joined, config=RunConfig())(x, idx, swapped, scattered, tiled, joined)
+    flag = 1.0 if x[0, 0] >= 0 else 0.0
+    assert torch.equal(joined, torch.cat([x[:, 8:] * flag, x[:, :8]], dim=1)), (joined, x)
     want = torch.empty_like(x)
     want[:, 0::2], want[:, 1::2] = x[:, 1::2], x[:, 0::2]
     assert torch.equal(swapped, want), (swapped, want)
