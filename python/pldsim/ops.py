@@ -66,22 +66,14 @@ def _leading(op: str, tile: Any, shapes: list[int]) -> Any:
     return Tile(_pldsim.tile_alias(tile._tile, full, valid))
 
 
-def _plain_number(x: Any) -> Any:
-    """A scalar that is not a Python number (a run-time dimension, a 0-dim
-    tensor's value) as the int it stands for; anything else as it is."""
-    if isinstance(x, (int, float, Tile, cube.CubeTile)) or tensor_ops.is_tensor(x):
-        return x
-    try:
-        return x.__index__()
-    except (AttributeError, TypeError):
-        return x
-
-
 def _elementwise(code: int, name: str, lhs: Any, rhs: Any) -> Any:
     op = f"pl.{name}"
     # an accumulator that a vector op reads is drained to UB first, as the
     # compiler's mixed-kernel expansion moves it (charged as pl.move to Vec)
-    lhs, rhs = (cube.move(x, cube.MemorySpace.Vec) if isinstance(x, cube.CubeTile) and x.memory is cube.MemorySpace.Acc else x for x in (lhs, rhs))
+    if isinstance(lhs, cube.CubeTile) and lhs.memory is cube.MemorySpace.Acc:
+        lhs = cube.move(lhs, cube.MemorySpace.Vec)
+    if isinstance(rhs, cube.CubeTile) and rhs.memory is cube.MemorySpace.Acc:
+        rhs = cube.move(rhs, cube.MemorySpace.Vec)
     if isinstance(lhs, cube.CubeTile) or isinstance(rhs, cube.CubeTile):
         which = lhs if isinstance(lhs, cube.CubeTile) else rhs
         raise UsageTypeError(op, f"{op} is a vector op and takes Vec tiles; this one is in {which.memory.name} (pl.move it to Vec)")
@@ -93,7 +85,7 @@ def _elementwise(code: int, name: str, lhs: Any, rhs: Any) -> Any:
         if isinstance(rhs, (int, float)) and not isinstance(rhs, bool):
             return Tile(_pldsim.elementwise(file, line, code, lhs._tile, float(rhs)))
         raise UsageTypeError(op, f"the second operand must be a tile or a number, got {type(rhs).__name__}")
-    lhs, rhs = _plain_number(lhs), _plain_number(rhs)
+    lhs, rhs = vector_math.plain_number(lhs), vector_math.plain_number(rhs)
     if isinstance(lhs, (int, float)) and isinstance(rhs, (int, float)):
         # scalar arithmetic (on the AICPU upstream): plain Python
         return {0: lambda: lhs + rhs, 1: lambda: lhs * rhs, 2: lambda: builtins.max(lhs, rhs), 3: lambda: builtins.min(lhs, rhs), 4: lambda: lhs - rhs}[code]()

@@ -125,7 +125,6 @@ class Spmd(At):
         if predicate is not None:
             raise UsageValueError(op, "predicate= is not supported by pldsim")
         super().__init__(Level.CORE_GROUP, name_hint=name_hint, deps=deps or (), allow_early_resolve=allow_early_resolve)
-        self.file, self.line = caller()
         self.name = name_hint or f"spmd_line_{self.line}"
         self.core_num = core_num
 

@@ -98,23 +98,44 @@ def _number(x: Any) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 
+def plain_number(x: Any) -> Any:
+    """A scalar that is not a Python number (a run-time dimension, a 0-dim
+    tensor's value) as the int it stands for; anything else as it is."""
+    if isinstance(x, (int, float, Tile, cube.CubeTile)) or tensor_ops.is_tensor(x):
+        return x
+    try:
+        return x.__index__()
+    except (AttributeError, TypeError):
+        return x
+
+
+def _second(op: str, a: Tile, rhs: Any, same_dtype: bool) -> tuple[Any, list[int], bool]:
+    """The second operand of a binary op on tile `a`: a number, or a tensor
+    or tile of a's shape (and dtype, `same_dtype`); returns its values (the
+    number itself, or None without data), the valid part both operands
+    share, and whether it is tensor-level."""
+    rhs = plain_number(rhs)
+    if _number(rhs):
+        return rhs, cube.valid_of(a), False
+    if not tensor_ops.is_tensor(rhs) and not isinstance(rhs, (Tile, cube.CubeTile)):
+        raise UsageTypeError(op, f"the second operand must be a tensor, a tile or a number, got {type(rhs).__name__}")
+    b, b_tensor = _operand(op, rhs, "the second operand")
+    if same_dtype and b.dtype is not a.dtype:
+        raise UsageTypeError(op, f"the operands' dtypes differ: {a.dtype!r} and {b.dtype!r}")
+    if list(b.shape) != list(a.shape):
+        raise UsageValueError(op, f"the operands' shapes differ: {list(a.shape)} and {list(b.shape)}")
+    valid = [min(x, y) for x, y in zip(cube.valid_of(a), cube.valid_of(b))]
+    return cube.values_of(op, b, "the second operand"), valid, b_tensor
+
+
 def div(lhs: Any, rhs: Any) -> Any:
     """``pl.div(a, b)``: a / b element-wise (b a tensor, a tile or a
     number); integers divide toward zero, as C's."""
     op = "pl.div"
     a, a_tensor = _operand(op, lhs, "the first operand")
-    if _number(rhs):
-        if rhs == 0 and not a.dtype.is_float:
-            raise UsageValueError(op, "an integer division by 0")
-        b_data, b_tensor, b_valid = rhs, False, None
-    else:
-        b, b_tensor = _operand(op, rhs, "the second operand")
-        if b.dtype is not a.dtype:
-            raise UsageTypeError(op, f"the operands' dtypes differ: {a.dtype!r} and {b.dtype!r}")
-        if list(b.shape) != list(a.shape):
-            raise UsageValueError(op, f"the operands' shapes differ: {list(a.shape)} and {list(b.shape)}")
-        b_data, b_valid = cube.values_of(op, b, "the second operand"), cube.valid_of(b)
-    valid = cube.valid_of(a) if b_valid is None else [min(x, y) for x, y in zip(cube.valid_of(a), b_valid)]
+    b_data, valid, b_tensor = _second(op, a, rhs, True)
+    if _number(b_data) and b_data == 0 and not a.dtype.is_float:
+        raise UsageValueError(op, "an integer division by 0")
     data = cube.values_of(op, a, "the first operand")
     if data is not None and b_data is not None:
         x = data.to(_compute_dtype(a.dtype))
@@ -391,21 +412,7 @@ def cmp(lhs: Any, rhs: Any, cmp_type: Any = 0) -> Any:
     if isinstance(mode, bool) or mode not in _CMP:
         raise UsageValueError(op, f"cmp_type must be 0..5 (eq, ne, lt, le, gt, ge), got {cmp_type!r}")
     a, a_tensor = _operand(op, lhs, "the first operand")
-    valid = cube.valid_of(a)
-    b_tensor = False
-    if _number(rhs):
-        b_data: Any = rhs
-    else:
-        try:
-            b_data = rhs.__index__() if not tensor_ops.is_tensor(rhs) and not isinstance(rhs, (Tile, cube.CubeTile)) else None
-        except (AttributeError, TypeError):
-            raise UsageTypeError(op, f"the second operand must be a tensor, a tile or a number, got {type(rhs).__name__}") from None
-        if b_data is None:
-            b, b_tensor = _operand(op, rhs, "the second operand")
-            if list(b.shape) != list(a.shape):
-                raise UsageValueError(op, f"the operands' shapes differ: {list(a.shape)} and {list(b.shape)}")
-            valid = [min(x, y) for x, y in zip(valid, cube.valid_of(b))]
-            b_data = cube.values_of(op, b, "the second operand")
+    b_data, valid, b_tensor = _second(op, a, rhs, False)
     data = cube.values_of(op, a, "the first operand")
     if data is not None and b_data is not None:
         x = data.to(_compute_dtype(a.dtype))
