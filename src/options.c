@@ -153,6 +153,7 @@ static int set_summary(pld_config *cfg, const char *v, const char *from)
 
 PLD__SWITCH(set_no_summary, cfg->summary = 0)
 PLD__SWITCH(set_no_data, cfg->no_data = 1)
+PLD__SWITCH(set_timing_only, cfg->no_data = cfg->timing_only = 1)
 PLD__SWITCH(set_trace_linear, cfg->trace_linear = 1)
 #undef PLD__SWITCH
 
@@ -208,6 +209,12 @@ static const struct opt opts[] = {
      "timing only: window payloads are neither kept nor\n"
      "copied (signals are); reading them back is an error",
      set_no_data, 0},
+    {"timing-only", 0, NULL, "PLD_TIMING_ONLY",
+     "no values at all (implies --no-data): tiles hold none,\n"
+     "loads, products and stores into host tensors are\n"
+     "charged but not computed, so outputs keep what they\n"
+     "held; the simulated times are those of a run with data",
+     set_timing_only, 0},
     {"save-platform", 0, "FILE", "PLD_SAVE_PLATFORM",
      "sim: write the SimGrid platform XML the run simulates\n"
      "on (generated from the model or --topology) to FILE",

@@ -390,15 +390,17 @@ int pld__run_host(const pld_config *cfg, pld__host_fn host, const void *args)
                                  .domains_allocated = R.domains_allocated};
     if (cfg->summary && !pld__mute_host && (rc == 0 || rc == PLD_EDEADLOCK || R.end_time > 0)) {
         char moved[32];
+        /* said on the line itself: outputs a reader compares next are unwritten */
+        const char *only = cfg->timing_only ? " (timing only: no values)" : "";
         human_bytes(R.bytes_moved, moved, sizeof moved);
         if (be->caps & PLD_CAP_TIMED)
-            printf("[pldsim] backend=%s platform=%s P=%d time=%.3f us moved=%s%s\n", be->name,
-                   R.platform_desc, R.P, R.end_time * 1e6, moved, rc ? " (failed)" : "");
+            printf("[pldsim] backend=%s platform=%s P=%d time=%.3f us moved=%s%s%s\n", be->name,
+                   R.platform_desc, R.P, R.end_time * 1e6, moved, only, rc ? " (failed)" : "");
         else {
             char per[32];
             human_bytes(R.bytes_moved / (uint64_t)R.P, per, sizeof per);
-            printf("[pldsim] backend=%s P=%d wall=%.3f us moved=%s (%s per rank)%s\n", be->name,
-                   R.P, R.end_time * 1e6, moved, per, rc ? " (failed)" : "");
+            printf("[pldsim] backend=%s P=%d wall=%.3f us moved=%s (%s per rank)%s%s\n", be->name,
+                   R.P, R.end_time * 1e6, moved, per, only, rc ? " (failed)" : "");
         }
         fflush(stdout);
     }

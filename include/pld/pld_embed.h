@@ -141,6 +141,12 @@ void pld_embed_store_from(const char *file, int line, const char *op, pl_dtype d
  * (valid.ndim 0: all of it): for tiles the front end computes itself (a
  * fill, a reduction, a move into UB).  Charges nothing.  Errors: outside
  * a kernel, UB full. */
+/* Element `flat` (row-major) of tile `t`, as pl_tile_get, naming `op` in
+ * its messages.  A tile without values (--timing-only) gives 0 and a
+ * warning; under --no-data alone it is an error.  Errors: a dead tile, an
+ * index outside the tile. */
+double pld_embed_tile_get(const char *file, int line, const char *op, pl_tile t, int64_t flat);
+
 pl_tile pld_embed_tile(const char *file, int line, const char *op, pl_dtype dtype, pl_shape shape,
                        pl_shape valid, const void *values);
 

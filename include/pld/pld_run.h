@@ -69,6 +69,7 @@ typedef struct pld_config {
     const char *network_model;     /* sim: CM02 (default) or LV08 */
     const char *topology;          /* sim: a --topology spec, or NULL */
     int no_data;                   /* timing only: window payloads are not kept */
+    int timing_only;               /* no values at all (implies no_data); the same times */
     int detailed_summary;          /* --summary: per rank, per link, critical path */
     int races;                     /* enum pld_races */
     int no_cacheline_check;        /* do not warn about buffers sharing a 64-byte line */

@@ -90,6 +90,27 @@ static PyObject *py_tile_new(PyObject *self, PyObject *args)
     return pldsim_new_tile(r);
 }
 
+/* tile_element(file, line, op, tile, flat) -> float: one element of a tile
+ * (pl.read of a tile); 0 and a warning for a tile without values under
+ * --timing-only. */
+static PyObject *py_tile_element(PyObject *self, PyObject *args)
+{
+    (void)self;
+    SRC_ARGS
+    PyObject *opname, *tile;
+    long long flat;
+    if (!PyArg_ParseTuple(args, SRC_FMT "UOL", SRC_PTRS, &opname, &tile, &flat))
+        return NULL;
+    SRC_C()
+    const char *op = pldsim_intern(opname);
+    pl_tile *t = pldsim_tile(tile, "the tile");
+    if (!t || !op)
+        return NULL;
+    double v;
+    PLDSIM_CALL(v = pld_embed_tile_get(file, line, op, *t, (int64_t)flat));
+    return PyFloat_FromDouble(v);
+}
+
 /* tile_copy_out(file, line, op, tile, address) -> copied: the tile's
  * values (all of its shape, row-major) into the buffer at `address`; 0
  * when it has none (--no-data).  A use of the tile, as any op's. */
@@ -204,6 +225,8 @@ PyMethodDef pldsim_kept_methods[] = {
      "store_from(file, line, op, dtype, address, shape, valid, offsets, view, atomic)"},
     {"tile_new", py_tile_new, METH_VARARGS,
      "tile_new(file, line, op, dtype, shape, valid, address) -> Tile"},
+    {"tile_element", py_tile_element, METH_VARARGS,
+     "tile_element(file, line, op, tile, flat) -> float"},
     {"tile_copy_out", py_tile_copy_out, METH_VARARGS,
      "tile_copy_out(file, line, op, tile, address) -> copied"},
     {"tile_alias", py_tile_alias, METH_VARARGS, "tile_alias(tile, shape, valid) -> Tile"},

@@ -396,17 +396,20 @@ static PyObject *py_cast_tile(PyObject *self, PyObject *args)
 }
 
 /* tile_values(tile) -> list of floats: what a tile holds (for debugging;
- * charges nothing, as pl_tile_get). */
+ * charges nothing, as pl_tile_get); None when it holds no values
+ * (--no-data, --timing-only), which the caller reports. */
 static PyObject *py_tile_values(PyObject *self, PyObject *arg)
 {
     (void)self;
     pl_tile *t = pldsim_tile(arg, "the argument");
     if (!t)
         return NULL;
+    if (t->no_data)
+        Py_RETURN_NONE;
     int64_t n = pl_shape_numel(t->shape);
     PyObject *l = PyList_New((Py_ssize_t)n);
     for (int64_t i = 0; l && i < n; i++)
-        PyList_SET_ITEM(l, (Py_ssize_t)i, PyFloat_FromDouble(t->no_data ? 0 : pl_tile_get(*t, i)));
+        PyList_SET_ITEM(l, (Py_ssize_t)i, PyFloat_FromDouble(pl_tile_get(*t, i)));
     return l;
 }
 

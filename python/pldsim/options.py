@@ -22,6 +22,7 @@ OPTIONS: tuple[tuple[str, str, bool, str], ...] = (
     ("PLD_WAIT_TIMEOUT", "--wait-timeout", True, "a wait that blocks longer (simulated) is reported as a deadlock, e.g. 1ms"),
     ("PLD_SEED", "--seed", True, "seed for torch's and Python's random generators before the program starts (default 0)"),
     ("PLD_NO_DATA", "--no-data", False, "timing only: window payloads are neither kept nor copied"),
+    ("PLD_TIMING_ONLY", "--timing-only", False, "no values at all: loads, products and stores are charged, not computed (outputs keep what they held)"),
     ("PLD_NETWORK_MODEL", "--network-model", True, "sim: CM02 (default, exact latency+size/bandwidth) or LV08"),
     ("PLD_NO_CACHELINE_CHECK", "--no-cacheline-check", False, "do not warn about window buffers sharing a 64-byte line"),
     ("PLD_SAVE_PLATFORM", "--save-platform", True, "sim: write the platform XML the run simulates on to FILE"),

@@ -21,7 +21,7 @@ import traceback
 
 import _pldsim
 
-from . import PACKAGE_DIRS, __version__, options, torch_compat
+from . import PACKAGE_DIRS, __version__, options, timing_only, torch_compat
 from .errors import RunError, UsageError
 
 USAGE = "usage: pldsim-py [PLDSIM OPTIONS] PROGRAM.py [PROGRAM ARGS]\n       pldsim-py [PLDSIM OPTIONS] -m MODULE [MODULE ARGS]"
@@ -150,6 +150,7 @@ def main(argv: list[str], n_paths: int = 0) -> int:
         print(e, file=sys.stderr)
         return 2
     os.environ.update(env)
+    timing_only.install()
     # every pytest this process starts gets upstream's fixtures and options
     plugins = [p for p in os.environ.get("PYTEST_PLUGINS", "").split(",") if p]
     if PYTEST_PLUGIN not in plugins:

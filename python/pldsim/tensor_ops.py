@@ -382,7 +382,8 @@ def read(src: Any, offset: Any) -> Any:
         flat = 0
         for i, d in zip(idx, shape):
             flat = flat * d + i
-        return typed_scalar(src.tolist()[flat], src.dtype)
+        file, line = caller()
+        return typed_scalar(_pldsim.tile_element(file, line, op, src._tile, flat), src.dtype)
     if level() == DEVICE and is_torch_tensor(src):
         # an orchestration function reads a host tensor's element on the
         # device's scheduler (AICPU), whose scalar work costs nothing here

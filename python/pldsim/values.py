@@ -13,6 +13,10 @@ import _pldsim
 from .errors import UsageTypeError, UsageValueError
 
 
+# why a tile has no values to give: the modes that keep none
+NO_VALUES = "the tile holds no values (a --no-data or --timing-only run computes none there); drop the flag to read them"
+
+
 class DataType:
     """An element type, as ``pl.FP32`` upstream.  ``code`` is libpld's
     pl_dtype (0: a scalar-only type such as INDEX, which no tensor has)."""
@@ -343,7 +347,10 @@ class Tile(metaclass=_TensorMeta):
 
     def tolist(self) -> list[float]:
         """The tile's values in row-major order (for debugging)."""
-        return _pldsim.tile_values(self._tile)
+        values = _pldsim.tile_values(self._tile)
+        if values is None:
+            raise UsageValueError("Tile.tolist", NO_VALUES)
+        return values
 
     def __repr__(self) -> str:
         return f"<pl.Tile {self.shape} {self.dtype!r}>"

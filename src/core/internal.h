@@ -412,6 +412,8 @@ pl_tensor pld__store_as(const char *file, int line, const char *op, pl_tile tile
                         pl_tensor t, struct pl_store_kw kw);
 void pld__remote_store_as(const char *file, int line, const char *op, pl_tile tile,
                           pld_dtensor target, struct pld_remote_store_kw kw);
+/* pl_tile_get naming `op` (the front end's pl.read of a tile).  tile.c. */
+double pld__tile_get_as(const char *file, int line, const char *op, pl_tile t, int64_t flat);
 
 /* Zeroes a tile's elements outside its valid part, so they read as zeros
  * (hardware leaves them as they were; a simulation should not).  tile.c. */

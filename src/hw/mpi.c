@@ -154,8 +154,11 @@ static int check_launch(const struct pld__run_env *env)
                  env->P, pld__mpi->np, env->P);
         why = buf;
     } else if (env->cfg->no_data) {
-        why = "--no-data is a timing-study option of the sim backend; the mpi backend keeps "
-              "all data";
+        why = env->cfg->timing_only
+                  ? "--timing-only is a timing-study option of the sim backend; the mpi backend "
+                    "computes all data"
+                  : "--no-data is a timing-study option of the sim backend; the mpi backend keeps "
+                    "all data";
     }
     if (!why)
         return 0;

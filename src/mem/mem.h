@@ -134,6 +134,10 @@ int pld__has_data(const pl_tensor *t);
 /* Gives a window buffer real memory (signals need real cells even with
  * --no-data). */
 void pld__materialize(const char *file, int line, const char *op, struct pld__wbuf *b);
+/* A read of a value that a --no-data or --timing-only run does not hold:
+ * --timing-only gives 0 (and warns once a process: the program's path may
+ * differ from a run with data); --no-data alone fails, saying `what`. */
+double pld__no_value(const char *file, int line, const char *op, const char *what);
 /* Fails: `op` would read window data that --no-data does not keep. */
 _Noreturn void pld__fail_no_data(const char *file, int line, const char *op, const char *what);
 

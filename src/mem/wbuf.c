@@ -69,8 +69,31 @@ int pld__has_data(const pl_tensor *t)
     return !t->win || t->win->mem != NULL;
 }
 
+double pld__no_value(const char *file, int line, const char *op, const char *what)
+{
+    /* once a process: a model layer reads in loops, and one line says it all */
+    static int warned;
+    if (!pld__R->cfg->timing_only)
+        pld__fail_no_data(file, line, op, what);
+    if (!warned && !pld__mute_host) {
+        warned = 1;
+        fflush(stdout);
+        fprintf(stderr,
+                "%s:%d: rank %d: %s: warning: --timing-only computes no values, so this read "
+                "gives 0; a run whose path depends on it may take another path than with data "
+                "(said once)\n",
+                file, line, pld__self(), op);
+    }
+    return 0;
+}
+
 _Noreturn void pld__fail_no_data(const char *file, int line, const char *op, const char *what)
 {
+    if (pld__R->cfg->timing_only)
+        pld__fail(PLD_EINVAL, file, line, op,
+                  "%s: this run is --timing-only, which computes no values; drop --timing-only "
+                  "to read results",
+                  what);
     pld__fail(PLD_EINVAL, file, line, op,
               "%s: this run is --no-data, which keeps no window payloads; drop --no-data to "
               "read results",

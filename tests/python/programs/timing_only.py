@@ -1,0 +1,97 @@
+"""A small layer of a model, for --timing-only (tests/python/test_timing_only.py):
+
+    pldsim-py [--timing-only] timing_only.py MODE
+
+layer: on each of 2 ranks, scores = softmax(x @ w^T) over [M, N] (a
+tensor matmul with b_trans, row_max, row_expand_expdif, row_sum,
+row_expand_div), cast to BF16 and back, pushed into the right
+neighbour's window (pld.tile.remote_store), a barrier, then y = the
+neighbour's scores + 1.  y starts as -7 everywhere.  With data the
+program checks y against torch and prints OK; under --timing-only it
+prints whether y still holds its -7s (UNTOUCHED) and exits 0.
+read: pl.read of an element of the scores, which --timing-only has none of.
+golden: the layer through golden.run (a stand-in for pypto-lib's golden
+runner, golden/runner.py here) with a golden_fn that prints when it runs."""
+
+import os
+import sys
+
+import pypto.language as pl
+import pypto.language.distributed as pld
+import torch
+from pypto.ir.distributed_compiled_program import DistributedConfig
+from pypto.runtime import RunConfig
+
+MODE = sys.argv[1]
+P, M, K, N = 2, 16, 64, 32
+TIMING_ONLY = os.environ.get("PLD_TIMING_ONLY") == "1"
+
+
+@pl.jit.incore
+def layer(
+    x: pl.Tensor[[M, K], pl.BF16],
+    w: pl.Tensor[[N, K], pl.BF16],
+    y: pl.InOut[pl.Tensor[[M, N], pl.FP32]],
+    data: pld.DistributedTensor[[M, N], pl.FP32],
+    signal: pld.DistributedTensor[[P, 1], pl.INT32],
+):
+    ctx = pld.get_comm_ctx(data)
+    me, nr = pld.rank(ctx), pld.nranks(ctx)
+    acc = pl.matmul(x, w, b_trans=True, out_dtype=pl.FP32)
+    e = pl.row_expand_expdif(acc, pl.row_max(acc))
+    soft = pl.row_expand_div(e, pl.row_sum(e))
+    soft = pl.cast(pl.cast(soft, target_type=pl.BF16), target_type=pl.FP32)
+    if MODE == "read":
+        print("first score", pl.read(soft, [0, 0]))  # FAULT read
+    stage = pl.create_tensor([M, N], dtype=pl.FP32)
+    stage[0:M, 0:N] = soft
+    pld.tile.remote_store(pl.load(stage, [0, 0], [M, N]), data, peer=(me + 1) % nr, offsets=[0, 0])
+    signal = pld.tensor.barrier(signal)
+    return pl.store(pl.add(pl.load(data, [0, 0], [M, N]), 1.0), [0, 0], y)
+
+
+@pl.jit
+def on_device(
+    x: pl.Tensor[[M, K], pl.BF16],
+    w: pl.Tensor[[N, K], pl.BF16],
+    y: pl.InOut[pl.Tensor[[M, N], pl.FP32]],
+    data: pld.DistributedTensor[[M, N], pl.FP32],
+    signal: pld.DistributedTensor[[P, 1], pl.INT32],
+):
+    return layer(x, w, y, data, signal)
+
+
+@pl.jit.host
+def host(x: pl.Tensor[[P, M, K], pl.BF16], w: pl.Tensor[[N, K], pl.BF16], y: pl.InOut[pl.Tensor[[P, M, N], pl.FP32]]):
+    data = pld.alloc_window_buffer([M, N], dtype=pl.FP32)
+    signal = pld.alloc_window_buffer([P, 1], dtype=pl.INT32)
+    for r in pl.range(pld.world_size()):
+        on_device(x[r], w, y[r], pld.window(data, [M, N], dtype=pl.FP32), pld.window(signal, [P, 1], dtype=pl.INT32), device=r)
+
+
+def reference(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    scores = torch.softmax(x.float() @ w.float().t(), dim=-1).to(torch.bfloat16).float()
+    return scores.roll(1, dims=0) + 1.0  # rank r holds rank r-1's scores
+
+
+x = torch.randn(P, M, K).to(torch.bfloat16)
+w = torch.randn(N, K).to(torch.bfloat16)
+y = torch.full((P, M, N), -7.0)
+compiled = host.compile(x, w, y, config=RunConfig(distributed_config=DistributedConfig(device_ids=list(range(P)))))
+
+if MODE == "golden":
+    import golden
+
+    def golden_fn(values: dict) -> None:
+        print("golden_fn ran")
+        values["y"][:] = reference(values["x"], values["w"])
+
+    golden.run(compiled, {"x": x, "w": w, "y": y}, golden_fn=golden_fn)
+    sys.exit(0)
+
+compiled(x, w, y)
+if TIMING_ONLY:
+    print("UNTOUCHED" if bool((y == -7.0).all()) else "WRITTEN")
+else:
+    assert torch.allclose(y, reference(x, w), atol=1e-6), (y, reference(x, w))
+    print("OK")

@@ -1,0 +1,110 @@
+"""--timing-only: no values anywhere, the same simulated times.
+
+A timing-only run skips the loads' copies, the vector math and the cube's
+products (torch, in Python) and the stores into host tensors; the charges
+are those of a run with data, so its times, bytes and trace must be the
+same to the bit.  A read of a value gives 0 and says so once; pypto-lib's
+golden runner (a stand-in here, programs/golden/) computes and checks
+nothing."""
+
+from __future__ import annotations
+
+import os
+import re
+import unittest
+
+import support
+
+PROGRAM = support.program("timing_only.py")
+SUMMARY = re.compile(r"^\[pldsim\] backend=sim .* time=([0-9.]+ us) moved=(\S+ \S+)(.*)$", re.M)
+
+
+def summary(out: str) -> tuple[str, str, str]:
+    m = SUMMARY.search(out)
+    assert m, out
+    return m.group(1), m.group(2), m.group(3).strip()
+
+
+class TimingOnly(unittest.TestCase):
+    def test_a_layer_has_the_same_time_bytes_and_trace_with_and_without_values(self):
+        with support.scratch() as d:
+            runs = {}
+            for flags in ((), ("--timing-only",)):
+                trace = os.path.join(d, f"trace{len(flags)}.txt")
+                runs[flags] = (support.pldsim_py("--trace", trace, *flags, PROGRAM, "layer"), trace)
+            (data, data_trace), (timed, timed_trace) = runs[()], runs[("--timing-only",)]
+            self.assertEqual(data.returncode, 0, data.stderr)
+            self.assertEqual(timed.returncode, 0, timed.stderr)
+            self.assertEqual(data.stdout.splitlines()[-1], "OK")
+            # the store into y was charged, not done: y keeps its -7s
+            self.assertEqual(timed.stdout.splitlines()[-1], "UNTOUCHED")
+            t_data, t_timed = summary(data.stdout), summary(timed.stdout)
+            self.assertEqual(t_data[:2], t_timed[:2])
+            self.assertEqual(t_data[2], "")
+            self.assertEqual(t_timed[2], "(timing only: no values)")
+            with open(data_trace) as a, open(timed_trace) as b:
+                self.assertEqual(a.read(), b.read())
+
+    def test_the_environment_variable_is_the_flag(self):
+        r = support.pldsim_py(PROGRAM, "layer", env={"PLD_TIMING_ONLY": "1"})
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.splitlines()[-1], "UNTOUCHED")
+        bad = support.pldsim_py(PROGRAM, "layer", env={"PLD_TIMING_ONLY": "maybe"})
+        self.assertEqual(bad.returncode, 2)
+        self.assertIn("PLD_TIMING_ONLY", bad.stderr)
+
+    def test_reading_a_computed_value_gives_0_and_says_so_once(self):
+        # both ranks read: one warning, at the program's line
+        r = support.pldsim_py("--timing-only", PROGRAM, "read")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        line = support.fault_line(PROGRAM, "read")
+        lines = [l for l in r.stderr.splitlines() if l]
+        self.assertEqual(len(lines), 1, r.stderr)
+        self.assertTrue(lines[0].endswith(
+            f"timing_only.py:{line}: rank 0: pl.read: warning: --timing-only computes no values, so this read gives 0; "
+            "a run whose path depends on it may take another path than with data (said once)"), lines[0])
+        self.assertEqual(r.stdout.count("first score 0.0\n"), 2)
+        # with data the same read gives the value, at the same time
+        ok = support.pldsim_py(PROGRAM, "read")
+        self.assertEqual(ok.returncode, 0, ok.stderr)
+        self.assertNotIn("first score 0.0\n", ok.stdout)
+        self.assertEqual(summary(ok.stdout)[:2], summary(r.stdout)[:2])
+
+    def test_the_golden_runner_computes_and_checks_nothing(self):
+        data = support.pldsim_py(PROGRAM, "golden", cwd=support.PROGRAMS)
+        self.assertEqual(data.returncode, 0, data.stderr)
+        self.assertIn("golden_fn ran", data.stdout)
+        self.assertEqual(data.stdout.splitlines()[-1], "[RUN] PASS")
+        timed = support.pldsim_py("--timing-only", PROGRAM, "golden", cwd=support.PROGRAMS)
+        self.assertEqual(timed.returncode, 0, timed.stderr)
+        self.assertNotIn("golden_fn ran", timed.stdout)
+        self.assertIn("[pldsim] --timing-only: no golden computed, nothing validated", timed.stdout)
+        self.assertEqual(timed.stdout.splitlines()[-1], "[RUN] PASS (validation skipped: no golden_fn or golden_data)")
+        self.assertEqual(summary(data.stdout)[:2], summary(timed.stdout)[:2])
+
+    def test_cube_products_and_tutorial_steps_keep_their_times(self):
+        # the cube's closed-form programs check their results themselves,
+        # so under --timing-only only their times are compared
+        cases = [("py", support.program("cube_time.py"), "gemm", "FP16", "64", "128", "256"),
+                 ("py", support.program("cube_time.py"), "overlap", "4"),
+                 ("py", support.step("08_allreduce_mesh")), ("py", support.step("15_all_to_all")),
+                 ("c", support.c_step("08_allreduce_mesh")), ("c", support.c_step("16_putting_it_together"))]
+
+        def both(case):
+            kind, path, *args = case
+            if kind == "py":
+                return support.pldsim_py(path, *args), support.pldsim_py("--timing-only", path, *args)
+            return support.run([path, *args]), support.run([path, "--timing-only", *args])
+
+        for case, (data, timed) in zip(cases, support.in_parallel(both, cases)):
+            with self.subTest(case=case[1:]):
+                self.assertEqual(data.returncode, 0, data.stderr)
+                self.assertEqual(summary(data.stdout)[:2], summary(timed.stdout)[:2])
+                if "tutorials" in case[1]:
+                    # the steps know there is nothing to check
+                    self.assertEqual(timed.returncode, 0, timed.stderr)
+                    self.assertEqual(timed.stdout.splitlines()[-1], "OK (timing only: results not checked)")
+
+
+if __name__ == "__main__":
+    unittest.main()
