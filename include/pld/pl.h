@@ -56,6 +56,7 @@ typedef enum pl_dtype {
     PL_INT16,
     PL_INT32,
     PL_INT64,
+    PL_UINT32, /* the vector unit's sort indices (pl.sort32); adds wrap modulo 2^32 */
 } pl_dtype;
 
 /* Size in bytes of one element of `dt`; 0 for an invalid dtype. */

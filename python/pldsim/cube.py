@@ -26,6 +26,7 @@ from L1 (or UB) is moved into L0 by the matmul, and costs that move."""
 
 from __future__ import annotations
 
+import builtins
 import enum
 import math
 from typing import Any
@@ -34,7 +35,7 @@ import _pldsim
 
 from . import state
 from .errors import UnsupportedError, UsageTypeError, UsageValueError
-from .values import BF16, FP16, FP32, INT8, INT32, DataType, Tile, any_view, dtype_of_code, index_list, torch
+from .values import BF16, DELEGATES, FP16, FP32, INT8, INT32, DataType, Tile, any_view, dtype_of_code, index_list, torch, torch_storage
 from .where import caller
 
 
@@ -81,6 +82,10 @@ class CubeTile:
     def __repr__(self) -> str:
         return f"<pl.Tile {self.shape} {self.dtype!r} in {self.memory.name}>"
 
+    def __getitem__(self, key: Any) -> Any:
+        """``t[a:b, c:d]``: that region of the tile (tile.slice)."""
+        return DELEGATES.subscript_read(self, key)
+
 
 def is_tile(x: Any) -> bool:
     """A tile of any memory space."""
@@ -116,7 +121,7 @@ def _memory(op: str, m: Any, what: str = "target_memory") -> MemorySpace:
 
 
 def _torch_dtype(dt: DataType) -> Any:
-    return getattr(torch(), dt.torch_name)
+    return torch_storage(dt)
 
 
 def _static_shape(op: str, shape: Any) -> list[int]:
@@ -275,6 +280,34 @@ def move(tile: Any, target_memory: Any, blayout: Any = None, slayout: Any = None
 
 # the cube's own paths, as _pldsim.cube_move numbers them (pld_embed.h)
 PATH_L0A, PATH_L0B, PATH_DRAIN_UB = 0, 1, 2
+
+
+def region(tile: CubeTile, offsets: list[int], extents: list[int], op: str) -> CubeTile:
+    """``t[a:b, c:d]`` of a cube tile: that region, in the same buffer (a
+    view of its bytes, as upstream's tile.slice); no copy, no cost.  Its
+    valid part is the tile's that lies in it."""
+    t = _alive(op, tile, "the tile")
+    valid = [max(0, min(v - o, e)) for v, o, e in zip(t.valid, offsets, extents)]
+    data = None
+    if t.data is not None:
+        data = t.data[tuple(builtins.slice(o, o + e) for o, e in zip(offsets, extents))].contiguous()
+    return CubeTile(data, t.dtype, t.memory, extents, valid)
+
+
+def transpose_view(tile: Any) -> CubeTile:
+    """``pl.tile.transpose_view(t)``: cube tile `t` (2D or more, in Mat,
+    Left or Right) seen with its last two dimensions swapped, over the same
+    bytes (upstream: an NZ tile read as ZN), so one load feeds a matmul
+    with and one without b_trans.  No copy, no cost."""
+    op = "pl.tile.transpose_view"
+    if not isinstance(tile, CubeTile):
+        raise UsageTypeError(op, f"{op} takes a tile in the cube's buffers (Mat, Left or Right), got {type(tile).__name__}")
+    t = _alive(op, tile, "the tile")
+    if t.memory is MemorySpace.Acc or len(t.shape) < 2:
+        raise UsageValueError(op, f"{op} takes a 2D (or more) tile in Mat, Left or Right, got {t.shape} in {t.memory.name}")
+    data = None if t.data is None else t.data.transpose(-1, -2).contiguous()
+    swap = lambda dims: [*dims[:-2], dims[-1], dims[-2]]  # noqa: E731
+    return CubeTile(data, t.dtype, t.memory, swap(t.shape), swap(t.valid))
 
 
 def _charge_move(path: int, tile: Any) -> None:

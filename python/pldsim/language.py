@@ -31,6 +31,7 @@ from . import ops as _ops
 from . import program as _program
 from . import reduce as _reduce
 from . import scopes as _scopes
+from . import sort as _sort
 from . import spmd as _spmd
 from . import tensor_matmul as _tensor_matmul
 from . import tensor_ops as _tensor_ops
@@ -107,6 +108,8 @@ arange = _vector_math.arange
 cmp = _vector_math.cmp
 concat = _vector_math.concat
 scatter = _vector_math.scatter
+sort32 = _sort.sort32
+mrgsort = _sort.mrgsort
 split_aiv = _aiv_split.split_aiv
 aiv_shard = _aiv_split.aiv_shard
 aic_gather = _aiv_split.aic_gather
@@ -129,7 +132,7 @@ row_expand_expdif = _vector_math.expand("row", "expdif")
 col_expand_expdif = _vector_math.expand("col", "expdif")
 create_tensor = _tensor_ops.create_tensor
 _VECTOR_MATH = dict(
-    abs=abs, neg=neg, exp=exp, log=log, sqrt=sqrt, rsqrt=rsqrt, recip=recip, relu=relu, div=div, fillpad=fillpad, transpose=transpose, gather=gather, cmp=cmp, concat=concat,
+    abs=abs, neg=neg, exp=exp, log=log, sqrt=sqrt, rsqrt=rsqrt, recip=recip, relu=relu, div=div, fillpad=fillpad, transpose=transpose, gather=gather, cmp=cmp, concat=concat, sort32=sort32, mrgsort=mrgsort,
     row_expand=row_expand, col_expand=col_expand, row_expand_mul=row_expand_mul, row_expand_div=row_expand_div,
     row_expand_add=row_expand_add, row_expand_sub=row_expand_sub, col_expand_mul=col_expand_mul,
     col_expand_div=col_expand_div, col_expand_add=col_expand_add, col_expand_sub=col_expand_sub,
@@ -305,7 +308,7 @@ _UPSTREAM_ONLY = frozenset(
     ors xor xors shl shls shr shrs maximums minimums prelu not_ addc subc addsc subsc lrelu sel
     sels tri tpush_to_aiv tpush_to_aic tpop_from_aic tpop_from_aiv aic_initialize_pipe
     aiv_initialize_pipe reserve_buffer import_peer_buffer tfree_to_aic tfree_to_aiv cos dim
-    no_dep dump_tag scatter_update sin paged_gather random create_l1 gather_row mrgsort sort32
+    no_dep dump_tag scatter_update sin paged_gather random create_l1 gather_row
     while_ cond func_attr cluster parse loads parse_program loads_program Tuple RUNTIME""".split()
 )
 
@@ -367,6 +370,7 @@ tile = _Namespace(
     get_block_num=get_block_num,
     get_subblock_idx=get_subblock_idx,
     set_validshape=set_validshape,
+    transpose_view=_cube.transpose_view,
     MaskPattern=_vector_math.MaskPattern,
     **_VECTOR_MATH,
     row_sum=_reduce.tile_op("sum", "row"),

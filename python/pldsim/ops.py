@@ -15,10 +15,10 @@ from typing import Any
 import _pldsim
 
 from . import cube, tensor_ops, vector_math
-from .errors import UnsupportedError, UsageTypeError, UsageValueError
+from .errors import UsageTypeError, UsageValueError
 from .state import CUBE, VECTOR, kernel
 from .loops import CarriedLoop
-from .values import INDEX, INT64, DataType, Tile, any_view, atomic_code, dtype_of_torch, index_list, is_torch_tensor, tile_of, typed_scalar
+from .values import INDEX, INT64, DataType, TensorValue, Tile, any_view, atomic_code, dtype_of_torch, index_list, is_torch_tensor, tile_of, typed_scalar
 from .where import caller
 
 def load(tensor: Any, offsets: Any, shapes: Any, valid_shape: Any = None, target_memory: Any = None, clamp: bool = False) -> Any:
@@ -135,8 +135,8 @@ def _as_index(offset: Any, op: str) -> list[int]:
 def write(dst: Any, offset: Any, value: Any) -> None:
     """Stores `value`, converted to the tensor's dtype, into one element."""
     op = "pl.write"
-    if isinstance(dst, Tile):
-        raise UnsupportedError(op, "pl.write into a tile is not supported by pldsim (write a tensor)")
+    if isinstance(dst, (Tile, TensorValue)):
+        return tensor_ops.write_element(dst, offset, value, op)
     file, line = caller()
     v = any_view(dst, op, "the tensor")
     if isinstance(value, bool) or not isinstance(value, (int, float)):

@@ -291,6 +291,10 @@ def subscript_read(tensor: Any, key: Any) -> Any:
     (tensor.slice), or with every dim indexed, one element (tensor.read)."""
     op = "tensor.slice"
     offsets, extents, drop = _subscript(_shape_of(tensor), key, op)
+    if isinstance(tensor, cube.CubeTile):
+        if drop:
+            raise UnsupportedError(op, "indexing a tile with an int is not supported by pldsim: slice it (t[i:i+1, ...])")
+        return cube.region(tensor, offsets, extents, op)
     if isinstance(tensor, (TensorValue, Tile)):
         if drop:
             raise UnsupportedError(op, "indexing a computed value or a tile with an int is not supported by pldsim: slice it (v[i:i+1, ...])")
@@ -331,6 +335,31 @@ def _write_into_value(target: Any, key: Any, value: Any) -> None:
         target._tile = updated._tile  # the same Python tile, whose buffer now holds the update
     file, line = caller()
     _pldsim.charge_vector(file, line, op, math.prod(extents))
+
+
+def write_element(target: Any, offset: Any, value: Any, op: str = "pl.tile.write") -> None:
+    """``pl.tile.write(t, [i, j], x)`` of a Vec tile or a computed value:
+    the number x, converted to its dtype, into one element, in UB; one
+    vector element operation."""
+    t = target._value if isinstance(target, TensorValue) else target
+    if not isinstance(t, Tile):
+        raise UnsupportedError(op, "writing into a cube tile (an accumulator) is not supported by pldsim")
+    idx = index_list(offset, op, "the index")
+    shape = list(t.shape)
+    if len(idx) != len(shape) or any(not 0 <= i < d for i, d in zip(idx, shape)):
+        raise UsageValueError(op, f"index {idx} is outside the tile {shape}")
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise UsageTypeError(op, f"the value must be a number, got {type(value).__name__}")
+    data = cube.values_of(op, t, "the tile")
+    if data is not None:
+        data[tuple(idx)] = value
+    updated = cube.vec_tile(op, t.dtype, shape, cube.valid_of(t), data)
+    if isinstance(target, TensorValue):
+        target._value = updated
+    else:
+        target._tile = updated._tile
+    file, line = caller()
+    _pldsim.charge_vector(file, line, op, 1)
 
 
 def subscript_write(target: Any, key: Any, value: Any) -> None:

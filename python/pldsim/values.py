@@ -57,7 +57,7 @@ INT32 = DataType("INT32", 32, 6, "int32", False)
 INT64 = DataType("INT64", 64, 7, "int64", False)
 UINT8 = DataType("UINT8", 8, 0, "uint8", False)
 UINT16 = DataType("UINT16", 16, 0, None, False)
-UINT32 = DataType("UINT32", 32, 0, None, False)
+UINT32 = DataType("UINT32", 32, 8, None, False)  # tiles only: torch before 2.3 has no uint32
 UINT64 = DataType("UINT64", 64, 0, None, False)
 BOOL = DataType("BOOL", 8, 0, "bool", False)
 INDEX = DataType("INDEX", 64, 0, None, False)
@@ -145,6 +145,12 @@ class HostNames:
 
 HOST_NAMES = HostNames()
 _BY_TORCH: dict[Any, DataType] = {}
+
+
+def torch_storage(dt: DataType) -> Any:
+    """The torch dtype that holds a tile of `dt` in the front end: its own,
+    or for UINT32 (which torch lacks before 2.3) int32, the same bits."""
+    return getattr(torch(), dt.torch_name or "int32")
 
 
 def dtype_of_torch(t: Any) -> DataType | None:

@@ -26,12 +26,13 @@ import _pldsim
 from . import cube, state, tensor_ops
 from .errors import UnsupportedError, UsageTypeError, UsageValueError
 from .values import INT32 as _INT32
-from .values import DataType, TensorValue, Tile, index_list, torch
+from .values import DataType, TensorValue, Tile, index_list, torch, torch_storage
 from .where import caller
 
 
-def _operand(op: str, x: Any, what: str) -> tuple[Tile, bool]:
-    """The Vec tile of `x`, and whether `x` is tensor-level."""
+def operand(op: str, x: Any, what: str) -> tuple[Tile, bool]:
+    """The Vec tile of `x` (a tensor, a value or a tile), and whether `x`
+    is tensor-level: what every vector op starts from."""
     if isinstance(x, Tile):
         return x, False
     if isinstance(x, cube.CubeTile):
@@ -43,16 +44,19 @@ def _operand(op: str, x: Any, what: str) -> tuple[Tile, bool]:
     raise UsageTypeError(op, f"{what} must be a tensor or a tile, got {type(x).__name__}")
 
 
-def _result(op: str, dt: DataType, shape: list[int], valid: list[int], data: Any, tensor_level: bool) -> Any:
+def result(op: str, dt: DataType, shape: list[int], valid: list[int], data: Any, tensor_level: bool, elems: int | None = None) -> Any:
+    """A vector op's result tile (or tensor value, `tensor_level`) holding
+    `data`, charged `elems` vector element operations (default: one per
+    valid element)."""
     cube.require_unit(op, state.VECTOR)
     tile = cube.vec_tile(op, dt, shape, valid, data)
     file, line = caller()
-    _pldsim.charge_vector(file, line, op, math.prod(valid))
+    _pldsim.charge_vector(file, line, op, math.prod(valid) if elems is None else elems)
     return TensorValue(tile) if tensor_level else tile
 
 
 def _torch_dtype(dt: DataType) -> Any:
-    return getattr(torch(), dt.torch_name)
+    return torch_storage(dt)
 
 
 def _compute_dtype(dt: DataType) -> Any:
@@ -82,13 +86,13 @@ def unary(kind: str) -> Any:
         # float32 arithmetic is that one already, at the same charge
         if not isinstance(high_precision, bool):
             raise UsageTypeError(op, f"high_precision must be True or False, got {high_precision!r}")
-        t, tensor_level = _operand(op, x, "the input")
+        t, tensor_level = operand(op, x, "the input")
         if kind in _FLOAT_ONLY and not t.dtype.is_float:
             raise UsageTypeError(op, f"{op} takes a float tensor or tile, got {t.dtype!r}")
         data = cube.values_of(op, t, "the input")
         if data is not None:
             data = _UNARY[kind](torch(), data.to(_compute_dtype(t.dtype)))
-        return _result(op, t.dtype, list(t.shape), cube.valid_of(t), data, tensor_level)
+        return result(op, t.dtype, list(t.shape), cube.valid_of(t), data, tensor_level)
 
     fn.__name__ = kind
     return fn
@@ -119,7 +123,7 @@ def _second(op: str, a: Tile, rhs: Any, same_dtype: bool) -> tuple[Any, list[int
         return rhs, cube.valid_of(a), False
     if not tensor_ops.is_tensor(rhs) and not isinstance(rhs, (Tile, cube.CubeTile)):
         raise UsageTypeError(op, f"the second operand must be a tensor, a tile or a number, got {type(rhs).__name__}")
-    b, b_tensor = _operand(op, rhs, "the second operand")
+    b, b_tensor = operand(op, rhs, "the second operand")
     if same_dtype and b.dtype is not a.dtype:
         raise UsageTypeError(op, f"the operands' dtypes differ: {a.dtype!r} and {b.dtype!r}")
     if list(b.shape) != list(a.shape):
@@ -132,7 +136,7 @@ def div(lhs: Any, rhs: Any) -> Any:
     """``pl.div(a, b)``: a / b element-wise (b a tensor, a tile or a
     number); integers divide toward zero, as C's."""
     op = "pl.div"
-    a, a_tensor = _operand(op, lhs, "the first operand")
+    a, a_tensor = operand(op, lhs, "the first operand")
     b_data, valid, b_tensor = _second(op, a, rhs, True)
     if _number(b_data) and b_data == 0 and not a.dtype.is_float:
         raise UsageValueError(op, "an integer division by 0")
@@ -141,7 +145,7 @@ def div(lhs: Any, rhs: Any) -> Any:
         x = data.to(_compute_dtype(a.dtype))
         y = b_data if _number(b_data) else b_data.to(_compute_dtype(a.dtype))
         data = x / y if a.dtype.is_float else torch().div(x, y, rounding_mode="trunc")
-    return _result(op, a.dtype, list(a.shape), valid, data, a_tensor or b_tensor)
+    return result(op, a.dtype, list(a.shape), valid, data, a_tensor or b_tensor)
 
 
 _BROADCAST = {"mul": lambda x, y: x * y, "div": lambda x, y: x / y, "add": lambda x, y: x + y, "sub": lambda x, y: x - y,
@@ -157,8 +161,8 @@ def expand(axis: str, kind: str) -> Any:
     op = f"pl.{name}"
 
     def fn(target: Any, vector: Any) -> Any:
-        t, t_tensor = _operand(op, target, "the first operand")
-        v, v_tensor = _operand(op, vector, "the second operand")
+        t, t_tensor = operand(op, target, "the first operand")
+        v, v_tensor = operand(op, vector, "the second operand")
         shape = list(t.shape)
         if len(shape) != 2 or len(v.shape) != 2:
             raise UsageValueError(op, f"{op} takes 2D operands, got {shape} and {list(v.shape)}")
@@ -177,7 +181,7 @@ def expand(axis: str, kind: str) -> Any:
             data = _BROADCAST[kind](data.to(cd), vdata.to(cd))
             if not t.dtype.is_float and kind in ("div", "expdif"):
                 raise UnsupportedError(op, f"{op} of integers is not supported by pldsim")
-        return _result(op, t.dtype, shape, valid, data, t_tensor or v_tensor)
+        return result(op, t.dtype, shape, valid, data, t_tensor or v_tensor)
 
     fn.__name__ = name
     return fn
@@ -228,7 +232,7 @@ def rounding_cast(value: Any, target: DataType, mode: Any) -> Any:
         mode_name = "rint"
     if mode_name not in _ROUND:
         raise UnsupportedError(op, f"rounding mode {mode!r} is not supported by pldsim (rint, round, floor, ceil, trunc and none are)")
-    t, tensor_level = _operand(op, value, "the input")
+    t, tensor_level = operand(op, value, "the input")
     data = cube.values_of(op, t, "the input")
     if data is not None:
         th = torch()
@@ -238,7 +242,7 @@ def rounding_cast(value: Any, target: DataType, mode: Any) -> Any:
             lo, hi = (0, (1 << target.bits) - 1) if target.name.startswith("UINT") else (-(1 << (target.bits - 1)), (1 << (target.bits - 1)) - 1)
             x = x.nan_to_num(0.0).clamp(lo, hi).to(th.int64)
         data = x
-    return _result(op, target, list(t.shape), cube.valid_of(t), data, tensor_level)
+    return result(op, target, list(t.shape), cube.valid_of(t), data, tensor_level)
 
 
 class PadValue(enum.Enum):
@@ -267,7 +271,7 @@ def fillpad(x: Any, pad_value: Any = PadValue.zero) -> Any:
     valid part set to zero, or the dtype's largest or smallest value; the
     result is valid throughout.  One vector element operation per element."""
     op = "pl.fillpad"
-    t, tensor_level = _operand(op, x, "the input")
+    t, tensor_level = operand(op, x, "the input")
     pad = _pad_number(op, pad_value, t.dtype)
     shape, valid = list(t.shape), cube.valid_of(t)
     data = cube.values_of(op, t, "the input")
@@ -276,7 +280,7 @@ def fillpad(x: Any, pad_value: Any = PadValue.zero) -> Any:
         region = tuple(slice(0, v) for v in valid)
         padded[region] = data[region]
         data = padded
-    return _result(op, t.dtype, shape, shape, data, tensor_level)
+    return result(op, t.dtype, shape, shape, data, tensor_level)
 
 
 def transpose(x: Any, axis1: Any, axis2: Any) -> Any:
@@ -284,7 +288,7 @@ def transpose(x: Any, axis1: Any, axis2: Any) -> Any:
     vector unit's transpose, one element operation per element); its valid
     part is exchanged with them."""
     op = "pl.transpose"
-    t, tensor_level = _operand(op, x, "the input")
+    t, tensor_level = operand(op, x, "the input")
     shape, valid = list(t.shape), cube.valid_of(t)
     axes = []
     for name, a in (("axis1", axis1), ("axis2", axis2)):
@@ -299,18 +303,18 @@ def transpose(x: Any, axis1: Any, axis2: Any) -> Any:
     data = cube.values_of(op, t, "the input")
     if data is not None:
         data = data.transpose(i, j).contiguous()
-    return _result(op, t.dtype, shape, valid, data, tensor_level)
+    return result(op, t.dtype, shape, valid, data, tensor_level)
 
 
 def arange(start: Any, shape: Any, dtype: Any = None, descending: bool = False) -> TensorValue:
     """``pl.arange(start, [1, n], dtype=pl.INT32)`` (upstream's tensor.ci):
     start, start + 1, ... (or down, `descending`) along a [1, n] value of
-    INT16 or INT32.  One vector element operation per element."""
+    INT16, INT32 or UINT32 (pl.sort32's indices).  One vector element operation per element."""
     op = "pl.arange"
     dims = index_list(shape, op, "shape")
     dt = dtype if dtype is not None else _INT32
-    if dt.name not in ("INT16", "INT32"):
-        raise UsageTypeError(op, f"dtype must be pl.INT16 or pl.INT32, got {dt!r}")
+    if dt.name not in ("INT16", "INT32", "UINT32"):
+        raise UsageTypeError(op, f"dtype must be pl.INT16, pl.INT32 or pl.UINT32, got {dt!r}")
     if not dims or any(d < 1 for d in dims[:-1]) or math.prod(dims[:-1]) != 1 or dims[-1] < 2:
         raise UsageValueError(op, f"the shape must be [1, ..., n] with n > 1 (the hardware fills one row), got {dims}")
     if isinstance(start, bool) or not isinstance(start, int):
@@ -323,7 +327,7 @@ def arange(start: Any, shape: Any, dtype: Any = None, descending: bool = False) 
     th = torch()
     step = -1 if descending else 1
     data = (start + step * th.arange(dims[-1], dtype=th.int64)).reshape(dims)
-    return _result(op, dt, dims, dims, data, True)
+    return result(op, dt, dims, dims, data, True)
 
 
 class MaskPattern(enum.IntEnum):
@@ -347,9 +351,14 @@ def _gather_mask(op: str, x: Any, pattern: Any, output_dtype: Any) -> Any:
     """The mask form: the columns `pattern` keeps, of every row."""
     if isinstance(pattern, bool) or not isinstance(pattern, int) or int(pattern) not in _MASK_STEP:
         raise UsageValueError(op, f"mask_pattern must be a pl.tile.MaskPattern (1..7), got {pattern!r}")
+    t, tensor_level = operand(op, x, "the input")
+    out_dt = t.dtype
     if output_dtype is not None:
-        raise UnsupportedError(op, "output_dtype= of pl.gather's mask form is not supported by pldsim")
-    t, tensor_level = _operand(op, x, "the input")
+        # the same bits seen as another type of their width: pl.sort32's
+        # records keep each index's bits in a float word
+        if not isinstance(output_dtype, DataType) or not output_dtype.code or output_dtype.bits != t.dtype.bits:
+            raise UsageTypeError(op, f"output_dtype must be a pl dtype of {t.dtype!r}'s {t.dtype.bits} bits, got {output_dtype!r}")
+        out_dt = output_dtype
     first, step = _MASK_STEP[int(pattern)]
     shape, valid = list(t.shape), cube.valid_of(t)
     if len(shape) != 2 or shape[1] % step:
@@ -358,8 +367,8 @@ def _gather_mask(op: str, x: Any, pattern: Any, output_dtype: Any) -> Any:
     out_valid = [valid[0], max(0, (valid[1] - first + step - 1) // step)]
     data = cube.values_of(op, t, "the input")
     if data is not None:
-        data = data[:, first::step].contiguous()
-    return _result(op, t.dtype, out_shape, out_valid, data, tensor_level)
+        data = data[:, first::step].contiguous().view(_torch_dtype(out_dt))
+    return result(op, out_dt, out_shape, out_valid, data, tensor_level)
 
 
 def gather(x: Any, dim: Any = None, index: Any = None, *, mask_pattern: Any = None, output_dtype: Any = None, **kwargs: Any) -> Any:
@@ -374,8 +383,8 @@ def gather(x: Any, dim: Any = None, index: Any = None, *, mask_pattern: Any = No
         if dim is not None or index is not None:
             raise UsageTypeError(op, "pl.gather takes either dim= and index= or mask_pattern=, not both")
         return _gather_mask(op, x, mask_pattern, output_dtype)
-    t, t_tensor = _operand(op, x, "the input")
-    i, i_tensor = _operand(op, index, "the index")
+    t, t_tensor = operand(op, x, "the input")
+    i, i_tensor = operand(op, index, "the index")
     if len(t.shape) != 2 or dim not in (-1, 1):
         raise UsageValueError(op, f"pl.gather takes a 2D input along dim=-1, got {list(t.shape)} and dim={dim!r}")
     want = "INT16" if t.dtype.name in ("FP16", "INT16") else "INT32"
@@ -396,7 +405,7 @@ def gather(x: Any, dim: Any = None, index: Any = None, *, mask_pattern: Any = No
         out = torch().zeros(list(i.shape), dtype=data.dtype)
         out[: valid[0], : valid[1]] = torch().gather(data[: valid[0]], 1, region)
         data = out
-    return _result(op, t.dtype, list(i.shape), valid, data, t_tensor or i_tensor)
+    return result(op, t.dtype, list(i.shape), valid, data, t_tensor or i_tensor)
 
 
 _CMP = {0: "eq", 1: "ne", 2: "lt", 3: "le", 4: "gt", 5: "ge"}
@@ -411,14 +420,14 @@ def cmp(lhs: Any, rhs: Any, cmp_type: Any = 0) -> Any:
     mode = {v: k for k, v in _CMP.items()}.get(cmp_type, cmp_type) if isinstance(cmp_type, str) else cmp_type
     if isinstance(mode, bool) or mode not in _CMP:
         raise UsageValueError(op, f"cmp_type must be 0..5 (eq, ne, lt, le, gt, ge), got {cmp_type!r}")
-    a, a_tensor = _operand(op, lhs, "the first operand")
+    a, a_tensor = operand(op, lhs, "the first operand")
     b_data, valid, b_tensor = _second(op, a, rhs, False)
     data = cube.values_of(op, a, "the first operand")
     if data is not None and b_data is not None:
         x = data.to(_compute_dtype(a.dtype))
         y = b_data if _number(b_data) else b_data.to(_compute_dtype(a.dtype))
         data = getattr(torch(), _CMP[mode])(x, y).to(x.dtype)
-    return _result(op, a.dtype, list(a.shape), valid, data, a_tensor or b_tensor)
+    return result(op, a.dtype, list(a.shape), valid, data, a_tensor or b_tensor)
 
 
 def scatter(x: Any, dim: Any = None, index: Any = None, src: Any = None, *, mask_pattern: Any = None, dst: Any = None) -> Any:
@@ -433,8 +442,8 @@ def scatter(x: Any, dim: Any = None, index: Any = None, src: Any = None, *, mask
             raise UsageTypeError(op, "the mask form takes mask_pattern= and dst= only")
         if isinstance(mask_pattern, bool) or not isinstance(mask_pattern, int) or int(mask_pattern) not in _MASK_STEP:
             raise UsageValueError(op, f"mask_pattern must be a pl.tile.MaskPattern (1..7), got {mask_pattern!r}")
-        s, s_tensor = _operand(op, x, "the input")
-        d, d_tensor = _operand(op, dst, "dst")
+        s, s_tensor = operand(op, x, "the input")
+        d, d_tensor = operand(op, dst, "dst")
         first, step = _MASK_STEP[int(mask_pattern)]
         if len(s.shape) != 2 or list(d.shape) != [s.shape[0], s.shape[1] * step]:
             raise UsageValueError(op, f"dst must be [{s.shape[0]}, {s.shape[1] * step}] for a {list(s.shape)} input and this pattern, got {list(d.shape)}")
@@ -444,12 +453,12 @@ def scatter(x: Any, dim: Any = None, index: Any = None, src: Any = None, *, mask
         if data is not None and sdata is not None:
             data = data.clone()
             data[:, first::step] = sdata
-        return _result(op, d.dtype, list(d.shape), cube.valid_of(d), data, s_tensor or d_tensor)
+        return result(op, d.dtype, list(d.shape), cube.valid_of(d), data, s_tensor or d_tensor)
     if dim not in (-1, 1) or index is None or src is None:
         raise UsageTypeError(op, "pl.tensor.scatter takes dim=-1, index= and src=, or mask_pattern= and dst=")
-    b, b_tensor = _operand(op, x, "the input")
-    i, _ = _operand(op, index, "the index")
-    v, v_tensor = _operand(op, src, "src")
+    b, b_tensor = operand(op, x, "the input")
+    i, _ = operand(op, index, "the index")
+    v, v_tensor = operand(op, src, "src")
     if len(b.shape) != 2 or list(i.shape) != list(v.shape) or i.shape[0] != b.shape[0] or i.shape[1] > b.shape[1]:
         raise UsageValueError(op, f"the input [rows, S] {list(b.shape)}, index and src [rows, K <= S] {list(i.shape)}, {list(v.shape)} do not fit")
     data, idx, vals = cube.values_of(op, b, "the input"), cube.values_of(op, i, "the index"), cube.values_of(op, v, "src")
@@ -459,7 +468,7 @@ def scatter(x: Any, dim: Any = None, index: Any = None, src: Any = None, *, mask
             raise UsageValueError(op, f"an index is outside the input's {b.shape[1]} columns")
         data = data.clone()
         data.scatter_(1, cols, vals.to(data.dtype))
-    return _result(op, b.dtype, list(b.shape), cube.valid_of(b), data, b_tensor or v_tensor)
+    return result(op, b.dtype, list(b.shape), cube.valid_of(b), data, b_tensor or v_tensor)
 
 
 def concat(a: Any, b: Any) -> Any:
@@ -467,8 +476,8 @@ def concat(a: Any, b: Any) -> Any:
     of one dtype and row count; valid where both are, in their rows.  One
     vector element operation per element."""
     op = "pl.concat"
-    x, x_tensor = _operand(op, a, "the first operand")
-    y, y_tensor = _operand(op, b, "the second operand")
+    x, x_tensor = operand(op, a, "the first operand")
+    y, y_tensor = operand(op, b, "the second operand")
     if len(x.shape) != 2 or len(y.shape) != 2 or x.shape[0] != y.shape[0]:
         raise UsageValueError(op, f"pl.concat joins 2D operands of one row count, got {list(x.shape)} and {list(y.shape)}")
     if x.dtype is not y.dtype:
@@ -478,4 +487,4 @@ def concat(a: Any, b: Any) -> Any:
     valid = [min(xv[0], yv[0]), shape[1] if xv[1] == x.shape[1] else xv[1]]
     xd, yd = cube.values_of(op, x, "the first operand"), cube.values_of(op, y, "the second operand")
     data = torch().cat([xd, yd], dim=1) if xd is not None and yd is not None else None
-    return _result(op, x.dtype, shape, valid, data, x_tensor or y_tensor)
+    return result(op, x.dtype, shape, valid, data, x_tensor or y_tensor)

@@ -442,16 +442,20 @@ void pl__write(const char *file, int line, pl_tensor t, pl_shape idx, double v)
         .value = (int64_t)v});
 }
 
+/* The integer dtypes' ranges, by pl_dtype (floats: unused). */
+static const double int_lo[] = {0, 0, 0, 0, INT8_MIN, INT16_MIN, INT32_MIN, -9223372036854775808.0,
+                                0};
+static const double int_hi[] = {
+    0, 0, 0, 0, INT8_MAX, INT16_MAX, INT32_MAX, 9223372036854775807.0, UINT32_MAX};
+
 double pl__cast(const char *file, int line, double v, pl_dtype dt)
 {
-    static const double lo[] = {0, 0, 0, 0, INT8_MIN, INT16_MIN, INT32_MIN, -9223372036854775808.0};
-    static const double hi[] = {0, 0, 0, 0, INT8_MAX, INT16_MAX, INT32_MAX, 9223372036854775807.0};
     unsigned char buf[8];
     if (pl_dtype_size(dt) == 0)
         pld__fail(PLD_EINVAL, file, line, "pl_cast", "invalid target dtype %d", (int)dt);
     if (dt >= PL_INT8) {
         double tv = trunc(v);
-        if (!(tv >= lo[dt] && tv <= hi[dt]))
+        if (!(tv >= int_lo[dt] && tv <= int_hi[dt]))
             pld__fail(PLD_EINVAL, file, line, "pl_cast", "%.17g does not fit in %s", v,
                       pl_dtype_name(dt));
         return tv;
@@ -462,8 +466,6 @@ double pl__cast(const char *file, int line, double v, pl_dtype dt)
 
 pl_tile pl__cast_tile(const char *file, int line, pl_tile t, pl_dtype dt)
 {
-    static const double lo[] = {0, 0, 0, 0, INT8_MIN, INT16_MIN, INT32_MIN, -9223372036854775808.0};
-    static const double hi[] = {0, 0, 0, 0, INT8_MAX, INT16_MAX, INT32_MAX, 9223372036854775807.0};
     static const char op[] = "pl_cast";
     double t0 = pld__now();
     pld__kernel_rank(file, line, op);
@@ -478,7 +480,7 @@ pl_tile pl__cast_tile(const char *file, int line, pl_tile t, pl_dtype dt)
         double v = pld__elem_get(t.dtype, (char *)t.data + i * es);
         if (dt >= PL_INT8) { /* truncate, then saturate: the vector unit's float-to-int */
             v = isnan(v) ? 0 : trunc(v);
-            v = v < lo[dt] ? lo[dt] : v > hi[dt] ? hi[dt] : v;
+            v = v < int_lo[dt] ? int_lo[dt] : v > int_hi[dt] ? int_hi[dt] : v;
         }
         pld__elem_set(dt, (char *)r.data + i * rs, v);
     }

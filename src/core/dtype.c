@@ -11,6 +11,7 @@ size_t pl_dtype_size(pl_dtype dt)
     switch (dt) {
     case PL_FP32:
     case PL_INT32:
+    case PL_UINT32:
         return 4;
     case PL_FP16:
     case PL_BF16:
@@ -26,8 +27,8 @@ size_t pl_dtype_size(pl_dtype dt)
 
 const char *pl_dtype_name(pl_dtype dt)
 {
-    static const char *const names[] = {"?",    "FP32",  "FP16",  "BF16",
-                                        "INT8", "INT16", "INT32", "INT64"};
+    static const char *const names[] = {"?",     "FP32",  "FP16",  "BF16",  "INT8",
+                                        "INT16", "INT32", "INT64", "UINT32"};
     return (unsigned)dt < sizeof names / sizeof names[0] ? names[dt] : "?";
 }
 
@@ -125,6 +126,11 @@ double pld__elem_get(pl_dtype dt, const void *p)
         memcpy(&v, p, 8);
         return (double)v;
     }
+    case PL_UINT32: {
+        uint32_t v;
+        memcpy(&v, p, 4);
+        return v;
+    }
     }
     return 0;
 }
@@ -166,6 +172,11 @@ void pld__elem_set(pl_dtype dt, void *p, double v)
         memcpy(p, &i, 8);
         return;
     }
+    case PL_UINT32: {
+        uint32_t u = (uint32_t)(int64_t)v;
+        memcpy(p, &u, 4);
+        return;
+    }
     }
 }
 
@@ -189,6 +200,12 @@ static void add_elem(pl_dtype dt, unsigned char *dst, const unsigned char *src)
         int32_t v;
         memcpy(&v, src, 4);
         __atomic_fetch_add((int32_t *)(void *)dst, v, __ATOMIC_RELAXED);
+        return;
+    }
+    case PL_UINT32: {
+        uint32_t v;
+        memcpy(&v, src, 4);
+        __atomic_fetch_add((uint32_t *)(void *)dst, v, __ATOMIC_RELAXED);
         return;
     }
     case PL_INT64: {

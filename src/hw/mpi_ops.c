@@ -23,6 +23,8 @@ static MPI_Datatype basic_type(pl_dtype dt)
         return MPI_INT8_T;
     case PL_INT64:
         return MPI_INT64_T;
+    case PL_UINT32:
+        return MPI_UINT32_T;
     default:
         return MPI_DATATYPE_NULL; /* FP16, BF16: no MPI type to add with */
     }

@@ -89,7 +89,7 @@ class Constructs(unittest.TestCase):
     def test_an_op_pldsim_lacks_says_so(self):
         r = features("unsupported")
         self.assertEqual(r.returncode, 3, r.stderr)
-        self.assertRegex(r.stderr, r"features\.py:\d+: rank 0: pl\.sort32: not supported by pldsim")
+        self.assertRegex(r.stderr, r"features\.py:\d+: rank 0: pl\.gemv: not supported by pldsim")
 
     def test_a_host_orchestrator_can_be_called_directly(self):
         r = features("direct")

@@ -48,9 +48,12 @@ class ModelIdioms(unittest.TestCase):
         # writes into a value and an accumulator read by vector ops; AIV lanes,
         # pl.cmp and pl.scope; mask gathers and scatters, writes into tiles and
         # stores of a leading region; compile()
-        # with samples in another order; torch.unravel_index
+        # with samples in another order; torch.unravel_index; pl.sort32 and
+        # both forms of pl.mrgsort against a stable argsort (with ties), and
+        # gather's output_dtype; a matmul through pl.tile.transpose_view
         cases = [("task-id",), ("spmd",), ("quant", "13"), ("quant", "16"), ("matmul",), ("rounding",),
-                 ("softmax",), ("compile-order",), ("staged",), ("lanes",), ("masks",), ("unravel",)]
+                 ("softmax",), ("compile-order",), ("staged",), ("lanes",), ("masks",), ("unravel",),
+                 ("sort",), ("transpose-view",)]
         for case, r in zip(cases, support.in_parallel(lambda c: idioms(*c), cases)):
             with self.subTest(case=case):
                 self.assertEqual(r.returncode, 0, r.stderr)

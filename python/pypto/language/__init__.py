@@ -95,6 +95,8 @@ from pldsim.language import (
     row_sum,
     rsqrt,
     scatter,
+    sort32,
+    mrgsort,
     scope,
     set_validshape,
     slice,
@@ -139,7 +141,7 @@ __all__ = [
     "reshape", "row_max", "row_min", "row_prod", "row_sum", "spmd", "spmd_submit", "submit", "abs", "neg", "exp",
     "log", "sqrt", "rsqrt", "recip", "relu", "div", "set_validshape", "row_expand", "col_expand", "row_expand_mul",
     "row_expand_div", "row_expand_add", "row_expand_sub", "col_expand_mul", "col_expand_div", "col_expand_add",
-    "col_expand_sub", "create_tensor", "fillpad", "PadValue", "transpose", "arange", "gather", "split_aiv", "aiv_shard", "aic_gather", "SplitMode", "split", "cross_core_slot", "cmp", "scope", "ScopeMode", "scatter", "row_expand_expdif", "col_expand_expdif", "concat",
+    "col_expand_sub", "create_tensor", "fillpad", "PadValue", "transpose", "arange", "gather", "split_aiv", "aiv_shard", "aic_gather", "SplitMode", "split", "cross_core_slot", "cmp", "scope", "ScopeMode", "scatter", "sort32", "mrgsort", "row_expand_expdif", "col_expand_expdif", "concat",
 ]
 # CUBE ... VECTOR, Function, TensorValue and UnsupportedError are imported
 # for the programs that reach them here, as they could before pypto became

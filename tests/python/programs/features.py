@@ -9,7 +9,7 @@ the right neighbour with put (or pulled with get), whole or staged in
 time.  tile-put / tile-put-pipeline / tile-get: the same through
 pld.tile.put/get with [1, 16] stage tiles (two when pipelined).  reduce-ops: allreduce with Max, Min and Prod, mesh and ring.
 pipeline-alone: pipeline=True without chunks.  dynamic-mismatch: two
-tensors that bind pl.dynamic("NR") differently.  unsupported: pl.sort32.
+tensors that bind pl.dynamic("NR") differently.  unsupported: pl.gemv.
 direct: a host orchestrator called directly with config=.  kernel-alone:
 a kernel called from plain Python.  seed: prints a checksum of
 torch.randn.  twice: calls the compiled program three times.  ragged: a
@@ -123,7 +123,7 @@ def reduce_host(x: pl.Tensor[[P, 1, COLS], pl.FP32], y: pl.Out[pl.Tensor[[P, 3, 
 def double(x: pl.Tensor[[1, COLS], pl.FP32], y: pl.Out[pl.Tensor[[1, COLS], pl.FP32]]):
     t = pl.load(x, [0, 0], [1, COLS])
     if MODE == "unsupported":
-        t = pl.sort32(t, t)
+        t = pl.gemv(t, t)
     return pl.store(pl.add(t, t), [0, 0], y)
 
 

@@ -51,7 +51,14 @@ a row written into a Vec tile (t[0:1, :] = row), a tile's region (t[a:b,
 c:d]), pl.concat, pl.cast of a comparison, and pl.tile.store with shapes=
 smaller than the tile; checked against torch.
 unravel: torch.unravel_index (torch 2.2, which pldsim-py adds to an older
-torch), against numpy's."""
+torch), against numpy's.
+sort: scores with ties sorted by pl.sort32 (UINT32 indices from pl.arange)
+and merged by both forms of pl.mrgsort; the indices and values taken out
+by pl.gather's mask form (output_dtype=pl.INT32 for the index bits);
+checked against a stable argsort; and pl.tile.write of numbers into a
+Vec tile.
+transpose-view: one Mat load of b [N, K] fed to a matmul as [K, N] through
+pl.tile.transpose_view: a @ b^T, checked against torch."""
 
 import sys
 
@@ -370,6 +377,48 @@ def masks_on_device(
     return swapped, scattered, tiled
 
 
+SR_ROWS, SR_N = 2, 128  # 4 blocks of 32 scores a row
+TV_M, TV_K, TV_N = 16, 32, 16
+
+
+@pl.jit
+def sort_on_device(
+    x: pl.Tensor[[SR_ROWS, SR_N], pl.FP32],
+    order: pl.InOut[pl.Tensor[[SR_ROWS, SR_N], pl.INT32]],
+    ranked: pl.InOut[pl.Tensor[[SR_ROWS, SR_N], pl.FP32]],
+    pairwise: pl.InOut[pl.Tensor[[SR_ROWS, SR_N], pl.INT32]],
+    meta: pl.InOut[pl.Tensor[[1, 8], pl.INT32]],
+):
+    with pl.spmd(1, name_hint="sort"):
+        counts = pl.tile.full([1, 8], dtype=pl.INT32, value=0)
+        for e in pl.range(8):
+            pl.tile.write(counts, [0, e], e * 3)  # a scalar into UB, as moe.py builds its meta row
+        pl.store(counts, [0, 0], meta)
+        idx = pl.arange(0, [1, SR_N], dtype=pl.UINT32)
+        blocks = pl.sort32(x, idx)  # 4 sorted runs of 64 words a row
+        whole = pl.mrgsort(blocks, block_len=64)  # the 4 runs merged: the row sorted
+        order[0:SR_ROWS, 0:SR_N] = pl.gather(whole, mask_pattern=pl.tile.MaskPattern.P1010, output_dtype=pl.INT32)
+        ranked[0:SR_ROWS, 0:SR_N] = pl.gather(whole, mask_pattern=pl.tile.MaskPattern.P0101)
+        # the second form: the four sorted blocks merged as four sources
+        four = pl.mrgsort(blocks[:, 0:64], blocks[:, 64:128], blocks[:, 128:192], blocks[:, 192:256])
+        pairwise[0:SR_ROWS, 0:SR_N] = pl.gather(four, mask_pattern=pl.tile.MaskPattern.P1010, output_dtype=pl.INT32)
+    return order, ranked, pairwise, meta
+
+
+@pl.jit.incore
+def both_ways(a: pl.Tensor[[TV_M, TV_K], pl.FP32], b: pl.Tensor[[TV_N, TV_K], pl.FP32], c: pl.Out[pl.Tensor[[TV_M, TV_N], pl.FP32]]):
+    bm = pl.load(b, [0, 0], [TV_N, TV_K], target_memory=pl.Mem.Mat)  # loaded once, [N, K]
+    bt = pl.tile.transpose_view(bm)  # the same bytes as [K, N]
+    al = pl.move(pl.load(a, [0, 0], [TV_M, TV_K], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Left)
+    acc = pl.matmul(al, pl.move(bt, target_memory=pl.Mem.Right))
+    return pl.store(acc, [0, 0], c)
+
+
+@pl.jit
+def transpose_view_on_device(a: pl.Tensor[[TV_M, TV_K], pl.FP32], b: pl.Tensor[[TV_N, TV_K], pl.FP32], c: pl.Out[pl.Tensor[[TV_M, TV_N], pl.FP32]]):
+    return both_ways(a, b, c)
+
+
 config = RunConfig(distributed_config=DistributedConfig(device_ids=list(range(P))))
 if MODE in ("gather", "bind-mismatch"):
     local = (torch.arange(P * ROWS * COLS) % 251).reshape(P, ROWS, COLS).to(torch.bfloat16)
@@ -472,6 +521,24 @@ elif MODE == "masks":
     want = torch.full((MK_ROWS, MK_COLS), 7.0)
     want[0], want[1] = 5.0, x[3]
     assert torch.equal(tiled, want), (tiled, want)
+elif MODE == "sort":
+    x = torch.randn(SR_ROWS, SR_N)
+    x[:, 5] = x[:, 70] = x[:, 100] = 0.25  # ties, in three blocks: the earliest first
+    order = torch.zeros(SR_ROWS, SR_N, dtype=torch.int32)
+    pairwise = torch.zeros(SR_ROWS, SR_N, dtype=torch.int32)
+    ranked = torch.zeros(SR_ROWS, SR_N)
+    meta = torch.zeros(1, 8, dtype=torch.int32)
+    sort_on_device.compile(x, order, ranked, pairwise, meta, config=RunConfig())(x, order, ranked, pairwise, meta)
+    assert meta.tolist() == [[3 * e for e in range(8)]], meta
+    want = torch.argsort(-x, dim=-1, stable=True).to(torch.int32)
+    assert torch.equal(order, want), (order, want)
+    assert torch.equal(pairwise, want), (pairwise, want)
+    assert torch.equal(ranked, torch.gather(x, 1, want.long())), (ranked, x)
+elif MODE == "transpose-view":
+    a, b = torch.randn(TV_M, TV_K), torch.randn(TV_N, TV_K)
+    c = torch.zeros(TV_M, TV_N)
+    transpose_view_on_device.compile(a, b, c, config=RunConfig())(a, b, c)
+    assert torch.allclose(c, a @ b.t(), atol=1e-4), (c, a @ b.t())
 elif MODE == "unravel":
     import numpy as np
 
