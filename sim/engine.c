@@ -237,6 +237,8 @@ static int simulate(const struct pld__run_env *env, struct pld__run_result *out)
         return mode;
     pld__sim->solo_flows = mode == SOLO_ON || mode == SOLO_REPORT;
     pld__sim->report_flows = mode == SOLO_REPORT || mode == SOLO_OFF_REPORT;
+    if ((rc = pld__progress_start(&pld__sim->progress)))
+        return rc;
     if (pld__sim->solo_flows) {
         char err[256];
         if (pld__sgx_latency_hook(err, sizeof err))
@@ -259,7 +261,6 @@ static int simulate(const struct pld__run_env *env, struct pld__run_result *out)
     sg_actor_set_data(h, &pld__sim->host_tag);
     sg_actor_start_(h, host_main, 0, NULL);
 
-    pld__progress_start(&pld__sim->progress);
     pld__sim->cur = PLD__NOBODY;
     simgrid_run();
     pld__sim->cur = PLD__NOBODY;

@@ -7,6 +7,7 @@
  * the cost out of the profile. */
 #include "sim.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -18,20 +19,22 @@ static double wall(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-void pld__progress_start(struct pld__progress *p)
+int pld__progress_start(struct pld__progress *p)
 {
     const char *e = getenv("PLD_PROGRESS");
     char *end;
     double interval = isatty(STDERR_FILENO) ? 10 : 0;
     if (e && *e) {
         double v = strtod(e, &end);
-        if (end != e && *end == '\0' && v >= 0)
-            interval = v;
-        else
-            fprintf(stderr, "pldsim: PLD_PROGRESS=%s: expected seconds (0 = off); ignored\n", e);
+        if (end == e || *end != '\0' || !isfinite(v) || v < 0)
+            return pld__config_error(
+                PLD_EUSAGE,
+                "PLD_PROGRESS '%s': expected seconds between progress lines (0: none), e.g. 10", e);
+        interval = v;
     }
     double now = wall();
     *p = (struct pld__progress){.interval = interval, .started = now, .last = now};
+    return 0;
 }
 
 void pld__progress_tick(struct pld__progress *p, const uint64_t *transfers)

@@ -43,8 +43,10 @@ struct pld__progress {
     double started, last; /* wall clock at the start and at the last line */
     uint64_t ticks;       /* transfers counted */
 };
-/* Starts the clock of the progress lines (PLD_PROGRESS). */
-void pld__progress_start(struct pld__progress *p);
+/* Starts the clock of the progress lines (PLD_PROGRESS): 0, or
+ * PLD_EUSAGE after one message when the variable is not a number of
+ * seconds >= 0 (a typo would otherwise silently mean the default). */
+int pld__progress_start(struct pld__progress *p);
 /* Counts one transfer; every interval, prints how far the run has got. */
 void pld__progress_tick(struct pld__progress *p, const uint64_t *transfers);
 

@@ -320,6 +320,8 @@ int pld__run_host(const pld_config *cfg, pld__host_fn host, const void *args)
         return pld__config_error(PLD_EUSAGE,
                                  "context factory '%s': expected thread, raw, ucontext or boost",
                                  cfg->context_factory);
+    if ((rc = pld__sparse_configure()) != 0)
+        return rc;
     if ((be->caps & PLD_CAP_DISTRIBUTED) &&
         (cfg->trace || cfg->detailed_summary || cfg->summary_json))
         return pld__config_error(PLD_ENOTSUP,

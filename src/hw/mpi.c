@@ -143,6 +143,14 @@ static void run_tasks(void)
     pld__tasks_free(&pld__mpi->tasks);
 }
 
+/* PLD_MPI_ALL_STDOUT is unset, empty, 0 or 1: anything else is refused at
+ * launch, not taken as 0 at the end of the run. */
+static int all_stdout_known(void)
+{
+    const char *v = getenv("PLD_MPI_ALL_STDOUT");
+    return !v || !*v || strcmp(v, "0") == 0 || strcmp(v, "1") == 0;
+}
+
 static int check_launch(const struct pld__run_env *env)
 {
     const char *why = NULL;
@@ -159,6 +167,12 @@ static int check_launch(const struct pld__run_env *env)
                     "computes all data"
                   : "--no-data is a timing-study option of the sim backend; the mpi backend keeps "
                     "all data";
+    } else if (!all_stdout_known()) {
+        snprintf(buf, sizeof buf,
+                 "PLD_MPI_ALL_STDOUT '%s': expected 1 (every process prints) or 0 (only "
+                 "process 0)",
+                 getenv("PLD_MPI_ALL_STDOUT"));
+        why = buf;
     }
     if (!why)
         return 0;

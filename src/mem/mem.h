@@ -42,6 +42,10 @@ void pld__row_apply(pl_dtype dt, unsigned char *dst, const unsigned char *src, s
  * buffers of 64 KiB or more per copy on the simulator, or as
  * PLD_SPARSE_WINDOWS (auto, all, off) says. */
 int pld__sparse_wanted(const struct pld__wbuf *b);
+/* Reads PLD_SPARSE_WINDOWS for the run about to start (pld_run, before
+ * anything is allocated): 0, or PLD_EUSAGE after one message naming a
+ * value it does not know, so that a typo is not run as another mode. */
+int pld__sparse_configure(void);
 /* Reserves an address range for a sparse buffer of `copies` copies of
  * `copy_bytes` each (no memory is committed).  Returns its base, or NULL
  * if the address space or memory is short. */

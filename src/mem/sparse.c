@@ -78,16 +78,27 @@ struct pld__sparse {
     struct pld__sparse *next; /* the run's list (R->sparse): few, one per large INT32 buffer */
 };
 
+/* PLD_SPARSE_WINDOWS as pld__sparse_configure read it: 0 off, 1 auto, 2 all */
+static int sparse_mode = 1;
+
+int pld__sparse_configure(void)
+{
+    static const char *const modes[] = {"off", "auto", "all"};
+    const char *e = getenv("PLD_SPARSE_WINDOWS");
+    sparse_mode = 1;
+    if (!e || !*e)
+        return 0;
+    for (int i = 0; i < 3; i++)
+        if (strcmp(e, modes[i]) == 0) {
+            sparse_mode = i;
+            return 0;
+        }
+    return pld__config_error(PLD_EUSAGE, "PLD_SPARSE_WINDOWS '%s': expected auto, all or off", e);
+}
+
 int pld__sparse_wanted(const struct pld__wbuf *b)
 {
-    static int mode = -1; /* 0 off, 1 auto, 2 all */
-    if (mode < 0) {
-        const char *e = getenv("PLD_SPARSE_WINDOWS");
-        mode = !e || !*e || !strcmp(e, "auto") ? 1 : !strcmp(e, "all") ? 2 : 0;
-        if (e && *e && strcmp(e, "auto") && strcmp(e, "all") && strcmp(e, "off"))
-            fprintf(stderr, "pldsim: PLD_SPARSE_WINDOWS=%s: expected auto, all or off; using off\n",
-                    e);
-    }
+    int mode = sparse_mode;
     const struct pld_backend *be = pld__R->be;
     if (mode == 0 || b->dtype != PL_INT32 || !(be->caps & PLD_CAP_TIMED) ||
         (be->caps & PLD_CAP_DISTRIBUTED))

@@ -454,6 +454,16 @@ START_TEST(mpi_refuses_what_it_cannot_do)
         ck_assert_contains(r.err, k < 2 ? "not available on the mpi backend" : "--no-data is a");
         cmd_result_free(&r);
     }
+    /* its one variable: a value it does not know is refused, once, not
+     * taken as 0 (issue 41) */
+    struct cmd_result r =
+        run_cmd("PLD_MPI_ALL_STDOUT=yes " MPI_LAUNCH "%s -d 0,1 --backend mpi </dev/null", MPIRUN,
+                2, tutorial("08_allreduce_mesh"));
+    ck_assert_msg(r.status == 2, "PLD_MPI_ALL_STDOUT=yes: exit %d\n%s", r.status, r.err);
+    ck_assert_int_eq(count_lines_with(r.err, "pldsim: PLD_MPI_ALL_STDOUT 'yes': expected 1 (every "
+                                             "process prints) or 0 (only process 0)"),
+                     1);
+    cmd_result_free(&r);
 }
 END_TEST
 

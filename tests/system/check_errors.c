@@ -465,7 +465,8 @@ static const struct {
     {NOTIFY_PEER_RANGE, "pld_system_notify", "rank 0", "peer -1 out of range [0, 2)"},
     {UNINIT_NOTIFY, "pld_system_notify", "rank 0", "target is not a tensor (uninitialised?)"},
     {UNINIT_COMM_CTX, "pld_get_comm_ctx", "rank 0", "argument is not a tensor (uninitialised?)"},
-    {UNINIT_REMOTE_LOAD, "pld_tile_remote_load", "rank 0", "target is not a tensor (uninitialised?)"},
+    {UNINIT_REMOTE_LOAD, "pld_tile_remote_load", "rank 0",
+     "target is not a tensor (uninitialised?)"},
     {WAIT_CMP_INVALID, "pld_system_wait", "rank 0",
      ".cmp is 7; expected PLD_WAIT_EQ or PLD_WAIT_GE"},
     {PUT_SHAPE_MISMATCH, "pld_tensor_put", "rank 0",
@@ -1186,6 +1187,14 @@ START_TEST(options_from_flags_and_variables)
         {"PLD_RACES=sometimes %s", "pldsim: PLD_RACES 'sometimes': expected off, warn or error"},
         {"PLD_NO_DATA=maybe %s", "pldsim: PLD_NO_DATA='maybe': expected 1 or 0"},
         {"PLD_DEVICE=3-1 %s", "-d/--device '3-1': a range is FIRST-LAST with FIRST <= LAST"},
+        /* the variables without a flag: refused alike, not warned about
+         * and run with another value (issue 41) */
+        {"PLD_SPARSE_WINDOWS=bogus %s",
+         "pldsim: PLD_SPARSE_WINDOWS 'bogus': expected auto, all or off"},
+        {"PLD_PROGRESS=soon %s",
+         "pldsim: PLD_PROGRESS 'soon': expected seconds between progress lines (0: none)"},
+        {"PLD_PROGRESS=-1 %s", "pldsim: PLD_PROGRESS '-1': expected seconds"},
+        {"PLD_PROGRESS=nan %s", "pldsim: PLD_PROGRESS 'nan': expected seconds"},
     };
     char cmd[4096];
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
