@@ -114,6 +114,31 @@ static const char *canonical_key(const char *key)
     return key;
 }
 
+/* The keys a model file or a spec has set, and where (a line, or a
+ * field), so that each is given once: a second value would silently win.
+ * link and slow add one entry each, so they may repeat. */
+struct given {
+    const char *key[64]; /* canonical names: at most every key once */
+    int at[64];
+    int n;
+};
+
+/* Where `key` was given before (> 0), or 0 after noting it at `at`. */
+static int given_before(struct given *g, const char *key, int at)
+{
+    key = canonical_key(key);
+    if (strcmp(key, "link") == 0 || strcmp(key, "slow") == 0)
+        return 0;
+    for (int k = 0; k < g->n; k++)
+        if (strcmp(g->key[k], key) == 0)
+            return g->at[k];
+    if (g->n < 64) {
+        g->key[g->n] = key;
+        g->at[g->n++] = at;
+    }
+    return 0;
+}
+
 static int parse_link_override(const char *v, struct pld__link_override *o)
 {
     char *end;
@@ -253,6 +278,7 @@ int pld__model_parse(const char *text, const char *origin, struct pld__model *m)
     model_defaults(m);
     char *copy = strdup(text);
     int lineno = 0, rc = 0;
+    struct given given = {.n = 0};
     if (!copy)
         return PLD_ENOMEM;
     /* split by hand: strtok would skip empty lines and miscount them */
@@ -276,6 +302,14 @@ int pld__model_parse(const char *text, const char *origin, struct pld__model *m)
         }
         *eq = '\0';
         char *key = trim(line), *val = trim(eq + 1);
+        int first = given_before(&given, key, lineno);
+        if (first) {
+            rc = pld__config_error(PLD_EPLATFORM,
+                                   "%s:%d: '%s' is given twice (first at line %d); give each key "
+                                   "once",
+                                   origin, lineno, key, first);
+            break;
+        }
         int r = model_set(m, key, val);
         if (r == -2) {
             rc = pld__config_error(PLD_EPLATFORM, "%s:%d: unknown key '%s'", origin, lineno, key);

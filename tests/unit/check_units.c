@@ -91,6 +91,47 @@ START_TEST(model_errors_name_the_line)
 }
 END_TEST
 
+/* A key given twice in a model file is refused at the second line, as
+ * --topology refuses a repeated field: the file said two things and the
+ * last one silently won.  A short name and its long one are the same key;
+ * link and slow add one entry each, so they may repeat. */
+START_TEST(a_key_given_twice_is_refused)
+{
+    static const struct {
+        const char *text, *msg;
+    } bad[] = {
+        {"name = x\nlink_bw = 56GBps\n# c\n\nlink_bw = 28GBps\n",
+         "twice.model:5: 'link_bw' is given twice (first at line 2); give each key once"},
+        {"bw = 56GBps\nlink_bw = 28GBps\n",
+         "twice.model:2: 'link_bw' is given twice (first at line 1); give each key once"},
+        {"hbm_bw = 1TBps\nname = x\nhbm_bw = 1TBps\n",
+         "twice.model:3: 'hbm_bw' is given twice (first at line 1)"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        struct pld__model m;
+        capture_stderr_begin();
+        int rc = pld__model_parse(bad[k].text, "twice.model", &m);
+        char *err = capture_stderr_end();
+        ck_assert_int_eq(rc, PLD_EPLATFORM);
+        ck_assert_contains(err, bad[k].msg);
+        ck_assert_int_eq(count_lines_with(err, "pldsim:"), 1);
+        free(err);
+    }
+    /* link and slow repeat; each line adds one */
+    struct pld__model m;
+    char *text = NULL;
+    ck_assert_int_ne(asprintf(&text,
+                              "%s\nlink = 0-1:bw=1GBps\nlink = 1-2:bw=2GBps\n"
+                              "slow = 0:2\nslow = 1:3\n",
+                              pld__builtin_model_text("a2a3")),
+                     -1);
+    ck_assert_int_eq(pld__model_parse(text, "repeats.model", &m), 0);
+    ck_assert_int_eq(m.noverrides, 2);
+    ck_assert_int_eq(m.nslow, 2);
+    free(text);
+}
+END_TEST
+
 static char *platform_text(int ndev)
 {
     struct pld__model m;
@@ -184,6 +225,7 @@ int main(void)
     tcase_add_test(tc, non_finite_numbers_are_refused);
     tcase_add_test(tc, builtin_models_parse);
     tcase_add_test(tc, model_errors_name_the_line);
+    tcase_add_test(tc, a_key_given_twice_is_refused);
     tcase_add_test(tc, one_node_is_a_full_mesh);
     tcase_add_test(tc, more_devices_fill_more_nodes);
     tcase_add_test(tc, every_device_key_is_parsed_written_and_read);
