@@ -325,6 +325,45 @@ int pld__model_parse(const char *text, const char *origin, struct pld__model *m)
     return rc ? rc : check_complete(m, origin);
 }
 
+/* The spec fields that describe nodes, with the kinds that have nodes: on
+ * another kind the generator never reads them. */
+static const char *kind_field_owner(const char *key)
+{
+    if (strcmp(key, "nodes") == 0)
+        return "fattree";
+    if (strcmp(key, "node_size") == 0 || strcmp(key, "nic_bw") == 0 ||
+        strcmp(key, "nic_lat") == 0 || strcmp(key, "fabric_lat") == 0 ||
+        strcmp(key, "uplink_bw") == 0)
+        return "hccs and fattree";
+    return NULL;
+}
+
+/* A field `key`=`v` of a spec whose first field gave `kind` (and `size`,
+ * or NULL): one message if it contradicts or repeats them, or names
+ * nodes the kind does not have; else 0. */
+static int check_field_fits_kind(const char *spec, const char *key, const char *v, const char *kind,
+                                 const char *size)
+{
+    const char *k = canonical_key(key), *owner = kind_field_owner(k);
+    if (strcmp(k, "topology") == 0)
+        return pld__config_error(PLD_EUSAGE,
+                                 "--topology '%s': topology=%s %s the kind %s the spec starts "
+                                 "with; the kind is the first field, given once",
+                                 spec, v, strcmp(v, kind) ? "contradicts" : "repeats", kind);
+    if (strcmp(k, "dims") == 0 && size)
+        return pld__config_error(PLD_EUSAGE,
+                                 "--topology '%s': dims=%s %s the size %s given with the kind "
+                                 "(%s:%s); the size follows the kind, once",
+                                 spec, v, strcmp(v, size) ? "contradicts" : "repeats", size, kind,
+                                 size);
+    if (owner && !strstr(owner, kind))
+        return pld__config_error(PLD_EUSAGE,
+                                 "--topology '%s': %s=%s does not apply to kind %s; %s is a "
+                                 "field of %s",
+                                 spec, key, v, kind, key, owner);
+    return 0;
+}
+
 int pld__topology_parse(const char *spec, const struct pld__model *base, struct pld__model *m)
 {
     static const char form[] = "KIND[:DIMS][,key=value...], e.g. mesh:8,bw=56GBps,lat=1.5us, "
@@ -339,13 +378,13 @@ int pld__topology_parse(const char *spec, const struct pld__model *base, struct 
         return pld__config_error(PLD_EUSAGE, "--topology '%s': %s; the form is %s", spec,
                                  len == 0 ? "empty" : "an empty field", form);
     char *copy = strdup(spec), *save = NULL;
-    int rc = 0, first = 1, nseen = 0;
-    const char *seen[64]; /* keys given so far: each may come once (but link, slow) */
+    const char *size = NULL; /* the size after the kind, as given */
+    int rc = 0, field = 0;
+    struct given given = {.n = 0};
     if (!copy)
         return PLD_ENOMEM;
     for (char *tok = strtok_r(copy, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
-        if (first) {
-            first = 0;
+        if (++field == 1) {
             char *colon = strchr(tok, ':');
             if (colon)
                 *colon = '\0';
@@ -364,6 +403,8 @@ int pld__topology_parse(const char *spec, const struct pld__model *base, struct 
                     rc =
                         pld__config_error(PLD_EUSAGE, "--topology '%s': bad size '%s'; expected %s",
                                           spec, colon + 1, form_of("dims"));
+                if (colon)
+                    size = colon + 1;
                 continue;
             }
         }
@@ -375,20 +416,13 @@ int pld__topology_parse(const char *spec, const struct pld__model *base, struct 
             break;
         }
         *eq = '\0';
-        const char *key = canonical_key(tok);
-        if (strcmp(key, "link") != 0 && strcmp(key, "slow") != 0) {
-            for (int k = 0; k < nseen; k++)
-                if (strcmp(seen[k], key) == 0) {
-                    rc = pld__config_error(PLD_EUSAGE,
-                                           "--topology '%s': '%s' is given twice; give each "
-                                           "field once",
-                                           spec, tok);
-                    break;
-                }
-            if (rc)
-                break;
-            if (nseen < 64)
-                seen[nseen++] = key;
+        if ((rc = check_field_fits_kind(spec, tok, eq + 1, m->topology, size)))
+            break;
+        if (given_before(&given, tok, field)) {
+            rc = pld__config_error(PLD_EUSAGE,
+                                   "--topology '%s': '%s' is given twice; give each field once",
+                                   spec, tok);
+            break;
         }
         int r = model_set(m, tok, eq + 1);
         if (r == -2)
@@ -401,6 +435,17 @@ int pld__topology_parse(const char *spec, const struct pld__model *base, struct 
             rc =
                 pld__config_error(PLD_EUSAGE, "--topology '%s': bad value '%s' for %s; expected %s",
                                   spec, eq + 1, tok, form_of(canonical_key(tok)));
+    }
+    if (!rc && strcmp(m->topology, "fattree") == 0 && m->nodes > 0 && m->ndims > 0 &&
+        (m->ndims != 1 || m->dims[0] != m->nodes * m->node_size)) {
+        char shape[48] = "";
+        for (int k = 0; k < m->ndims; k++)
+            snprintf(shape + strlen(shape), sizeof shape - strlen(shape), "%s%d", k ? "x" : "",
+                     m->dims[k]);
+        rc = pld__config_error(PLD_EUSAGE,
+                               "--topology '%s': nodes=%d of per_node=%d devices is %d devices, "
+                               "but the size is %s; give the size or the nodes",
+                               spec, m->nodes, m->node_size, m->nodes * m->node_size, shape);
     }
     free(copy);
     if (rc)

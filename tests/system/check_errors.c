@@ -1045,6 +1045,26 @@ static const struct {
     {"ring:4,hbm_bw=1e300TBps", "0,1",
      "bad value '1e300TBps' for hbm_bw; expected a bandwidth such as 1.6TBps"},
     {"ring:4,aiv_cores=0", "0,1", "bad value '0' for aiv_cores; expected a whole number"},
+    /* a field that contradicts the kind or its size: the last one won, or
+     * the field was dropped without a word (issue 41) */
+    {"mesh:4,topology=ring", "0,1",
+     "--topology 'mesh:4,topology=ring': topology=ring contradicts the kind mesh the spec starts "
+     "with; the kind is the first field, given once"},
+    {"mesh:4,topology=mesh", "0,1", "topology=mesh repeats the kind mesh the spec starts with"},
+    {"ring:8,dims=4", "0,1",
+     "--topology 'ring:8,dims=4': dims=4 contradicts the size 8 given with the kind (ring:8); "
+     "the size follows the kind, once"},
+    {"torus2d:2x2,dims=2x2", "0,1", "dims=2x2 repeats the size 2x2 given with the kind"},
+    {"ring:8,nodes=2", "0,1",
+     "--topology 'ring:8,nodes=2': nodes=2 does not apply to kind ring; nodes is a field of "
+     "fattree"},
+    {"mesh:8,per_node=4", "0,1",
+     "per_node=4 does not apply to kind mesh; per_node is a "
+     "field of hccs and fattree"},
+    {"star:4,nic=25GBps", "0,1", "nic=25GBps does not apply to kind star"},
+    {"fattree:8,nodes=2,per_node=8", "0,1",
+     "--topology 'fattree:8,nodes=2,per_node=8': nodes=2 of per_node=8 devices is 16 devices, "
+     "but the size is 8; give the size or the nodes"},
 };
 
 START_TEST(bad_topology_specs)
