@@ -15,6 +15,18 @@ if [ -z "$py" ]; then
     exit 77
 fi
 cal="$PLDSIM_SRCDIR/tools/pldsim-calibrate"
+# a tolerance that is no fraction from 0 to 1 is one line, exit 2, before
+# any point runs (a negative one failed every point, nan passed them all)
+for t in -1 nan inf 10 x; do
+    out=$("$py" "$cal" --build "$PLDSIM_BUILDDIR" --jobs 2 guard --tolerance "$t" 2>&1)
+    status=$?
+    want="pldsim-calibrate: --tolerance '$t': expected a fraction from 0 to 1 (0.10 is 10 %)"
+    if [ "$status" -ne 2 ] || [ "$out" != "$want" ]; then
+        echo "FAIL: guard --tolerance $t: exit $status, expected 2 and one line: $want; got:"
+        echo "$out"
+        exit 1
+    fi
+done
 "$py" "$cal" --build "$PLDSIM_BUILDDIR" --jobs 2 guard || {
     echo "FAIL: the a2a3 model drifted from its fit (see above)"
     exit 1
