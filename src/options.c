@@ -5,6 +5,7 @@
  * tests/system/check_apiref holds docs/api.md to it. */
 #include "internal.h"
 #include "backend.h"
+#include "units.h"
 
 #include <errno.h>
 #include <stddef.h>

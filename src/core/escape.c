@@ -3,6 +3,7 @@
  * stay valid.  JSON strings go through jansson's encoder (one encoder for
  * the trace and the summary); XML is escaped here. */
 #include "internal.h"
+#include "escape.h"
 
 #include <jansson.h>
 

@@ -566,29 +566,9 @@ void pld__groups_free(struct pld__run *R);
 void pld__kept_restore(const char *file, int line, const char *op, struct pld__wbuf *b);
 void pld__kept_save(struct pld__run *R);
 
-/* `s` escaped for XML text and attributes, or for a JSON string, in a new
- * string the caller frees (escape.c); NULL when out of memory. */
-char *pld__escape_xml(const char *s);
-char *pld__escape_json(const char *s);
-/* A jansson string of `s`, malformed UTF-8 replaced by U+FFFD; NULL when out
- * of memory. */
-struct json_t *pld__json_string(const char *s);
-
 /* Dynamic dims (shape.c).  Their names outlive runs (pl_dynamic may be
  * called before pld_run); this unbinds them for a new run. */
 void pld__dynamic_reset(void);
-
-/* Physical quantities with units (units.c).  Each parses a number with an
- * optional unit into SI base units and returns 0, or -1 if `s` is not of
- * that kind.  Bandwidth: Bps kBps MBps GBps TBps KiBps MiBps GiBps (bytes)
- * or bps Kbps Mbps Gbps Tbps (bits); time: s ms us ns ps; size: B kB MB GB
- * KiB MiB GiB; rate: an SI suffix k M G T or none. */
-int pld__parse_bandwidth(const char *s, double *out);
-int pld__parse_time(const char *s, double *out);
-int pld__parse_size(const char *s, double *out);
-int pld__parse_rate(const char *s, double *out);
-/* A whole number from 1 to 65536, no unit (core and engine counts). */
-int pld__parse_count(const char *s, double *out);
 
 /* Builtin models (models_builtin.c, generated from models/\*.model). */
 struct pld__builtin_model {

@@ -1,5 +1,6 @@
 /* units.c: numbers with units, as written in models and topology specs. */
 #include "internal.h"
+#include "units.h"
 
 #include <float.h>
 #include <stdlib.h>

@@ -7,6 +7,7 @@
 #define PLD_MODEL_H
 
 #include "internal.h"
+#include "units.h"
 
 #define PLD__MAX_OVERRIDES 32
 

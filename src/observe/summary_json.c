@@ -6,6 +6,7 @@
  * (keys end in _us), bytes in bytes, bandwidths in GB/s. */
 #include "internal.h"
 #include "backend.h"
+#include "escape.h"
 #include "trace.h"
 
 #include <jansson.h>

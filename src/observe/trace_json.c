@@ -20,6 +20,7 @@
  * (2 M events to /dev/null: 1.4 s fprintf, 7.0-8.1 s jansson), and
  * jansson's "%.17g"-style reals would change every golden trace's "%.3f"
  * numbers byte for byte. */
+#include "escape.h"
 #include "trace.h"
 
 #include <math.h>

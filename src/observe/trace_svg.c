@@ -22,6 +22,7 @@
  *    ended latest no later than its start, which keeps a core's run of
  *    ops on one row; a rank whose ops never overlap has one row, drawn as
  *    before. */
+#include "escape.h"
 #include "svg_axis.h"
 #include "trace.h"
 

@@ -11,6 +11,7 @@
 # only top (run.c, which selects them) may call them.  There are no hubs:
 # every edge is checked, run.c's, error.c's and ops.c's included.  Nor may
 # files call each other round a circle, within a layer or across.
+# Then the files' length: none of src/ or sim/ over 600 lines.
 # Run by make check with PLDSIM_BUILDDIR set; by hand: sh tests/scripts/check_layers.sh BUILDDIR
 build=${1:-${PLDSIM_BUILDDIR:-.}}
 
@@ -87,3 +88,20 @@ done | awk '
         if (!bad) printf "ok: %d calls between files, none up a layer, no circle\n", edges
         exit bad
     }'
+status=$?
+
+# One idea per file, and so no file of the layers over 600 lines
+# (DESIGN.md): past that a file holds two ideas, and the second wants a
+# file of its own.  The generated models_builtin.c is not written by hand.
+src=${PLDSIM_SRCDIR:-$(dirname "$0")/../..}
+long=$(find "$src/src" "$src/sim" -name '*.[ch]' -o -name '*.cpp' |
+    grep -v '/models_builtin\.c$' | xargs wc -l | awk '$2 != "total" && $1 > 600')
+if [ -n "$long" ]; then
+    echo "$long" | while read -r n f; do
+        echo "FAIL: ${f#"$src"/} has $n lines; the layers' files hold at most 600 (move a group of its declarations or functions to a file of its own)"
+    done
+    status=1
+else
+    echo "ok: no file of src/ or sim/ over 600 lines"
+fi
+exit $status
