@@ -61,7 +61,7 @@ write = _ops.write
 cast = _ops.cast
 range = _ops.range  # noqa: A001 - upstream's name
 slice = _tensor_ops.slice  # noqa: A001 - upstream's name
-assemble = _tensor_ops.assemble
+assemble = _scopes.assemble
 parallel = _ops.parallel
 unroll = _ops.unroll
 pipeline = _ops.pipeline
@@ -388,7 +388,7 @@ tensor = _Namespace(
     read=read,
     write=write,
     slice=slice,
-    assemble=lambda target, source, offset, *, atomic=AtomicType.None_: _tensor_ops.assemble(target, source, offset, atomic=atomic, op="pl.tensor.assemble"),
+    assemble=lambda target, source, offset, *, atomic=AtomicType.None_: _scopes.assemble(target, source, offset, atomic=atomic, op="pl.tensor.assemble"),
     cast=cast,
     dim=_tensor_ops.dim,
     scatter=_vector_math.scatter,

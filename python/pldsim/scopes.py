@@ -27,7 +27,7 @@ import _pldsim
 from . import annotations, tensor_ops
 from .config import Level
 from .errors import UsageTypeError, UsageValueError
-from .state import MIXED, in_kernel, kernel, launch_as
+from .state import DEVICE, MIXED, in_kernel, kernel, launch_as, level
 from .taskids import TaskId
 from .where import caller
 
@@ -66,6 +66,30 @@ def task_dummy(deps: Any = None) -> TaskId:
     if not ids:
         return TaskId(0, -1, "task_dummy")
     return TaskId(ids[0][0], ids[0][1], "task_dummy", tuple(ids[1:]))
+
+
+def assemble(target: Any, source: Any, offset: Any, *, atomic: Any = 0, op: str = "pl.assemble") -> Any:
+    """``pl.assemble`` anywhere: in a kernel, the store it lowers to; in a
+    per-device function, outside a manual scope, a one-block task of its
+    own (upstream's compiler outlines the copy into an InCore function),
+    run at once as a ``pl.spmd(1)`` body would be: a load and a store."""
+    if kernel() is not None or level() != DEVICE:
+        return tensor_ops.assemble(target, source, offset, atomic=atomic, op=op)
+    file, line = caller()
+    if in_manual_scope():
+        raise UsageValueError(op, "a copy of tensors in a manual scope has nothing to order it: put it in a pl.at task with the deps it needs")
+    kwargs = {"target": tensor_ops.in_kernel_form(target), "source": tensor_ops.in_kernel_form(source)}
+
+    def copy(target: Any, source: Any) -> None:
+        tensor_ops.assemble(target, source, offset, atomic=atomic, op=op)
+
+    def run() -> None:
+        in_kernel(file, line, f"assemble_line_{line}", copy, **kwargs)
+
+    _pldsim.scope_begin(file, line)
+    _pldsim.at(file, line, f"assemble_line_{line}", run, [])
+    _pldsim.scope_end(file, line)
+    return target
 
 
 def in_manual_scope() -> bool:

@@ -53,11 +53,19 @@ class ModelIdioms(unittest.TestCase):
         # gather's output_dtype; a matmul through pl.tile.transpose_view
         cases = [("task-id",), ("spmd",), ("quant", "13"), ("quant", "16"), ("matmul",), ("rounding",),
                  ("softmax",), ("compile-order",), ("staged",), ("lanes",), ("masks",), ("unravel",),
-                 ("sort",), ("transpose-view",)]
+                 ("sort",), ("transpose-view",), ("orch-assemble",)]
         for case, r in zip(cases, support.in_parallel(lambda c: idioms(*c), cases)):
             with self.subTest(case=case):
                 self.assertEqual(r.returncode, 0, r.stderr)
                 self.assertEqual(r.stdout.splitlines()[-1], "OK")
+
+    def test_an_assemble_in_a_manual_scope_is_refused(self):
+        r = idioms("orch-assemble-manual")
+        self.assertEqual(r.returncode, 3, r.stderr)
+        self.assertEqual(len(support.messages(r.stderr)), 1, r.stderr)
+        self.assertRegex(r.stderr, r"model_idioms\.py:\d+: rank 0: pl\.assemble: a copy of tensors in a manual scope has nothing to order it")
+        self.assertNotIn("Traceback", r.stderr)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -57,6 +57,9 @@ and merged by both forms of pl.mrgsort; the indices and values taken out
 by pl.gather's mask form (output_dtype=pl.INT32 for the index bits);
 checked against a stable argsort; and pl.tile.write of numbers into a
 Vec tile.
+orch-assemble: pl.assemble of a scratch tensor into an output in the
+per-device function itself (a copy task); orch-assemble-manual: the same
+in a manual scope, refused (nothing orders it).
 transpose-view: one Mat load of b [N, K] fed to a matmul as [K, N] through
 pl.tile.transpose_view: a @ b^T, checked against torch."""
 
@@ -419,6 +422,18 @@ def transpose_view_on_device(a: pl.Tensor[[TV_M, TV_K], pl.FP32], b: pl.Tensor[[
     return both_ways(a, b, c)
 
 
+@pl.jit
+def assemble_on_device(x: pl.Tensor[[4, COLS], pl.FP32], out: pl.InOut[pl.Tensor[[8, COLS], pl.FP32]]):
+    staged = pl.create_tensor([4, COLS], dtype=pl.FP32)
+    with pl.spmd(1, name_hint="double"):
+        staged[0:4, 0:COLS] = pl.add(x, x)
+    out = pl.assemble(out, staged, [4, 0])  # in the per-device function: a copy task of its own
+    if MODE == "orch-assemble-manual":
+        with pl.manual_scope():
+            out = pl.assemble(out, staged, [0, 0])
+    return out
+
+
 config = RunConfig(distributed_config=DistributedConfig(device_ids=list(range(P))))
 if MODE in ("gather", "bind-mismatch"):
     local = (torch.arange(P * ROWS * COLS) % 251).reshape(P, ROWS, COLS).to(torch.bfloat16)
@@ -539,6 +554,11 @@ elif MODE == "transpose-view":
     c = torch.zeros(TV_M, TV_N)
     transpose_view_on_device.compile(a, b, c, config=RunConfig())(a, b, c)
     assert torch.allclose(c, a @ b.t(), atol=1e-4), (c, a @ b.t())
+elif MODE in ("orch-assemble", "orch-assemble-manual"):
+    x = torch.randn(4, COLS)
+    out = torch.zeros(8, COLS)
+    assemble_on_device.compile(x, out, config=RunConfig())(x, out)
+    assert torch.equal(out, torch.cat([torch.zeros(4, COLS), 2 * x])), (out, x)
 elif MODE == "unravel":
     import numpy as np
 
