@@ -105,6 +105,10 @@ def parse(argv: list[str]) -> tuple[dict[str, str], list[str]]:
     return env, argv[i:]
 
 
+#: the values of PLDSIM_PY_CONTEXTS (SimGrid's context factories; "": its default)
+CONTEXT_FACTORIES = ("", "thread", "raw", "ucontext", "boost")
+
+
 def _check(env: dict[str, str]) -> None:
     """Checks the options' values now, as libpld will, so that a mistake is
     reported before the program starts."""
@@ -126,6 +130,9 @@ def _check(env: dict[str, str]) -> None:
     seed = merged.get("PLD_SEED", "0")
     if not seed.isdigit():
         raise UsageExit(f"pldsim-py: --seed '{seed}': expected a non-negative integer")
+    contexts = merged.get("PLDSIM_PY_CONTEXTS", "")
+    if contexts not in CONTEXT_FACTORIES:  # libpld would say it without the variable's name
+        raise UsageExit(f"pldsim-py: PLDSIM_PY_CONTEXTS='{contexts}': expected thread, raw, ucontext or boost (or unset)")
 
 
 def _seed(value: str) -> None:

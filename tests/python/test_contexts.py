@@ -123,7 +123,8 @@ class Contexts(unittest.TestCase):
     def test_a_bad_value_is_refused_before_the_run(self):
         r = run("stacks.py", "threads", env={"PLDSIM_PY_CONTEXTS": "fibers"})
         self.assertEqual(r.returncode, 2, r.stderr)
-        self.assertIn("context factory 'fibers': expected thread, raw, ucontext or boost", r.stderr)
+        # one line, naming the variable (issue 41: libpld's words alone did not)
+        self.assertEqual(r.stderr.strip(), "pldsim-py: PLDSIM_PY_CONTEXTS='fibers': expected thread, raw, ucontext or boost (or unset)")
 
 
 if __name__ == "__main__":
