@@ -325,6 +325,7 @@ def missing_names(module: str) -> Callable[[str], Any]:
                 raise UnsupportedError(f"pl.{name}", "not supported by pldsim (docs/python.md lists what is)")
 
             unsupported.__name__ = name
+            unsupported.pldsim_unsupported = True  # type: ignore[attr-defined]  # docs/python.md's feature table reads it
             return unsupported
         raise AttributeError(f"module {module!r} has no attribute {name!r}")
 
@@ -345,6 +346,7 @@ class _Namespace:
         def unsupported(*args: Any, **kwargs: Any) -> Any:
             raise UnsupportedError(f"pl.{self._prefix}.{name}", "not supported by pldsim (docs/python.md lists what is)")
 
+        unsupported.pldsim_unsupported = True  # type: ignore[attr-defined]
         return unsupported
 
 
