@@ -189,14 +189,18 @@ def expand(axis: str, kind: str) -> Any:
 
 def set_validshape(x: Any, *dims: Any) -> Any:
     """``pl.set_validshape(t, rows, cols)``: `t` whose valid part is now
-    [rows, cols] (no copy, no cost): what a store of it writes."""
+    [rows, cols] (no copy, no cost): what a store of it writes.  A tensor
+    in memory is loaded first, as any tensor-level operand."""
     op = "pl.set_validshape"
     if len(dims) == 1 and isinstance(dims[0], (list, tuple)):
         dims = tuple(dims[0])
     valid = index_list(list(dims), op, "the valid shape")
+    if tensor_ops.is_tensor(x) and not isinstance(x, TensorValue):
+        # a tensor in memory: loaded whole (the tile.load upstream's lowering adds)
+        x = TensorValue(tensor_ops.operand_tile(x, op, "the tensor"))
     value = x._value if isinstance(x, TensorValue) else x
     if not cube.is_tile(value):
-        raise UsageTypeError(op, f"{op} takes a tile or a computed tensor value, got {type(x).__name__}")
+        raise UsageTypeError(op, f"{op} takes a tensor, a tile or a computed tensor value, got {type(x).__name__}")
     shape = list(value.shape)
     lead = len(shape) - len(valid)
     if lead < 0 or any(d != 1 for d in shape[:lead]):

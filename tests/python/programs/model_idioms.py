@@ -57,7 +57,8 @@ and merged by both forms of pl.mrgsort; the indices and values taken out
 by pl.gather's mask form (output_dtype=pl.INT32 for the index bits);
 checked against a stable argsort; and pl.tile.write of numbers into a
 Vec tile.
-orch-assemble: pl.assemble of a scratch tensor into an output in the
+orch-assemble: pl.set_validshape of a tensor region (loaded), and
+pl.assemble of a scratch tensor into an output in the
 per-device function itself (a copy task); orch-assemble-manual: the same
 in a manual scope, refused (nothing orders it).
 transpose-view: one Mat load of b [N, K] fed to a matmul as [K, N] through
@@ -426,7 +427,8 @@ def transpose_view_on_device(a: pl.Tensor[[TV_M, TV_K], pl.FP32], b: pl.Tensor[[
 def assemble_on_device(x: pl.Tensor[[4, COLS], pl.FP32], out: pl.InOut[pl.Tensor[[8, COLS], pl.FP32]]):
     staged = pl.create_tensor([4, COLS], dtype=pl.FP32)
     with pl.spmd(1, name_hint="double"):
-        staged[0:4, 0:COLS] = pl.add(x, x)
+        # set_validshape of a tensor region loads it (hc_head.py does so)
+        staged[0:4, 0:COLS] = pl.add(pl.set_validshape(x[0:4, 0:COLS], 4, COLS), x)
     out = pl.assemble(out, staged, [4, 0])  # in the per-device function: a copy task of its own
     if MODE == "orch-assemble-manual":
         with pl.manual_scope():
