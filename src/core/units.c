@@ -74,7 +74,8 @@ int pld__parse_bandwidth(const char *s, double *out)
         MUL("Tbps", 1.25e11),
         END,
     };
-    return parse_with(s, u, 0, out);
+    /* below 1 B/s a time overflows to inf (issue 41); 0 stays: "not modelled" */
+    return parse_with(s, u, 0, out) || (*out != 0 && *out < 1) ? -1 : 0;
 }
 
 int pld__parse_time(const char *s, double *out)

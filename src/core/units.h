@@ -9,7 +9,8 @@
  * optional unit into SI base units and returns 0, or -1 if `s` is not of
  * that kind.  Bandwidth: Bps kBps MBps GBps TBps KiBps MiBps GiBps (bytes)
  * or bps Kbps Mbps Gbps Tbps (bits); time: s ms us ns ps; size: B kB MB GB
- * KiB MiB GiB; rate: an SI suffix k M G T or none. */
+ * KiB MiB GiB; rate: an SI suffix k M G T or none.  A bandwidth is 0 or
+ * at least 1 B/s: a slower one makes a transfer's time overflow. */
 int pld__parse_bandwidth(const char *s, double *out);
 int pld__parse_time(const char *s, double *out);
 int pld__parse_size(const char *s, double *out);

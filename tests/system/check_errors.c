@@ -1045,6 +1045,14 @@ static const struct {
     {"ring:4,hbm_bw=1e300TBps", "0,1",
      "bad value '1e300TBps' for hbm_bw; expected a bandwidth such as 1.6TBps"},
     {"ring:4,aiv_cores=0", "0,1", "bad value '0' for aiv_cores; expected a whole number"},
+    /* a bandwidth so low that a transfer's time overflows to inf: the run
+     * printed time=inf us and exit 0 (issue 41) */
+    {"mesh:2,bw=1e-300Bps", "0,1",
+     "bad value '1e-300Bps' for bw; expected a bandwidth such as 56GBps or 400Gbps (at least "
+     "1Bps)"},
+    {"ring:4,pull_bw=1e-300Bps", "0,1",
+     "bad value '1e-300Bps' for pull_bw; expected a bandwidth such as 1.6TBps (0, or at least "
+     "1Bps)"},
     /* a field that contradicts the kind or its size: the last one won, or
      * the field was dropped without a word (issue 41) */
     {"mesh:4,topology=ring", "0,1",
