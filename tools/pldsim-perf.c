@@ -732,16 +732,20 @@ static const struct {
     int *to;
     const char *refusal;
 } int_opts[] = {
-    {'n', 1, INT_MAX, &S.iters, "bad iteration count '%s' for -n; expected an integer >= 1"},
-    {'w', 0, INT_MAX, &S.warmup, "bad warm-up count '%s' for -w; expected an integer >= 0"},
-    {'c', 0, INT_MAX, &S.check_iters, "bad check count '%s' for -c; expected an integer >= 0"},
+    {'n', 1, INT_MAX, &S.iters,
+     "bad iteration count '%s' for -n; expected a whole number from 1 to 2147483647"},
+    {'w', 0, INT_MAX, &S.warmup,
+     "bad warm-up count '%s' for -w; expected a whole number from 0 to 2147483647"},
+    {'c', 0, INT_MAX, &S.check_iters,
+     "bad check count '%s' for -c; expected a whole number from 0 to 2147483647"},
     {'r', 0, PLD_MAX_RANKS, &S.root, "bad --root '%s'; expected a rank number"},
     {'a', 0, 3, &S.average,
      "bad --average '%s'; expected 0 (rank 0), 1 (mean), 2 (min) or 3 (max)"},
     {'z', 0, 3, &S.blocking, "bad --blocking '%s'; expected 0, 1, 2 or 3"},
     {'j', 1, 4096, &S.jobs, "bad job count '%s' for -j; expected 1 to 4096 simulations at once"},
     {'N', 1, INT_MAX, &S.cycles,
-     "bad --run_cycles '%s'; expected an integer >= 1 (a simulation cannot run forever, so no 0)"},
+     "bad --run_cycles '%s'; expected a whole number from 1 to 2147483647 (a simulation "
+     "cannot run forever, so no 0)"},
 };
 
 /* One of our options; returns 0, or the exit status of a refusal. */
@@ -769,8 +773,8 @@ static int take_option(int c, const char *v, const char *flag, struct cli *cli)
         return 0;
     case 'f':
         if (parse_int(v, 0, INT_MAX, &n))
-            return fail_usage("bad factor '%s' for -f; expected an integer >= 0 (0 or 1: step "
-                              "by -i)",
+            return fail_usage("bad factor '%s' for -f; expected a whole number from 0 to "
+                              "2147483647 (0 or 1: step by -i)",
                               v);
         S.factor = n;
         return 0;

@@ -1119,7 +1119,10 @@ START_TEST(pldsim_perf_refuses_bad_values)
         {"--root 1x", "bad --root '1x'"},
         {"-g 8 --root 9", "--root 9 is outside the ranks 0..7"},
         {"-g 5000", "bad device count '5000' for -g; expected 1..4096"},
-        {"-n 0", "bad iteration count '0' for -n; expected an integer >= 1"},
+        {"-n 0", "bad iteration count '0' for -n; expected a whole number from 1 to 2147483647"},
+        /* past INT_MAX: the message said only ">= 1" (issue 41) */
+        {"-n 2147483648",
+         "bad iteration count '2147483648' for -n; expected a whole number from 1 to 2147483647"},
         {"-d int8", "bad --datatype 'int8'; expected float or half"},
         {"-J out.txt", "-J out.txt: only JSON output is supported"},
         {"--mode", "--mode needs a value"},
