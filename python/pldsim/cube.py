@@ -284,8 +284,9 @@ PATH_L0A, PATH_L0B, PATH_DRAIN_UB = 0, 1, 2
 
 def region(tile: CubeTile, offsets: list[int], extents: list[int], op: str) -> CubeTile:
     """``t[a:b, c:d]`` of a cube tile: that region, in the same buffer (a
-    view of its bytes, as upstream's tile.slice); no copy, no cost.  Its
-    valid part is the tile's that lies in it."""
+    view of its bytes on hardware, as upstream's tile.slice; its values
+    are copied here, as cube tiles are never written in place); no cost.
+    Its valid part is the tile's that lies in it."""
     t = _alive(op, tile, "the tile")
     valid = [max(0, min(v - o, e)) for v, o, e in zip(t.valid, offsets, extents)]
     data = None

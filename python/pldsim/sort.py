@@ -95,16 +95,10 @@ def mrgsort(src0: Any, src1: Any = None, src2: Any = None, src3: Any = None, *, 
         rows, width = t.shape
         if width % block:
             raise UsageValueError(op, f"the row of {width} words is not whole runs of block_len={block}")
-        groups = -(-width // (4 * block))
         data = cube.values_of(op, t, "the source")
-        if data is not None:
-            if width % (4 * block):  # a last group of fewer runs: merged alone
-                head = groups - 1
-                cut = head * 4 * block
-                data = torch().cat([_stable_descending(data[:, :cut], rows, head) if head else data[:, :0],
-                                    _stable_descending(data[:, cut:], rows, 1)], dim=1)
-            else:
-                data = _stable_descending(data, rows, groups)
+        if data is not None:  # every four runs merged; a last group of fewer, alone
+            group = 4 * block
+            data = torch().cat([_stable_descending(data[:, g : g + group], rows, 1) for g in range(0, width, group)], dim=1)
         return vector_math.result(op, FP32, list(t.shape), cube.valid_of(t), data, tensor_level, rows * width // WORDS)
     if exhausted:
         raise UnsupportedError(op, "exhausted=True (stop at the first source to run out) is not supported by pldsim")

@@ -291,13 +291,11 @@ def subscript_read(tensor: Any, key: Any) -> Any:
     (tensor.slice), or with every dim indexed, one element (tensor.read)."""
     op = "tensor.slice"
     offsets, extents, drop = _subscript(_shape_of(tensor), key, op)
-    if isinstance(tensor, cube.CubeTile):
-        if drop:
-            raise UnsupportedError(op, "indexing a tile with an int is not supported by pldsim: slice it (t[i:i+1, ...])")
-        return cube.region(tensor, offsets, extents, op)
-    if isinstance(tensor, (TensorValue, Tile)):
+    if isinstance(tensor, (TensorValue, Tile, cube.CubeTile)):
         if drop:
             raise UnsupportedError(op, "indexing a computed value or a tile with an int is not supported by pldsim: slice it (v[i:i+1, ...])")
+        if isinstance(tensor, cube.CubeTile):
+            return cube.region(tensor, offsets, extents, op)
         if isinstance(tensor, Tile):  # a tile's region is a tile (tile.slice)
             return _slice_value(TensorValue(tensor), extents, offsets, None, op)._value
         return _slice_value(tensor, extents, offsets, None, op)
@@ -328,13 +326,31 @@ def _write_into_value(target: Any, key: Any, value: Any) -> None:
     new = cube.values_of(op, src, "the source")
     if data is not None and new is not None:
         data[tuple(builtins.slice(o, o + n) for o, n in zip(offsets, extents))] = new.reshape(extents)
+    _hold(target, t, data, op, math.prod(extents))
+
+
+def _hold(target: Any, t: Tile, data: Any, op: str, elems: int) -> None:
+    """`target` (a value, or Vec tile `t` itself) now holds `data` (None:
+    no values), written by `elems` vector element operations."""
     updated = cube.vec_tile(op, t.dtype, list(t.shape), cube.valid_of(t), data)
     if isinstance(target, TensorValue):
         target._value = updated
     else:
         target._tile = updated._tile  # the same Python tile, whose buffer now holds the update
     file, line = caller()
-    _pldsim.charge_vector(file, line, op, math.prod(extents))
+    _pldsim.charge_vector(file, line, op, elems)
+
+
+def _flat_index(op: str, offset: Any, shape: list[int], error: type = UsageValueError) -> int:
+    """The row-major position of element `offset` of a tile of `shape`
+    (outside it: `error`, pl.read's being the TypeError it always was)."""
+    idx = index_list(offset, op, "the index")
+    if len(idx) != len(shape) or any(not 0 <= i < d for i, d in zip(idx, shape)):
+        raise error(op, f"index {idx} is outside the tile {shape}")
+    flat = 0
+    for i, d in zip(idx, shape):
+        flat = flat * d + i
+    return flat
 
 
 def write_element(target: Any, offset: Any, value: Any, op: str = "pl.tile.write") -> None:
@@ -344,22 +360,13 @@ def write_element(target: Any, offset: Any, value: Any, op: str = "pl.tile.write
     t = target._value if isinstance(target, TensorValue) else target
     if not isinstance(t, Tile):
         raise UnsupportedError(op, "writing into a cube tile (an accumulator) is not supported by pldsim")
-    idx = index_list(offset, op, "the index")
-    shape = list(t.shape)
-    if len(idx) != len(shape) or any(not 0 <= i < d for i, d in zip(idx, shape)):
-        raise UsageValueError(op, f"index {idx} is outside the tile {shape}")
+    flat = _flat_index(op, offset, list(t.shape))
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise UsageTypeError(op, f"the value must be a number, got {type(value).__name__}")
     data = cube.values_of(op, t, "the tile")
     if data is not None:
-        data[tuple(idx)] = value
-    updated = cube.vec_tile(op, t.dtype, shape, cube.valid_of(t), data)
-    if isinstance(target, TensorValue):
-        target._value = updated
-    else:
-        target._tile = updated._tile
-    file, line = caller()
-    _pldsim.charge_vector(file, line, op, 1)
+        data.view(-1)[flat] = value
+    _hold(target, t, data, op, 1)
 
 
 def subscript_write(target: Any, key: Any, value: Any) -> None:
@@ -404,13 +411,7 @@ def read(src: Any, offset: Any) -> Any:
     if isinstance(src, TensorValue):
         src = operand_tile(src, op, "the value")  # an element of its tile
     if isinstance(src, Tile):
-        idx = index_list(offset, op, "the index")
-        shape = src.shape
-        if len(idx) != len(shape) or any(not 0 <= i < d for i, d in zip(idx, shape)):
-            raise UsageTypeError(op, f"index {idx} is outside the tile {shape}")
-        flat = 0
-        for i, d in zip(idx, shape):
-            flat = flat * d + i
+        flat = _flat_index(op, offset, list(src.shape), UsageTypeError)
         file, line = caller()
         return typed_scalar(_pldsim.tile_element(file, line, op, src._tile, flat), src.dtype)
     if level() == DEVICE and is_torch_tensor(src):

@@ -1,4 +1,7 @@
-"""golden.run(program, tensors, golden_fn=None, golden_data=None): runs the
+"""Written here, for the tests (not pypto-lib's code): named golden.runner
+because --timing-only adjusts the module of that name.
+
+golden.run(program, tensors, golden_fn=None, golden_data=None): runs the
 program on the tensors, then compares each output with what golden_fn
 computes on copies of the inputs; with neither golden_fn nor golden_data
 it says the validation is skipped, as pypto-lib's runner does."""
