@@ -33,7 +33,10 @@ struct mpi_state {
     jmp_buf unwind;         /* back to the runner of the host or of a task */
     struct mpi_peer *peers; /* every process's, by rank */
     pthread_t watchdog;
-    int watching; /* the watchdog runs (atomic: it reads it) */
+    int watching;       /* the watchdog runs (atomic: it reads it) */
+    MPI_Comm host_comm; /* this host's processes, or MPI_COMM_NULL */
+    MPI_Win claim_win;  /* holds *claim, shared by this host's processes */
+    int *claim;         /* 1 once a survivor took the death report; NULL: none */
 };
 
 /* The backend's state: set when mpi_run starts, NULL again when it returns. */

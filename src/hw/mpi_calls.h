@@ -20,8 +20,10 @@
     X(Allreduce)                                                                                   \
     X(Barrier)                                                                                     \
     X(Bcast)                                                                                       \
+    X(Comm_free)                                                                                   \
     X(Comm_rank)                                                                                   \
     X(Comm_size)                                                                                   \
+    X(Comm_split_type)                                                                             \
     X(Compare_and_swap)                                                                            \
     X(Fetch_and_op)                                                                                \
     X(Finalize)                                                                                    \
@@ -37,9 +39,11 @@
     X(Type_create_subarray)                                                                        \
     X(Type_free)                                                                                   \
     X(Win_allocate)                                                                                \
+    X(Win_allocate_shared)                                                                         \
     X(Win_flush)                                                                                   \
     X(Win_free)                                                                                    \
     X(Win_lock_all)                                                                                \
+    X(Win_shared_query)                                                                            \
     X(Win_sync)                                                                                    \
     X(Win_unlock_all)                                                                              \
     X(Wtime)
@@ -56,8 +60,10 @@ extern struct pld_mpi_calls {
 #define MPI_Allreduce            (*pld_mpi_fn.Allreduce)
 #define MPI_Barrier              (*pld_mpi_fn.Barrier)
 #define MPI_Bcast                (*pld_mpi_fn.Bcast)
+#define MPI_Comm_free            (*pld_mpi_fn.Comm_free)
 #define MPI_Comm_rank            (*pld_mpi_fn.Comm_rank)
 #define MPI_Comm_size            (*pld_mpi_fn.Comm_size)
+#define MPI_Comm_split_type      (*pld_mpi_fn.Comm_split_type)
 #define MPI_Compare_and_swap     (*pld_mpi_fn.Compare_and_swap)
 #define MPI_Fetch_and_op         (*pld_mpi_fn.Fetch_and_op)
 #define MPI_Finalize             (*pld_mpi_fn.Finalize)
@@ -73,9 +79,11 @@ extern struct pld_mpi_calls {
 #define MPI_Type_create_subarray (*pld_mpi_fn.Type_create_subarray)
 #define MPI_Type_free            (*pld_mpi_fn.Type_free)
 #define MPI_Win_allocate         (*pld_mpi_fn.Win_allocate)
+#define MPI_Win_allocate_shared  (*pld_mpi_fn.Win_allocate_shared)
 #define MPI_Win_flush            (*pld_mpi_fn.Win_flush)
 #define MPI_Win_free             (*pld_mpi_fn.Win_free)
 #define MPI_Win_lock_all         (*pld_mpi_fn.Win_lock_all)
+#define MPI_Win_shared_query     (*pld_mpi_fn.Win_shared_query)
 #define MPI_Win_sync             (*pld_mpi_fn.Win_sync)
 #define MPI_Win_unlock_all       (*pld_mpi_fn.Win_unlock_all)
 #define MPI_Wtime                (*pld_mpi_fn.Wtime)

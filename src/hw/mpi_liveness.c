@@ -57,15 +57,22 @@ static int dead_ranks(int *dead, int max)
     return n;
 }
 
-/* A death is final: the lowest surviving rank prints one report and ends
- * the job with MPI_Abort, which asks only the runtime (never the dead
- * process) to kill every process, on every host: the survivors cannot
- * leave by themselves (MPI_Finalize waits for the dead one, and Open MPI
- * 4.1's mpirun hangs once processes exit non-zero after a killed one, with
+/* A death is final: one survivor prints one report and ends the job with
+ * MPI_Abort, which asks only the runtime (never the dead process) to kill
+ * every process, on every host: the survivors cannot leave by themselves
+ * (MPI_Finalize waits for the dead one, and Open MPI 4.1's mpirun hangs
+ * once processes exit non-zero after a killed one, with
  * orte_abort_on_non_zero_status 0).  MPI_Abort from this thread, while the
  * main one is blocked in MPI, is outside MPI_THREAD_SINGLE's rules; it is
- * the one call left that can end the job.  The other survivors abort too,
- * later, in case the reporter cannot. */
+ * the one call left that can end the job.
+ *
+ * Who reports: the lowest survivor, so the report is the same in every
+ * run.  But the reporter's own exit (MPI_Abort) makes it look dead too, and
+ * a survivor whose watchdog ran late would then take itself for the lowest
+ * and report again; so reporting also takes a claim in memory this host's
+ * processes share (claim_win, the one host-wide word that needs no MPI call
+ * and no file of ours), and a survivor that finds it taken stays silent.
+ * The other survivors abort too, later, in case the reporter cannot. */
 _Noreturn static void end_job_after_death(const int *dead, int n)
 {
     int lowest = -1;
@@ -76,7 +83,11 @@ _Noreturn static void end_job_after_death(const int *dead, int n)
         if (!gone)
             lowest = p;
     }
-    if (lowest == pld__mpi->me) {
+    int unclaimed = 0;
+    if (lowest == pld__mpi->me)
+        unclaimed =
+            !pld__mpi->claim || __atomic_exchange_n(pld__mpi->claim, 1, __ATOMIC_ACQ_REL) == 0;
+    if (unclaimed) {
         char msg[1024];
         int len = snprintf(msg, sizeof msg, "pldsim: rank %d's process (pid %d on %s)", dead[0],
                            (int)pld__mpi->peers[dead[0]].pid, pld__mpi->peers[dead[0]].host);
@@ -113,6 +124,32 @@ static void *watchdog_main(void *unused)
     return NULL;
 }
 
+/* The report's claim: one int, in memory shared by this host's processes
+ * (collective).  Without it (an MPI that cannot share memory) the watchdog
+ * still works, and a late survivor may repeat the report. */
+static void make_claim(void)
+{
+    pld__mpi->host_comm = MPI_COMM_NULL;
+    pld__mpi->claim = NULL;
+    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
+                            &pld__mpi->host_comm) != MPI_SUCCESS)
+        return;
+    int first;
+    MPI_Comm_rank(pld__mpi->host_comm, &first);
+    int *mine = NULL, *shared = NULL, disp;
+    MPI_Aint size;
+    if (MPI_Win_allocate_shared(first == 0 ? (MPI_Aint)sizeof(int) : 0, sizeof(int), MPI_INFO_NULL,
+                                pld__mpi->host_comm, &mine, &pld__mpi->claim_win) != MPI_SUCCESS) {
+        MPI_Comm_free(&pld__mpi->host_comm);
+        return;
+    }
+    if (first == 0)
+        *mine = 0;
+    MPI_Win_shared_query(pld__mpi->claim_win, 0, &size, &disp, &shared);
+    MPI_Barrier(pld__mpi->host_comm); /* zeroed before anyone claims */
+    pld__mpi->claim = shared;
+}
+
 /* Learns every process's host and pid (collective), then arms the
  * watchdog; 0, or -1 if it could not start (the run goes on unwatched). */
 int pld__mpi_liveness_start(void)
@@ -124,6 +161,7 @@ int pld__mpi_liveness_start(void)
         return -1;
     MPI_Allgather(&me, (int)sizeof me, MPI_BYTE, pld__mpi->peers, (int)sizeof me, MPI_BYTE,
                   MPI_COMM_WORLD);
+    make_claim();
     __atomic_store_n(&pld__mpi->watching, 1, __ATOMIC_RELEASE);
     if (pthread_create(&pld__mpi->watchdog, NULL, watchdog_main, NULL) != 0) {
         __atomic_store_n(&pld__mpi->watching, 0, __ATOMIC_RELEASE);
@@ -136,6 +174,12 @@ void pld__mpi_liveness_stop(void)
 {
     if (__atomic_exchange_n(&pld__mpi->watching, 0, __ATOMIC_ACQ_REL))
         pthread_join(pld__mpi->watchdog, NULL);
+    if (pld__mpi->host_comm != MPI_COMM_NULL && pld__mpi->peers) {
+        /* collective over this host: every process got here (mpi_run) */
+        MPI_Win_free(&pld__mpi->claim_win);
+        MPI_Comm_free(&pld__mpi->host_comm);
+    }
+    pld__mpi->claim = NULL;
     free(pld__mpi->peers);
     pld__mpi->peers = NULL;
 }
