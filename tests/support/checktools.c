@@ -37,6 +37,23 @@ static char *temp_path(const char *suffix)
     return p;
 }
 
+/* The files write_temp made, removed when the process that made them
+ * exits: many tests hand the path on and never unlink it, and a make check
+ * used to leave dozens of files in /tmp.  The pid, because a test's forked
+ * child inherits the list and must not remove its parent's fixtures. */
+static struct {
+    char *path;
+    pid_t pid;
+} temps[256];
+static int ntemps;
+
+static void remove_temps(void)
+{
+    for (int k = 0; k < ntemps; k++)
+        if (temps[k].pid == getpid())
+            unlink(temps[k].path);
+}
+
 char *write_temp(const char *suffix, const char *text)
 {
     char *p = temp_path(suffix);
@@ -44,6 +61,10 @@ char *write_temp(const char *suffix, const char *text)
     ck_assert_ptr_nonnull(f);
     fputs(text, f);
     fclose(f);
+    if (ntemps == 0)
+        atexit(remove_temps);
+    if (ntemps < (int)(sizeof temps / sizeof temps[0]))
+        temps[ntemps++] = (__typeof__(temps[0])){strdup(p), getpid()};
     return p;
 }
 
