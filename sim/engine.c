@@ -262,6 +262,7 @@ static int simulate(const struct pld__run_env *env, struct pld__run_result *out)
     sg_actor_start_(h, host_main, 0, NULL);
 
     pld__sim->cur = PLD__NOBODY;
+    pld__interrupt_arm(); /* SimGrid's engine installed its own SIGINT handler */
     simgrid_run();
     pld__sim->cur = PLD__NOBODY;
     out->end_time = simgrid_get_clock();

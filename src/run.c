@@ -357,7 +357,11 @@ int pld__run_host(const pld_config *cfg, pld__host_fn host, const void *args)
      * out, which the run takes over */
     struct pld__run_env env = {.P = R.P, .cfg = cfg, .transfers = &R.transfers};
     struct pld__run_result out = {0};
+    /* mpirun delivers Ctrl-C to its processes and reports it itself */
+    if (!(be->caps & PLD_CAP_DISTRIBUTED))
+        pld__interrupt_arm();
     rc = be->run(&env, host, args, &frontend, &out);
+    pld__interrupt_disarm();
     R.end_time = out.end_time;
     if (out.error)
         R.error = out.error;

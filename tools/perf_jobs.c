@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -81,6 +82,37 @@ static void stop_all(struct running *run, int slots)
         }
 }
 
+/* Interrupts (Ctrl-C, SIGTERM, a closed terminal) while children run.
+ * Without this the parent died alone and its children went on simulating
+ * sizes nobody would read, holding the terminal's output open.  The handler
+ * does it all itself (kill and write are async-signal-safe), so no signal
+ * can slip in between a check and a blocking waitpid: it stops every child
+ * (SIGKILL: a simulation holds nothing worth saving; their results files
+ * are unlinked tmpfiles), says so in one line, and ends this process with
+ * the same signal, as a shell expects of an interrupted program. */
+static const int interrupts[] = {SIGINT, SIGTERM, SIGHUP};
+enum { NINTERRUPTS = sizeof interrupts / sizeof interrupts[0] };
+static struct running *volatile live;
+static volatile int live_slots;
+
+static void on_interrupt(int sig)
+{
+    struct running *run = live;
+    for (int i = 0; run && i < live_slots; i++)
+        if (run[i].pid > 0)
+            kill(run[i].pid, SIGKILL);
+    const char *msg = sig == SIGINT    ? "pldsim-perf: interrupted (SIGINT): the simulations still "
+                                         "running were stopped; the table is incomplete\n"
+                      : sig == SIGTERM ? "pldsim-perf: terminated (SIGTERM): the simulations still "
+                                         "running were stopped; the table is incomplete\n"
+                                       : "pldsim-perf: hung up (SIGHUP): the simulations still "
+                                         "running were stopped; the table is incomplete\n";
+    ssize_t w = write(STDERR_FILENO, msg, strlen(msg));
+    (void)w;
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
 int perf_jobs_run(int n, const int *order, int jobs, int (*job)(int k, FILE *out),
                   int (*collect)(int k, FILE *in), const char *(*what)(int k),
                   void (*progress)(int done, int n))
@@ -95,6 +127,16 @@ int perf_jobs_run(int n, const int *order, int jobs, int (*job)(int k, FILE *out
         return 1;
     }
     int next = 0, done = 0, busy = 0, status = 0;
+    struct sigaction sa = {.sa_handler = on_interrupt}, before[NINTERRUPTS];
+    sigemptyset(&sa.sa_mask);
+    live = run;
+    live_slots = jobs;
+    for (int i = 0; i < NINTERRUPTS; i++) {
+        sigaction(interrupts[i], NULL, &before[i]);
+        if (before[i].sa_handler != SIG_IGN) /* nohup's choice stands */
+            sigaction(interrupts[i], &sa, NULL);
+    }
+    pid_t parent = getpid();
     while (done < n && status == 0) {
         while (busy < jobs && next < n) { /* start what fits */
             int slot = 0;
@@ -119,6 +161,13 @@ int perf_jobs_run(int n, const int *order, int jobs, int (*job)(int k, FILE *out
                 break;
             }
             if (pid == 0) {
+                /* a child outlives nothing: it dies with the parent, even of
+                 * SIGKILL, and takes the signals as a plain program does */
+                prctl(PR_SET_PDEATHSIG, SIGKILL);
+                if (getppid() != parent)
+                    _exit(1);
+                for (int i = 0; i < NINTERRUPTS; i++)
+                    sigaction(interrupts[i], &before[i], NULL);
                 if (dup2(fileno(err), STDERR_FILENO) < 0)
                     _exit(1);
                 int rc = job(order[next], out);
@@ -170,6 +219,9 @@ int perf_jobs_run(int n, const int *order, int jobs, int (*job)(int k, FILE *out
             progress(done, n);
     }
     stop_all(run, jobs);
+    for (int i = 0; i < NINTERRUPTS; i++)
+        sigaction(interrupts[i], &before[i], NULL);
+    live = NULL;
     free(run);
     forget_stderr();
     return status;

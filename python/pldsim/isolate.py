@@ -97,6 +97,12 @@ def run_in_child(run: Callable[[], tuple], tensors: list[Any], who: str) -> tupl
 def _dead(status: int, who: str) -> tuple[Any, ...]:
     if os.WIFSIGNALED(status):
         n = os.WTERMSIG(status)
+        if n in (signal.SIGINT, signal.SIGTERM):
+            # an interrupt: the child said so in one line (libpld's handler);
+            # this process ends the same way, as a shell expects (130, 143)
+            sys.stdout.flush()
+            signal.signal(n, signal.SIG_DFL)
+            os.kill(os.getpid(), n)
         try:
             name = f" ({signal.Signals(n).name})"
         except ValueError:

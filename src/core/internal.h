@@ -329,6 +329,11 @@ const char *pld__op_shown(const char *op);
 void pld__guard_escape(void);
 
 /* Set by the fuzz targets: configuration errors are returned, not printed. */
+/* interrupt.c: during a run, SIGINT and SIGTERM print one line and end the
+ * process with the signal (130 for Ctrl-C); arm again after SimGrid starts
+ * (it installs its own); disarm puts the program's handlers back. */
+void pld__interrupt_arm(void);
+void pld__interrupt_disarm(void);
 extern int pld__config_error_silent;
 
 /* Prints a configuration-time error ("pldsim: ...") and returns `code`. */

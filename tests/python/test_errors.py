@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import tempfile
 import unittest
 
@@ -221,6 +222,26 @@ class RunnerErrors(unittest.TestCase):
                 self.assertEqual(len(errors), 1, r.stderr)
                 self.assertTrue(errors[0].startswith(f"{shown}:{lines[where]}: "), errors[0])
                 self.assertIn(f": the program ends with status {status}", errors[0])
+
+    def test_an_interrupt_in_a_run_is_one_line_and_the_signal(self):
+        # issue 41, class 1: a kernel's SIGINT on thread contexts ended in a
+        # SimGrid abort; on coroutines the run "exited with status 1"
+        # without naming the interrupt.  Now every level, context and
+        # backend says it in one line and ends with the signal.
+        said = {"SIGINT": "pldsim: interrupted (SIGINT); the run has no result",
+                "SIGTERM": "pldsim: terminated (SIGTERM); the run has no result"}
+        cases = [("kernel", "SIGINT", {}, ()), ("kernel", "SIGINT", {"PLDSIM_PY_CONTEXTS": "thread"}, ()),
+                 ("kernel", "SIGTERM", {}, ("--backend", "threads")), ("host", "SIGTERM", {}, ()),
+                 ("device", "SIGINT", {"PLDSIM_PY_CONTEXTS": "thread"}, ())]
+        runs = support.in_parallel(
+            lambda c: support.pldsim_py(*c[3], "tests/python/programs/exits.py", c[0], c[1], cwd=support.SRC,
+                                        env=c[2]), cases)
+        for (where, sig, env, flags), r in zip(cases, runs):
+            with self.subTest(where=where, sig=sig, env=env, flags=flags):
+                # killed by the signal: a shell shows 130 or 143
+                self.assertEqual(r.returncode, -getattr(signal, sig), r.stderr)
+                lines = [l for l in r.stderr.splitlines() if not l.startswith("[pldsim]")]
+                self.assertEqual(lines, [said[sig]])
 
 
 if __name__ == "__main__":

@@ -32,6 +32,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 enum { N = 64, ROWS = 8 };
 /* the sparse case's window: 256 KiB per copy, above the simulator's
@@ -353,6 +355,25 @@ static void killed_device(const struct rank_args *a)
     pl_incore(killed_kernel, a->w, a->rank, a->P);
 }
 
+/* interrupt: rank 0's kernel sends its own process SIGINT (SIGTERM with
+ * PLD_TEST_SIGNAL=TERM), as Ctrl-C or kill would arrive in the middle of a
+ * run; the process must say so in one line and end with the signal. */
+static void interrupt_kernel(int r)
+{
+    if (r != 0)
+        return;
+    const char *env = getenv("PLD_TEST_SIGNAL");
+    kill(getpid(), env && strcmp(env, "TERM") == 0 ? SIGTERM : SIGINT);
+    struct timespec ts = {5, 0};
+    nanosleep(&ts, NULL); /* where the signal ends the process */
+    fprintf(stderr, "the signal did not end the process\n");
+}
+
+static void interrupt_device(const struct rank_args *a)
+{
+    pl_incore(interrupt_kernel, a->rank);
+}
+
 static void bad_peer_device(const struct rank_args *a)
 {
     pl_incore(bad_peer_kernel, a->w, a->rank, a->P);
@@ -404,6 +425,8 @@ static void host(const struct io *h)
             pld_dispatch(r, lines_device, a);
         else if (strcmp(which, "killed") == 0)
             pld_dispatch(r, killed_device, a);
+        else if (strcmp(which, "interrupt") == 0)
+            pld_dispatch(r, interrupt_device, a);
         else
             pld_dispatch(r, bad_peer_device, a);
     }
@@ -418,10 +441,10 @@ int main(int argc, char **argv)
     if (rc != 0 || argc != 2 ||
         (strcmp(argv[1], "atomics") && strcmp(argv[1], "strided") && strcmp(argv[1], "deadlock") &&
          strcmp(argv[1], "bad_peer") && strcmp(argv[1], "sparse") && strcmp(argv[1], "huge") &&
-         strcmp(argv[1], "lines") && strcmp(argv[1], "killed"))) {
+         strcmp(argv[1], "lines") && strcmp(argv[1], "killed") && strcmp(argv[1], "interrupt"))) {
         fprintf(stderr,
-                "usage: backend_cases atomics|strided|deadlock|bad_peer|sparse|huge|lines|killed "
-                "[flags]\n");
+                "usage: backend_cases "
+                "atomics|strided|deadlock|bad_peer|sparse|huge|lines|killed|interrupt [flags]\n");
         return 2;
     }
     which = argv[1];

@@ -1,11 +1,16 @@
 /* checktools.c: see checktools.h. */
 #include "checktools.h"
 
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 char *slurp(const char *path)
@@ -96,16 +101,10 @@ void drop_sanitizer_noise(char *s)
         *out = '\0';
 }
 
-struct cmd_result run_cmd(const char *fmt, ...)
+/* A finished command's result, from its wait status and the files its
+ * stdout and stderr went to (removed, and their paths freed). */
+static struct cmd_result collect_result(int st, char *out, char *err)
 {
-    char cmd[8192], full[16384];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    char *out = temp_path(".out"), *err = temp_path(".err");
-    snprintf(full, sizeof full, "( %s ) >%s 2>%s </dev/null", cmd, out, err);
-    int st = system(full);
     struct cmd_result r;
     r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
     r.out = slurp(out);
@@ -116,6 +115,89 @@ struct cmd_result run_cmd(const char *fmt, ...)
     free(out);
     free(err);
     return r;
+}
+
+struct cmd_result run_cmd(const char *fmt, ...)
+{
+    char cmd[8192], full[16384];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    char *out = temp_path(".out"), *err = temp_path(".err");
+    snprintf(full, sizeof full, "( %s ) >%s 2>%s </dev/null", cmd, out, err);
+    int st = system(full);
+    return collect_result(st, out, err);
+}
+
+/* The live (not zombie) processes of process group `pgid`, from /proc. */
+static int live_in_group(pid_t pgid)
+{
+    int n = 0;
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL) {
+        char path[300], buf[512];
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        size_t len = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[len] = '\0';
+        const char *paren = strrchr(buf, ')'); /* "pid (comm) S ppid pgrp ..." */
+        char state;
+        int ppid, pgrp;
+        if (paren && sscanf(paren + 1, " %c %d %d", &state, &ppid, &pgrp) == 3 && pgrp == pgid &&
+            state != 'Z' && state != 'X')
+            n++;
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
+struct cmd_result run_cmd_signalled(int sig, int group, int procs, int *left, const char *fmt, ...)
+{
+    char cmd[8192], full[8300];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    snprintf(full, sizeof full, "exec %s", cmd);
+    char *out = temp_path(".out"), *err = temp_path(".err");
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        setpgid(0, 0);
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        int in = open("/dev/null", O_RDONLY), o = open(out, O_WRONLY | O_TRUNC),
+            e = open(err, O_WRONLY | O_TRUNC);
+        if (in < 0 || o < 0 || e < 0 || dup2(in, 0) < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
+            _exit(127);
+        execl("/bin/sh", "sh", "-c", full, (char *)NULL);
+        _exit(127);
+    }
+    setpgid(pid, pid); /* both sides: whichever runs first */
+    for (int k = 0; k < 600 && live_in_group(pid) < procs; k++) {
+        struct timespec ts = {0, 100 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    kill(group ? -pid : pid, sig);
+    int st;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    struct timespec half = {0, 500 * 1000 * 1000};
+    nanosleep(&half, NULL);
+    *left = live_in_group(pid);
+    if (*left)
+        kill(-pid, SIGKILL); /* the test fails; the machine should not pay for it */
+    return collect_result(st, out, err);
 }
 
 void cmd_result_free(struct cmd_result *r)

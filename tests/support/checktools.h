@@ -18,6 +18,14 @@ struct cmd_result {
 struct cmd_result run_cmd(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cmd_result_free(struct cmd_result *r);
 
+/* Runs `sh -c "exec CMD"` in a process group of its own, waits until that
+ * group has `procs` live processes (at most 60 s), then sends `sig` to the
+ * first process alone, or with `group` to the whole group, as a terminal's
+ * Ctrl-C does.  `left` gets how many processes of the group are still alive
+ * (not zombies) half a second after the first one ended. */
+struct cmd_result run_cmd_signalled(int sig, int group, int procs, int *left, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
 /* Drops, in place, the lines ASan prints when SimGrid switches stacks
  * (run_cmd does it for stderr; a caller that merges 2>&1 needs it too). */
 void drop_sanitizer_noise(char *s);

@@ -426,6 +426,25 @@ START_TEST(mpi_killed_rank_without_mpirun_abort_is_named_by_pldsim)
 }
 END_TEST
 
+/* Issue 41, class 1: an interrupt in the middle of a run (here the
+ * program's own kernel sends it, as Ctrl-C or kill would arrive) was, on
+ * sim, SimGrid's handler: no word and exit 1, the status of a golden
+ * mismatch.  Now, on sim and threads alike, one line says so and the
+ * process ends with the signal: 130 for SIGINT, 143 for SIGTERM. */
+START_TEST(an_interrupt_ends_the_run_with_one_line_and_the_signal)
+{
+    const char *backend = _i % 2 ? "threads" : "sim";
+    int term = _i >= 2;
+    struct cmd_result r = run_cmd("PLD_TEST_SIGNAL=%s timeout 60 %s interrupt -d 0,1 --backend %s",
+                                  term ? "TERM" : "INT", cases_prog(), backend);
+    ck_assert_msg(r.status == (term ? 143 : 130), "%s: exit %d\n%s", backend, r.status, r.err);
+    ck_assert_int_eq(count_lines_with(r.err, ""), 1);
+    ck_assert_contains(r.err, term ? "pldsim: terminated (SIGTERM); the run has no result"
+                                   : "pldsim: interrupted (SIGINT); the run has no result");
+    cmd_result_free(&r);
+}
+END_TEST
+
 START_TEST(mpi_process_count_must_match_the_devices)
 {
     struct cmd_result r = mpi_run(2, tutorial("08_allreduce_mesh"), "-d 0-3");
@@ -533,6 +552,7 @@ int main(void)
     tcase_add_loop_test(tc, sparse_window_paths_are_exact_on_every_backend, 0, 3);
     tcase_add_test(tc, sparse_table_grows_across_arenas_on_every_backend);
     tcase_add_test(tc, huge_sparse_signal_window_fits_in_little_memory);
+    tcase_add_loop_test(tc, an_interrupt_ends_the_run_with_one_line_and_the_signal, 0, 4);
     suite_add_tcase(s, tc);
     TCase *mpi = tcase_create("mpi");
     tcase_set_timeout(mpi, 120);

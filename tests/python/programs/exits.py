@@ -4,9 +4,13 @@ status, as python does (None: 0, an int: itself, any other value: 1).
     pldsim-py exits.py WHERE [CODE]
 
 WHERE: top (after the run), host, device or kernel; CODE: an int (default
-7), none, or any other text."""
+7), none, or any other text; or SIGINT / SIGTERM: the process sends itself
+that signal from WHERE, as an interrupt from outside would arrive."""
 
+import os
+import signal
 import sys
+import time
 
 import pypto.language as pl
 import pypto.language.distributed as pld
@@ -19,9 +23,16 @@ ARG = sys.argv[2] if len(sys.argv) > 2 else "7"
 CODE = None if ARG == "none" else int(ARG) if ARG.lstrip("-").isdigit() else ARG
 
 
+def interrupt(code):
+    if code in ("SIGINT", "SIGTERM"):
+        os.kill(os.getpid(), getattr(signal, code))
+        time.sleep(10)  # where the signal ends the process; else the exit says it did not
+
+
 @pl.jit.incore
 def kernel(x: pl.Tensor[[1, 64], pl.FP32]):
     if WHERE == "kernel":
+        interrupt(CODE)
         sys.exit(CODE)  # EXIT kernel
     return x
 
@@ -29,6 +40,7 @@ def kernel(x: pl.Tensor[[1, 64], pl.FP32]):
 @pl.jit
 def per_rank(x):
     if WHERE == "device":
+        interrupt(CODE)
         sys.exit(CODE)  # EXIT device
     kernel(x)
 
@@ -36,6 +48,7 @@ def per_rank(x):
 @pl.jit.host
 def host(x: pl.Tensor[[2, 1, 64], pl.FP32]):
     if WHERE == "host":
+        interrupt(CODE)
         sys.exit(CODE)  # EXIT host
     for r in pl.range(pld.world_size()):
         per_rank(x[r], device=r)
