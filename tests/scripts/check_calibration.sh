@@ -2,7 +2,8 @@
 # check_calibration.sh: the a2a3 model has not drifted from its fit.  Reruns
 # the calibration points recorded in bench/measurements/a2a3-fit-record.csv
 # (tools/pldsim-calibrate guard) and fails when one moved more than 10 %;
-# then shows that the guard does fail, on a model with a slower push.  The
+# then shows that the guard does fail, on a model with a slower push; and
+# that bad input files are refused (check_calibrate_input.py).  The
 # guard needs only Python's standard library: the interpreter configure
 # chose, else Debian's, else the first python3 on PATH.
 set -u
@@ -27,6 +28,11 @@ for t in -1 nan inf 10 x; do
         exit 1
     fi
 done
+# every bad file is one line, exit 2, before any point runs
+"$py" "$PLDSIM_SRCDIR/tests/scripts/check_calibrate_input.py" || {
+    echo "FAIL: pldsim-calibrate let bad input through (see above)"
+    exit 1
+}
 "$py" "$cal" --build "$PLDSIM_BUILDDIR" --jobs 2 guard || {
     echo "FAIL: the a2a3 model drifted from its fit (see above)"
     exit 1

@@ -1,0 +1,207 @@
+"""check_calibrate_input.py: tools/pldsim-calibrate refuses every bad file
+it is given (measurements, a fit record, a model file, a file or directory
+to write) and a python3 without SciPy for `fit`, each in one line naming
+the file, the line and column where there is one, and what was expected,
+with exit 2 (docs/errors.md) and no traceback; all before any point runs,
+which a fake bench/pldsim-measured would notice.  Run by
+tests/scripts/check_calibration.sh with the interpreter it chose; prints
+"N passed, N failed" and exits 1 on a failure."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import traceback
+
+SRC = os.environ.get("PLDSIM_SRCDIR", os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                    "..", ".."))
+TOOL = os.path.join(SRC, "tools", "pldsim-calibrate")
+DATA = os.path.join(SRC, "bench", "measurements")
+TMP = tempfile.mkdtemp(prefix="check_calibrate_input.")
+# A build whose pldsim-measured leaves a mark and times every point at 1 us:
+# a refusal must come before the first point runs, so the mark must not exist.
+BUILD = os.path.join(TMP, "build")
+MARK = os.path.join(TMP, "a-point-ran")
+os.makedirs(os.path.join(BUILD, "bench"))
+with open(os.path.join(BUILD, "bench", "pldsim-measured"), "w") as f:
+    f.write(f"#!/bin/sh\ntouch '{MARK}'\necho device_wall_us=1 a2av_us=1\n")
+os.chmod(os.path.join(BUILD, "bench", "pldsim-measured"), 0o755)
+
+with open(os.path.join(DATA, "a2a3-calibration.csv"), newline="") as f:
+    MEAS = f.read().splitlines(keepends=True)
+with open(os.path.join(DATA, "a2a3-fit-record.csv"), newline="") as f:
+    REC = f.read().splitlines(keepends=True)
+HEADER, ROW = MEAS[0], MEAS[1]  # ROW: all_to_all_v uniform, P=2, 0 B/peer, p50_us 3.26...
+P50 = ",3.2600000000000002,"
+assert P50 in ROW, ROW
+
+
+def file(name: str, text: str | bytes) -> str:
+    path = os.path.join(TMP, name)
+    with open(path, "wb") as f:
+        f.write(text.encode() if isinstance(text, str) else text)
+    return path
+
+
+def run(args: list[str], env: dict | None = None) -> subprocess.CompletedProcess:
+    if os.path.exists(MARK):
+        os.unlink(MARK)
+    return subprocess.run([sys.executable, TOOL, "--build", BUILD, "--jobs", "1"] + args,
+                          capture_output=True, text=True, env=env, timeout=60)
+
+
+def refused(args: list[str], *parts: str, env: dict | None = None) -> None:
+    """One line on stderr holding each of `parts`, exit 2, nothing on
+    stdout, no traceback, and no point run."""
+    r = run(args, env)
+    what = f"{args}: exit {r.returncode}\nstdout: {r.stdout}\nstderr: {r.stderr}"
+    assert r.returncode == 2, what
+    assert "Traceback" not in r.stderr and r.stdout == "", what
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("pldsim-calibrate: "), what
+    for p in parts:
+        assert p in lines[0], f"{what}\nexpected in it: {p}"
+    assert not os.path.exists(MARK), f"{what}\na point ran before the refusal"
+
+
+TIME = "expected a time in us, a finite number above 0"
+
+
+def test_bad_measurements_are_one_line():
+    nocol = [",".join(x for i, x in enumerate(line.rstrip("\r\n").split(",")) if i != 8) + "\n"
+             for line in (HEADER, ROW)]  # column 8 is metric
+    cases = [
+        ("empty.csv", "", "empty.csv: empty; expected a CSV of 910B measurements"),
+        ("header.csv", HEADER, "header.csv:1: a header and no rows; expected a CSV of 910B"),
+        ("nocol.csv", "".join(nocol),
+         "nocol.csv:1: no column 'metric'; expected a header with source, program"),
+        ("text.csv", HEADER + ROW.replace(P50, ",fast,"), f"text.csv:2: p50_us 'fast': {TIME}"),
+        ("huge.csv", HEADER + ROW.replace(P50, ",1e400,"), f"huge.csv:2: p50_us '1e400': {TIME}"),
+        ("nan.csv", HEADER + ROW + ROW.replace(P50, ",nan,"), f"nan.csv:3: p50_us 'nan': {TIME}"),
+        ("neg.csv", HEADER + ROW.replace(P50, ",-3,"), f"neg.csv:2: p50_us '-3': {TIME}"),
+        ("zero.csv", HEADER + ROW.replace(P50, ",0,"), f"zero.csv:2: p50_us '0': {TIME}"),
+        ("P.csv", HEADER + ROW.replace(",managed-l2/uniform,2,", ",managed-l2/uniform,two,"),
+         "P.csv:2: P 'two': expected a whole number from 1 to 64"),
+        ("count.csv", HEADER + ROW.replace("/uniform,2,0,", "/uniform,2,1e400,"),
+         "count.csv:2: count '1e400': expected a whole number from 0 to"),
+        ("width.csv", HEADER + "a,b,c\n", "width.csv:2: 3 fields; expected 12, as the header has"),
+        ("latin1.csv", HEADER.encode() + b"caf\xe9\n", "latin1.csv:2: byte 0xe9 is not UTF-8"),
+        ("nul.csv", HEADER + ROW.replace(P50, ",3\0,"), f"nul.csv:2: p50_us '3\\x00': {TIME}"),
+        ("none.csv", HEADER + ROW.replace(",managed-l2/uniform,2,", ",managed-l2/uniform,8,"),
+         "none.csv: no row is a point pldsim-calibrate uses at P = 2 or 4"),
+    ]
+    for name, text, msg in cases:
+        path = file(name, text)
+        refused(["--calibration", path, "guard"], msg)
+    # every subcommand reads them before it runs a point; validate reads both
+    bad = os.path.join(TMP, "text.csv")
+    refused(["--calibration", bad, "record", "--write", os.path.join(TMP, "r.csv")], "text.csv:2")
+    refused(["--calibration", bad, "validate"], "text.csv:2: p50_us")
+    refused(["--heldout", bad, "validate"], "text.csv:2: p50_us")
+    refused(["--calibration", bad, "fit"], "text.csv:2: p50_us")
+    refused(["--calibration", os.path.join(TMP, "missing.csv"), "guard"],
+            "missing.csv: cannot read it: No such file or directory")
+    refused(["--calibration", TMP, "guard"], f"{TMP}: cannot read it: Is a directory")
+
+
+def test_bad_records_are_one_line():
+    rec = "".join(REC)
+    first = REC[3].split(",")[3]  # mesh P=2 256's simulated_us, line 4
+    cases = [
+        ("r-empty.csv", "", "r-empty.csv: empty; expected a fit record"),
+        ("r-comments.csv", "".join(REC[:2]), "r-comments.csv: empty; expected a fit record"),
+        ("r-header.csv", "".join(REC[:3]), "r-header.csv:3: a header and no rows"),
+        ("r-nocol.csv", rec.replace("simulated_us", "sim_us"),
+         "r-nocol.csv:3: no column 'simulated_us'; expected a header with program, P, size, "
+         "simulated_us"),
+        ("r-zero.csv", rec.replace(first, "0"), f"r-zero.csv:4: simulated_us '0': {TIME}"),
+        ("r-text.csv", rec.replace(first, "x"), f"r-text.csv:4: simulated_us 'x': {TIME}"),
+        ("r-huge.csv", rec.replace(first, "1e400"), f"r-huge.csv:4: simulated_us '1e400': {TIME}"),
+        ("r-nan.csv", rec.replace(first, "nan"), f"r-nan.csv:4: simulated_us 'nan': {TIME}"),
+        ("r-neg.csv", rec.replace(first, "-281"), f"r-neg.csv:4: simulated_us '-281': {TIME}"),
+        ("r-size.csv", rec.replace("mesh,2,256,", "mesh,2,-256,"),
+         "r-size.csv:4: size '-256': expected a whole number from 0 to"),
+        ("r-twice.csv", rec + REC[3],
+         "r-twice.csv:10: 'mesh P=2 size 256' is recorded twice (first at line 4)"),
+        ("r-short.csv", "".join(REC[:4]),
+         "r-short.csv: no record of mesh P=2 size 1048576, mesh P=4 size 65536"),
+    ]
+    for name, text, msg in cases:
+        refused(["guard", "--record", file(name, text)], msg)
+    refused(["guard", "--record", os.path.join(TMP, "missing.csv")],
+            "missing.csv: cannot read it: No such file or directory; expected a fit record")
+
+
+def test_files_to_write_are_tried_first():
+    # paths under TMP: root may create /nonexistent/dir, and validate does
+    missing = os.path.join(TMP, "nodir", "x.csv")
+    refused(["record", "--write", missing],
+            f"{missing}: cannot create a file in {os.path.dirname(missing)}: No such file or "
+            "directory; expected a file to write the fit record in")
+    refused(["record", "--write", TMP], f"{TMP}: is a directory; expected a file to write")
+    refused(["record", "--write", "/dev/null"], "/dev/null: not a regular file")
+    plain = file("plain", "x")
+    refused(["validate", "--out", plain], "plain: not a directory")
+    refused(["validate", "--out", os.path.join(plain, "d")],
+            "plain/d: cannot make the directory: Not a directory")
+    # a refused record leaves the old file as it was
+    old = file("old-record.csv", "the old record\n")
+    refused(["--calibration", file("e.csv", ""), "record", "--write", old], "e.csv: empty")
+    with open(old) as f:
+        assert f.read() == "the old record\n"
+    # a written one is whole, and leaves no temporary file beside it
+    d = os.path.join(TMP, "out")
+    os.makedirs(d)
+    r = run(["record", "--write", os.path.join(d, "rec.csv")])
+    assert r.returncode == 0, r.stderr
+    assert os.listdir(d) == ["rec.csv"], os.listdir(d)
+    with open(os.path.join(d, "rec.csv")) as f:
+        assert f.read().count("\n") == 9
+
+
+def test_model_files_are_read_before_the_fit():
+    # it took the whole fit (minutes) to say the file was missing
+    refused(["fit", "--check-model", os.path.join(TMP, "no.model")],
+            "no.model: cannot read it: No such file or directory; expected a pldsim model file")
+    refused(["fit", "--write-model", os.path.join(TMP, "no.model")], "no.model: cannot read it")
+    refused(["fit", "--check-model", file("keys.model", "hbm_lat = 80ns\n")],
+            "keys.model: no line for dispatch_lat, hbm_bw, pull_bw, push_lat, signal_lat")
+    refused(["--build", os.path.join(TMP, "nobuild"), "guard"],
+            "nobuild/bench/pldsim-measured is not built")
+
+
+def test_fit_without_scipy_says_how_to_run_it():
+    # a scipy that cannot be imported, ahead of the real one on the path
+    shadow = os.path.join(TMP, "shadow", "scipy")
+    os.makedirs(shadow)
+    file(os.path.join(shadow, "__init__.py"),
+         "raise ModuleNotFoundError(\"No module named 'scipy'\", name='scipy')\n")
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(shadow))
+    refused(["fit"], f"fit needs numpy and SciPy, which {sys.executable} (Python ",
+            "lacks (No module named 'scipy')", "python3", env=env)
+    # the other subcommands never import it
+    r = run(["guard"], env)
+    assert r.returncode == 1 and "SciPy" not in r.stderr and "FAIL mesh" in r.stdout, r
+
+
+def main() -> int:
+    tests = [(k, v) for k, v in globals().items() if k.startswith("test_")]
+    failed = 0
+    for name, fn in tests:
+        try:
+            fn()
+            print(f"PASS: {name}")
+        except Exception:  # report every failure, then the count
+            failed += 1
+            print(f"FAIL: {name}")
+            traceback.print_exc(file=sys.stdout)
+    print(f"{len(tests) - failed} passed, {failed} failed")
+    shutil.rmtree(TMP)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
