@@ -3,7 +3,8 @@
 # the calibration points recorded in bench/measurements/a2a3-fit-record.csv
 # (tools/pldsim-calibrate guard) and fails when one moved more than 10 %;
 # then shows that the guard does fail, on a model with a slower push; and
-# that bad input files are refused (check_calibrate_input.py).  The
+# that bad input files are refused (check_calibrate_input.py, and a short
+# run of tests/fuzz/fuzz_calibrate.py).  The
 # guard needs only Python's standard library: the interpreter configure
 # chose, else Debian's, else the first python3 on PATH.
 set -u
@@ -31,6 +32,12 @@ done
 # every bad file is one line, exit 2, before any point runs
 "$py" "$PLDSIM_SRCDIR/tests/scripts/check_calibrate_input.py" || {
     echo "FAIL: pldsim-calibrate let bad input through (see above)"
+    exit 1
+}
+# and its readers take or refuse, in one line, 5000 mutated files (a few
+# seconds; make fuzz runs tests/fuzz/fuzz_calibrate.py for FUZZ_SECONDS)
+"$py" "$PLDSIM_SRCDIR/tests/fuzz/fuzz_calibrate.py" --count 5000 --artifacts . || {
+    echo "FAIL: fuzz_calibrate.py found an input pldsim-calibrate does not refuse cleanly"
     exit 1
 }
 "$py" "$cal" --build "$PLDSIM_BUILDDIR" --jobs 2 guard || {
