@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 struct th_rank {
     pthread_t thread;
@@ -293,6 +294,51 @@ static void run_host(pld__host_fn host, const void *args)
     self_rank = PLD__NOBODY;
 }
 
+/* Joins the device threads.  After an abort (a deadlock, a timeout, an
+ * error) every thread leaves at its next pld call or wait; a thread that
+ * loops in the program's own code never makes one, and joining it would
+ * hang the process after the report.  Such a thread cannot be stopped from
+ * outside (cancelling it mid-program is unsafe), and the run's state it
+ * reads cannot be freed under it: so after a grace period the process
+ * says which rank it is and exits with the run's status. */
+static void join_all(int started)
+{
+    enum { GRACE_S = 2 };
+    struct timespec until = {0, 0}; /* set when the abort is first seen */
+    for (int r = 0; r < started; r++) {
+        for (;;) {
+            struct timespec slice;
+            clock_gettime(CLOCK_REALTIME, &slice);
+            if (until.tv_sec == 0 && __atomic_load_n(&T->aborted, __ATOMIC_ACQUIRE)) {
+                until = slice;
+                until.tv_sec += GRACE_S;
+            }
+            /* a run going on takes as long as it takes, in slices, so that
+             * an abort is seen whichever thread is being joined */
+            slice.tv_nsec += 100 * 1000 * 1000;
+            if (slice.tv_nsec >= 1000000000L) {
+                slice.tv_sec++;
+                slice.tv_nsec -= 1000000000L;
+            }
+            if (pthread_timedjoin_np(T->rk[r].thread, NULL, &slice) == 0)
+                break;
+            if (until.tv_sec != 0 &&
+                (slice.tv_sec > until.tv_sec ||
+                 (slice.tv_sec == until.tv_sec && slice.tv_nsec >= until.tv_nsec))) {
+                int code = pld_exit_code(T->fe->error() ? T->fe->error() : PLD_EINVAL);
+                fflush(stdout);
+                fprintf(stderr,
+                        "pldsim: rank %d is still running %d s after the run ended: it is in the "
+                        "program's own code, outside any pld call, where it cannot be stopped; "
+                        "the process exits (status %d)\n",
+                        r, GRACE_S, code);
+                fflush(stderr);
+                _exit(code);
+            }
+        }
+    }
+}
+
 /* Starts a thread per rank, runs the host, and joins them. */
 static int run_threads(const struct pld__run_env *env, pld__host_fn host, const void *args,
                        struct pld__run_result *out)
@@ -327,8 +373,7 @@ static int run_threads(const struct pld__run_env *env, pld__host_fn host, const 
         wake(r);
     if (dead && declare_deadlock())
         stop_all();
-    for (int r = 0; r < started; r++)
-        pthread_join(T->rk[r].thread, NULL);
+    join_all(started);
     out->end_time = th_now();
     int error = T->fe->error();
     if (!rc && (__atomic_load_n(&T->aborted, __ATOMIC_ACQUIRE) || error))

@@ -8,6 +8,7 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* The run's: made by the first notify of a dense cell. */
 struct pld__deadlock_state {
@@ -149,8 +150,25 @@ void pld__report_deadlock(struct pld__run *R)
     }
     free(next);
     free(stuck);
-    int finished = P - blocked;
-    if (finished)
+    /* a rank that is neither blocked nor done may be computing, or looping
+     * in the program's own code: calling it "finished or idle" sent the
+     * reader to the wrong rank */
+    int running = 0;
+    char names[160] = "";
+    for (int r = 0; r < P; r++)
+        if (!R->ranks[r].wait.active && !R->graph_stuck(R, r) && R->ranks[r].in_task) {
+            size_t len = strlen(names);
+            if (running < 8)
+                snprintf(names + len, sizeof names - len, "%s%d", running ? ", " : "", r);
+            else if (running == 8)
+                snprintf(names + len, sizeof names - len, ", ...");
+            running++;
+        }
+    if (running)
+        fprintf(stderr, "pldsim: %d other rank%s still running (rank%s %s)\n", running,
+                running == 1 ? " is" : "s are", running == 1 ? "" : "s", names);
+    int finished = P - blocked - running;
+    if (finished > 0)
         fprintf(stderr, "pldsim: %d other rank%s finished or idle\n", finished,
                 finished == 1 ? " has" : "s have");
     fflush(stderr);

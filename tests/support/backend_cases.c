@@ -374,6 +374,24 @@ static void interrupt_device(const struct rank_args *a)
     pl_incore(interrupt_kernel, a->rank);
 }
 
+/* spin: rank 0 waits for a notify that never comes while rank 1 loops in
+ * its own code, outside any pld call, and never returns: after the wait
+ * times out, the process must end, naming the spinning rank. */
+static void spin_kernel(struct win w, int r)
+{
+    if (r == 0) {
+        pld_system_wait(w.sig, .offsets = PL_IDX(0, 0), .expected = 1, .cmp = PLD_WAIT_GE);
+        return;
+    }
+    for (volatile unsigned long k = 0;; k++)
+        ;
+}
+
+static void spin_device(const struct rank_args *a)
+{
+    pl_incore(spin_kernel, a->w, a->rank);
+}
+
 static void bad_peer_device(const struct rank_args *a)
 {
     pl_incore(bad_peer_kernel, a->w, a->rank, a->P);
@@ -427,6 +445,8 @@ static void host(const struct io *h)
             pld_dispatch(r, killed_device, a);
         else if (strcmp(which, "interrupt") == 0)
             pld_dispatch(r, interrupt_device, a);
+        else if (strcmp(which, "spin") == 0)
+            pld_dispatch(r, spin_device, a);
         else
             pld_dispatch(r, bad_peer_device, a);
     }
@@ -438,13 +458,15 @@ int main(int argc, char **argv)
     pld_config_init(&cfg);
     cfg.no_cacheline_check = 1; /* small buffers back to back; hardware layout is not the point */
     int rc = pld_parse_args(&cfg, &argc, argv);
-    if (rc != 0 || argc != 2 ||
-        (strcmp(argv[1], "atomics") && strcmp(argv[1], "strided") && strcmp(argv[1], "deadlock") &&
-         strcmp(argv[1], "bad_peer") && strcmp(argv[1], "sparse") && strcmp(argv[1], "huge") &&
-         strcmp(argv[1], "lines") && strcmp(argv[1], "killed") && strcmp(argv[1], "interrupt"))) {
-        fprintf(stderr,
-                "usage: backend_cases "
-                "atomics|strided|deadlock|bad_peer|sparse|huge|lines|killed|interrupt [flags]\n");
+    static const char *const modes[] = {"atomics", "strided", "deadlock", "bad_peer",  "sparse",
+                                        "huge",    "lines",   "killed",   "interrupt", "spin"};
+    size_t m = 0;
+    while (argc == 2 && m < sizeof modes / sizeof modes[0] && strcmp(argv[1], modes[m]) != 0)
+        m++;
+    if (rc != 0 || argc != 2 || m == sizeof modes / sizeof modes[0]) {
+        fprintf(stderr, "usage: backend_cases "
+                        "atomics|strided|deadlock|bad_peer|sparse|huge|lines|killed|interrupt|spin "
+                        "[flags]\n");
         return 2;
     }
     which = argv[1];

@@ -445,6 +445,29 @@ START_TEST(an_interrupt_ends_the_run_with_one_line_and_the_signal)
 }
 END_TEST
 
+/* Issue 41, class 1: on threads, a rank looping in its own code while
+ * another's wait timed out: the report came, then the process waited for
+ * the looping thread forever, and the report called it "finished or
+ * idle".  Now it is named as running, and the process ends soon after. */
+START_TEST(threads_timeout_with_a_spinning_rank_ends_the_process)
+{
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    struct cmd_result r =
+        run_cmd("timeout 60 %s spin -d 0,1 --backend threads --wait-timeout 1s", cases_prog());
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    ck_assert_msg(r.status == 4, "exit %d after %.1f s\n%s", r.status, s, r.err);
+    ck_assert_msg(s < 30, "took %.1f s", s);
+    ck_assert_contains(r.err, "pldsim: wait timeout at t=");
+    ck_assert_contains(r.err, "pldsim: 1 other rank is still running (rank 1)");
+    ck_assert_contains(r.err, "pldsim: rank 1 is still running 2 s after the run ended: it is in "
+                              "the program's own code, outside any pld call");
+    ck_assert_msg(!strstr(r.err, "finished or idle"), "%s", r.err);
+    cmd_result_free(&r);
+}
+END_TEST
+
 START_TEST(mpi_process_count_must_match_the_devices)
 {
     struct cmd_result r = mpi_run(2, tutorial("08_allreduce_mesh"), "-d 0-3");
@@ -553,6 +576,7 @@ int main(void)
     tcase_add_test(tc, sparse_table_grows_across_arenas_on_every_backend);
     tcase_add_test(tc, huge_sparse_signal_window_fits_in_little_memory);
     tcase_add_loop_test(tc, an_interrupt_ends_the_run_with_one_line_and_the_signal, 0, 4);
+    tcase_add_test(tc, threads_timeout_with_a_spinning_rank_ends_the_process);
     suite_add_tcase(s, tc);
     TCase *mpi = tcase_create("mpi");
     tcase_set_timeout(mpi, 120);
