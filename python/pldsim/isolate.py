@@ -24,6 +24,9 @@ from typing import Any, Callable, Iterable
 from .values import is_torch_tensor
 
 
+#: signal.signal itself: a run replaces the module's with a refusal (program.py)
+_install_handler = signal.signal
+
 def tensors_in(values: Iterable[Any]) -> list[Any]:
     """The torch tensors among `values`, looking into lists, tuples and
     dicts (a program may pass its outputs as a list)."""
@@ -101,7 +104,7 @@ def _dead(status: int, who: str) -> tuple[Any, ...]:
             # an interrupt: the child said so in one line (libpld's handler);
             # this process ends the same way, as a shell expects (130, 143)
             sys.stdout.flush()
-            signal.signal(n, signal.SIG_DFL)
+            _install_handler(n, signal.SIG_DFL)
             os.kill(os.getpid(), n)
         try:
             name = f" ({signal.Signals(n).name})"

@@ -417,6 +417,21 @@ def _host_body(entry: Function, self_obj: Any, args: tuple, kwargs: dict, nranks
     return lambda: run_as(HOST, host)
 
 
+def _no_handler_in_a_run(signalnum: Any, handler: Any) -> Any:
+    """signal.signal while a run is on.  A run's host, per-device functions
+    and kernels are simulated devices: on thread contexts and the threads
+    backend they run off Python's main thread, where Python refuses to
+    install a handler (blamed on signal.py's own line), and on coroutines a
+    handler installed would wait for the run to end before it could run.
+    So it is refused on every context alike, at the program's line."""
+    raise UsageValueError(
+        "signal.signal",
+        f"cannot install a handler for signal {int(signalnum)} during a run: the host, per-device "
+        "functions and kernels run as simulated devices, off Python's main thread on thread contexts; "
+        "install it before the run (Ctrl-C and SIGTERM already end a run with one line)",
+    )
+
+
 def _run(
     entry: Function,
     self_obj: Any,
@@ -447,6 +462,8 @@ def _run(
     # Ctrl-C ends the process during a run: Python's handler would only run
     # once the simulation is over
     old = signal.signal(signal.SIGINT, signal.SIG_DFL)
+    install = signal.signal
+    signal.signal = _no_handler_in_a_run
     who = f"host function {entry.name}"
 
     def run() -> tuple:
@@ -469,6 +486,7 @@ def _run(
         else:  # SimGrid runs once per process: each run gets a child of its own
             rc, python_error, stats, kept_after, exit_request = run_in_child(run, tensors_in([*args, *kwargs.values()]), who)
     finally:
+        signal.signal = install
         signal.signal(signal.SIGINT, old)
         _where.outer = outer
     if exit_request is not None:  # the program's sys.exit(), as python ends it

@@ -243,6 +243,24 @@ class RunnerErrors(unittest.TestCase):
                 lines = [l for l in r.stderr.splitlines() if not l.startswith("[pldsim]")]
                 self.assertEqual(lines, [said[sig]])
 
+    def test_a_signal_handler_installed_in_a_run_is_refused_alike(self):
+        # issue 41, class 1: signal.signal in a kernel worked on coroutines
+        # and raised on thread contexts, blamed on signal.py's own line
+        shown = "tests/python/programs/exits.py"
+        with open(support.program("exits.py")) as f:
+            line = next(i for i, l in enumerate(f, 1) if "# HANDLER" in l)
+        cases = [({}, ()), ({"PLDSIM_PY_CONTEXTS": "thread"}, ()), ({}, ("--backend", "threads"))]
+        runs = support.in_parallel(
+            lambda c: support.pldsim_py(*c[1], shown, "kernel", "handler", cwd=support.SRC, env=c[0]), cases)
+        for (env, flags), r in zip(cases, runs):
+            with self.subTest(env=env, flags=flags):
+                self.assertEqual(r.returncode, 3, r.stderr)
+                lines = [l for l in r.stderr.splitlines() if not l.startswith("[pldsim]")]
+                self.assertTrue(lines, r.stderr)
+                for l in lines:  # one per rank: both kernels try it
+                    self.assertRegex(l, rf"^{re.escape(shown)}:{line}: rank [01]: signal.signal: cannot install a "
+                                        "handler for signal 10 during a run")
+
 
 if __name__ == "__main__":
     unittest.main()
