@@ -37,20 +37,6 @@
 
 XBT_LOG_NEW_DEFAULT_CATEGORY(pld_sim_engine, "pldsim: the SimGrid backend's actors and run");
 
-/* Could the process write `path` (an existing file, or a new one in its
- * directory)?  errno says why not. */
-static int writable(const char *path)
-{
-    if (access(path, F_OK) == 0)
-        return access(path, W_OK) == 0;
-    const char *slash = strrchr(path, '/');
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
-    if (slash == path)
-        snprintf(dir, sizeof dir, "/");
-    return access(dir, W_OK) == 0;
-}
-
 static double sim_route_bw(int from, int to)
 {
     return pld__sim && pld__sim->hosts
@@ -224,9 +210,10 @@ static int simulate(const struct pld__run_env *env, struct pld__run_result *out)
     /* SimGrid opens its trace as the platform loads, and crashes on its
      * way out when it cannot; checked without creating anything */
     const char *trace = pld__sgx_trace_file();
-    if (trace && !writable(trace))
+    char why[300];
+    if (trace && !pld__can_write(trace, why, sizeof why))
         return pld__config_error(PLD_EUSAGE, "--cfg=tracing/filename:%s: cannot write it: %s",
-                                 trace, strerror(errno));
+                                 trace, why);
     if ((rc = pld__sim_load_platform(env, pld__sim->fe, pld__sim->hosts, &pld__sim->cpu,
                                      pld__sim->devs)))
         return rc;

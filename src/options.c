@@ -152,6 +152,23 @@ static int set_summary(pld_config *cfg, const char *v, const char *from)
     return 0;
 }
 
+/* --summary-json FILE is written after the run: a name that can never be
+ * written (empty, a directory, in a directory that does not exist) is
+ * refused now, saying which, rather than after a whole run with "cannot
+ * write FILE".  A file that fails as it is written (/dev/full) still
+ * fails then, exit 3. */
+static int set_summary_json(pld_config *cfg, const char *v, const char *from)
+{
+    char why[300];
+    if (strcmp(v, "-") != 0 && !pld__can_write(v, why, sizeof why))
+        return pld__config_error(PLD_EUSAGE,
+                                 "%s '%s': %s; expected a file to write the JSON summary to (or - "
+                                 "for stdout)",
+                                 from, v, why);
+    cfg->summary_json = v;
+    return 0;
+}
+
 PLD__SWITCH(set_no_summary, cfg->summary = 0)
 PLD__SWITCH(set_no_data, cfg->no_data = 1)
 PLD__SWITCH(set_timing_only, cfg->no_data = cfg->timing_only = 1)
@@ -203,7 +220,7 @@ static const struct opt opts[] = {
     {"summary-json", 0, "FILE", "PLD_SUMMARY_JSON",
      "write the run summary as JSON (docs/summary.md) to FILE\n"
      "(- for stdout)",
-     STRING_FIELD(summary_json)},
+     set_summary_json, 0},
     {"no-summary", 0, NULL, "PLD_NO_SUMMARY", "do not print the run summary line", set_no_summary,
      0},
     {"no-data", 0, NULL, "PLD_NO_DATA",

@@ -130,8 +130,7 @@ static const struct key keys[] = {
     SWITCH("debug/clean-atexit"),
     SWITCH("exception/cutpath"),
     /* the rest SimGrid has, and why pldsim keeps them back */
-    NO("contexts/",
-       "pldsim chooses SimGrid's contexts itself (pldsim-py: PLDSIM_PY_CONTEXTS)"),
+    NO("contexts/", "pldsim chooses SimGrid's contexts itself (pldsim-py: PLDSIM_PY_CONTEXTS)"),
     NO("debug/breakpoint", "it stops the process with SIGTRAP"),
     NO("cmonkey/", "the chaos monkey kills devices in the middle of a run"),
     NO("plugin/", "it belongs to a plugin pldsim does not load"),
@@ -164,49 +163,6 @@ static int in_list(const char *v, size_t len, const char *list)
         p += strspn(p, ", ");
     }
     return 0;
-}
-
-/* Would fopen(path, "w") succeed?  Checked without creating the file. */
-static int can_write(const char *path, const char **why)
-{
-    struct stat st;
-    *why = "";
-    if (!*path) {
-        *why = "an empty name";
-        return 0;
-    }
-    if (stat(path, &st) == 0) {
-        if (S_ISDIR(st.st_mode)) {
-            *why = "it is a directory";
-            return 0;
-        }
-        if (access(path, W_OK) != 0) {
-            *why = strerror(errno);
-            return 0;
-        }
-        return 1;
-    }
-    if (errno != ENOENT) {
-        *why = strerror(errno);
-        return 0;
-    }
-    char dir[4096];
-    const char *slash = strrchr(path, '/');
-    if (!slash)
-        snprintf(dir, sizeof dir, ".");
-    else if (slash == path)
-        snprintf(dir, sizeof dir, "/");
-    else
-        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        *why = "No such file or directory";
-        return 0;
-    }
-    if (access(dir, W_OK) != 0) {
-        *why = strerror(errno);
-        return 0;
-    }
-    return 1;
 }
 
 static int can_read(const char *path, const char **why)
@@ -281,10 +237,12 @@ int pld__check_simgrid_cfg(const char *kv, const char *from)
             return 0;
         return pld__config_error(PLD_EUSAGE, "%s '%s': expected %s one of %s", from, kv, k->name,
                                  k->text);
-    case OUT:
-        if (can_write(v, &why))
+    case OUT: {
+        char reason[300];
+        if (pld__can_write(v, reason, sizeof reason))
             return 0;
-        return pld__config_error(PLD_EUSAGE, "%s '%s': cannot write it: %s", from, kv, why);
+        return pld__config_error(PLD_EUSAGE, "%s '%s': cannot write it: %s", from, kv, reason);
+    }
     case IN:
         if (can_read(v, &why))
             return 0;
@@ -352,8 +310,7 @@ static int log_word_ok(const char *w, size_t len, char *why, size_t whylen)
         return 0;
     const char *v = colon + 1;
     size_t vlen = (size_t)(w + len - v);
-    char path[4096];
-    const char *reason;
+    char path[4096], reason[300];
     if (memchr(v, '"', vlen) || memchr(v, '\'', vlen) || memchr(v, '\\', vlen)) {
         snprintf(why, whylen, "quotes and backslashes are not supported in a value");
         return 0;
@@ -399,7 +356,7 @@ static int log_word_ok(const char *w, size_t len, char *why, size_t whylen)
                      (int)vlen, v);
             return 0;
         }
-        if (can_write(path, &reason))
+        if (pld__can_write(path, reason, sizeof reason))
             return 1;
         snprintf(why, whylen, "cannot write %s: %s", path, reason);
         return 0;
@@ -440,7 +397,7 @@ int pld__check_simgrid_log(const char *spec, const char *from)
                                      from);
     while (*p) {
         size_t len = strcspn(p, " ");
-        char why[4400];
+        char why[4500];
         if (len && !log_word_ok(p, len, why, sizeof why)) {
             if (*why && len == strlen(spec))
                 return pld__config_error(PLD_EUSAGE, "%s '%s': %s", from, spec, why);

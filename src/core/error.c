@@ -1,9 +1,13 @@
-/* error.c: error codes, their text, and the single way an API error ends a run. */
+/* error.c: error codes, their text, the single way an API error ends a run,
+ * and whether an output file named by a flag can be written. */
 #include "internal.h"
 #include "backend.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 const char *pld_strerror(int code)
 {
@@ -168,4 +172,56 @@ void pld__check_tensor(const char *file, int line, const char *op, const char *w
 {
     if (t.dtype == 0)
         pld__fail(PLD_EINVAL, file, line, op, "%s is not a tensor (uninitialised?)", what);
+}
+
+/* Would fopen(path, "w") succeed?  Checked without creating the file;
+ * `why` says precisely what stands in the way (an empty name, a
+ * directory, a directory that does not exist), not only "cannot write". */
+int pld__can_write(const char *path, char *why, size_t len)
+{
+    struct stat st;
+    snprintf(why, len, "%s", "");
+    if (!*path) {
+        snprintf(why, len, "an empty name");
+        return 0;
+    }
+    if (stat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) {
+            snprintf(why, len, "it is a directory");
+            return 0;
+        }
+        if (access(path, W_OK) != 0) {
+            snprintf(why, len, "%s", strerror(errno));
+            return 0;
+        }
+        return 1;
+    }
+    if (errno != ENOENT && errno != ENOTDIR) {
+        snprintf(why, len, "%s", strerror(errno));
+        return 0;
+    }
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == path)
+        snprintf(dir, sizeof dir, "/");
+    else
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    if (stat(dir, &st) != 0) {
+        if (errno == ENOENT || errno == ENOTDIR)
+            snprintf(why, len, "directory %.200s does not exist", dir);
+        else
+            snprintf(why, len, "directory %.200s: %s", dir, strerror(errno));
+        return 0;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        snprintf(why, len, "%.200s is not a directory", dir);
+        return 0;
+    }
+    if (access(dir, W_OK) != 0) {
+        snprintf(why, len, "directory %.200s: %s", dir, strerror(errno));
+        return 0;
+    }
+    return 1;
 }

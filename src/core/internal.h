@@ -343,6 +343,11 @@ int pld__config_error(int code, const char *fmt, ...) __attribute__((format(prin
  * (simgrid_settings.c): 0, or PLD_EUSAGE after one message naming `from`. */
 int pld__check_simgrid_cfg(const char *key_value, const char *from);
 int pld__check_simgrid_log(const char *spec, const char *from);
+/* 1 if fopen(path, "w") would succeed, checked without creating the file;
+ * else 0 with what stands in the way in `why` ("it is a directory",
+ * "directory /x does not exist"), for the flags that name an output file
+ * (error.c). */
+int pld__can_write(const char *path, char *why, size_t len);
 
 /* Checks that the caller runs where `op` is allowed; fails otherwise. */
 enum pld__level { PLD__LVL_HOST = 1, PLD__LVL_DEVICE = 2, PLD__LVL_KERNEL = 4 };

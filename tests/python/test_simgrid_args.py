@@ -42,7 +42,7 @@ class SimGridArgs(unittest.TestCase):
         # issue 28: SimGrid aborts (134) on these; the runner's flags are libpld's checks
         for flag, message in (
             ("--cfg=network/bandwidth-factor:0", "expected network/bandwidth-factor a number in [1e-06, 1000000]"),
-            ("--log=root.app:file:/nonexistent/x", "cannot write /nonexistent/x: No such file or directory"),
+            ("--log=root.app:file:/nonexistent/x", "cannot write /nonexistent/x: directory /nonexistent does not exist"),
         ):
             r = run(flag)
             self.assertEqual(r.returncode, 2, r.stderr)

@@ -1237,8 +1237,30 @@ START_TEST(summary_json_bad_values)
     expect_cli(cmd, 2, "PLD_SUMMARY='xml': expected text or json (or 1 or 0)");
     snprintf(cmd, sizeof cmd, "%s --summary-json /dev/full", prog);
     expect_cli(cmd, 3, "--summary-json: cannot write /dev/full");
-    snprintf(cmd, sizeof cmd, "%s --summary-json /nonexistent-dir/s.json", prog);
-    expect_cli(cmd, 3, "--summary-json: cannot write /nonexistent-dir/s.json");
+    /* a name that can never be written is refused before the run, saying
+     * why (it ran, then said "cannot write FILE", exit 3; issue 41) */
+    static const struct {
+        const char *args, *msg;
+    } names[] = {
+        {"--summary-json /nonexistent-dir/s.json",
+         "pldsim: --summary-json '/nonexistent-dir/s.json': directory /nonexistent-dir does not "
+         "exist; expected a file to write the JSON summary to (or - for stdout)"},
+        {"--summary-json ''", "pldsim: --summary-json '': an empty name; expected a file"},
+        {"--summary-json=", "pldsim: --summary-json '': an empty name; expected a file"},
+        {"--summary-json /tmp",
+         "pldsim: --summary-json '/tmp': it is a directory; expected a file"},
+        {"--summary-json /dev/null/s.json",
+         "pldsim: --summary-json '/dev/null/s.json': /dev/null is not a directory"},
+    };
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+        snprintf(cmd, sizeof cmd, "%s %s", prog, names[k].args);
+        struct cmd_result r = run_cmd("%s", cmd);
+        ck_assert_msg(r.out[0] == '\0', "%s: the run went ahead:\n%s", cmd, r.out);
+        cmd_result_free(&r);
+        expect_cli(cmd, 2, names[k].msg);
+    }
+    snprintf(cmd, sizeof cmd, "PLD_SUMMARY_JSON=/tmp %s", prog);
+    expect_cli(cmd, 2, "pldsim: PLD_SUMMARY_JSON '/tmp': it is a directory");
 }
 END_TEST
 

@@ -123,7 +123,8 @@ static const struct {
     {"--cfg=tracing:yes --cfg=tracing/actor:yes",
      "SimGrid 3.32 aborts when it traces a split-duplex link"},
     {"--cfg=tracing:yes --cfg=tracing/filename:/nonexistent/x.trace",
-     "--cfg 'tracing/filename:/nonexistent/x.trace': cannot write it: No such file or directory"},
+     "--cfg 'tracing/filename:/nonexistent/x.trace': cannot write it: directory /nonexistent does "
+     "not exist"},
     {"--save-platform /nonexistent/x.xml",
      "cannot write the generated platform /nonexistent/x.xml"},
     /* issue 28, class 3: values SimGrid takes and then aborts on (134),
@@ -149,9 +150,11 @@ static const struct {
     {"--cfg=cmonkey/time:0", "pldsim does not pass it to SimGrid: the chaos monkey"},
     {"--cfg=smpi/np:4", "pldsim does not pass it to SimGrid: it is for SMPI programs"},
     /* an old spelling SimGrid would map to a checked key */
-    {"--cfg=network/latency_factor:-5", "pldsim passes no SimGrid setting 'network/latency_factor'"},
+    {"--cfg=network/latency_factor:-5",
+     "pldsim passes no SimGrid setting 'network/latency_factor'"},
     {"--log=root.app:file:/nonexistent/x",
-     "--log 'root.app:file:/nonexistent/x': cannot write /nonexistent/x: No such file or directory"},
+     "--log 'root.app:file:/nonexistent/x': cannot write /nonexistent/x: directory /nonexistent "
+     "does not exist"},
     {"--log=root.app:file:/tmp", "cannot write /tmp: it is a directory"},
     {"--log=root.app:rollfile:abc:/tmp/x", "expected rollfile:BYTES:FILE"},
     {"--log=root.app:bogus", "unknown appender 'bogus'"},
