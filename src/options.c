@@ -109,7 +109,10 @@ static int switch_on(const char *v, const char *from, int *on)
 static int add_simgrid(const char **list, int *n, const char *v, const char *from)
 {
     if (*n == PLD_MAX_SIMGRID_ARGS)
-        return pld__config_error(PLD_EUSAGE, "%s: at most %d of them", from, PLD_MAX_SIMGRID_ARGS);
+        return pld__config_error(PLD_EUSAGE,
+                                 "%s '%s': more than %d %s flags; expected at most %d, each "
+                                 "setting given once",
+                                 from, v, PLD_MAX_SIMGRID_ARGS, from, PLD_MAX_SIMGRID_ARGS);
     list[(*n)++] = v;
     return 0;
 }

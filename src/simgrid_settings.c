@@ -306,8 +306,16 @@ static int log_word_ok(const char *w, size_t len, char *why, size_t whylen)
     for (i = 0; i < sizeof settings / sizeof settings[0]; i++)
         if (slen == strlen(settings[i]) && strncmp(dot + 1, settings[i], slen) == 0)
             break;
-    if (i == sizeof settings / sizeof settings[0])
+    /* a word of the right shape whose setting is misspelt (root.thres):
+     * name the setting, not the whole word again */
+    if (i == sizeof settings / sizeof settings[0]) {
+        if (slen && !memchr(dot + 1, '.', slen))
+            snprintf(why, whylen,
+                     "unknown setting '%.*s'; expected thresh, app, fmt or add, as in "
+                     "CATEGORY.thresh:LEVEL (e.g. root.thresh:info)",
+                     (int)slen, dot + 1);
         return 0;
+    }
     const char *v = colon + 1;
     size_t vlen = (size_t)(w + len - v);
     char path[4096], reason[300];

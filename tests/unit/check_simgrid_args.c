@@ -159,12 +159,54 @@ static const struct {
     {"--log=root.app:rollfile:abc:/tmp/x", "expected rollfile:BYTES:FILE"},
     {"--log=root.app:bogus", "unknown appender 'bogus'"},
     {"'--log=no_loc root.thresh:info'", "'no_loc' is not a SimGrid log setting"},
-    {"--log=root.format:%m", "'root.format:%m' is not a SimGrid log setting"},
+    {"--log=root.format:%m",
+     "--log 'root.format:%m': unknown setting 'format'; expected thresh, app, fmt or add"},
     {"--log=a.b.thresh:info", "'a.b.thresh:info' is not a SimGrid log setting"},
     {"--log=root.fmt:%Q", "'%Q' is no layout sequence"},
     {"--log=root.fmt:%.-5m", "'%.-' is no layout sequence"},
     {"--log=root.add:maybe", "expected yes or no (on/off, 1/0) for additivity"},
+    /* issue 41, class 6: a misspelt setting is named (it repeated the
+     * whole word), and numbers past a double or not numbers at all */
+    {"--log=root.thres:bogus",
+     "--log 'root.thres:bogus': unknown setting 'thres'; expected thresh, app, fmt or add, as in "
+     "CATEGORY.thresh:LEVEL (e.g. root.thresh:info)"},
+    {"--cfg=network/latency-factor:abc",
+     "--cfg 'network/latency-factor:abc': expected network/latency-factor a number in [0, "
+     "1000000]"},
+    {"--cfg=network/latency-factor:1e400",
+     "--cfg 'network/latency-factor:1e400': expected network/latency-factor a number in"},
+    {"--cfg=network/latency-factor:", "--cfg 'network/latency-factor:': expected"},
+    {"--cfg=bmf/max-iterations:1e400",
+     "--cfg 'bmf/max-iterations:1e400': expected bmf/max-iterations a whole number in [1, "
+     "1000000000]"},
+    {"--cfg=tracing/precision:99999999999999999999",
+     "expected tracing/precision a whole number in [0, 17] (digits)"},
 };
+
+/* 33 --cfg (or --log) flags, one more than pldsim keeps: one line naming
+ * the flag, the limit and what to do (it said "--cfg: at most 32 of
+ * them"); 32 still run. */
+START_TEST(one_flag_too_many_is_named)
+{
+    static const char *const flag[] = {"--cfg=network/crosstraffic:0", "--log=root.thresh:error"};
+    char flags[2048] = "";
+    for (int k = 0; k < 33; k++)
+        snprintf(flags + strlen(flags), sizeof flags - strlen(flags), " %s", flag[_i]);
+    struct cmd_result r = run_cmd("%s %s", tutorial(STEP), flags);
+    ck_assert_msg(r.status == 2, "exit %d:\n%s", r.status, r.err);
+    ck_assert_int_eq(count_error_lines(r.err), 1);
+    char want[160];
+    snprintf(want, sizeof want, "pldsim: %.5s '%s': more than 32 %.5s flags; expected at most 32",
+             flag[_i], flag[_i] + 6, flag[_i]);
+    ck_assert_contains(r.err, want);
+    ck_assert_msg(r.out[0] == '\0', "it ran:\n%s", r.out);
+    cmd_result_free(&r);
+    *strrchr(flags, ' ') = '\0'; /* 32 */
+    r = run_cmd("%s %s", tutorial(STEP), flags);
+    ck_assert_msg(r.status == 0, "32 %s flags: exit %d:\n%s", flag[_i], r.status, r.err);
+    cmd_result_free(&r);
+}
+END_TEST
 
 /* A value in range still reaches SimGrid: a latency factor of 2 makes
  * the run slower than the default's 1, by the step's one latency. */
@@ -200,6 +242,7 @@ static Suite *suite(void)
     tcase_add_loop_test(tc, save_platform_writes_what_the_run_simulated, 0, 3);
     tcase_add_test(tc, tracing_writes_a_paje_trace);
     tcase_add_test(tc, checked_values_still_reach_simgrid);
+    tcase_add_loop_test(tc, one_flag_too_many_is_named, 0, 2);
     tcase_add_loop_test(tc, what_simgrid_would_abort_on_is_refused, 0,
                         (int)(sizeof refused / sizeof refused[0]));
     suite_add_tcase(s, tc);
