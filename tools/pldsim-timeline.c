@@ -73,12 +73,13 @@ int main(int argc, char **argv)
         case 'f':
             if (parse_number(optarg, 0, 1e15, &from_us) != 0)
                 return usage_error("pldsim-timeline",
-                                   "bad --from '%s'; expected a time in us, 0 or more", optarg);
+                                   "bad --from '%s'; expected a time in us from 0 to 1e15", optarg);
             break;
         case 't':
             if (parse_number(optarg, 0, 1e15, &to_us) != 0 || to_us <= 0)
                 return usage_error("pldsim-timeline",
-                                   "bad --to '%s'; expected a time in us, more than 0", optarg);
+                                   "bad --to '%s'; expected a time in us above 0, at most 1e15",
+                                   optarg);
             break;
         case 'w':
             if (parse_number(optarg, 100, 100000, &view.width) != 0)

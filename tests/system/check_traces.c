@@ -666,6 +666,21 @@ static const struct {
     {"--from 1000", "trace", "--from 1000 is past the end of"},
     {"", "/dev/null", "/dev/null holds no events; expected a pldsim text trace"},
     {"", "header", "holds no events; expected a pldsim text trace"},
+    /* issue 41, class 6: every degenerate range is one line naming the
+     * flag and the accepted form (1e400 said "more than 0", which it is) */
+    {"--to 1e-12", "trace", "--from 0 --to 1e-12: a window 1e-12 us wide is narrower than"},
+    {"--from 5 --to 5", "trace", "--to 5 is not after --from 5"},
+    {"--from 6 --to 5", "trace", "--to 5 is not after --from 6"},
+    {"--from -1", "trace", "bad --from '-1'; expected a time in us from 0 to 1e15"},
+    {"--to -1", "trace", "bad --to '-1'; expected a time in us above 0, at most 1e15"},
+    {"--to 0", "trace", "bad --to '0'; expected a time in us above 0"},
+    {"--from nan", "trace", "bad --from 'nan'; expected a time in us from 0 to 1e15"},
+    {"--to nan", "trace", "bad --to 'nan'; expected a time in us above 0"},
+    {"--from inf", "trace", "bad --from 'inf'; expected a time in us from 0 to 1e15"},
+    {"--to inf", "trace", "bad --to 'inf'; expected a time in us above 0"},
+    {"--to -inf", "trace", "bad --to '-inf'; expected a time in us above 0"},
+    {"--to 1e400", "trace", "bad --to '1e400'; expected a time in us above 0, at most 1e15"},
+    {"--from 2e15", "trace", "bad --from '2e15'; expected a time in us from 0 to 1e15"},
 };
 
 START_TEST(timeline_refuses_what_it_cannot_draw)
