@@ -137,6 +137,7 @@ static int read_csv(const char *path, struct series *s, int want_busbw)
     FILE *f = fopen(path, "r");
     char line[1024], *field[CSV_COLUMNS + 1];
     int lineno = 1, ycol = want_busbw ? BUSBW_COL : TIME_COL, rows = 0, zeros = 0, rc;
+    char zero_lines[64] = ""; /* the first of them, to name in the note */
     if (!f) {
         fprintf(stderr, "pldsim-plot: cannot read %s\n", path);
         return -1;
@@ -187,7 +188,12 @@ static int read_csv(const char *path, struct series *s, int want_busbw)
             break;
         }
         if (y == 0) {
-            zeros++;
+            if (zeros++ < 4)
+                snprintf(zero_lines + strlen(zero_lines), sizeof zero_lines - strlen(zero_lines),
+                         "%s%d", zeros > 1 ? ", " : "", lineno);
+            else if (zeros == 5)
+                snprintf(zero_lines + strlen(zero_lines), sizeof zero_lines - strlen(zero_lines),
+                         ", ...");
             continue;
         }
         if (s->n == MAX_POINTS) {
@@ -210,14 +216,22 @@ static int read_csv(const char *path, struct series *s, int want_busbw)
                 path);
         return -1;
     }
+    /* each names the rows by FILE:LINE, as every refusal does: the first
+     * such line, and the others after it */
     if (!s->n) {
-        fprintf(stderr, "pldsim-plot: %s: every row's %s is 0: nothing to draw on a log axis\n",
-                path, names[ycol]);
+        fprintf(stderr,
+                "pldsim-plot: %s:%d: every row's %s is 0 (lines %s): nothing to draw on a log "
+                "axis; expected some above 0\n",
+                path, atoi(zero_lines), names[ycol], zero_lines);
         return -1;
     }
-    if (zeros)
-        fprintf(stderr, "pldsim-plot: %s: %d row%s with %s 0 left out (a log axis has no 0)\n",
-                path, zeros, zeros > 1 ? "s" : "", names[ycol]);
+    if (zeros == 1)
+        fprintf(stderr, "pldsim-plot: %s:%d: 1 row with %s 0 left out (a log axis has no 0)\n",
+                path, atoi(zero_lines), names[ycol]);
+    else if (zeros)
+        fprintf(stderr,
+                "pldsim-plot: %s:%d: %d rows with %s 0 left out (a log axis has no 0): lines %s\n",
+                path, atoi(zero_lines), zeros, names[ycol], zero_lines);
     return 0;
 }
 

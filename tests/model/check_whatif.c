@@ -564,6 +564,23 @@ static const struct {
     {"--xy", "# P wall\n8 0.07\n16 inf\n", ":3: '16 inf': expected \"x y\", two finite numbers"},
     {"--xy", "8 0.07\n16 0.1 7\n", ":2: '16 0.1 7': expected \"x y\""},
     {"--xy", "# only a comment\n", "has no \"x y\" lines; expected one point a line"},
+    /* issue 41, class 6: no value a log axis cannot take is drawn or
+     * dropped unsaid; each refusal names FILE:LINE of its row */
+    {"", PLOT_HEADER PLOT_ROW("1024", "13.6") PLOT_ROW("2048", "inf"),
+     ":3: ip_time_us 'inf': expected a finite number, 0 or more"},
+    {"", PLOT_HEADER PLOT_ROW("1024", "13.6") PLOT_ROW("2048", "-inf"),
+     ":3: ip_time_us '-inf': expected a finite number, 0 or more"},
+    {"", PLOT_HEADER PLOT_ROW("1024", "1e400"),
+     ":2: ip_time_us '1e400': expected a finite number, 0 or more"},
+    {"-y busbw",
+     PLOT_HEADER "allreduce,mesh,4,1024,256,float,sum,-1,14.6,0.07,0.1,N/A,13.6,0.07,0,N/A\n"
+                 "allreduce,mesh,4,2048,512,float,sum,-1,14.6,0.07,0.1,N/A,13.6,0.07,0,N/A\n",
+     ":2: every row's ip_busbw_GBps is 0 (lines 2, 3): nothing to draw on a log axis"},
+    {"--xy", "8 0.07\n16 -1\n", ":2: '16 -1': expected \"x y\", two finite numbers above 0"},
+    {"--xy", "8 0.07\n0 1\n", ":2: '0 1': expected \"x y\", two finite numbers above 0"},
+    {"--xy", "8 0.07\n16 0\n", ":2: '16 0': expected \"x y\", two finite numbers above 0"},
+    {"--xy", "8 0.07\n-inf 1\n", ":2: '-inf 1': expected \"x y\", two finite numbers"},
+    {"--xy", "8 0.07\n16 1e400\n", ":2: '16 1e400': expected \"x y\", two finite numbers"},
 };
 
 START_TEST(pldsim_plot_refuses_bad_rows)
@@ -593,10 +610,24 @@ START_TEST(pldsim_plot_says_what_it_leaves_out)
          *svg = write_temp(".svg", "");
     struct cmd_result r = run_cmd("%s/tools/pldsim-plot -o %s %s", PLD_BUILDDIR, svg, in);
     ck_assert_msg(r.status == 0, "%s", r.err);
-    ck_assert_contains(r.err, ": 1 row with ip_time_us 0 left out (a log axis has no 0)");
+    /* the note names the row by FILE:LINE, as a refusal does */
+    char want[4200];
+    snprintf(want, sizeof want, "%s:2: 1 row with ip_time_us 0 left out (a log axis has no 0)", in);
+    ck_assert_contains(r.err, want);
     char *a = slurp(svg);
     ck_assert_int_eq(count_lines_with(a, "<circle "), 2); /* 4096, the legend */
     free(a);
+    cmd_result_free(&r);
+    unlink(in), unlink(svg);
+    free(in), free(svg);
+    in = write_temp(".csv", PLOT_HEADER PLOT_ROW("1024", "0") PLOT_ROW("2048", "13.6")
+                                PLOT_ROW("4096", "0") PLOT_ROW("8192", "-0"));
+    svg = write_temp(".svg", "");
+    r = run_cmd("%s/tools/pldsim-plot -o %s %s", PLD_BUILDDIR, svg, in);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    snprintf(want, sizeof want,
+             "%s:2: 3 rows with ip_time_us 0 left out (a log axis has no 0): lines 2, 4, 5", in);
+    ck_assert_contains(r.err, want);
     cmd_result_free(&r);
     unlink(in), unlink(svg);
     free(in), free(svg);
