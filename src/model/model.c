@@ -275,7 +275,12 @@ static int check_complete(const struct pld__model *m, const char *origin)
 
 int pld__model_parse(const char *text, const char *origin, struct pld__model *m)
 {
+    static const char bom[] = "\xEF\xBB\xBF"; /* U+FEFF in UTF-8 */
     model_defaults(m);
+    /* editors on some systems start a UTF-8 file with a byte order mark;
+     * it is no part of the first key (which it hid, as "got ''") */
+    if (strncmp(text, bom, 3) == 0)
+        text += 3;
     char *copy = strdup(text);
     int lineno = 0, rc = 0;
     struct given given = {.n = 0};
@@ -290,6 +295,17 @@ int pld__model_parse(const char *text, const char *origin, struct pld__model *m)
         char *hash = strchr(p, '#');
         if (hash)
             *hash = '\0';
+        /* anywhere else (a file pasted into another) it is invisible in
+         * any message that quotes the line: name it and where it is */
+        char *mark = strstr(p, bom);
+        if (mark) {
+            rc = pld__config_error(PLD_EPLATFORM,
+                                   "%s:%d: a UTF-8 byte order mark (U+FEFF) at column %d; expected "
+                                   "'key = value' in plain text (remove the mark; one at the very "
+                                   "start of the file is allowed)",
+                                   origin, lineno, (int)(mark - p) + 1);
+            break;
+        }
         char *line = trim(p);
         p = nl ? nl + 1 : NULL;
         if (!*line)

@@ -91,6 +91,52 @@ START_TEST(model_errors_name_the_line)
 }
 END_TEST
 
+/* A UTF-8 byte order mark, which some editors write at the start of a
+ * file, is skipped there: the file reads as the same model.  It hid the
+ * first key ("my.model:1: expected 'key = value', got ''", the mark being
+ * invisible); anywhere else it is named, with its line and column. */
+START_TEST(a_byte_order_mark_is_skipped_at_the_start_and_named_elsewhere)
+{
+    const char *a2a3 = pld__builtin_model_text("a2a3");
+    struct pld__model plain, marked;
+    char *text = NULL;
+    ck_assert_int_eq(pld__model_parse(a2a3, "a2a3.model", &plain), 0);
+    ck_assert_int_ne(asprintf(&text, "\xEF\xBB\xBF%s", a2a3), -1);
+    ck_assert_int_eq(pld__model_parse(text, "bom.model", &marked), 0);
+    ck_assert_str_eq(marked.name, plain.name);
+    ck_assert(marked.link_bw == plain.link_bw && marked.link_lat == plain.link_lat);
+    free(text);
+    /* a first line that is a key, and a mark inside a comment */
+    ck_assert_int_eq(pld__model_parse("\xEF\xBB\xBFname = x\n# a \xEF\xBB\xBF note\nbase = a2a3\n"
+                                      "link_bw = 56GBps\n",
+                                      "bom.model", &marked),
+                     0);
+    ck_assert_str_eq(marked.name, "x");
+    static const struct {
+        const char *text, *msg;
+    } bad[] = {
+        {"name = x\n\xEF\xBB\xBF" /* not \\xBFba: hex escapes run on */ "base = a2a3\n",
+         "bom.model:2: a UTF-8 byte order mark (U+FEFF) at column 1; expected 'key = value' in "
+         "plain text (remove the mark; one at the very start of the file is allowed)"},
+        {"name = x\nbase = \xEF\xBB\xBF"
+         "a2a3\n",
+         "bom.model:2: a UTF-8 byte order mark (U+FEFF) at column 8"},
+        /* two marks: the first is the file's, the second is named */
+        {"\xEF\xBB\xBF\xEF\xBB\xBFname = x\n",
+         "bom.model:1: a UTF-8 byte order mark (U+FEFF) at column 1"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        capture_stderr_begin();
+        int rc = pld__model_parse(bad[k].text, "bom.model", &marked);
+        char *err = capture_stderr_end();
+        ck_assert_int_eq(rc, PLD_EPLATFORM);
+        ck_assert_contains(err, bad[k].msg);
+        ck_assert_int_eq(count_lines_with(err, "pldsim:"), 1);
+        free(err);
+    }
+}
+END_TEST
+
 /* A key given twice in a model file is refused at the second line, as
  * --topology refuses a repeated field: the file said two things and the
  * last one silently won.  A short name and its long one are the same key;
@@ -226,6 +272,7 @@ int main(void)
     tcase_add_test(tc, builtin_models_parse);
     tcase_add_test(tc, model_errors_name_the_line);
     tcase_add_test(tc, a_key_given_twice_is_refused);
+    tcase_add_test(tc, a_byte_order_mark_is_skipped_at_the_start_and_named_elsewhere);
     tcase_add_test(tc, one_node_is_a_full_mesh);
     tcase_add_test(tc, more_devices_fill_more_nodes);
     tcase_add_test(tc, every_device_key_is_parsed_written_and_read);
