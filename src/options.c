@@ -31,8 +31,8 @@ struct opt {
 
 static int set_devices(pld_config *cfg, const char *v, const char *from)
 {
-    (void)from;
-    return pld_config_set_devices(cfg, v);
+    /* the flag as its help shows it; a variable by its own name */
+    return pld__config_set_devices(cfg, v, strcmp(from, "--device") == 0 ? "-d/--device" : from);
 }
 
 static int set_seed(pld_config *cfg, const char *v, const char *from)

@@ -4,6 +4,7 @@
 #include "backend.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,40 +28,72 @@ void pld_config_init(pld_config *cfg)
     cfg->network_model = "CM02";
 }
 
-int pld_config_set_devices(pld_config *cfg, const char *list)
+/* One refusal of a device list: `from` and the list, then, when the list
+ * has more than the item at fault, that item and its place, then what is
+ * wrong.  A list of thousands of ids is cut to its start and its length,
+ * and the item to 24 characters, so that the line stays short (it quoted
+ * the whole list: 49 KB for 10 000 ids). */
+static int device_list_error(const char *from, const char *list, const char *item, int nth,
+                             const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static int device_list_error(const char *from, const char *list, const char *item, int nth,
+                             const char *fmt, ...)
 {
-    int n = 0;
+    char shown[96], where[80] = "", what[160];
+    size_t len = strlen(list), ilen = strcspn(item, ",");
+    if (len <= 40)
+        snprintf(shown, sizeof shown, "'%s'", list);
+    else
+        snprintf(shown, sizeof shown, "'%.32s...' (%zu characters)", list, len);
+    if (ilen != len)
+        snprintf(where, sizeof where, " at '%.*s%s' (item %d)", (int)(ilen > 24 ? 24 : ilen), item,
+                 ilen > 24 ? "..." : "", nth);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return pld__config_error(PLD_EUSAGE, "%s %s%s: %s", from, shown, where, what);
+}
+
+int pld__config_set_devices(pld_config *cfg, const char *list, const char *from)
+{
+    static const char form[] = "expected ids like 0,1,2,3 or 0-7";
+    int n = 0, nth = 0;
     const char *p = list;
     static char seen[PLD_MAX_RANKS * 64];
     memset(seen, 0, sizeof seen);
     if (!list || !*list)
-        return pld__config_error(PLD_EUSAGE, "-d/--device: empty device list");
+        return pld__config_error(PLD_EUSAGE, "%s: empty device list; %s", from, form);
     while (*p) {
+        const char *item = p;
         char *end;
+        nth++;
         errno = 0;
         long a = strtol(p, &end, 10), b;
-        if (end == p || errno || a < 0)
-            return pld__config_error(PLD_EUSAGE,
-                                     "-d/--device '%s': expected ids like 0,1,2,3 or 0-7", list);
+        if (end == p || a < 0)
+            return device_list_error(from, list, item, nth, "%s", form);
         b = a;
-        if (*end == '-') {
+        if (!errno && *end == '-') {
             p = end + 1;
             b = strtol(p, &end, 10);
-            if (end == p || errno || b < a)
-                return pld__config_error(PLD_EUSAGE,
-                                         "-d/--device '%s': a range is FIRST-LAST with FIRST <= "
-                                         "LAST",
-                                         list);
+            if (end == p || (!errno && b < a))
+                return device_list_error(from, list, item, nth,
+                                         "a range is FIRST-LAST with FIRST <= LAST");
         }
-        if (b >= (long)sizeof seen)
-            return pld__config_error(PLD_EUSAGE, "-d/--device '%s': id %ld is too large", list, b);
+        if (errno || b >= (long)sizeof seen) {
+            char id[32] = "an id";
+            if (!errno)
+                snprintf(id, sizeof id, "id %ld", b);
+            return device_list_error(from, list, item, nth,
+                                     "%s is too large; expected ids 0 to %ld", id,
+                                     (long)sizeof seen - 1);
+        }
         for (long id = a; id <= b; id++) {
             if (n == PLD_MAX_RANKS)
-                return pld__config_error(PLD_EUSAGE, "-d/--device '%s': more than %d devices", list,
+                return device_list_error(from, list, item, nth,
+                                         "more than %d devices; expected at most %d", PLD_MAX_RANKS,
                                          PLD_MAX_RANKS);
             if (seen[id])
-                return pld__config_error(PLD_EUSAGE, "-d/--device '%s': device %ld is listed twice",
-                                         list, id);
+                return device_list_error(from, list, item, nth, "device %ld is listed twice", id);
             seen[id] = 1;
             cfg->device_ids[n++] = (int)id;
         }
@@ -69,11 +102,16 @@ int pld_config_set_devices(pld_config *cfg, const char *list)
         else if (*end == '\0')
             p = end;
         else
-            return pld__config_error(PLD_EUSAGE,
-                                     "-d/--device '%s': expected ids like 0,1,2,3 or 0-7", list);
+            return device_list_error(from, list, item, nth, "%s%s",
+                                     *end == ',' ? "a ',' ends the list; " : "", form);
     }
     cfg->ndevices = n;
     return 0;
+}
+
+int pld_config_set_devices(pld_config *cfg, const char *list)
+{
+    return pld__config_set_devices(cfg, list, "-d/--device");
 }
 
 static const struct pld_backend *find_backend(const char *name)

@@ -343,6 +343,9 @@ int pld__config_error(int code, const char *fmt, ...) __attribute__((format(prin
  * (simgrid_settings.c): 0, or PLD_EUSAGE after one message naming `from`. */
 int pld__check_simgrid_cfg(const char *key_value, const char *from);
 int pld__check_simgrid_log(const char *spec, const char *from);
+/* pld_config_set_devices, naming `from` (the flag or PLD_DEVICE) in its
+ * one message (run.c). */
+int pld__config_set_devices(pld_config *cfg, const char *list, const char *from);
 /* 1 if fopen(path, "w") would succeed, checked without creating the file;
  * else 0 with what stands in the way in `why` ("it is a directory",
  * "directory /x does not exist"), for the flags that name an output file

@@ -1225,6 +1225,54 @@ START_TEST(malformed_flag_values)
 }
 END_TEST
 
+/* A device list of thousands of ids that is too long or wrong is one
+ * short line naming the item at fault and its place (it quoted the whole
+ * list: 49 KB for 10 000 ids); the variable is named as itself. */
+START_TEST(a_huge_device_list_is_one_short_line)
+{
+    static const struct {
+        const char *args, *msg;
+    } bad[] = {
+        {"-d \"$(seq -s, 0 9999)\"",
+         "pldsim: -d/--device '0,1,2,3,4,5,6,7,8,9,10,11,12,13,...' (48889 characters) at '4096' "
+         "(item 4097): more than 4096 devices; expected at most 4096"},
+        {"-d 0-9999",
+         "pldsim: -d/--device '0-9999': more than 4096 devices; expected at most 4096"},
+        {"-d \"$(seq -s, 0 3000),x\"",
+         "(13896 characters) at 'x' (item 3002): expected ids like 0,1,2,3 or 0-7"},
+        {"-d \"$(seq -s, 0 3000),5\"", "at '5' (item 3002): device 5 is listed twice"},
+        {"-d \"$(seq -s, 0 3000),\"",
+         "at '3000' (item 3001): a ',' ends the list; expected ids like 0,1,2,3 or 0-7"},
+        {"-d \"$(seq -s, 0 3000),$(printf '9%.0s' $(seq 300))\"",
+         "at '999999999999999999999999...' (item 3002): an id is too large; expected ids 0 to "
+         "262143"},
+        {"-d 0-99999999999999999999",
+         "-d/--device '0-99999999999999999999': an id is too large; expected ids 0 to 262143"},
+        {"-d 262144", "-d/--device '262144': id 262144 is too large; expected ids 0 to 262143"},
+        {"-d 0,1,5-3", "-d/--device '0,1,5-3' at '5-3' (item 3): a range is FIRST-LAST"},
+        {"-d ''", "pldsim: -d/--device: empty device list; expected ids like 0,1,2,3 or 0-7"},
+    };
+    const char *prog = tutorial("07_dynamic_rank_count");
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0] + 1; k++) {
+        char cmd[4096];
+        if (k < sizeof bad / sizeof bad[0])
+            snprintf(cmd, sizeof cmd, "%s %s", prog, bad[k].args);
+        else
+            snprintf(cmd, sizeof cmd, "PLD_DEVICE=\"$(seq -s, 0 9999)\" %s", prog);
+        const char *msg = k < sizeof bad / sizeof bad[0]
+                              ? bad[k].msg
+                              : "pldsim: PLD_DEVICE '0,1,2,3,4,5,6,7,8,9,10,11,12,13,...' (48889 "
+                                "characters) at '4096' (item 4097): more than 4096 devices";
+        struct cmd_result r = run_cmd("%s", cmd);
+        ck_assert_msg(strlen(r.err) < 200, "%s: %zu characters:\n%.400s", cmd, strlen(r.err),
+                      r.err);
+        ck_assert_msg(r.out[0] == '\0', "%s: it ran:\n%s", cmd, r.out);
+        cmd_result_free(&r);
+        expect_cli(cmd, 2, msg);
+    }
+}
+END_TEST
+
 /* --summary's values and --summary-json's file: one message naming the
  * flag (or the variable) and what it accepts, and a non-zero exit. */
 START_TEST(summary_json_bad_values)
@@ -1276,7 +1324,7 @@ START_TEST(options_from_flags_and_variables)
         {"PLD_SEED=x %s", "pldsim: PLD_SEED 'x': expected a non-negative integer"},
         {"PLD_RACES=sometimes %s", "pldsim: PLD_RACES 'sometimes': expected off, warn or error"},
         {"PLD_NO_DATA=maybe %s", "pldsim: PLD_NO_DATA='maybe': expected 1 or 0"},
-        {"PLD_DEVICE=3-1 %s", "-d/--device '3-1': a range is FIRST-LAST with FIRST <= LAST"},
+        {"PLD_DEVICE=3-1 %s", "pldsim: PLD_DEVICE '3-1': a range is FIRST-LAST with FIRST <= LAST"},
         /* the variables without a flag: refused alike, not warned about
          * and run with another value (issue 41) */
         {"PLD_SPARSE_WINDOWS=bogus %s",
@@ -1445,6 +1493,7 @@ int main(void)
     tcase_add_test(cli, flag_without_its_value);
     tcase_add_test(cli, malformed_flag_values);
     tcase_add_test(cli, summary_json_bad_values);
+    tcase_add_test(cli, a_huge_device_list_is_one_short_line);
     tcase_add_test(cli, no_data_refuses_to_read_window_data);
     tcase_add_loop_test(cli, bad_topology_specs, 0, (int)(sizeof bad_specs / sizeof bad_specs[0]));
     tcase_add_loop_test(cli, pldsim_perf_refuses_bad_values, 0, 12);
