@@ -81,6 +81,10 @@ class Array:
 _INTEGER = ("INT8", "INT16", "INT32", "INT64", "UINT8", "UINT16", "UINT32", "UINT64", "BOOL", "INDEX", "TASK_ID")
 
 
+#: the most elements pl.array.create makes
+MAX_EXTENT = 1 << 20
+
+
 def create(extent: Any, dtype: Any) -> Array:
     """``pl.array.create(extent, dtype)``: `extent` zeros (undefined on
     hardware) of an integer or BOOL dtype, or `extent` empty slots for
@@ -90,6 +94,12 @@ def create(extent: Any, dtype: Any) -> Array:
         raise UsageTypeError(op, f"the extent must be a compile-time int, got {type(extent).__name__}")
     if extent <= 0:
         raise UsageValueError(op, f"the extent must be positive, got {extent}")
+    if extent > MAX_EXTENT:
+        # an array is a small scalar buffer on the device; here a Python
+        # list, 8 bytes a slot: 10**9 silently took 7.9 GB
+        raise UsageValueError(op, f"the extent {extent} is more than an array can hold; expected 1 to {MAX_EXTENT} "
+                                  "(an array is a scalar buffer for indices, counts and task ids: keep larger data "
+                                  "in a tensor)")
     if not isinstance(dtype, DataType) or dtype.name not in _INTEGER:
         raise UsageTypeError(op, f"an array's dtype must be an integer, BOOL or TASK_ID, got {dtype!r}")
     return Array(extent, dtype)

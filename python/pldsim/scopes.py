@@ -122,6 +122,11 @@ class At:
         return False
 
 
+#: the most blocks one SPMD launch may have: an Ascend kernel launch's
+#: block dim is 16 bits
+MAX_BLOCKS = 65535
+
+
 def launch_spec(op: str, core_num: Any, sync_start: Any) -> int:
     """The block count of an SPMD launch, checked (with its sync_start)."""
     if isinstance(core_num, bool) or not isinstance(core_num, int):
@@ -131,6 +136,11 @@ def launch_spec(op: str, core_num: Any, sync_start: Any) -> int:
             raise UsageTypeError(op, f"core_num must be an integer, got {type(core_num).__name__}") from None
     if core_num <= 0:
         raise UsageValueError(op, f"core_num must be a positive integer, got {core_num}")
+    if core_num > MAX_BLOCKS:
+        # each block is a task of its own: 10**7 of them ran out of memory
+        # (bad_alloc, a SIGABRT) long after the call
+        raise UsageValueError(op, f"core_num {core_num} is more blocks than a launch can have; expected 1 to "
+                                  f"{MAX_BLOCKS} (an Ascend kernel launch's block dim)")
     if not isinstance(sync_start, bool):
         raise UsageTypeError(op, f"sync_start must be True or False, got {sync_start!r}")
     return core_num

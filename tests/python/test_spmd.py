@@ -59,6 +59,10 @@ class Misuse(unittest.TestCase):
     CASES = {
         "no-core-num": "pl.spmd_submit: needs the core_num keyword argument",
         "zero-core-num": "pl.spmd_submit: core_num must be a positive integer, got 0",
+        # issue 41, class 2: each ran out of memory, or silently took 7.9 GB
+        "huge-core-num": "pl.spmd_submit: core_num 10000000 is more blocks than a launch can have; expected 1 to 65535",
+        "huge-spmd": "pl.spmd: core_num 10000000 is more blocks than a launch can have; expected 1 to 65535",
+        "huge-array": "pl.array.create: the extent 1000000000 is more than an array can hold; expected 1 to 1048576",
         "not-a-kernel": "pl.spmd_submit: submits a kernel (self.kernel, an InCore, AIC or AIV function)",
         "bad-dep": "pl.submit: deps[0] is 3, not a task id",
         "predicate": "pl.spmd_submit: predicate= is not supported by pldsim",

@@ -104,6 +104,13 @@ class Blocks:
             pl.spmd_submit(self.where_am_i, out, base)  # FAULT no-core-num
         elif MODE == "zero-core-num":
             pl.spmd_submit(self.where_am_i, out, base, core_num=0)  # FAULT zero-core-num
+        elif MODE == "huge-core-num":
+            pl.spmd_submit(self.where_am_i, out, base, core_num=10**7)  # FAULT huge-core-num
+        elif MODE == "huge-spmd":
+            with pl.spmd(10**7):  # FAULT huge-spmd
+                pass
+        elif MODE == "huge-array":
+            pl.array.create(10**9, pl.INT32)  # FAULT huge-array
         elif MODE == "not-a-kernel":
             pl.spmd_submit(self.where_am_i(out, base), core_num=2)  # FAULT not-a-kernel
         elif MODE == "bad-dep":
