@@ -6,6 +6,7 @@
 
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 /* Makes the pages of a dense window as it is made, when the run keeps
@@ -43,6 +44,29 @@ static void fault_in(struct pld__wbuf *b, size_t bytes)
 #endif
 }
 
+/* A sparse window takes memory only for the cells written, but its P
+ * copies' addresses are reserved whole (sparse.c says why), and a limit
+ * on the address space (ulimit -v) can refuse that.  Falling back to a
+ * dense window would then ask for the same bytes as memory, and advising
+ * --no-data was wrong: a signal window is kept under --no-data too. */
+_Noreturn static void sparse_refused(const char *file, int line, const char *op,
+                                     const struct pld__wbuf *b)
+{
+    double gib = (double)pld__R->P * (double)b->slot / (double)(1u << 30);
+    char limit[96] = "";
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+        snprintf(limit, sizeof limit,
+                 "; this process's address space is limited to %.1f GiB (ulimit -v)",
+                 (double)rl.rlim_cur / (double)(1u << 30));
+    pld__fail(PLD_ENOMEM, file, line, op,
+              "cannot reserve %.1f GiB of address space for window '%s' (%d copies of %lld bytes; "
+              "a sparse INT32 window uses memory only for the cells written, but its addresses are "
+              "reserved whole)%s; expected a window whose copies fit the address space: raise the "
+              "limit or make the window smaller",
+              gib, b->name, pld__R->P, (long long)b->slot, limit);
+}
+
 void pld__materialize(const char *file, int line, const char *op, struct pld__wbuf *b)
 {
     if (b->mem)
@@ -54,6 +78,8 @@ void pld__materialize(const char *file, int line, const char *op, struct pld__wb
     if (pld__sparse_wanted(b)) {
         b->mem = pld__sparse_reserve((size_t)pld__R->P, (size_t)b->slot);
         b->sparse = b->mem != NULL;
+        if (!b->mem)
+            sparse_refused(file, line, op, b);
     }
     if (!b->mem && (b->mem = calloc((size_t)pld__R->P, (size_t)b->slot)))
         fault_in(b, (size_t)pld__R->P * (size_t)b->slot);

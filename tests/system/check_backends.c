@@ -316,6 +316,47 @@ START_TEST(huge_sparse_signal_window_fits_in_little_memory)
 }
 END_TEST
 
+/* Issue 41, class 2: a sparse window's copies are reserved as address
+ * space; under an address-space limit (ulimit -v) that fails, and the
+ * message said "out of memory" and advised --no-data, which keeps signal
+ * windows too.  Now it names the size, the limit and what to change. */
+START_TEST(a_sparse_window_past_the_address_space_limit_says_so)
+{
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    return; /* a sanitizer reserves terabytes of shadow: no limit here */
+#endif
+    /* the same probe as the data limit's: a kernel that does not apply
+     * RLIMIT_AS to a PROT_NONE reservation cannot show the refusal */
+    pid_t pid = fork();
+    if (pid == 0) {
+        struct rlimit lim = {(rlim_t)4000000 << 10, (rlim_t)4000000 << 10};
+        if (setrlimit(RLIMIT_AS, &lim) != 0)
+            _exit(2);
+        void *p = mmap(NULL, (size_t)8 << 30, PROT_NONE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        _exit(p == MAP_FAILED ? 0 : 1);
+    }
+    int status;
+    if (!(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+          WEXITSTATUS(status) == 0)) {
+        fprintf(stderr, "note: this kernel does not apply ulimit -v to reservations; the "
+                        "sparse window's refusal is not checked\n");
+        return;
+    }
+    for (int no_data = 0; no_data < 2; no_data++) {
+        struct cmd_result r = run_cmd("ulimit -v 4000000 && %s huge -d 0-7%s", cases_prog(),
+                                      no_data ? " --no-data" : "");
+        ck_assert_msg(r.status == 3, "exit %d\n%s", r.status, r.err);
+        ck_assert_int_eq(count_error_lines(r.err), 1);
+        ck_assert_contains(r.err, "cannot reserve 8.0 GiB of address space for window 'huge' (8 "
+                                  "copies of 1073741824 bytes;");
+        ck_assert_contains(r.err, "this process's address space is limited to 3.8 GiB (ulimit -v)");
+        ck_assert_msg(!strstr(r.err, "--no-data"), "%s", r.err);
+        cmd_result_free(&r);
+    }
+}
+END_TEST
+
 START_TEST(atomic_adds_agree_on_every_backend)
 {
     same_on_every_backend(cases_prog(), "atomics", 2 + _i, 0);
@@ -575,6 +616,7 @@ int main(void)
     tcase_add_loop_test(tc, sparse_window_paths_are_exact_on_every_backend, 0, 3);
     tcase_add_test(tc, sparse_table_grows_across_arenas_on_every_backend);
     tcase_add_test(tc, huge_sparse_signal_window_fits_in_little_memory);
+    tcase_add_test(tc, a_sparse_window_past_the_address_space_limit_says_so);
     tcase_add_loop_test(tc, an_interrupt_ends_the_run_with_one_line_and_the_signal, 0, 4);
     tcase_add_test(tc, threads_timeout_with_a_spinning_rank_ends_the_process);
     suite_add_tcase(s, tc);
