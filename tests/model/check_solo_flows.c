@@ -189,6 +189,33 @@ START_TEST(tutorials_take_the_same_time_with_solo_flows)
 }
 END_TEST
 
+/* Issue 41, class 4: step 16 at P = 8 on torus2d:2x4, every flow solo:
+ * with every flow a comm instead, three puts ended 0.9 ns early.  That is
+ * SimGrid's timing precision (1 ns): it ends a comm early when another
+ * event falls within that nanosecond of its end, lone or not.  With the
+ * precision at 1e-13 s the comms end when the solo flows do, to the last
+ * bits of the summary's sums; at the default one they do not. */
+START_TEST(solo_flows_are_the_exact_times_simgrid_rounds_by_its_precision)
+{
+    char cmd[8192], fine[8300], *rep;
+    long n[4];
+    snprintf(cmd, sizeof cmd, "%s -d 0-7 --topology torus2d:2x4 --summary=json",
+             tutorial("16_putting_it_together"));
+    snprintf(fine, sizeof fine, "%s --cfg=surf/precision:1e-13", cmd);
+    char *on = run_mode("report", cmd, &rep), *off = run_mode("off", cmd, NULL),
+         *exact = run_mode("off", fine, NULL);
+    counts(rep, n);
+    ck_assert_msg(n[0] > 0 && n[1] == n[0] && n[2] == 0, "%s", rep);
+    same_numbers(on, exact, 1e-14, 1e-11, "precision 1e-13");
+    ck_assert_msg(strcmp(on, off) != 0, "the 1 ns precision no longer shows here: the case "
+                                        "shows nothing");
+    free(on);
+    free(off);
+    free(exact);
+    free(rep);
+}
+END_TEST
+
 static const struct {
     const char *what;
     double rel;  /* what the times may differ by */
@@ -253,6 +280,7 @@ int main(int argc, char **argv)
     Suite *s = suite_create("solo_flows");
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, solo_flows_are_the_exact_times_simgrid_rounds_by_its_precision);
     tcase_add_loop_test(tc, tutorials_take_the_same_time_with_solo_flows, 0,
                         (int)(sizeof steps / sizeof steps[0]));
     tcase_add_loop_test(tc, joined_flows_go_on_as_comms_and_keep_their_times, 0,
