@@ -128,16 +128,19 @@ static void timing_host(const pl_tensor *x)
 
 static void run_timing(int engines, const char *sdma_bw)
 {
-    char *xml = platform(engines, sdma_bw);
+    /* engines 0: the built-in a2a3 platform and its calibrated model */
+    char *xml = engines ? platform(engines, sdma_bw) : NULL;
     pld_config cfg;
     pld_config_init(&cfg);
-    cfg.platform = xml;
+    if (xml)
+        cfg.platform = xml;
     cfg.summary = 0;
     ck_assert_int_eq(pld_config_set_devices(&cfg, "0,1,2"), 0);
     pl_tensor x = pl_tensor_new(PL_SHAPE(1, 256), PL_FP32, "x");
     ck_assert_int_eq(pld_run(&cfg, timing_host, &x), 0);
     pl_tensor_free(&x);
-    unlink(xml);
+    if (xml)
+        unlink(xml);
     free(xml);
 }
 
@@ -204,6 +207,41 @@ START_TEST(a_put_to_oneself_is_a_copy_within_gm)
     T = (struct timing){.nputs = 1, .peers = {0}, .elems = 1 << 16, .compute = 0};
     run_timing(1, "0");
     assert_near(T.waited[0], ISSUE + SLAT + 2.0 * 4.0 * T.elems / HBW + POLL, "self");
+}
+END_TEST
+
+/* Issue 41, class 4: the same closed forms on the built-in a2a3 platform,
+ * with its model's own keys: short puts, puts in blocks, a put to oneself
+ * and more puts than one link at once. */
+START_TEST(the_closed_forms_hold_on_the_calibrated_model)
+{
+    struct pld__model m;
+    const char *text = pld__builtin_model_text("a2a3");
+    ck_assert(text && pld__model_parse(text, "a2a3", &m) == 0);
+    const struct pld__device *d = &m.dev;
+    const double a = m.link_lat, bw = m.link_bw;
+    const double rate = d->sdma_bw > 0 && d->sdma_bw < bw ? d->sdma_bw : bw;
+    static const struct timing cases[] = {
+        {.nputs = 1, .peers = {1}, .elems = 1},                             /* 4 bytes */
+        {.nputs = 1, .peers = {2}, .elems = 16},                            /* 64 bytes */
+        {.nputs = 1, .peers = {1}, .elems = 1 << 16, .block_bytes = 65536}, /* 4 blocks */
+        {.nputs = 1, .peers = {0}, .elems = 1 << 16},                       /* to oneself */
+        {.nputs = 2, .peers = {1, 2}, .elems = 1 << 14},                    /* in flight */
+    };
+    T = cases[_i];
+    run_timing(0, NULL);
+    double bytes = 4.0 * T.elems, k = T.block_bytes ? (double)T.block_bytes : 1048576.0;
+    double n = fmax(1, ceil(bytes / k));
+    double engine =
+        T.peers[0] == 0
+            ? n * d->sdma_lat + fmax(2 * bytes / d->hbm_bw, d->sdma_bw > 0 ? bytes / d->sdma_bw : 0)
+            : n * d->sdma_lat + (n - 1) * a + a + bytes / rate;
+    assert_near(T.issued[0], d->sdma_issue, "the issue");
+    /* the wait returns at the later of the core's clock and the landing */
+    assert_near(T.waited[0], fmax(T.computed, d->sdma_issue + engine) + d->poll_lat, "the wait");
+    if (T.nputs == 2) /* four engines: the second moves at once, on its own link */
+        assert_near(T.waited[1], fmax(T.waited[0], 2 * d->sdma_issue + engine) + d->poll_lat,
+                    "the second wait");
 }
 END_TEST
 
@@ -635,6 +673,7 @@ int main(void)
     tcase_add_test(t, each_block_costs_the_engine_its_latency);
     tcase_add_test(t, a_put_to_oneself_is_a_copy_within_gm);
     tcase_add_test(t, the_async_program_is_faster_by_the_overlapped_compute);
+    tcase_add_loop_test(t, the_closed_forms_hold_on_the_calibrated_model, 0, 5);
     suite_add_tcase(s, t);
     TCase *d = tcase_create("data");
     tcase_set_timeout(d, 120);
