@@ -92,25 +92,42 @@ static void stop_all(struct running *run, int slots)
  * the same signal, as a shell expects of an interrupted program. */
 static const int interrupts[] = {SIGINT, SIGTERM, SIGHUP};
 enum { NINTERRUPTS = sizeof interrupts / sizeof interrupts[0] };
+static struct sigaction before[NINTERRUPTS]; /* the dispositions a child gets back */
 static struct running *volatile live;
 static volatile int live_slots;
 
+static void say(const char *s)
+{
+    ssize_t w = write(STDERR_FILENO, s, strlen(s));
+    (void)w;
+}
+
 static void on_interrupt(int sig)
 {
+    int stopped = 0;
     struct running *run = live;
     for (int i = 0; run && i < live_slots; i++)
         if (run[i].pid > 0)
-            kill(run[i].pid, SIGKILL);
-    const char *msg = sig == SIGINT    ? "pldsim-perf: interrupted (SIGINT): the simulations still "
-                                         "running were stopped; the table is incomplete\n"
-                      : sig == SIGTERM ? "pldsim-perf: terminated (SIGTERM): the simulations still "
-                                         "running were stopped; the table is incomplete\n"
-                                       : "pldsim-perf: hung up (SIGHUP): the simulations still "
-                                         "running were stopped; the table is incomplete\n";
-    ssize_t w = write(STDERR_FILENO, msg, strlen(msg));
-    (void)w;
+            stopped += kill(run[i].pid, SIGKILL) == 0;
+    say(sig == SIGINT    ? "pldsim-perf: interrupted (SIGINT)"
+        : sig == SIGTERM ? "pldsim-perf: terminated (SIGTERM)"
+                         : "pldsim-perf: hung up (SIGHUP)");
+    if (stopped)
+        say(": the simulations still running were stopped");
+    say("; the table is incomplete\n");
     signal(sig, SIG_DFL);
     raise(sig);
+}
+
+void perf_jobs_catch_interrupts(void)
+{
+    struct sigaction sa = {.sa_handler = on_interrupt};
+    sigemptyset(&sa.sa_mask);
+    for (int i = 0; i < NINTERRUPTS; i++) {
+        sigaction(interrupts[i], NULL, &before[i]);
+        if (before[i].sa_handler != SIG_IGN) /* nohup's choice stands */
+            sigaction(interrupts[i], &sa, NULL);
+    }
 }
 
 int perf_jobs_run(int n, const int *order, int jobs, int (*job)(int k, FILE *out),
@@ -127,15 +144,8 @@ int perf_jobs_run(int n, const int *order, int jobs, int (*job)(int k, FILE *out
         return 1;
     }
     int next = 0, done = 0, busy = 0, status = 0;
-    struct sigaction sa = {.sa_handler = on_interrupt}, before[NINTERRUPTS];
-    sigemptyset(&sa.sa_mask);
-    live = run;
     live_slots = jobs;
-    for (int i = 0; i < NINTERRUPTS; i++) {
-        sigaction(interrupts[i], NULL, &before[i]);
-        if (before[i].sa_handler != SIG_IGN) /* nohup's choice stands */
-            sigaction(interrupts[i], &sa, NULL);
-    }
+    live = run;
     pid_t parent = getpid();
     while (done < n && status == 0) {
         while (busy < jobs && next < n) { /* start what fits */
@@ -218,10 +228,8 @@ int perf_jobs_run(int n, const int *order, int jobs, int (*job)(int k, FILE *out
         if (status == 0 && progress)
             progress(done, n);
     }
+    live = NULL; /* before the pids go: a late signal must not kill a stranger */
     stop_all(run, jobs);
-    for (int i = 0; i < NINTERRUPTS; i++)
-        sigaction(interrupts[i], &before[i], NULL);
-    live = NULL;
     free(run);
     forget_stderr();
     return status;

@@ -25,6 +25,12 @@ int perf_jobs_run(int n, const int *order, int jobs, int (*job)(int k, FILE *out
                   int (*collect)(int k, FILE *in), const char *(*what)(int k),
                   void (*progress)(int done, int n));
 
+/* From now on, SIGINT, SIGTERM and SIGHUP print one line, stop the
+ * children perf_jobs_run has running (SIGKILL), and end this process with
+ * the signal (130 for Ctrl-C); the children get the dispositions back.  A
+ * signal the process ignores (nohup) stays ignored. */
+void perf_jobs_catch_interrupts(void);
+
 /* The cores this process may run on (at least 1): -j's default. */
 int perf_jobs_cores(void);
 

@@ -1059,6 +1059,7 @@ int main(int argc, char **argv)
     int rc = perf_setup(argc, argv, &cfg, &cli);
     if (rc >= 0)
         return rc;
+    perf_jobs_catch_interrupts();
     int rows = S.cycles * S.nsteps;
     S.rank_time = calloc((size_t)rows * 2 * (size_t)S.P, sizeof *S.rank_time);
     S.wrong = calloc((size_t)rows * 2, sizeof *S.wrong);

@@ -130,8 +130,9 @@ struct cmd_result run_cmd(const char *fmt, ...)
     return collect_result(st, out, err);
 }
 
-/* The live (not zombie) processes of process group `pgid`, from /proc. */
-static int live_in_group(pid_t pgid)
+/* The live (not zombie) processes of process group `pgid` whose command
+ * name contains `name` (NULL: any), from /proc. */
+static int live_in_group(pid_t pgid, const char *name)
 {
     int n = 0;
     DIR *d = opendir("/proc");
@@ -148,10 +149,13 @@ static int live_in_group(pid_t pgid)
         fclose(f);
         buf[len] = '\0';
         const char *paren = strrchr(buf, ')'); /* "pid (comm) S ppid pgrp ..." */
+        const char *open = strchr(buf, '(');
         char state;
         int ppid, pgrp;
         if (paren && sscanf(paren + 1, " %c %d %d", &state, &ppid, &pgrp) == 3 && pgrp == pgid &&
-            state != 'Z' && state != 'X')
+            state != 'Z' && state != 'X' &&
+            (!name || (open && open < paren &&
+                       memmem(open + 1, (size_t)(paren - open - 1), name, strlen(name)))))
             n++;
     }
     if (d)
@@ -159,7 +163,8 @@ static int live_in_group(pid_t pgid)
     return n;
 }
 
-struct cmd_result run_cmd_signalled(int sig, int group, int procs, int *left, const char *fmt, ...)
+struct cmd_result run_cmd_signalled(int sig, int group, int procs, const char *name, int *left,
+                                    const char *fmt, ...)
 {
     char cmd[8192], full[8300];
     va_list ap;
@@ -184,7 +189,7 @@ struct cmd_result run_cmd_signalled(int sig, int group, int procs, int *left, co
         _exit(127);
     }
     setpgid(pid, pid); /* both sides: whichever runs first */
-    for (int k = 0; k < 600 && live_in_group(pid) < procs; k++) {
+    for (int k = 0; k < 600 && live_in_group(pid, name) < procs; k++) {
         struct timespec ts = {0, 100 * 1000 * 1000};
         nanosleep(&ts, NULL);
     }
@@ -194,7 +199,7 @@ struct cmd_result run_cmd_signalled(int sig, int group, int procs, int *left, co
         ;
     struct timespec half = {0, 500 * 1000 * 1000};
     nanosleep(&half, NULL);
-    *left = live_in_group(pid);
+    *left = live_in_group(pid, NULL);
     if (*left)
         kill(-pid, SIGKILL); /* the test fails; the machine should not pay for it */
     return collect_result(st, out, err);

@@ -1161,7 +1161,7 @@ START_TEST(pldsim_perf_interrupted_stops_its_children)
     int left = -1;
     /* sizes that take minutes: the signal comes once both children run */
     struct cmd_result r = run_cmd_signalled(
-        cases[_i].sig, cases[_i].group, 3, &left,
+        cases[_i].sig, cases[_i].group, 3, "pldsim-perf", &left,
         "%s/tools/pldsim-perf allreduce -g 64 -b 256M -e 1G -f 2 -n 20 -j 2", PLD_BUILDDIR);
     ck_assert_msg(r.status == 128 + cases[_i].sig, "exit %d\n%s", r.status, r.err);
     ck_assert_int_eq(left, 0);
