@@ -130,8 +130,8 @@ struct cmd_result run_cmd(const char *fmt, ...)
     return collect_result(st, out, err);
 }
 
-/* The live (not zombie) processes of process group `pgid` whose command
- * name contains `name` (NULL: any), from /proc. */
+/* The live (not zombie) processes of process group `pgid` whose
+ * executable's name contains `name` (NULL: any), from /proc. */
 static int live_in_group(pid_t pgid, const char *name)
 {
     int n = 0;
@@ -149,13 +149,18 @@ static int live_in_group(pid_t pgid, const char *name)
         fclose(f);
         buf[len] = '\0';
         const char *paren = strrchr(buf, ')'); /* "pid (comm) S ppid pgrp ..." */
-        const char *open = strchr(buf, '(');
-        char state;
+        char state, exe[4096];
         int ppid, pgrp;
-        if (paren && sscanf(paren + 1, " %c %d %d", &state, &ppid, &pgrp) == 3 && pgrp == pgid &&
-            state != 'Z' && state != 'X' &&
-            (!name || (open && open < paren &&
-                       memmem(open + 1, (size_t)(paren - open - 1), name, strlen(name)))))
+        if (!paren || sscanf(paren + 1, " %c %d %d", &state, &ppid, &pgrp) != 3 || pgrp != pgid ||
+            state == 'Z' || state == 'X')
+            continue;
+        /* by the executable, not the command name: a shell script's
+         * subshells carry the script's name (a libtool wrapper's do) */
+        snprintf(path, sizeof path, "/proc/%s/exe", e->d_name);
+        ssize_t len2 = readlink(path, exe, sizeof exe - 1);
+        if (len2 > 0)
+            exe[len2] = '\0';
+        if (!name || (len2 > 0 && strstr(strrchr(exe, '/') ? strrchr(exe, '/') : exe, name)))
             n++;
     }
     if (d)

@@ -19,12 +19,11 @@ struct cmd_result run_cmd(const char *fmt, ...) __attribute__((format(printf, 1,
 void cmd_result_free(struct cmd_result *r);
 
 /* Runs `sh -c "exec CMD"` in a process group of its own, waits until that
- * group has `procs` live processes whose command name contains `name`
- * (NULL: any; at most 60 s: a libtool wrapper relinking its program on a
- * first run must not count), then sends `sig` to the first process alone,
- * or with `group` to the whole group, as a terminal's Ctrl-C does.  `left`
- * gets how many processes of the group are still alive (not zombies) half
- * a second after the first one ended. */
+ * group has `procs` live processes whose executable's name contains
+ * `name` (NULL: any; at most 60 s: a libtool wrapper script and its
+ * subshells, which carry the script's name, must not count), then sends `sig` to the first process
+ * alone, or with `group` to the whole group, as a terminal's Ctrl-C does.  `left` gets how many
+ * processes of the group are still alive (not zombies) half a second after the first one ended. */
 struct cmd_result run_cmd_signalled(int sig, int group, int procs, const char *name, int *left,
                                     const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 
