@@ -72,7 +72,8 @@ static int set_wait_timeout(pld_config *cfg, const char *v, const char *from)
     /* 0 is the config's own "not set": no limit on sim, 60 s elsewhere */
     if (pld__parse_time(v, &cfg->wait_timeout) || cfg->wait_timeout < 0)
         return pld__config_error(
-            PLD_EUSAGE, "%s '%s': expected a simulated time such as 100us or 2ms (0: the default)",
+            PLD_EUSAGE,
+            "%s '%s': expected a simulated time such as 100us or 2ms, at most 1e6 s (0: the default)",
             from, v);
     return 0;
 }

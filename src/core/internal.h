@@ -60,7 +60,7 @@ struct pld__wbuf {
     X(signal_bytes, size)    /* bytes a notify carries over the link */                            \
     X(signal_lat, time)      /* the notifier's cost of one signal write, s */                      \
     X(poll_lat, time)        /* a wait notices its cell this long after it holds, s */             \
-    X(speed_factor, rate)    /* compute slowdown of this device (a straggler > 1) */               \
+    X(speed_factor, factor)  /* compute slowdown of this device (a straggler > 1) */               \
     X(aiv_cores, count)      /* vector cores (AIV): the most a collective's core_num may use */    \
     X(sdma_engines, count)   /* DMA engines: put_async transfers beyond this many queue */         \
     X(sdma_issue, time)      /* the core's cost of issuing one put_async, s */                     \

@@ -82,7 +82,8 @@ int pld__parse_time(const char *s, double *out)
 {
     static const struct unit u[] = {MUL("s", 1),    DIV("ms", 1e3),  DIV("us", 1e6),
                                     DIV("ns", 1e9), DIV("ps", 1e12), END};
-    return parse_with(s, u, 0, out);
+    /* a latency of 1e300 s made the summary print a 300-digit time */
+    return parse_with(s, u, 0, out) || *out > PLD__MAX_TIME_S ? -1 : 0;
 }
 
 int pld__parse_size(const char *s, double *out)
@@ -98,7 +99,15 @@ int pld__parse_rate(const char *s, double *out)
 {
     static const struct unit u[] = {MUL("k", 1e3), MUL("M", 1e6), MUL("G", 1e9), MUL("T", 1e12),
                                     END};
-    return parse_with(s, u, 0, out);
+    /* vector_rate = 1e-300 made one op take 1e300 s */
+    return parse_with(s, u, 0, out) || (*out != 0 && (*out < 1 || *out > 1e21)) ? -1 : 0;
+}
+
+int pld__parse_factor(const char *s, double *out)
+{
+    static const struct unit none[] = {END};
+    /* speed_factor = 1e308 made the run's time overflow */
+    return parse_with(s, none, 0, out) || *out < 1e-6 || *out > 1e6 ? -1 : 0;
 }
 
 int pld__parse_count(const char *s, double *out)

@@ -9,12 +9,17 @@
  * optional unit into SI base units and returns 0, or -1 if `s` is not of
  * that kind.  Bandwidth: Bps kBps MBps GBps TBps KiBps MiBps GiBps (bytes)
  * or bps Kbps Mbps Gbps Tbps (bits); time: s ms us ns ps; size: B kB MB GB
- * KiB MiB GiB; rate: an SI suffix k M G T or none.  A bandwidth is 0 or
- * at least 1 B/s: a slower one makes a transfer's time overflow. */
+ * KiB MiB GiB; rate: an SI suffix k M G T or none.  Bounds keep every
+ * time the model computes finite and within what the simulated clock
+ * resolves to the nanosecond (issue 41): a bandwidth is 0 or at least
+ * 1 B/s, a time at most PLD__MAX_TIME_S, a rate 0 or from 1 to 1e21. */
+#define PLD__MAX_TIME_S 1e6
 int pld__parse_bandwidth(const char *s, double *out);
 int pld__parse_time(const char *s, double *out);
 int pld__parse_size(const char *s, double *out);
 int pld__parse_rate(const char *s, double *out);
+/* A multiplier from 1e-6 to 1e6, no unit (a device's speed factor). */
+int pld__parse_factor(const char *s, double *out);
 /* A whole number from 1 to 65536, no unit (core and engine counts). */
 int pld__parse_count(const char *s, double *out);
 

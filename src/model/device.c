@@ -41,8 +41,10 @@ int pld__device_set(struct pld__device *d, const char *key, const char *value)
 /* What a value of each unit looks like, for the messages. */
 static const char *const forms_size = "a size such as 192KiB";
 static const char *const forms_bandwidth = "a bandwidth such as 1.6TBps (0, or at least 1Bps)";
-static const char *const forms_time = "a time such as 500ns";
-static const char *const forms_rate = "a number, with an optional k, M, G or T";
+static const char *const forms_time = "a time such as 500ns (at most 1e6 s)";
+static const char *const forms_rate =
+    "a number, with an optional k, M, G or T (0, or from 1 to 1e21)";
+static const char *const forms_factor = "a factor from 1e-6 to 1e6, such as 2.5";
 static const char *const forms_count = "a whole number from 1 to 65536";
 
 const char *pld__device_key_form(const char *key)

@@ -83,12 +83,12 @@ static const char *form_of(const char *key)
         {"link_bw", "a bandwidth such as 56GBps or 400Gbps (at least 1Bps)"},
         {"nic_bw", "a bandwidth such as 25GBps (at least 1Bps)"},
         {"uplink_bw", "a bandwidth such as 100GBps (at least 1Bps)"},
-        {"link_lat", "a time such as 1us or 500ns"},
-        {"nic_lat", "a time such as 1us"},
-        {"fabric_lat", "a time such as 500ns"},
+        {"link_lat", "a time such as 1us or 500ns (at most 1e6 s)"},
+        {"nic_lat", "a time such as 1us (at most 1e6 s)"},
+        {"fabric_lat", "a time such as 500ns (at most 1e6 s)"},
         {"duplex", "yes or no"},
         {"link", "A-B:bw=BANDWIDTH[:lat=TIME], e.g. 0-1:bw=10GBps:lat=2us"},
-        {"slow", "DEVICE:FACTOR, e.g. 3:2.5 (device 3 computes 2.5x slower)"},
+        {"slow", "DEVICE:FACTOR, e.g. 3:2.5 (device 3 computes 2.5x slower; 1e-6 to 1e6)"},
         {"base", "a builtin model whose device numbers to start from (a2a3, a5, hgx-h100)"},
     };
     for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++)
@@ -235,7 +235,7 @@ static int model_set(struct pld__model *m, const char *key, const char *v)
         char *end;
         long dev = strtol(v, &end, 10);
         if (end == v || *end != ':' || dev < 0 || dev >= PLD_MAX_RANKS ||
-            m->nslow == PLD__MAX_OVERRIDES || pld__parse_rate(end + 1, &d) || d <= 0)
+            m->nslow == PLD__MAX_OVERRIDES || pld__parse_factor(end + 1, &d))
             return -1;
         m->slow[m->nslow].device = (int)dev;
         m->slow[m->nslow++].factor = d;

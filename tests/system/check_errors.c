@@ -1059,6 +1059,18 @@ static const struct {
     {"ring:4,pull_bw=1e-300Bps", "0,1",
      "bad value '1e-300Bps' for pull_bw; expected a bandwidth such as 1.6TBps (0, or at least "
      "1Bps)"},
+    /* times, rates and factors so large or small that the run's time had
+     * 300 digits (issue 41, class 4) */
+    {"mesh:2,lat=1e300s", "0,1",
+     "bad value '1e300s' for lat; expected a time such as 1us or 500ns (at most 1e6 s)"},
+    {"mesh:2,hbm_lat=2e6s", "0,1",
+     "bad value '2e6s' for hbm_lat; expected a time such as 500ns (at most 1e6 s)"},
+    {"mesh:2,vector_rate=1e-300", "0,1",
+     "bad value '1e-300' for vector_rate; expected a number, with an optional k, M, G or T (0, "
+     "or from 1 to 1e21)"},
+    {"mesh:2,speed_factor=1e308", "0,1",
+     "bad value '1e308' for speed_factor; expected a factor from 1e-6 to 1e6, such as 2.5"},
+    {"mesh:2,slow=1:1e300", "0,1", "bad value '1:1e300' for slow; expected DEVICE:FACTOR"},
     /* a field that contradicts the kind or its size: the last one won, or
      * the field was dropped without a word (issue 41) */
     {"mesh:4,topology=ring", "0,1",
