@@ -38,6 +38,14 @@ class Metadata(unittest.TestCase):
         self.assertEqual(lines[-1], "OK")
 
 
+class NewestImports(unittest.TestCase):
+    def test_pypto_ir_has_the_config_and_the_program_class(self):
+        # upstream's newest path: from pypto.ir import DistributedConfig, DistributedCompiledProgram
+        r = run("newest-imports")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.splitlines()[-1], "OK")
+
+
 class Benchmark(unittest.TestCase):
     def test_statistics_are_the_simulated_times(self):
         r = run("benchmark")

@@ -5,7 +5,9 @@ device times are the simulated ones.
 
     pldsim-py runtime_api.py MODE
 
-MODE: metadata, benchmark, bench-args (each bad argument of benchmark)."""
+MODE: metadata, benchmark, bench-args (each bad argument of benchmark),
+newest-imports (upstream's newest import path: DistributedConfig and
+DistributedCompiledProgram from pypto.ir)."""
 
 import sys
 
@@ -78,6 +80,15 @@ elif MODE == "benchmark":
     print("all_zero_device", stats.all_zero_device)
     print("last_run_time_us", round(compiled.last_run_stats["time_s"] * 1e6, 3))
     print(stats)
+elif MODE == "newest-imports":
+    from pypto.ir import DistributedCompiledProgram
+    from pypto.ir import DistributedConfig as NewConfig
+
+    newest = ir.compile(Scale, platform="a2a3sim", distributed_config=NewConfig(device_ids=[0, 1]))
+    assert isinstance(newest, DistributedCompiledProgram), type(newest)
+    assert isinstance(compiled, DistributedCompiledProgram), type(compiled)
+    newest(x, acc, y, 3.0, config=RunConfig(platform="a2a3sim"))
+    assert torch.equal(y, 81 * x), y
 elif MODE == "bench-args":
     for kwargs in ({"rounds": 0}, {"warmup": -1}, {"platform": "a2a3sim"}, {"device_id": 0}):
         try:
