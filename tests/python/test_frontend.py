@@ -63,6 +63,12 @@ class Constructs(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(r.stdout.splitlines()[-1], "OK")
 
+    def test_reduce_scatter_takes_max_min_and_prod_in_a_kernel(self):
+        # upstream's in-kernel reduce_scatter with Max/Min/Prod (issue 40)
+        r = features("reduce-scatter-ops")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.splitlines()[-1], "OK")
+
     def test_a_dynamic_dim_bound_two_ways_is_a_value_error(self):
         r = features("dynamic-mismatch")
         self.assertEqual(r.returncode, 1)

@@ -7,7 +7,7 @@ put / put-chunks / put-pipeline / get-chunks: a [4, 64] region moved to
 the right neighbour with put (or pulled with get), whole or staged in
 [1, 16] chunks, with or without double buffering; prints the simulated
 time.  tile-put / tile-put-pipeline / tile-get: the same through
-pld.tile.put/get with [1, 16] stage tiles (two when pipelined).  reduce-ops: allreduce with Max, Min and Prod, mesh and ring.
+pld.tile.put/get with [1, 16] stage tiles (two when pipelined).  reduce-ops: allreduce with Max, Min and Prod, mesh and ring; reduce-scatter-ops: reduce_scatter with the same in a kernel.
 pipeline-alone: pipeline=True without chunks.  dynamic-mismatch: two
 tensors that bind pl.dynamic("NR") differently.  unsupported: pl.gemv.
 direct: a host orchestrator called directly with config=.  kernel-alone:
@@ -120,6 +120,36 @@ def reduce_host(x: pl.Tensor[[P, 1, COLS], pl.FP32], y: pl.Out[pl.Tensor[[P, 3, 
 
 
 @pl.jit.incore
+def scatter_all(
+    x: pl.Tensor[[P, COLS], pl.FP32],
+    y: pl.Out[pl.Tensor[[3, COLS], pl.FP32]],
+    data: pld.DistributedTensor[[P, COLS], pl.FP32],
+    sig: pld.DistributedTensor[[P, 1], pl.INT32],
+):
+    me = pld.rank(pld.get_comm_ctx(data))
+    for row, op in enumerate((pld.ReduceOp.Max, pld.ReduceOp.Min, pld.ReduceOp.Prod)):
+        data = pl.store(pl.load(x, [0, 0], [P, COLS]), [0, 0], data)
+        data = pld.tensor.reduce_scatter(data, sig, op=op)
+        y = pl.store(pl.load(data, [me, 0], [1, COLS]), [row, 0], y)
+        pld.tensor.barrier(sig)  # everyone has read data before it is staged again
+    return y
+
+
+@pl.jit
+def scatter_on_device(x, y, data, sig):
+    return scatter_all(x, y, data, sig)
+
+
+@pl.jit.host
+def scatter_host(x: pl.Tensor[[P, P, COLS], pl.FP32], y: pl.Out[pl.Tensor[[P, 3, COLS], pl.FP32]]):
+    data = pld.alloc_window_buffer([P, COLS], dtype=pl.FP32)
+    sig = pld.alloc_window_buffer([P, 1], dtype=pl.INT32)
+    for r in pl.range(pld.world_size()):
+        scatter_on_device(x[r], y[r], pld.window(data, [P, COLS], dtype=pl.FP32),
+                          pld.window(sig, [P, 1], dtype=pl.INT32), device=r)
+
+
+@pl.jit.incore
 def double(x: pl.Tensor[[1, COLS], pl.FP32], y: pl.Out[pl.Tensor[[1, COLS], pl.FP32]]):
     t = pl.load(x, [0, 0], [1, COLS])
     if MODE == "unsupported":
@@ -187,6 +217,14 @@ elif MODE == "reduce-ops":
     reduce_host.compile(x, y, config=config())(x, y)
     want = torch.cat([x.max(dim=0).values, x.min(dim=0).values, x.prod(dim=0)])
     for r in range(P):
+        assert torch.allclose(y[r], want, rtol=1e-5, atol=1e-5), (r, y[r], want)
+elif MODE == "reduce-scatter-ops":
+    x = torch.randn(P, P, COLS)
+    y = torch.zeros(P, 3, COLS)
+    scatter_host.compile(x, y, config=config())(x, y)
+    for r in range(P):  # rank r holds row r reduced over the ranks
+        rows = x[:, r]
+        want = torch.stack([rows.max(dim=0).values, rows.min(dim=0).values, rows.prod(dim=0)])
         assert torch.allclose(y[r], want, rtol=1e-5, atol=1e-5), (r, y[r], want)
 elif MODE == "dynamic-mismatch":
     x = torch.randn(P, 1, COLS)
