@@ -228,7 +228,8 @@ def load(tensor: Any, offsets: Any, shapes: Any, valid_shape: Any, target_memory
     dims = index_list(shapes, op, "shapes")
     valid = None if valid_shape is None else index_list(valid_shape, op, "valid_shape")
     dt = dtype_of_code(v.dtype)
-    data = torch().empty(dims, dtype=_torch_dtype(dt))
+    # libpld refuses a dim < 1, after this buffer is made: torch must not refuse it first
+    data = torch().empty([max(d, 0) for d in dims], dtype=_torch_dtype(dt))
     copied, got = _pldsim.load_into(file, line, op, v, index_list(offsets, op, "offsets"), dims, valid, bool(clamp), data.data_ptr())
     return CubeTile(data if copied else None, dt, MemorySpace.Mat, dims, list(got))
 

@@ -237,11 +237,12 @@ def _slice_value(value: TensorValue, shape: Any, offset: Any, valid_shape: Any, 
     t = operand_tile(value, op, "the value")  # an accumulator is drained to UB first
     full, shp, off = list(t.shape), index_list(shape, op, "shape"), index_list(offset, op, "offset")
     lim = shp if valid_shape is None else index_list(valid_shape, op, "valid_shape")
+    given = "" if valid_shape is None else f" (valid_shape {lim})"  # name only what the call gave
     if not len(shp) == len(off) == len(lim) == len(full):
-        raise UsageValueError(op, f"the shape {shp}, offsets {off} and valid_shape {lim} must each have the value's {len(full)} dimensions")
+        raise UsageValueError(op, f"the shape {shp} and offsets {off}{given} must each have the value's {len(full)} dimensions")
     for d, (o, n, v, f) in enumerate(zip(off, shp, lim, full)):
         if o < 0 or n < 1 or o + n > f or not 1 <= v <= n:
-            raise UsageValueError(op, f"region {shp} at {off} (valid {lim}) does not fit the value {full} in dimension {d}")
+            raise UsageValueError(op, f"region {shp} at {off}{given} does not fit the value {full} in dimension {d}")
     valid = [max(0, min(v, tv - o)) for v, tv, o in zip(lim, cube.valid_of(t), off)]
     if shp == full and not any(off):
         return TensorValue(Tile(_pldsim.tile_alias(t._tile, full, valid)))

@@ -21,7 +21,16 @@ static int64_t flat_offset_bytes(pl_tensor t, pl_shape offsets)
 pl_shape pld__load_extent(const char *file, int line, const char *op, const char *what, pl_tensor t,
                           pl_shape offsets, pl_shape shape, pl_shape valid, int clamp)
 {
-    char a[64], b[64];
+    char a[64], b[64], c[64];
+    /* the shape first: without a valid_shape it stands in for one, and a
+     * message about it must not name a valid_shape nobody gave */
+    for (int i = 0; i < shape.ndim; i++)
+        if (shape.dim[i] < 1)
+            pld__fail(PLD_EINVAL, file, line, op,
+                      "shape %s at offsets %s of %s '%s' %s: dim %d is %lld; expected every dim >= 1",
+                      pld__shape_str(shape, a, sizeof a), pld__shape_str(offsets, b, sizeof b),
+                      what, t.name, pld__shape_str(t.shape, c, sizeof c), i,
+                      (long long)shape.dim[i]);
     if (valid.ndim == 0)
         valid = shape;
     else if (valid.ndim != shape.ndim)

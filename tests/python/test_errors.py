@@ -137,6 +137,15 @@ class Errors(unittest.TestCase):
         self.assertEqual(warn.returncode, 0, warn.stderr)
         self.assertIn(": race: ", warn.stderr)
 
+    def test_a_load_that_does_not_fit_names_what_the_call_gave(self):
+        # issue 41, class 6: a shape with a dim of 0 was refused as a
+        # "valid_shape [1, 0]" the call never gave
+        cases = [("load-past", "region at offsets [0, 32] with shape [1, 64] is out of bounds of source 'x' [1, 64] (dim 1: 32 + 64 > 64)"),
+                 ("load-empty", "shape [1, 0] at offsets [0, 32] of source 'x' [1, 64]: dim 1 is 0; expected every dim >= 1")]
+        for (mode, text), r in zip(cases, support.in_parallel(lambda c: run(c[0]), cases)):
+            with self.subTest(mode=mode):
+                self.assert_one_line(r, 3, mode, "rank 0", "pl.load", text)
+
     def test_a_bad_device_list_is_refused_as_upstream_refuses_it(self):
         r = support.pldsim_py(support.step("05_remote_load_store"), "-d", "0,1,2")
         self.assertEqual(r.returncode, 1)

@@ -11,7 +11,9 @@ bad-arg (a whole [2, 1, 64] tensor where the per-device function wants one
 rank's [1, 64]), host-kernel (the host calls a kernel itself),
 scalar-first (a scalar before a tensor in a dispatch), host-error (a
 Python exception in the host orchestrator), killed (rank 1's kernel kills
-the process it runs in with SIGKILL)."""
+the process it runs in with SIGKILL), load-past (a pl.load whose offsets
+put the region past the tensor's columns), load-empty (one whose shape has a
+dim of 0)."""
 
 import os
 import signal
@@ -52,6 +54,10 @@ def kernel(
                 print(f"caught: {e}", flush=True)
     elif MODE == "deadlock":
         pld.system.wait(sig, offsets=[me, 0], expected=1, cmp=pld.WaitCmp.Ge)  # FAULT deadlock
+    elif MODE == "load-past":
+        t = pl.load(x, [0, 32], [1, SIZE])  # FAULT load-past
+    elif MODE == "load-empty":
+        t = pl.load(x, [0, 32], [1, 0])  # FAULT load-empty
     elif MODE == "race":
         data = pl.store(t, [0, 0], data)  # FAULT race-store
         t = pld.tile.remote_load(data, peer=(me + 1) % P, offsets=[0, 0], shape=[1, SIZE])  # FAULT race-load
