@@ -26,7 +26,7 @@ from .errors import UsageTypeError, UsageValueError
 from .arrays import Array as OnCoreArray
 from .resident import DeviceTensor
 from .taskids import TaskId
-from .values import DELEGATES, TASK_ID, DataType, DistributedTensor, Tile, dtype_of_code, dtype_of_torch, is_torch_tensor
+from .values import DELEGATES, TASK_ID, DataType, DistributedTensor, Tile, dtype_of_code, dtype_of_torch, int_range, is_torch_tensor
 
 
 class _DimArith:
@@ -413,9 +413,6 @@ def _check_computed(op: str, dyn: dict[str, int], later: list[tuple[str, int, Dy
             raise UsageValueError(op, f"{where}: dimension {i} is {expr!r} and nothing binds {names} alone; give one of them a plain dimension")
 
 
-_INT_RANGES = {"INT8": 8, "INT16": 16, "INT32": 32, "INT64": 64, "INDEX": 64}
-
-
 def _check_array(op: str, where: str, ann: ArrayAnn, v: Any) -> None:
     if not isinstance(v, OnCoreArray):
         raise UsageTypeError(op, f"{where} is annotated {ann!r} but got {_describe(v)}")
@@ -443,10 +440,8 @@ def _check_scalar(op: str, where: str, ann: ScalarAnn, v: Any) -> None:
         return
     if isinstance(v, bool) or not isinstance(v, int):
         raise UsageTypeError(op, f"{where} is annotated {ann!r} but got {_describe(v)}")
-    bits = _INT_RANGES.get(dt.name)
-    if bits is not None and not -(1 << (bits - 1)) <= v < (1 << (bits - 1)):
-        raise UsageValueError(op, f"{where} is annotated {ann!r} but {v} does not fit in {dt!r}")
-    if dt.name.startswith("UINT") and not 0 <= v < (1 << dt.bits):
+    span = int_range(dt)
+    if span is not None and not span[0] <= v <= span[1]:
         raise UsageValueError(op, f"{where} is annotated {ann!r} but {v} does not fit in {dt!r}")
 
 

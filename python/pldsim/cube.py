@@ -35,7 +35,7 @@ import _pldsim
 
 from . import state
 from .errors import UnsupportedError, UsageTypeError, UsageValueError
-from .values import BF16, DELEGATES, FP16, FP32, INT8, INT32, DataType, Tile, any_view, dtype_of_code, index_list, torch, torch_storage
+from .values import BF16, DELEGATES, FP16, FP32, INT8, INT32, DataType, Tile, any_view, dtype_of_code, index_list, int_range, torch, torch_storage
 from .where import caller
 
 
@@ -204,6 +204,9 @@ def full(shape: Any, dtype: Any, value: Any, op: str = "pl.tile.full") -> Tile:
     dt = _dtype(op, dtype)
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise UsageTypeError(op, f"{op} fills with a constant number, got {type(value).__name__}")
+    span = int_range(dt)
+    if span is not None and not span[0] <= value <= span[1]:  # nan compares false: refused too
+        raise UsageValueError(op, f"value {value!r} does not fit in {dt!r}; expected a number from {span[0]} to {span[1]}")
     require_unit(op, state.VECTOR)
     _in_kernel(op)
     data = torch().full(dims, value, dtype=torch().float64 if dt.is_float else torch().int64)

@@ -87,6 +87,16 @@ def tensor_dtype(dt: Any, op: str) -> DataType:
     return dt
 
 
+def int_range(dt: DataType) -> tuple[int, int] | None:
+    """The values an integer dtype holds, lowest and highest (None: a
+    float, BOOL or a scalar-only type such as TASK_ID)."""
+    if dt.is_float or dt.name in ("BOOL", "TASK_ID"):
+        return None
+    if dt.name.startswith("UINT"):
+        return 0, (1 << dt.bits) - 1
+    return -(1 << (dt.bits - 1)), (1 << (dt.bits - 1)) - 1
+
+
 def typed_scalar(v: float, dt: DataType) -> Any:
     """A number libpld gives as a double, as a scalar of `dt`: an int for
     an integer dtype."""

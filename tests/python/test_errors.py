@@ -146,6 +146,15 @@ class Errors(unittest.TestCase):
             with self.subTest(mode=mode):
                 self.assert_one_line(r, 3, mode, "rank 0", "pl.load", text)
 
+    def test_a_fill_value_the_dtype_cannot_hold_is_refused(self):
+        # issue 41, class 6: nan into an INT32 tile was torch's RuntimeError
+        # (exit 1, a traceback); 300 into an INT8 tile wrapped silently
+        cases = [("full-nan", "value nan does not fit in pl.INT32; expected a number from -2147483648 to 2147483647"),
+                 ("full-range", "value 300 does not fit in pl.INT8; expected a number from -128 to 127")]
+        for (mode, text), r in zip(cases, support.in_parallel(lambda c: run(c[0]), cases)):
+            with self.subTest(mode=mode):
+                self.assert_one_line(r, 3, mode, "rank 0", "pl.tile.full", text)
+
     def test_a_bad_device_list_is_refused_as_upstream_refuses_it(self):
         r = support.pldsim_py(support.step("05_remote_load_store"), "-d", "0,1,2")
         self.assertEqual(r.returncode, 1)

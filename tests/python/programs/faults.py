@@ -13,7 +13,8 @@ scalar-first (a scalar before a tensor in a dispatch), host-error (a
 Python exception in the host orchestrator), killed (rank 1's kernel kills
 the process it runs in with SIGKILL), load-past (a pl.load whose offsets
 put the region past the tensor's columns), load-empty (one whose shape has a
-dim of 0)."""
+dim of 0), full-nan (pl.tile.full of an INT32 tile with
+nan), full-range (of an INT8 tile with 300)."""
 
 import os
 import signal
@@ -58,6 +59,10 @@ def kernel(
         t = pl.load(x, [0, 32], [1, SIZE])  # FAULT load-past
     elif MODE == "load-empty":
         t = pl.load(x, [0, 32], [1, 0])  # FAULT load-empty
+    elif MODE == "full-nan":
+        pl.tile.full([1, SIZE], dtype=pl.INT32, value=float("nan"))  # FAULT full-nan
+    elif MODE == "full-range":
+        pl.tile.full([1, SIZE], dtype=pl.INT8, value=300)  # FAULT full-range
     elif MODE == "race":
         data = pl.store(t, [0, 0], data)  # FAULT race-store
         t = pld.tile.remote_load(data, peer=(me + 1) % P, offsets=[0, 0], shape=[1, SIZE])  # FAULT race-load
