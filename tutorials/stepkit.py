@@ -41,11 +41,14 @@ def parse(
     try:
         ids = [int(d) for d in args.device.split(",")]
     except ValueError:
-        parser.error(f"-d/--device {args.device!r}: expected ids like 0,1,2,3")
+        shown = repr(args.device) if len(args.device) <= 32 else f"'{args.device[:32]}...' ({len(args.device)} characters)"
+        parser.error(f"-d/--device {shown}: expected ids like 0,1,2,3")
+    # the list itself when short; else its length, as the C steps say it
+    got = ids if len(ids) <= 14 else f"{len(ids)} ({ids[0]}, {ids[1]}, ...)"
     if exact and len(ids) != exact:
-        raise SystemExit(f"{name} needs exactly {exact} devices, got {ids}")
+        raise SystemExit(f"{name} needs exactly {exact} devices, got {got}")
     if len(ids) < minimum:
-        raise SystemExit(f"{name} needs at least {minimum} devices, got {ids}")
+        raise SystemExit(f"{name} needs at least {minimum} devices, got {got}")
     return args, ids
 
 

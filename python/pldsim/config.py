@@ -137,6 +137,26 @@ def _init_with_former_names(self: RunConfig, *args: Any, enable_l2_swimlane: Any
 RunConfig.__init__ = _init_with_former_names  # type: ignore[method-assign]
 
 
+def short_ids(ids: Any, brackets: bool = True) -> str:
+    """A device list as a message quotes it: whole up to 14 ids, else its
+    first 14, '...' and how many (10 000 ids made a 49 KB line; libpld cuts
+    its -d lists alike)."""
+    ids = list(ids)
+    head = ", ".join(str(i) for i in ids[:14])
+    if len(head) > 120:  # ids of hundreds of digits
+        head = head[:120] + "..."
+    if len(ids) > 14:
+        head += f", ... ({len(ids)} ids)" if not brackets else ", ..."
+    text = f"[{head}]" if brackets else head
+    return text + (f" ({len(ids)} ids)" if brackets and len(ids) > 14 else "")
+
+
+def short_text(raw: str) -> str:
+    """A flag's value as a message quotes it: repr'd, cut to 32 characters
+    and its length when longer, as libpld quotes a -d list."""
+    return repr(raw) if len(raw) <= 32 else f"{raw[:32] + '...'!r} ({len(raw)} characters)"
+
+
 @dataclass
 class DistributedConfig:
     """The devices of a distributed run: rank r runs on device_ids[r].
@@ -150,10 +170,16 @@ class DistributedConfig:
     def __post_init__(self) -> None:
         if not self.device_ids:
             raise ValueError("DistributedConfig.device_ids must not be empty")
-        if any(d < 0 for d in self.device_ids):
-            raise ValueError(f"DistributedConfig.device_ids must be non-negative device indices, got {self.device_ids}")
-        if len(set(self.device_ids)) != len(self.device_ids):
-            raise ValueError(f"DistributedConfig.device_ids must be distinct, got {self.device_ids}")
+        ids = self.device_ids
+        # a list cut short may hide the id at fault: name it then
+        at = lambda i: f"; {ids[i]} at index {i}" if len(ids) > 14 else ""  # noqa: E731
+        if any(d < 0 for d in ids):
+            bad = next(i for i, d in enumerate(ids) if d < 0)
+            raise ValueError(f"DistributedConfig.device_ids must be non-negative device indices, got {short_ids(ids)}{at(bad)}")
+        if len(set(ids)) != len(ids):
+            first = {}
+            bad = next(i for i, d in enumerate(ids) if first.setdefault(d, i) != i)  # the first repeat
+            raise ValueError(f"DistributedConfig.device_ids must be distinct, got {short_ids(ids)}{at(bad)}")
         if self.num_sub_workers < 0:
             raise ValueError(f"DistributedConfig.num_sub_workers must be non-negative, got {self.num_sub_workers}")
         if self.aicpu_thread_num < 0 or self.aicpu_thread_num == 1:

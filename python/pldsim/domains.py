@@ -25,6 +25,8 @@ import inspect
 import textwrap
 from typing import Any
 
+from .config import short_ids
+
 ALL = "all"  # the whole world (upstream's kAll)
 
 _LOOPS = {"range", "parallel", "unroll", "pipeline"}
@@ -274,4 +276,4 @@ def devices_of(name: str, world: int) -> list[int] | None:
 def describe(devices: list[int]) -> str:
     if len(devices) > 3 and devices == list(range(devices[0], devices[-1] + 1)):
         return f"devices {devices[0]}..{devices[-1]}"
-    return ("device " if len(devices) == 1 else "devices ") + ", ".join(str(d) for d in devices)
+    return ("device " if len(devices) == 1 else "devices ") + short_ids(devices, brackets=False)

@@ -23,7 +23,7 @@ import _pldsim
 
 from . import dfx, domains, errors, host_builtins, levels, options, timing
 from . import where as _where
-from .config import DistributedConfig, RunConfig
+from .config import DistributedConfig, RunConfig, short_ids
 from .errors import RunError, UnsupportedError, UsageTypeError, UsageValueError
 from .isolate import run_in_child, tensors_in
 from .levels import _MISSING, Function, _dispatch_closure
@@ -92,7 +92,7 @@ class CompiledProgram:
         self._write_manifest()
 
     def __repr__(self) -> str:
-        return f"<pldsim compiled program {self.name} on {self.platform}, devices {self.device_ids}>"
+        return f"<pldsim compiled program {self.name} on {self.platform}, devices {short_ids(self.device_ids)}>"
 
     def _get_metadata(self) -> tuple[list, list[int], list[Any]]:
         """The entry's parameters (name, direction, shape, dtype), the
@@ -290,7 +290,7 @@ class PreparedProgram:
         ids = list(range(cards)) if worker_ids is None else [int(w) for w in worker_ids]
         if host.shape[0] != cards or sorted(ids) != list(range(cards)):
             raise ValueError(
-                f"alloc_stacked_tensor: a stack of {host.shape[0]} shards on {cards} cards with worker_ids={ids}: "
+                f"alloc_stacked_tensor: a stack of {host.shape[0]} shards on {cards} cards with worker_ids={short_ids(ids)}: "
                 f"expected one shard per card and worker_ids a permutation of 0..{cards - 1}"
             )
         t = StackedDeviceTensor(new_tensor(host.shape, host.dtype, host, "alloc_stacked_tensor"), self, ids)

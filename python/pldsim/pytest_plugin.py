@@ -35,7 +35,7 @@ from typing import Any
 
 import pytest
 
-from .config import RunConfig
+from .config import RunConfig, short_text
 
 _CHIPS = {"a2a3sim": "a2a3", "a2a3": "a2a3", "a5sim": "a5", "a5": "a5"}
 
@@ -79,12 +79,12 @@ def parse_devices(raw: str) -> list[int]:
         try:
             start, end = int(lo), int(hi if dash else lo)
         except ValueError:
-            raise pytest.UsageError(f"--device {raw!r}: {token!r} is not a device id or a range such as 0-7") from None
+            raise pytest.UsageError(f"--device {short_text(raw)}: {short_text(token)} is not a device id or a range such as 0-7") from None
         if start < 0 or end < start:
-            raise pytest.UsageError(f"--device {raw!r}: {token!r} must be an id >= 0 or a non-decreasing range")
+            raise pytest.UsageError(f"--device {short_text(raw)}: {short_text(token)} must be an id >= 0 or a non-decreasing range")
         devices.extend(range(start, end + 1))
     if not devices:
-        raise pytest.UsageError(f"--device {raw!r} names no device")
+        raise pytest.UsageError(f"--device {short_text(raw)} names no device")
     return list(dict.fromkeys(devices))
 
 

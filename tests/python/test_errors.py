@@ -165,6 +165,24 @@ class Errors(unittest.TestCase):
         self.assertIn("Traceback", r.stderr)  # as python would show it
         self.assertNotIn("runpy", r.stderr)
 
+    def test_a_long_device_list_is_quoted_short(self):
+        # issue 41, class 6: 10 000 ids made a line of ~49 000 characters;
+        # now the first 14 ids, '...' and the count, as libpld's -d does
+        ids = ",".join(str(d) for d in range(10000))
+        cases = [(support.program("device_lists.py"), "repeat"), (support.program("device_lists.py"), "negative"),
+                 (support.step("05_remote_load_store"), "-d", ids), (support.step("05_remote_load_store"), "-d", ids + ",x")]
+        runs = support.in_parallel(lambda c: support.pldsim_py(*c), cases)
+        head = "[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, ...] (10001 ids)"
+        wants = [f"ValueError: DistributedConfig.device_ids must be distinct, got {head}; 5 at index 10000",
+                 f"ValueError: DistributedConfig.device_ids must be non-negative device indices, got {head}; -1 at index 10000",
+                 "05_remote_load_store needs exactly 2 devices, got 10000 (0, 1, ...)",
+                 "05_remote_load_store: error: -d/--device '0,1,2,3,4,5,6,7,8,9,10,11,12,13,...' (48891 characters): expected ids like 0,1,2,3"]
+        for case, want, r in zip(cases, wants, runs):
+            with self.subTest(case=case[1]):
+                self.assertNotEqual(r.returncode, 0)
+                self.assertEqual(r.stderr.splitlines()[-1], want)
+                self.assertLess(max(len(l) for l in r.stderr.splitlines()), 200, r.stderr[:300])
+
 
 class RunnerErrors(unittest.TestCase):
     def test_unknown_option(self):
