@@ -245,7 +245,10 @@ class RunnerErrors(unittest.TestCase):
         with open(support.program("exits.py")) as f:
             lines = {l.rstrip().split("# EXIT ")[1]: i for i, l in enumerate(f, 1) if "# EXIT " in l}
         cases = [("top", "7", 7, ()), ("host", "7", 7, ()), ("device", "42", 42, ()), ("kernel", "3", 3, ()),
-                 ("kernel", "5", 5, ("--backend", "threads")), ("host", "none", 0, ()), ("device", "bad input", 1, ())]
+                 ("kernel", "5", 5, ("--backend", "threads")), ("host", "none", 0, ()), ("device", "bad input", 1, ()),
+                 # issue 41, class 6: status 0 and 3 (API misuse's) are the program's own too
+                 ("kernel", "0", 0, ()), ("kernel", "0", 0, ("--backend", "threads")), ("host", "0", 0, ()),
+                 ("device", "0", 0, ()), ("host", "3", 3, ())]
         runs = support.in_parallel(lambda c: support.pldsim_py(*c[3], shown, c[0], c[1], cwd=support.SRC), cases)
         for (where, arg, status, flags), r in zip(cases, runs):
             with self.subTest(where=where, arg=arg, flags=flags):
@@ -257,7 +260,9 @@ class RunnerErrors(unittest.TestCase):
                     continue
                 self.assertEqual(len(errors), 1, r.stderr)
                 self.assertTrue(errors[0].startswith(f"{shown}:{lines[where]}: "), errors[0])
-                self.assertIn(f": the program ends with status {status}", errors[0])
+                code = None if arg == "none" else int(arg) if arg.isdigit() else arg  # as exits.py reads it
+                self.assertIn(f": sys.exit({code!r}): the program ends with status {status}", errors[0])
+                self.assertNotIn("OK", r.stdout.splitlines())  # the run ended there
 
     def test_an_interrupt_in_a_run_is_one_line_and_the_signal(self):
         # issue 41, class 1: a kernel's SIGINT on thread contexts ended in a
