@@ -69,6 +69,15 @@ class Constructs(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(r.stdout.splitlines()[-1], "OK")
 
+    def test_an_int8_all_to_all_v_clamps_its_counts(self):
+        # upstream's INT8 all_to_all_v (PR 2714), counts clamped to [0, MAX_RECV]: recv_counts
+        # report the clamped count, and the rows not sent read 0, on sim and threads
+        runs = support.in_parallel(lambda b: support.pldsim_py("--backend", b, FEATURES, "a2av-int8"), ["sim", "threads"])
+        for backend, r in zip(["sim", "threads"], runs):
+            with self.subTest(backend=backend):
+                self.assertEqual(r.returncode, 0, r.stderr)
+                self.assertEqual(r.stdout.splitlines()[-1], "OK")
+
     def test_a_dynamic_dim_bound_two_ways_is_a_value_error(self):
         r = features("dynamic-mismatch")
         self.assertEqual(r.returncode, 1)

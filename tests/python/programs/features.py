@@ -7,7 +7,7 @@ put / put-chunks / put-pipeline / get-chunks: a [4, 64] region moved to
 the right neighbour with put (or pulled with get), whole or staged in
 [1, 16] chunks, with or without double buffering; prints the simulated
 time.  tile-put / tile-put-pipeline / tile-get: the same through
-pld.tile.put/get with [1, 16] stage tiles (two when pipelined).  reduce-ops: allreduce with Max, Min and Prod, mesh and ring; reduce-scatter-ops: reduce_scatter with the same in a kernel.
+pld.tile.put/get with [1, 16] stage tiles (two when pipelined).  reduce-ops: allreduce with Max, Min and Prod, mesh and ring; reduce-scatter-ops: reduce_scatter with the same in a kernel.  a2av-int8: an INT8 all_to_all_v with counts clamped to 0 .. MAX_RECV.
 pipeline-alone: pipeline=True without chunks.  dynamic-mismatch: two
 tensors that bind pl.dynamic("NR") differently.  unsupported: pl.gemv.
 direct: a host orchestrator called directly with config=.  kernel-alone:
@@ -149,6 +149,42 @@ def scatter_host(x: pl.Tensor[[P, P, COLS], pl.FP32], y: pl.Out[pl.Tensor[[P, 3,
                           pld.window(sig, [P, 1], dtype=pl.INT32), device=r)
 
 
+MAXR = 4  # all_to_all_v: MAX_RECV rows a block
+
+
+@pl.jit.incore
+def a2av(
+    x: pl.Tensor[[P * MAXR, COLS], pl.INT8],
+    counts: pl.Tensor[[P, 1], pl.INT32],
+    y: pl.Out[pl.Tensor[[P * MAXR, COLS], pl.INT8]],
+    got: pl.Out[pl.Tensor[[P, 1], pl.INT32]],
+    target: pld.DistributedTensor[[P * MAXR, COLS], pl.INT8],
+    sig: pld.DistributedTensor[[P, 1], pl.INT32],
+    recv: pld.DistributedTensor[[P, 1], pl.INT32],
+):
+    target = pld.tensor.all_to_all_v(x, target, sig, counts, recv)
+    y = pl.store(pl.load(target, [0, 0], [P * MAXR, COLS]), [0, 0], y)
+    for d in pl.range(P):
+        pl.write(got, [d, 0], pl.read(recv, [d, 0]))
+    return y
+
+
+@pl.jit
+def a2av_on_device(x, counts, y, got, target, sig, recv):
+    return a2av(x, counts, y, got, target, sig, recv)
+
+
+@pl.jit.host
+def a2av_host(x: pl.Tensor[[P, P * MAXR, COLS], pl.INT8], counts: pl.Tensor[[P, P, 1], pl.INT32],
+              y: pl.Out[pl.Tensor[[P, P * MAXR, COLS], pl.INT8]], got: pl.Out[pl.Tensor[[P, P, 1], pl.INT32]]):
+    t = pld.alloc_window_buffer([P * MAXR, COLS], dtype=pl.INT8)
+    s = pld.alloc_window_buffer([P, 1], dtype=pl.INT32)
+    r = pld.alloc_window_buffer([P, 1], dtype=pl.INT32)
+    for k in pl.range(pld.world_size()):
+        a2av_on_device(x[k], counts[k], y[k], got[k], pld.window(t, [P * MAXR, COLS], dtype=pl.INT8),
+                       pld.window(s, [P, 1], dtype=pl.INT32), pld.window(r, [P, 1], dtype=pl.INT32), device=k)
+
+
 @pl.jit.incore
 def double(x: pl.Tensor[[1, COLS], pl.FP32], y: pl.Out[pl.Tensor[[1, COLS], pl.FP32]]):
     t = pl.load(x, [0, 0], [1, COLS])
@@ -226,6 +262,19 @@ elif MODE == "reduce-scatter-ops":
         rows = x[:, r]
         want = torch.stack([rows.max(dim=0).values, rows.min(dim=0).values, rows.prod(dim=0)])
         assert torch.allclose(y[r], want, rtol=1e-5, atol=1e-5), (r, y[r], want)
+elif MODE == "a2av-int8":
+    x = torch.randint(-100, 100, (P, P * MAXR, COLS), dtype=torch.int8)
+    counts = torch.tensor([[[-3], [MAXR + 5]], [[2], [0]]], dtype=torch.int32)  # clamped to 0 .. MAXR
+    y = torch.zeros(P, P * MAXR, COLS, dtype=torch.int8)
+    got = torch.zeros(P, P, 1, dtype=torch.int32)
+    a2av_host.compile(x, counts, y, got, config=config())(x, counts, y, got)
+    for d in range(P):
+        for src in range(P):
+            n = int(got[d, src, 0])
+            assert n == max(0, min(MAXR, int(counts[src, d, 0]))), (d, src, n)
+            block = y[d, src * MAXR:(src + 1) * MAXR]
+            assert torch.equal(block[:n], x[src, d * MAXR:d * MAXR + n]), (d, src)
+            assert not block[n:].any(), ("unsent rows read 0", d, src)
 elif MODE == "dynamic-mismatch":
     x = torch.randn(P, 1, COLS)
     double_host.compile(x, torch.zeros(P + 1, 1, COLS), config=config())
