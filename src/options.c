@@ -71,10 +71,10 @@ static int set_wait_timeout(pld_config *cfg, const char *v, const char *from)
 {
     /* 0 is the config's own "not set": no limit on sim, 60 s elsewhere */
     if (pld__parse_time(v, &cfg->wait_timeout) || cfg->wait_timeout < 0)
-        return pld__config_error(
-            PLD_EUSAGE,
-            "%s '%s': expected a simulated time such as 100us or 2ms, at most 1e6 s (0: the default)",
-            from, v);
+        return pld__config_error(PLD_EUSAGE,
+                                 "%s '%s': expected a simulated time such as 100us or 2ms, at most "
+                                 "1e6 s (0: the default)",
+                                 from, v);
     return 0;
 }
 
@@ -173,6 +173,34 @@ static int set_summary_json(pld_config *cfg, const char *v, const char *from)
     return 0;
 }
 
+/* --trace FILE and --save-platform FILE are written during or after the
+ * run: a name that can never be written is refused now (it failed only
+ * after the run, exit 3, or an empty one was silently taken as "none"). */
+static int check_output(const char *v, const char *from, const char *what)
+{
+    char why[300];
+    if (!pld__can_write(v, why, sizeof why))
+        return pld__config_error(PLD_EUSAGE, "%s '%s': %s; expected a file to write %s to", from, v,
+                                 why, what);
+    return 0;
+}
+
+static int set_trace(pld_config *cfg, const char *v, const char *from)
+{
+    int rc = check_output(v, from, "the trace");
+    if (!rc)
+        cfg->trace = v;
+    return rc;
+}
+
+static int set_save_platform(pld_config *cfg, const char *v, const char *from)
+{
+    int rc = check_output(v, from, "the SimGrid platform");
+    if (!rc)
+        cfg->save_platform = v;
+    return rc;
+}
+
 PLD__SWITCH(set_no_summary, cfg->summary = 0)
 PLD__SWITCH(set_no_data, cfg->no_data = 1)
 PLD__SWITCH(set_timing_only, cfg->no_data = cfg->timing_only = 1)
@@ -199,7 +227,7 @@ static const struct opt opts[] = {
     {"trace", 0, "FILE", "PLD_TRACE",
      "write a trace: FILE.json for Perfetto, FILE.svg for a\n"
      "timeline picture, any other name for the text trace",
-     STRING_FIELD(trace)},
+     set_trace, 0},
     {"trace-linear", 0, NULL, "PLD_TRACE_LINEAR",
      "--trace FILE.svg: draw time to scale, without cutting\n"
      "short the stretches where ranks only wait",
@@ -240,7 +268,7 @@ static const struct opt opts[] = {
     {"save-platform", 0, "FILE", "PLD_SAVE_PLATFORM",
      "sim: write the SimGrid platform XML the run simulates\n"
      "on (generated from the model or --topology) to FILE",
-     STRING_FIELD(save_platform)},
+     set_save_platform, 0},
     {"cfg", 0, "KEY:VALUE", NULL,
      "sim: a SimGrid setting, after pldsim's own (so it\n"
      "overrides them): --cfg=network/model:LV08,\n"
