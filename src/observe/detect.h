@@ -23,6 +23,11 @@ void pld__races_release_land(int me, const void *cell, pld_notify_op op, int32_t
 void pld__races_acquire(int me, const void *cell, pld_wait_cmp cmp, int32_t expected);
 void pld__races_access(int me, const struct pld__wbuf *b, int copy, int64_t lo, int64_t hi,
                        int write, int atomic, const char *op, const char *file, int line);
+/* A notify's update of its cell, at byte `at` of `copy` of b: an atomic
+ * write, which races with a peer's unordered update of the cell when their
+ * order changes its value (docs/races.md). */
+void pld__races_notify(int me, const struct pld__wbuf *b, int copy, int64_t at, pld_notify_op how,
+                       int32_t value, const char *op, const char *file, int line);
 /* Records a region of `t` in `copy`: a window view's, or host memory for a
  * host tensor (copy is then ignored). */
 void pld__races_region(int me, pl_tensor t, int copy, pl_shape offsets, pl_shape shape, int write,
@@ -61,6 +66,11 @@ void pld__racer_acquire(struct pld__racer *RC, int me, const int32_t *cell, pld_
  * races, since most accesses of a loop join a record). */
 void pld__racer_access(struct pld__racer *RC, int me, const struct pld__wbuf *b, int copy,
                        struct pld__rows rows, int write, int atomic, const char *op,
+                       const char *file, int line, double t);
+/* A notify's update of the 4-byte cell at `at` of `copy` of b (Set or
+ * AtomicAdd of value), as pld__races_notify records it. */
+void pld__racer_notify(struct pld__racer *RC, int me, const struct pld__wbuf *b, int copy,
+                       int64_t at, pld_notify_op how, int32_t value, const char *op,
                        const char *file, int line, double t);
 /* An access that lasts from now until pld__racer_landed: a put_async's read
  * of its source and write of its destination, in flight from the issue to

@@ -53,7 +53,8 @@ static void races(const struct pld__observed *o, int me)
     case PLD__CELL_NOTIFY:
         if (!c->p) /* the cell lies in another process: nothing here to watch */
             break;
-        pld__races_access(me, c->win, c->copy, c->at, c->at + 4, 1, 1, o->api, o->file, o->line);
+        pld__races_notify(me, c->win, c->copy, c->at, (pld_notify_op)c->how, c->value, o->api,
+                          o->file, o->line);
         if (o->cost && o->cost->landing) /* the arrival is recorded as it lands */
             o->cost->landing->release = pld__races_release_begin(me);
         else

@@ -24,8 +24,12 @@
  * record, and the next access of a loop from the same line, rank, epoch and
  * kind joins it when the union stays one such set.  Two accesses conflict
  * when they come from different ranks, overlap, at least one writes, not
- * both are atomic, and neither happens before the other.  Each pair of
- * source lines is reported once, on one line.
+ * both are atomic, and neither happens before the other.  Notifies are
+ * atomic writes of their cell, but two whose order changes the value the
+ * cell is left with (a Set against a Set of another value or an add of
+ * other than 0) conflict too: which lands first depends on the timing, not
+ * on the program, so a forged arrival is caught whichever does.  Each pair
+ * of source lines is reported once, on one line.
  *
  * Nothing is dropped that could still race, so every racing pair of lines
  * is reported (there is no history limit).  A record goes when
@@ -330,6 +334,17 @@ static int reported(struct pld__racer *RC, const char *f1, int l1, const char *f
     return 0;
 }
 
+/* An atomic write as a race report names it: "a Set to 3". */
+static void update_shown(const struct rec *x, char *buf, size_t n)
+{
+    if (x->set)
+        snprintf(buf, n, "a Set to %d", (int)x->value);
+    else if (x->notify)
+        snprintf(buf, n, "an AtomicAdd of %d", (int)x->value);
+    else
+        snprintf(buf, n, "an atomic add");
+}
+
 static void report(struct pld__racer *RC, const struct rec *old, const struct rec *now,
                    struct where w, int64_t lo, int64_t hi)
 {
@@ -344,6 +359,8 @@ static void report(struct pld__racer *RC, const struct rec *old, const struct re
     if (reported(RC, old->file, old->line, now->file, now->line))
         return;
     RC->races++;
+    /* both atomic: two updates of one cell whose order changes its value */
+    int clash = old->atomic && now->atomic;
     if (RC->on_race) {
         RC->on_race(RC->on_race_ctx, old->file, old->line, now->file, now->line);
         return;
@@ -358,20 +375,34 @@ static void report(struct pld__racer *RC, const struct rec *old, const struct re
         snprintf(what, sizeof what, "host tensor '%s' bytes [%lld, %lld)", h ? h->name : "?",
                  (long long)(h ? lo - (int64_t)(uintptr_t)h->data : lo),
                  (long long)(h ? hi - (int64_t)(uintptr_t)h->data : hi));
+    /* two updates of one cell say what each wrote: "(a Set to 1)" */
+    char nowop[96], oldkind[48] = "";
+    if (clash)
+        update_shown(old, oldkind, sizeof oldkind);
+    snprintf(nowop, sizeof nowop, "%s", pld__op_shown(now->op));
+    if (clash) {
+        char u[48];
+        update_shown(now, u, sizeof u);
+        snprintf(nowop, sizeof nowop, "%s (%s)", pld__op_shown(now->op), u);
+    }
     fflush(stdout);
     fprintf(stderr,
             "%s:%d: rank %d: race: %s %s %s%s at t=%.3f us, unordered with rank %d's %s (%s%s) "
-            "at %s:%d at t=%.3f us: %s\n",
-            now->file, now->line, now->rank, pld__op_shown(now->op),
+            "at %s:%d at t=%.3f us: %s%s\n",
+            now->file, now->line, now->rank, nowop,
             now->inflight ? (now->write ? "writes" : "reads")
             : now->write  ? "wrote"
                           : "read",
             what, now->inflight ? " (in flight from here)" : "", now->t * 1e6, old->rank,
-            pld__op_shown(old->op), old->write ? "a write" : "a read",
+            pld__op_shown(old->op),
+            clash        ? oldkind
+            : old->write ? "a write"
+                         : "a read",
             old->inflight ? " in flight" : "", old->file, old->line, old->t * 1e6,
             flying ? "a put_async reads its source and writes its destination until its event is "
                      "waited"
-                   : "no notify->wait orders them");
+                   : "no notify->wait orders them",
+            clash ? ", and the value the cell is left with depends on which lands last" : "");
 }
 
 static struct shadow *shadow_of(struct pld__racer *RC, const struct pld__wbuf *b, int copy)
@@ -399,11 +430,25 @@ static struct shadow *shadow_of(struct pld__racer *RC, const struct pld__wbuf *b
     return &RC->shadow[b->id][copy];
 }
 
+/* What a notify's access of its cell is beyond an atomic write (all zero
+ * for other accesses). */
+struct update {
+    unsigned set, notify;
+    int32_t value;
+};
+
+/* Do a and b conflict with the same accesses (for one to stand for the other)? */
+static int same_kind(const struct rec *a, const struct rec *b)
+{
+    return a->write == b->write && a->atomic == b->atomic && a->set == b->set &&
+           a->notify == b->notify && a->value == b->value;
+}
+
 /* An access (flight 0), or one of put_async `flight`'s in-flight accesses;
  * returns the record kept for it, or -1. */
 static int64_t access(struct pld__racer *RC, int me, const struct pld__wbuf *b, int copy,
                       struct pld__rows rows, int write, int atomic, int flight, const char *op,
-                      const char *file, int line, double t)
+                      const char *file, int line, double t, const struct update *u)
 {
     if (rows.len <= 0 || rows.n <= 0)
         return -1;
@@ -420,6 +465,10 @@ static int64_t access(struct pld__racer *RC, int me, const struct pld__wbuf *b, 
         .epoch = mine[me],
         .write = (unsigned)write,
         .atomic = (unsigned)atomic,
+        .set = u->set,
+        .notify = u->notify,
+        /* a tile's atomic add: its values are unknown here, so it counts as changing the cell */
+        .value = u->notify ? u->value : write && atomic,
         .inflight = flight != 0,
         .flight = flight,
         .op = op,
@@ -437,7 +486,7 @@ static int64_t access(struct pld__racer *RC, int me, const struct pld__wbuf *b, 
         int64_t lo, hi;
         /* the rules before the rows: most records are ordered with it */
         if (a->inflight) { /* nothing is ordered with it until its wait */
-            if (a->flight != flight && (a->write || write) && !(a->atomic && atomic) &&
+            if (a->flight != flight && pld__rec_conflict(a, &now) &&
                 pld__rows_meet(a, &now, &lo, &hi)) {
                 now.t = now.t < 0 ? pld__now() : now.t;
                 report(RC, a, &now, w, lo, hi);
@@ -445,7 +494,7 @@ static int64_t access(struct pld__racer *RC, int me, const struct pld__wbuf *b, 
             continue;
         }
         if (a->rank != me) {
-            if ((a->write || write) && !(a->atomic && atomic) && mine[a->rank] < a->epoch &&
+            if (mine[a->rank] < a->epoch && pld__rec_conflict(a, &now) &&
                 pld__rows_meet(a, &now, &lo, &hi)) {
                 now.t = now.t < 0 ? pld__now() : now.t;
                 report(RC, a, &now, w, lo, hi);
@@ -454,7 +503,7 @@ static int64_t access(struct pld__racer *RC, int me, const struct pld__wbuf *b, 
         }
         if (flight || !pld__rec_same_site(a, &now))
             continue; /* an issue follows the rank's earlier accesses in program order */
-        int same = a->epoch == now.epoch && a->write == now.write && a->atomic == now.atomic;
+        int same = a->epoch == now.epoch && same_kind(a, &now);
         if (same && pld__rows_covers(a, &now))
             kept = 1; /* nothing new: it is already recorded */
         else if (pld__rows_covers(&now, a) && pld__rec_conflicts_as_much(&now, a))
@@ -472,8 +521,8 @@ static int64_t access(struct pld__racer *RC, int me, const struct pld__wbuf *b, 
     for (int i = 0; i < HINTS; i++) {
         int x = s->hint[i];
         const struct rec *a = x >= 0 ? &s->r[x] : NULL;
-        if (a && !a->inflight && a->epoch == now.epoch && a->write == now.write &&
-            a->atomic == now.atomic && pld__rec_same_site(a, &now) && pld__shadow_grow(s, x, &now))
+        if (a && !a->inflight && a->epoch == now.epoch && same_kind(a, &now) &&
+            pld__rec_same_site(a, &now) && pld__shadow_grow(s, x, &now))
             return x;
     }
     now.t = now.t < 0 ? pld__now() : now.t;
@@ -489,7 +538,16 @@ void pld__racer_access(struct pld__racer *RC, int me, const struct pld__wbuf *b,
                        struct pld__rows rows, int write, int atomic, const char *op,
                        const char *file, int line, double t)
 {
-    (void)access(RC, me, b, copy, rows, write, atomic, 0, op, file, line, t);
+    (void)access(RC, me, b, copy, rows, write, atomic, 0, op, file, line, t, &(struct update){0});
+}
+
+void pld__racer_notify(struct pld__racer *RC, int me, const struct pld__wbuf *b, int copy,
+                       int64_t at, pld_notify_op how, int32_t value, const char *op,
+                       const char *file, int line, double t)
+{
+    struct update u = {.set = how == PLD_NOTIFY_SET, .notify = 1, .value = value};
+    (void)access(RC, me, b, copy, (struct pld__rows){.lo = at, .len = 4, .stride = 4, .n = 1}, 1, 1,
+                 0, op, file, line, t, &u);
 }
 
 int pld__racer_flight(struct pld__racer *RC)
@@ -501,7 +559,7 @@ int64_t pld__racer_access_in_flight(struct pld__racer *RC, int me, const struct 
                                     int copy, struct pld__rows rows, int write, int flight,
                                     const char *op, const char *file, int line, double t)
 {
-    return access(RC, me, b, copy, rows, write, 0, flight, op, file, line, t);
+    return access(RC, me, b, copy, rows, write, 0, flight, op, file, line, t, &(struct update){0});
 }
 
 void pld__racer_landed(struct pld__racer *RC, const struct pld__wbuf *b, int copy, int64_t h)
@@ -518,6 +576,13 @@ void pld__races_access(int me, const struct pld__wbuf *b, int copy, int64_t lo, 
         pld__racer_access(pld__R->racer, me, b, copy,
                           (struct pld__rows){.lo = lo, .len = hi - lo, .stride = hi - lo, .n = 1},
                           write, atomic, op, file, line, -1);
+}
+
+void pld__races_notify(int me, const struct pld__wbuf *b, int copy, int64_t at, pld_notify_op how,
+                       int32_t value, const char *op, const char *file, int line)
+{
+    if (pld__R->racer)
+        pld__racer_notify(pld__R->racer, me, b, copy, at, how, value, op, file, line, -1);
 }
 
 void pld__races_region(int me, pl_tensor t, int copy, pl_shape offsets, pl_shape shape, int write,

@@ -18,7 +18,10 @@ struct rec {
     int rank;
     uint32_t epoch;
     unsigned write : 1, atomic : 1, live : 1;
+    unsigned set : 1;      /* a notify's Set: atomic, but its order with a peer's update counts */
+    unsigned notify : 1;   /* a notify's update of its cell (Set or AtomicAdd), for the report */
     unsigned inflight : 1; /* a put_async's, until its wait (pld__racer_landed) */
+    int32_t value;         /* an atomic write's: a Set's value, an add's (0: changes nothing) */
     int flight;            /* which put_async's, when inflight */
     const char *op, *file;
     int line;
@@ -106,6 +109,10 @@ int pld__rows_meet(const struct rec *a, const struct rec *b, int64_t *lo, int64_
 int pld__rows_covers(const struct rec *w, const struct rec *a);
 /* Are a and b the same rank's access from the same op and source line? */
 int pld__rec_same_site(const struct rec *a, const struct rec *b);
+/* Do a and b conflict if unordered?  At least one writes, and not both are
+ * atomic, or both write one cell in an order that changes its value: a Set
+ * against a Set of another value or an add of other than 0. */
+int pld__rec_conflict(const struct rec *a, const struct rec *b);
 /* Does every access that conflicts with a also conflict with w? */
 int pld__rec_conflicts_as_much(const struct rec *w, const struct rec *a);
 

@@ -244,10 +244,33 @@ int pld__rec_same_site(const struct rec *a, const struct rec *b)
     return a->rank == b->rank && a->line == b->line && a->file == b->file && a->op == b->op;
 }
 
+int pld__rec_conflict(const struct rec *a, const struct rec *b)
+{
+    if (!a->write && !b->write)
+        return 0;
+    if (!a->atomic || !b->atomic)
+        return 1;
+    /* both atomic: an atomic read sees one value or the other, and adds
+     * commute; a Set does not commute with an update that leaves another value */
+    if (!a->write || !b->write || (!a->set && !b->set))
+        return 0;
+    if (a->set && b->set)
+        return a->value != b->value;
+    return (a->set ? b : a)->value != 0;
+}
+
 /* Does every access that conflicts with a also conflict with w? */
 int pld__rec_conflicts_as_much(const struct rec *w, const struct rec *a)
 {
-    return (w->write || !a->write) && (!w->atomic || a->atomic);
+    if (!(w->write || !a->write) || !(!w->atomic || a->atomic))
+        return 0;
+    if (!w->atomic || !a->write)
+        return 1;
+    /* both atomic writes: a Set of v clashes with Sets of other values and
+     * with adds, an add with Sets; only a like update clashes as much */
+    if (a->set)
+        return w->set && w->value == a->value;
+    return a->value == 0 || (!w->set && w->value != 0);
 }
 
 /* Grows x (same rank, epoch, kind and site as now) to the union of both

@@ -10,9 +10,12 @@
  * needed (the arrivals since the last Set up to the one after which the
  * condition held without a break), and a racing pair is any two
  * overlapping accesses of different ranks, at least one a write, not both
- * atomic, unordered.  The detector must report exactly the same pairs of
- * source lines.  Every 25th program is long: a race across more than 512
- * accesses, and regions of more than 512 rows.
+ * atomic, unordered, or two unordered notifies of one cell from different
+ * ranks whose order changes its value (a Set against a Set of another
+ * value or an add of other than 0; adds, 0 among them, commute).  The
+ * detector must report exactly the same pairs of source lines.  Every 25th
+ * program is long: a race across more than 512 accesses, and regions of
+ * more than 512 rows.
  *
  * Every other program also issues put_asyncs and waits for them, in any
  * order: each reads a run of its rank's copy and writes a run of a peer's
@@ -41,7 +44,7 @@ struct ev {
     /* ACCESS: buf 0 is the data window, 1 the signals */
     int buf, copy, write, atomic, site;
     struct pld__rows rows;
-    /* NOTIFY: peer, cell, op, value; WAIT: own cell, cmp, expected */
+    /* NOTIFY: peer, cell, op, value, site; WAIT: own cell, cmp, expected */
     int peer, cell;
     pld_notify_op op;
     pld_wait_cmp cmp;
@@ -181,7 +184,9 @@ static void generate(struct prog *p, int P, int len, int big, int async)
             e->peer = (int)rnd((uint32_t)P);
             e->cell = (int)rnd(NC);
             e->op = rnd(3) ? PLD_NOTIFY_ATOMIC_ADD : PLD_NOTIFY_SET;
-            e->value = e->op == PLD_NOTIFY_SET ? (int32_t)rnd(4) : (int32_t[]){1, 1, 2, -1}[rnd(4)];
+            e->value =
+                e->op == PLD_NOTIFY_SET ? (int32_t)rnd(4) : (int32_t[]){1, 1, 2, -1, 0}[rnd(5)];
+            e->site = (int)rnd((uint32_t)nsites);
             int32_t *v = &val[e->peer][e->cell];
             *v = e->op == PLD_NOTIFY_SET ? e->value : *v + e->value;
         } else {
@@ -290,6 +295,18 @@ static int touches(const unsigned char *bytes, const struct pld__rows *r, int64_
     return 0;
 }
 
+static int clashes; /* racing pairs of notifies the reference found */
+
+/* Does the order of two updates of one cell change the value it is left with? */
+static int clash(const struct ev *a, const struct ev *b)
+{
+    if (a->op != PLD_NOTIFY_SET && b->op != PLD_NOTIFY_SET)
+        return 0;
+    if (a->op == PLD_NOTIFY_SET && b->op == PLD_NOTIFY_SET)
+        return a->value != b->value;
+    return (a->op == PLD_NOTIFY_SET ? b : a)->value != 0;
+}
+
 static int holds(int32_t v, pld_wait_cmp cmp, int32_t x)
 {
     return cmp == PLD_WAIT_EQ ? v == x : v >= x;
@@ -385,6 +402,14 @@ static int reference(const struct prog *p, struct pairs *out)
                 }
             if (e->op != PLD_NOTIFY_SET)
                 hist_val[nh - 1] = prev + e->value;
+            for (int h = 0; h < nh - 1; h++) { /* the earlier updates of the cell */
+                const struct ev *o = &p->e[hist_ev[h]];
+                if (hist_cell[h] == hist_cell[nh - 1] && o->rank != e->rank && clash(o, e) &&
+                    !(me[hist_ev[h] / 64] >> (hist_ev[h] % 64) & 1)) {
+                    pairs_add(out, pair_key(o->site, e->site));
+                    clashes++;
+                }
+            }
         } else if (e->kind == WAIT) {
             int cell = e->rank * NC + e->cell, from = 0, k = -1;
             /* this cell's arrivals since its last Set */
@@ -488,9 +513,8 @@ static void detect(const struct prog *p, struct pairs *out)
         } else if (e->kind == NOTIFY) {
             int32_t *c = &cells[e->peer][e->cell];
             *c = e->op == PLD_NOTIFY_SET ? e->value : *c + e->value;
-            pld__racer_access(RC, e->rank, &sig, e->peer,
-                              (struct pld__rows){.lo = 4 * e->cell, .len = 4, .stride = 4, .n = 1},
-                              1, 1, "pld_system_notify", "sig.c", 1, t);
+            pld__racer_notify(RC, e->rank, &sig, e->peer, 4 * e->cell, e->op, e->value,
+                              "pld_system_notify", files[e->site % 2], site_line(e->site), t);
             pld__racer_release(RC, e->rank, c, e->op, e->value);
         } else {
             int32_t *c = &cells[e->rank][e->cell];
@@ -548,6 +572,7 @@ START_TEST(detector_matches_reference)
     ck_assert_int_ge(big_regions, 4);
     ck_assert_int_ge(racy, PROGRAMS / CHUNKS / 2);
     ck_assert_int_ge(flights, PROGRAMS / CHUNKS);
+    ck_assert_int_ge(clashes, PROGRAMS / CHUNKS);
 }
 END_TEST
 
