@@ -21,7 +21,15 @@
  * 10. a second put_async into the same region before the first's wait too;
  * 11. the peer's store into the destination while it is in flight races,
  *     even when the peer's ack then orders it before the wait;
- * 12. waited, then notified: no race. */
+ * 12. waited, then notified: no race.
+ * And updates of one signal cell whose order changes its value (issue 41,
+ * class 5), at P = 3, on the calibrated model and with dispatch_lat=0:
+ * 13. a forged barrier arrival: rank 1 Sets rank 0's cell for rank 2's
+ *     arrival while rank 2's AtomicAdd arrives too, the Set landing first;
+ *     rank 2, late, forges rank 1's, the Set landing last;
+ * 14. two Sets of other values;
+ * 15. no report for two AtomicAdds, two Sets of one value, or a Set that a
+ *     wait which saw the first orders after it. */
 #include "checktools.h"
 
 #include <pld/pld.h>
@@ -113,7 +121,8 @@ static void host(const struct host_args *h)
     }
 }
 
-static int no_line_check; /* the next run_host's --no-cacheline-check */
+static int no_line_check;    /* the next run_host's --no-cacheline-check */
+static const char *topology; /* and its --topology, or NULL */
 
 /* Runs `host` on devices 0..P-1 with x [P, 1, SIZE] and y (`yshape`, named
  * `yname`); returns what it printed on stderr. */
@@ -125,6 +134,7 @@ static char *run_host(void (*host_fn)(const struct host_args *), int P, int race
     cfg.summary = 0;
     cfg.races = races;
     cfg.no_cacheline_check = no_line_check;
+    cfg.topology = topology;
     char list[16];
     snprintf(list, sizeof list, "0-%d", P - 1);
     ck_assert_int_eq(pld_config_set_devices(&cfg, list), 0);
@@ -268,6 +278,12 @@ enum missed {
     ASYNC_TWO_IN_FLIGHT,
     ASYNC_PEER_STORES_IN_FLIGHT,
     ASYNC_WAITED_FIRST,
+    FORGED_FIRST,
+    FORGED_LAST,
+    SET_OTHER_VALUES,
+    ADD_ADD,
+    SET_SAME_VALUE,
+    SET_AFTER_A_WAIT,
 };
 enum { NOISE = 600, BIG = 600, PAD = 16 }; /* rows: BIG + 2 of 32 bytes, whole cache lines */
 
@@ -355,6 +371,48 @@ static void missed_kernel(pl_tensor x, pl_tensor shared, pld_dtensor data, pld_d
             pld_system_wait(sig, .offsets = PL_IDX(0, 0), .expected = 1, .cmp = PLD_WAIT_GE);
             line_b = __LINE__; pl_store(t, PL_IDX(0, 0), data);
             pld_system_notify(sig, .peer = 0, .offsets = PL_IDX(1, 0), .value = 1, .op = PLD_NOTIFY_SET);
+        }
+        break;
+    case FORGED_FIRST: /* a barrier on cells [source, 0]; rank 1 forges rank 2's arrival at rank 0 */
+    case FORGED_LAST:  /* rank 2, late, forges rank 1's */
+        if (me == (M == FORGED_FIRST ? 1 : 2)) {
+            if (M == FORGED_LAST) /* the real arrival lands first, whatever the dispatch skew */
+                delay(pad, 0);
+            line_a = __LINE__; pld_system_notify(sig, .peer = 0, .offsets = PL_IDX(3 - me, 0), .value = 1, .op = PLD_NOTIFY_SET);
+        }
+        for (int p = 0; p < 3; p++)
+            if (p != me) {
+                line_b = __LINE__; pld_system_notify(sig, .peer = p, .offsets = PL_IDX(me, 0), .value = 1, .op = PLD_NOTIFY_ATOMIC_ADD);
+            }
+        for (int p = 0; p < 3; p++)
+            if (p != me)
+                pld_system_wait(sig, .offsets = PL_IDX(p, 0), .expected = 1, .cmp = PLD_WAIT_GE);
+        break;
+    case SET_OTHER_VALUES: /* ranks 1 and 2 Set rank 0's cell to 1 and 2 */
+    case ADD_ADD:          /* ... add 1 to it */
+    case SET_SAME_VALUE:   /* ... both Set it to 1 */
+        if (me == 0) {
+            pld_system_wait(sig, .offsets = PL_IDX(0, 0), .expected = M == ADD_ADD ? 2 : 1, .cmp = PLD_WAIT_GE);
+        } else {
+            pld_notify_op op = M == ADD_ADD ? PLD_NOTIFY_ATOMIC_ADD : PLD_NOTIFY_SET;
+            int32_t v = M == SET_OTHER_VALUES ? me : 1;
+            if (me == 1) {
+                line_a = __LINE__; pld_system_notify(sig, .peer = 0, .offsets = PL_IDX(0, 0), .value = v, .op = op);
+            } else {
+                line_b = __LINE__; pld_system_notify(sig, .peer = 0, .offsets = PL_IDX(0, 0), .value = v, .op = op);
+            }
+        }
+        break;
+    case SET_AFTER_A_WAIT: /* rank 2 Sets rank 0's cell to 2 only once rank 0 has seen rank 1's 1 */
+        if (me == 0) {
+            pld_system_wait(sig, .offsets = PL_IDX(0, 0), .expected = 1, .cmp = PLD_WAIT_EQ);
+            pld_system_notify(sig, .peer = 2, .offsets = PL_IDX(0, 0), .value = 1, .op = PLD_NOTIFY_SET);
+            pld_system_wait(sig, .offsets = PL_IDX(0, 0), .expected = 2, .cmp = PLD_WAIT_EQ);
+        } else if (me == 1) {
+            pld_system_notify(sig, .peer = 0, .offsets = PL_IDX(0, 0), .value = 1, .op = PLD_NOTIFY_SET);
+        } else {
+            pld_system_wait(sig, .offsets = PL_IDX(0, 0), .expected = 1, .cmp = PLD_WAIT_GE);
+            pld_system_notify(sig, .peer = 0, .offsets = PL_IDX(0, 0), .value = 2, .op = PLD_NOTIFY_SET);
         }
         break;
     }
@@ -461,6 +519,62 @@ START_TEST(wait_that_needs_the_notify_orders)
 }
 END_TEST
 
+/* The signal cases at P = 3: the calibrated a2a3 model, whose dispatch
+ * skew starts rank 2 last, or every rank at once (dispatch_lat=0). */
+static const char *const timings[] = {NULL, "mesh:3,dispatch_lat=0"};
+
+static char *run_signal(enum missed m, int timing, int *code)
+{
+    M = m;
+    topology = timings[timing];
+    return run_host(missed_host, 3, PLD_RACES_DEFAULT, PL_SHAPE(1, SIZE), "shared", code);
+}
+
+/* A forged arrival races with the real one whichever lands first, on
+ * either timing: both lines, both ranks and the cell are named.  (The
+ * calibrated skew starts each rank about 280 us after the one before, so
+ * rank 1's forgery lands before rank 2's arrival; rank 2's, after its
+ * delay, lands after rank 1's arrival on both timings.) */
+START_TEST(a_forged_barrier_arrival_is_reported)
+{
+    int code, last = _i / 2;
+    char *err = run_signal(last ? FORGED_LAST : FORGED_FIRST, _i % 2, &code);
+    assert_race(err, last ? "window 'signal' bytes [64, 68) of rank 0's copy"
+                          : "window 'signal' bytes [128, 132) of rank 0's copy");
+    ck_assert_contains(err, "(a Set to 1)");
+    ck_assert_contains(err, "(an AtomicAdd of 1)");
+    ck_assert_contains(err, "rank 1");
+    ck_assert_contains(err, "rank 2");
+    ck_assert_contains(err, "the value the cell is left with depends on which lands last");
+    free(err);
+    ck_assert_int_eq(code, 5);
+}
+END_TEST
+
+START_TEST(two_sets_of_other_values_are_reported)
+{
+    int code;
+    char *err = run_signal(SET_OTHER_VALUES, _i, &code);
+    assert_race(err, "window 'signal' bytes [0, 4) of rank 0's copy");
+    ck_assert_contains(err, "(a Set to 1)");
+    ck_assert_contains(err, "(a Set to 2)");
+    free(err);
+    ck_assert_int_eq(code, 5);
+}
+END_TEST
+
+/* Updates whose order does not change the cell, or that a wait orders. */
+START_TEST(updates_whose_order_does_not_matter_are_not_reported)
+{
+    static const enum missed quiet[] = {ADD_ADD, SET_SAME_VALUE, SET_AFTER_A_WAIT};
+    int code;
+    char *err = run_signal(quiet[_i / 2], _i % 2, &code);
+    ck_assert_str_eq(err, "");
+    free(err);
+    ck_assert_int_eq(code, 0);
+}
+END_TEST
+
 START_TEST(put_async_source_stored_before_the_wait_is_reported)
 {
     int code;
@@ -521,6 +635,9 @@ int main(void)
     tcase_add_test(tc, two_put_asyncs_in_flight_into_one_region_are_reported);
     tcase_add_test(tc, a_peer_store_while_a_put_async_is_in_flight_is_reported);
     tcase_add_test(tc, a_put_async_waited_before_the_notify_is_not_reported);
+    tcase_add_loop_test(tc, a_forged_barrier_arrival_is_reported, 0, 4);
+    tcase_add_loop_test(tc, two_sets_of_other_values_are_reported, 0, 2);
+    tcase_add_loop_test(tc, updates_whose_order_does_not_matter_are_not_reported, 0, 6);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }
