@@ -294,6 +294,19 @@ static void run_host(pld__host_fn host, const void *args)
     self_rank = PLD__NOBODY;
 }
 
+/* The threads backend's clock is the wall clock: modelled work costs it
+ * nothing.  But each op that would be charged is a point where a device
+ * thread leaves a run that has been aborted, as it does at its next wait:
+ * a rank computing in a loop of loads after another's wait timed out
+ * stops there, and only a rank in the program's own code is left running
+ * (join_all). */
+static void th_charge(double seconds)
+{
+    (void)seconds;
+    if (T && self_rank >= 0 && __atomic_load_n(&T->aborted, __ATOMIC_ACQUIRE))
+        th_abort_run();
+}
+
 /* Joins the device threads.  After an abort (a deadlock, a timeout, an
  * error) every thread leaves at its next pld call or wait; a thread that
  * loops in the program's own code never makes one, and joining it would
@@ -413,7 +426,7 @@ const struct pld_backend pld_backend_threads = {
     .self = th_self,
     .now = th_now,
     .dispatch = th_dispatch,
-    .charge = pld__charge_nothing,
+    .charge = th_charge,
     .settle = pld__settle_nothing,
     .read = th_read,
     .write = th_write,

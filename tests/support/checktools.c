@@ -59,6 +59,14 @@ static void remove_temps(void)
             unlink(temps[k].path);
 }
 
+static void remember_temp(const char *p)
+{
+    if (ntemps == 0)
+        atexit(remove_temps);
+    if (ntemps < (int)(sizeof temps / sizeof temps[0]))
+        temps[ntemps++] = (__typeof__(temps[0])){strdup(p), getpid()};
+}
+
 char *write_temp(const char *suffix, const char *text)
 {
     char *p = temp_path(suffix);
@@ -66,10 +74,7 @@ char *write_temp(const char *suffix, const char *text)
     ck_assert_ptr_nonnull(f);
     fputs(text, f);
     fclose(f);
-    if (ntemps == 0)
-        atexit(remove_temps);
-    if (ntemps < (int)(sizeof temps / sizeof temps[0]))
-        temps[ntemps++] = (__typeof__(temps[0])){strdup(p), getpid()};
+    remember_temp(p);
     return p;
 }
 
@@ -232,6 +237,7 @@ void capture_stderr_begin(void)
 {
     fflush(stderr);
     cap_path = temp_path(".stderr");
+    remember_temp(cap_path); /* a test that exits while capturing never reaches the end */
     FILE *f = fopen(cap_path, "w");
     ck_assert_ptr_nonnull(f);
     saved_fd = dup(2);
