@@ -1,7 +1,8 @@
-/* races.h: the data-race detector's own types (races.c, races_shadow.c;
- * private to the two).  races.c holds the rules: vector clocks, signal
- * cells, what conflicts and the report; races_shadow.c the interval
- * structure it keeps the accesses in: a treap of row sets per copy. */
+/* races.h: the data-race detector's own types (races.c, races_shadow.c,
+ * races_report.c; private to the three).  races.c holds the rules: vector
+ * clocks, signal cells and what conflicts; races_report.c the report;
+ * races_shadow.c the interval structure it keeps the accesses in: a treap
+ * of row sets per copy. */
 #ifndef PLD_RACES_H
 #define PLD_RACES_H
 
@@ -115,5 +116,11 @@ int pld__rec_same_site(const struct rec *a, const struct rec *b);
 int pld__rec_conflict(const struct rec *a, const struct rec *b);
 /* Does every access that conflicts with a also conflict with w? */
 int pld__rec_conflicts_as_much(const struct rec *w, const struct rec *a);
+
+/* races_report.c: reports that `old` and `now` race on bytes [lo, hi) of
+ * `w`, unless their pair of source lines was reported already (or hands
+ * the pair to RC->on_race); counts it in RC->races. */
+void pld__races_report(struct pld__racer *RC, const struct rec *old, const struct rec *now,
+                       struct where w, int64_t lo, int64_t hi);
 
 #endif
