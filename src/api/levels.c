@@ -85,9 +85,9 @@ void pld__run_task(int rank, struct pld__task *t)
         fr->capspans = cap;
     }
     double t0 = pld__now();
-    fr->in_task = 1;
+    __atomic_store_n(&fr->in_task, 1, __ATOMIC_RELAXED);
     t->fn(t->args);
     pld__graph_check_closed(rank, t->fn_name);
-    fr->in_task = 0;
+    __atomic_store_n(&fr->in_task, 0, __ATOMIC_RELAXED);
     fr->spans[fr->nspans++] = (struct pld__dispatch_span){t0, pld__now(), t->fn_name};
 }

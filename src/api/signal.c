@@ -133,7 +133,6 @@ void pld__wait(const char *file, int line, pld_dtensor signal, struct pld_wait_k
     int32_t *cell = pld__shm_cell(signal.win, me, at);
     struct pld__cell_ref ref = {signal.win, at, cell};
     rk->wait = (struct pld__wait_info){
-        .active = 1,
         .buf = signal.win,
         .offsets = kw.offsets,
         .expected = kw.expected,
@@ -143,9 +142,11 @@ void pld__wait(const char *file, int line, pld_dtensor signal, struct pld_wait_k
         .line = line,
         .collective = rk->collective,
     };
+    /* published last: a report on another thread reads the rest after it */
+    __atomic_store_n(&rk->wait.active, 1, __ATOMIC_RELEASE);
     pld__graph_note_wait(rk);
     pld__R->be->wait(&ref, kw.cmp, (int32_t)kw.expected);
-    rk->wait.active = 0;
+    __atomic_store_n(&rk->wait.active, 0, __ATOMIC_RELAXED);
     pld__graph_note_wait(rk);
     pld__observe(&(struct pld__observed){
         .op = kw.cmp == PLD_WAIT_EQ ? PLD__OP_WAIT_EQ : PLD__OP_WAIT_GE,

@@ -111,7 +111,7 @@ int pld__device_usable(const struct pld__device *d);
 
 /* What a rank is blocked on, for the deadlock report. */
 struct pld__wait_info {
-    int active;
+    int active; /* atomic: a threads report reads other ranks' (release/acquire) */
     const struct pld__wbuf *buf;
     int64_t cell;     /* element index of the cell in the view's buffer */
     pl_shape offsets; /* as the user wrote them */
@@ -148,7 +148,7 @@ struct pld__dispatch_span {
 struct pld__rank {
     int device_id;
     struct pld__device dev;
-    int in_task; /* running a dispatched function */
+    int in_task; /* running a dispatched function; atomic, as `active` */
     /* The kernel state, from `kernel` to `async`: what one vector core of
      * the rank has of the running kernel.  A backend running several cores
      * of a rank at once (core_num) keeps a copy per core and swaps it in

@@ -69,8 +69,9 @@ int pld__deadlock_wait_line(const struct pld__run *R, int rank, const char *what
         fprintf(stderr, "; no rank has notified it yet");
     else if (n >= 0)
         fprintf(stderr, "; last notified by rank %d, which %s", n,
-                R->ranks[n].wait.active || R->graph_stuck(R, n) ? "is blocked too"
-                                                                : "has finished or is idle");
+                __atomic_load_n(&R->ranks[n].wait.active, __ATOMIC_ACQUIRE) || R->graph_stuck(R, n)
+                    ? "is blocked too"
+                    : "has finished or is idle");
     fputc('\n', stderr);
     return n;
 }
@@ -88,9 +89,11 @@ void pld__report_deadlock(struct pld__run *R)
     int *stuck = calloc((size_t)P, sizeof *stuck);
     for (int r = 0; r < P; r++) {
         int g = R->graph_stuck(R, r);
+        /* read once: on threads another rank may enter or leave a wait now */
+        int a = __atomic_load_n(&R->ranks[r].wait.active, __ATOMIC_ACQUIRE);
         if (stuck)
-            stuck[r] = g ? 2 : R->ranks[r].wait.active ? 1 : 0;
-        blocked += g || R->ranks[r].wait.active;
+            stuck[r] = g ? 2 : a ? 1 : 0;
+        blocked += g || a;
         in_graphs += g;
     }
     char where[128];
@@ -114,7 +117,7 @@ void pld__report_deadlock(struct pld__run *R)
         int n = -1;
         if (stuck && stuck[r] == 2)
             n = R->graph_report(R, r);
-        else if (R->ranks[r].wait.active) {
+        else if (__atomic_load_n(&R->ranks[r].wait.active, __ATOMIC_ACQUIRE)) {
             n = pld__deadlock_wait_line(R, r, "waits for", &R->ranks[r].wait);
             (void)R->graph_report(R, r);
         }
@@ -156,7 +159,8 @@ void pld__report_deadlock(struct pld__run *R)
     int running = 0;
     char names[160] = "";
     for (int r = 0; r < P; r++)
-        if (!R->ranks[r].wait.active && !R->graph_stuck(R, r) && R->ranks[r].in_task) {
+        if (!__atomic_load_n(&R->ranks[r].wait.active, __ATOMIC_ACQUIRE) && !R->graph_stuck(R, r) &&
+            __atomic_load_n(&R->ranks[r].in_task, __ATOMIC_RELAXED)) {
             size_t len = strlen(names);
             if (running < 8)
                 snprintf(names + len, sizeof names - len, "%s%d", running ? ", " : "", r);
