@@ -2,6 +2,7 @@
  * common command-line flags are options.c's). */
 #include "internal.h"
 #include "backend.h"
+#include "units.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -141,16 +142,6 @@ static void run_free(struct pld__run *R)
     pld__graphs_free(R);
     free(R->ranks);
     pld__R = NULL;
-}
-
-static void human_bytes(uint64_t b, char *buf, size_t len)
-{
-    if (b < 1024)
-        snprintf(buf, len, "%llu B", (unsigned long long)b);
-    else if (b < 1024 * 1024)
-        snprintf(buf, len, "%.1f KiB", b / 1024.0);
-    else
-        snprintf(buf, len, "%.1f MiB", b / 1048576.0);
 }
 
 int pld__backend_check(const struct pld_backend *be, char *why, size_t len)
@@ -436,13 +427,13 @@ int pld__run_host(const pld_config *cfg, pld__host_fn host, const void *args)
         char moved[32];
         /* said on the line itself: outputs a reader compares next are unwritten */
         const char *only = cfg->timing_only ? " (timing only: no values)" : "";
-        human_bytes(R.bytes_moved, moved, sizeof moved);
+        pld__format_size((double)R.bytes_moved, moved, sizeof moved);
         if (be->caps & PLD_CAP_TIMED)
             printf("[pldsim] backend=%s platform=%s P=%d time=%.3f us moved=%s%s%s\n", be->name,
                    R.platform_desc, R.P, R.end_time * 1e6, moved, only, rc ? " (failed)" : "");
         else {
             char per[32];
-            human_bytes(R.bytes_moved / (uint64_t)R.P, per, sizeof per);
+            pld__format_size((double)(R.bytes_moved / (uint64_t)R.P), per, sizeof per);
             printf("[pldsim] backend=%s P=%d wall=%.3f us moved=%s (%s per rank)%s%s\n", be->name,
                    R.P, R.end_time * 1e6, moved, per, only, rc ? " (failed)" : "");
         }

@@ -3,6 +3,7 @@
 #include "units.h"
 
 #include <float.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -118,4 +119,16 @@ int pld__parse_count(const char *s, double *out)
         return -1;
     *out = v;
     return 0;
+}
+
+const char *pld__format_size(double bytes, char *buf, size_t len)
+{
+    static const char *const names[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    int k = 0;
+    while (bytes >= 1024.0 && k < 6) {
+        bytes /= 1024.0;
+        k++;
+    }
+    snprintf(buf, len, k ? "%.1f %s" : "%.0f %s", bytes, names[k]);
+    return buf;
 }

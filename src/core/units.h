@@ -5,6 +5,8 @@
 #ifndef PLD_UNITS_H
 #define PLD_UNITS_H
 
+#include <stddef.h>
+
 /* Physical quantities with units (units.c).  Each parses a number with an
  * optional unit into SI base units and returns 0, or -1 if `s` is not of
  * that kind.  Bandwidth: Bps kBps MBps GBps TBps KiBps MiBps GiBps (bytes)
@@ -22,5 +24,9 @@ int pld__parse_rate(const char *s, double *out);
 int pld__parse_factor(const char *s, double *out);
 /* A whole number from 1 to 65536, no unit (core and engine counts). */
 int pld__parse_count(const char *s, double *out);
+
+/* Writes `bytes` for a message in binary units, from "512 B" through
+ * "1.5 GiB" to EiB, into buf (len bytes); returns buf. */
+const char *pld__format_size(double bytes, char *buf, size_t len);
 
 #endif /* PLD_UNITS_H */

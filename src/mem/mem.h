@@ -46,10 +46,14 @@ int pld__sparse_wanted(const struct pld__wbuf *b);
  * anything is allocated): 0, or PLD_EUSAGE after one message naming a
  * value it does not know, so that a typo is not run as another mode. */
 int pld__sparse_configure(void);
-/* Reserves an address range for a sparse buffer of `copies` copies of
- * `copy_bytes` each (no memory is committed).  Returns its base, or NULL
- * if the address space or memory is short. */
+/* Gives a sparse buffer of `copies` copies of `copy_bytes` each an address
+ * range: made up on 64-bit machines (no memory, no address space), a
+ * PROT_NONE reservation elsewhere.  Returns its base, or NULL if the room
+ * (pld__sparse_room) or memory is short. */
 unsigned char *pld__sparse_reserve(size_t copies, size_t copy_bytes);
+/* Bytes of made-up addresses the live sparse buffers share (2^56 - 2^53),
+ * or 0 where sparse buffers reserve the address space instead. */
+size_t pld__sparse_room(void);
 /* Frees a range made by pld__sparse_reserve and all its lines. */
 void pld__sparse_release(unsigned char *base);
 /* The real address of the element at p: p itself, or its place in the

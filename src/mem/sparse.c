@@ -11,9 +11,16 @@
  * buffers are INT32) stored with its own key, 12 bytes, plus its notifier
  * and a 4-byte hash slot: about 21 bytes a cell, 1.4 GB at P=4096.
  *
- * How: the buffer gets an address range of its own (PROT_NONE, reserving no
- * memory), so every address computation stays as it is and any access that
- * forgets to go through here faults instead of corrupting.  Element access
+ * How: the buffer gets an address range of its own, so every address
+ * computation stays as it is.  On a 64-bit machine the range is made up:
+ * it lies between 2^53 and 2^56, where no user mapping is (non-canonical on
+ * x86-64 with 4-level paging, past the 48- or 52-bit address space of
+ * arm64, and only given on request under 5-level paging), so it costs no
+ * address space at all and any access that forgets to go through here
+ * faults instead of corrupting.  Reserving P copies with mmap (PROT_NONE)
+ * did too, but counted P x the buffer against ulimit -v: an 8 GiB signal
+ * window was refused under a 4 GiB limit while its cells took a few KiB
+ * (issue 41).  A 32-bit machine has no such room and still reserves.  Element access
  * goes through pld__cell and region copies through pld__sparse_row; both map
  * an address in the range to its line.  Lines never move, so a cell's
  * address (which waits, the race detector and traces keep) is stable.
@@ -115,22 +122,54 @@ static struct pld__sparse *find(struct pld__sparse *all, uintptr_t p)
     return NULL;
 }
 
+#if UINTPTR_MAX > 0xFFFFFFFFu
+#define MADE_UP 1
+/* The made-up ranges: handed out upward from MADE_UP_LO, and from the
+ * bottom again once none is live (each run frees its windows), so a long
+ * session never runs out.  The simulator alone makes them, one actor at a
+ * time: no lock. */
+static const uintptr_t MADE_UP_LO = (uintptr_t)1 << 53, MADE_UP_HI = (uintptr_t)1 << 56;
+static uintptr_t made_up_next;
+static size_t made_up_live;
+#endif
+
+size_t pld__sparse_room(void)
+{
+#ifdef MADE_UP
+    return MADE_UP_HI - MADE_UP_LO;
+#else
+    return 0; /* a reservation: bounded by the address space */
+#endif
+}
+
 unsigned char *pld__sparse_reserve(size_t copies, size_t copy_bytes)
 {
+    size_t bytes = copies * copy_bytes;
+    void *base;
+#ifdef MADE_UP
+    if (made_up_live == 0)
+        made_up_next = MADE_UP_LO;
+    if (bytes > MADE_UP_HI - made_up_next)
+        return NULL;
+#endif
     struct pld__sparse *s = calloc(1, sizeof *s);
     if (!s || !(s->copies = calloc(copies, sizeof *s->copies))) {
         free(s);
         return NULL;
     }
-    /* PROT_NONE and MAP_NORESERVE: address space only, never counted
-     * against memory, so even 512 GiB is fine */
-    size_t bytes = copies * copy_bytes;
-    void *base = mmap(NULL, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+#ifdef MADE_UP
+    base = (void *)made_up_next;
+    made_up_next += (bytes + 4095) & ~(size_t)4095; /* page-aligned, as mmap's were */
+    made_up_live++;
+#else
+    /* PROT_NONE and MAP_NORESERVE: address space only, never memory */
+    base = mmap(NULL, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (base == MAP_FAILED) {
         free(s->copies);
         free(s);
         return NULL;
     }
+#endif
     s->lo = (uintptr_t)base;
     s->hi = s->lo + bytes;
     s->copy_bytes = copy_bytes;
@@ -146,7 +185,11 @@ void pld__sparse_release(unsigned char *base)
         if (s->lo != (uintptr_t)base)
             continue;
         *pp = s->next;
+#ifdef MADE_UP
+        made_up_live--;
+#else
         munmap(base, s->hi - s->lo);
+#endif
         for (size_t i = 0; i < s->narenas; i++)
             free(s->arenas[i]);
         free(s->arenas);

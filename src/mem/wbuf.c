@@ -3,6 +3,7 @@
  * backends, region copies and kept windows use it, and it calls no API. */
 #include "internal.h"
 #include "backend.h"
+#include "units.h"
 
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -44,27 +45,32 @@ static void fault_in(struct pld__wbuf *b, size_t bytes)
 #endif
 }
 
-/* A sparse window takes memory only for the cells written, but its P
- * copies' addresses are reserved whole (sparse.c says why), and a limit
- * on the address space (ulimit -v) can refuse that.  Falling back to a
- * dense window would then ask for the same bytes as memory, and advising
- * --no-data was wrong: a signal window is kept under --no-data too. */
+/* A sparse window takes memory only for the cells written.  On a 64-bit
+ * machine its copies' addresses are made up and cost nothing, but the
+ * sparse windows of a run share a fixed room (sparse.c); elsewhere they are
+ * reserved, and a limit on the address space (ulimit -v) can refuse them.
+ * Falling back to a dense window would ask for the same bytes as memory,
+ * and advising --no-data was wrong: a signal window is kept under
+ * --no-data too. */
 _Noreturn static void sparse_refused(const char *file, int line, const char *op,
                                      const struct pld__wbuf *b)
 {
-    double gib = (double)pld__R->P * (double)b->slot / (double)(1u << 30);
-    char limit[96] = "";
+    size_t room = pld__sparse_room();
+    char limit[128] = "", need[32], size[32];
     struct rlimit rl;
-    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
-        snprintf(limit, sizeof limit,
-                 "; this process's address space is limited to %.1f GiB (ulimit -v)",
-                 (double)rl.rlim_cur / (double)(1u << 30));
+    if (room)
+        snprintf(limit, sizeof limit, "; the sparse windows of a run share %s of addresses",
+                 pld__format_size((double)room, size, sizeof size));
+    else if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+        snprintf(limit, sizeof limit, "; this process's address space is limited to %s (ulimit -v)",
+                 pld__format_size((double)rl.rlim_cur, size, sizeof size));
     pld__fail(PLD_ENOMEM, file, line, op,
-              "cannot reserve %.1f GiB of address space for window '%s' (%d copies of %lld bytes; "
-              "a sparse INT32 window uses memory only for the cells written, but its addresses are "
-              "reserved whole)%s; expected a window whose copies fit the address space: raise the "
-              "limit or make the window smaller",
-              gib, b->name, pld__R->P, (long long)b->slot, limit);
+              "cannot give window '%s' %s of addresses (%d copies of %lld bytes; a sparse "
+              "INT32 window uses memory only for the cells written, but each copy needs its own "
+              "addresses)%s; expected a window whose copies fit: %s",
+              b->name, pld__format_size((double)pld__R->P * (double)b->slot, need, sizeof need),
+              pld__R->P, (long long)b->slot, limit,
+              room ? "make the window smaller" : "raise the limit or make the window smaller");
 }
 
 void pld__materialize(const char *file, int line, const char *op, struct pld__wbuf *b)

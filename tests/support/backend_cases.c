@@ -427,6 +427,11 @@ static void host(const struct io *h)
     if (strcmp(which, "huge") == 0)
         w.huge = pld_window(pld_alloc_window_buffer(PL_SHAPE(HR, HC), PL_INT32, .name = "huge"),
                             PL_SHAPE(HR, HC), PL_INT32);
+    /* 2^55 bytes a copy: one copy's addresses fit the sparse room, two do not */
+    if (strcmp(which, "vast") == 0)
+        w.huge = pld_window(
+            pld_alloc_window_buffer(PL_SHAPE(1LL << 27, 1LL << 26), PL_INT32, .name = "vast"),
+            PL_SHAPE(1LL << 27, 1LL << 26), PL_INT32);
     for (int r = 0; r < P; r++) {
         struct rank_args a = {h, w, r, P};
         if (strcmp(which, "atomics") == 0)
@@ -437,7 +442,7 @@ static void host(const struct io *h)
             pld_dispatch(r, deadlock_device, a);
         else if (strcmp(which, "sparse") == 0)
             pld_dispatch(r, sparse_device, a);
-        else if (strcmp(which, "huge") == 0)
+        else if (strcmp(which, "huge") == 0 || strcmp(which, "vast") == 0)
             pld_dispatch(r, huge_device, a);
         else if (strcmp(which, "lines") == 0)
             pld_dispatch(r, lines_device, a);
@@ -458,15 +463,17 @@ int main(int argc, char **argv)
     pld_config_init(&cfg);
     cfg.no_cacheline_check = 1; /* small buffers back to back; hardware layout is not the point */
     int rc = pld_parse_args(&cfg, &argc, argv);
-    static const char *const modes[] = {"atomics", "strided", "deadlock", "bad_peer",  "sparse",
-                                        "huge",    "lines",   "killed",   "interrupt", "spin"};
+    static const char *const modes[] = {"atomics",   "strided", "deadlock", "bad_peer",
+                                        "sparse",    "huge",    "lines",    "killed",
+                                        "interrupt", "spin",    "vast"};
     size_t m = 0;
     while (argc == 2 && m < sizeof modes / sizeof modes[0] && strcmp(argv[1], modes[m]) != 0)
         m++;
     if (rc != 0 || argc != 2 || m == sizeof modes / sizeof modes[0]) {
-        fprintf(stderr, "usage: backend_cases "
-                        "atomics|strided|deadlock|bad_peer|sparse|huge|lines|killed|interrupt|spin "
-                        "[flags]\n");
+        fprintf(stderr,
+                "usage: backend_cases "
+                "atomics|strided|deadlock|bad_peer|sparse|huge|lines|killed|interrupt|spin|vast "
+                "[flags]\n");
         return 2;
     }
     which = argv[1];
