@@ -574,6 +574,20 @@ pld_task_id pld__at_task(const char *file, int line, const char *name, pld__task
                     PLD__KW(struct pld_wait_kw, .expected = PLD__MISSING, __VA_ARGS__))
 void pld__defer_wait(const char *file, int line, pld_dtensor signal, struct pld_wait_kw kw);
 
+/* pld_deferred(collective call): the split-phase form of a mesh builtin
+ * (upstream's defer=True): pld_tensor_allgather, _all_to_all,
+ * _all_to_all_v, _broadcast or _barrier, called in a pld_at task.  The
+ * call makes its puts and its barrier's notifies and returns; the barrier's
+ * waits become deferred conditions of the task (as pld_system_defer_wait),
+ * so the core is free for other tasks at once.  When they hold, the rest of
+ * the call (broadcast's get from root, the self-clearing epilogue) runs on
+ * a free core, and only then does the task complete: what depends on it
+ * sees the result.  Errors: not in a pld_at task, a second one in the same
+ * task, a collective that has no split form (allreduce, reduce_scatter),
+ * more than 64 peers (upstream's limit of conditions per task). */
+#define pld_deferred(call) (pld__defer_next(PLD__SRC), (call))
+void pld__defer_next(const char *file, int line);
+
 #ifdef __cplusplus
 }
 #endif

@@ -284,6 +284,7 @@ static const char *python_op_name(const char *op)
         {"pld_system_notify", "pld.system.notify"},
         {"pld_system_wait", "pld.system.wait"},
         {"pld_system_defer_wait", "pld.system.defer_wait"},
+        {"pld_deferred", "defer=True"},
         {"pld_manual_scope_begin", "pl.manual_scope"},
         {"pld_manual_scope_end", "pl.manual_scope"},
         {"pld_at", "pl.at"},

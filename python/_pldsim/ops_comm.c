@@ -50,6 +50,18 @@ static PyObject *py_wait(PyObject *self, PyObject *args)
     return wait_like(args, pld__wait);
 }
 
+/* defer_next(file, line): the next collective is split-phase (defer=True) */
+static PyObject *py_defer_next(PyObject *self, PyObject *args)
+{
+    (void)self;
+    SRC_ARGS
+    if (!PyArg_ParseTuple(args, SRC_FMT, SRC_PTRS))
+        return NULL;
+    SRC_C()
+    PLDSIM_CALL(pld__defer_next(file, line));
+    Py_RETURN_NONE;
+}
+
 static PyObject *py_defer_wait(PyObject *self, PyObject *args)
 {
     (void)self;
@@ -454,6 +466,7 @@ static PyObject *py_wait_async_event(PyObject *self, PyObject *args)
 PyMethodDef pldsim_comm_methods[] = {
     {"notify", py_notify, METH_VARARGS, "notify(file, line, target, peer, offsets, value, op)"},
     {"wait", py_wait, METH_VARARGS, "wait(file, line, signal, offsets, expected, cmp)"},
+    {"defer_next", py_defer_next, METH_VARARGS, "defer_next(file, line)"},
     {"defer_wait", py_defer_wait, METH_VARARGS,
      "defer_wait(file, line, signal, offsets, expected, cmp)"},
     {"remote_load", py_remote_load, METH_VARARGS,

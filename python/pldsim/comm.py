@@ -430,11 +430,21 @@ def tile_get(dst: Any, peer: Any, src: Any, stage: Any, stage2: Any = None, dst_
 _MISSING = object()
 
 
-def barrier(signal: Any) -> Any:
+def _split(defer: Any, op: str, file: str, line: int) -> None:
+    """defer=True: the call is split-phase (its waits become the task's
+    deferred conditions, its rest runs when they hold)."""
+    if not isinstance(defer, bool):
+        raise UsageTypeError(op, f"{op} defer must be a bool, got {type(defer).__name__}")
+    if defer:
+        _pldsim.defer_next(file, line)
+
+
+def barrier(signal: Any, *, defer: bool = False) -> Any:
     """Every rank meets; returns `signal` (reusable: self-clearing)."""
     op = "pld.tensor.barrier"
     s = _window(signal, op, "signal")
     file, line = caller()
+    _split(defer, op, file, line)
     _pldsim.barrier(file, line, s)
     return signal
 
@@ -470,23 +480,25 @@ def allreduce(target: Any, signal: Any = _MISSING, *, op: Any = ReduceOp.Sum, mo
     return target
 
 
-def broadcast(target: Any, signal: Any, *, root: Any) -> Any:
+def broadcast(target: Any, signal: Any, *, root: Any, defer: bool = False) -> Any:
     """Every rank's `target` becomes root's; returns it."""
     op = "pld.tensor.broadcast"
     if isinstance(root, bool) or not isinstance(root, int) or root < 0:
         raise UsageValueError(op, f"pld.tensor.broadcast root must be a non-negative int, got {root!r}")
     t, s = _window(target, op, "target"), _window(signal, op, "signal")
     file, line = caller()
+    _split(defer, op, file, line)
     _pldsim.broadcast(file, line, t, s, root)
     return target
 
 
-def allgather(local_data: Any, target: Any, signal: Any) -> Any:
+def allgather(local_data: Any, target: Any, signal: Any, *, defer: bool = False) -> Any:
     """Row `me` of every rank's `target` becomes my `local_data`; returns `target`."""
     op = "pld.tensor.allgather"
     loc = any_view(local_data, op, "local_data")
     t, s = _window(target, op, "target"), _window(signal, op, "signal")
     file, line = caller()
+    _split(defer, op, file, line)
     _pldsim.allgather(file, line, loc, t, s)
     return target
 
@@ -501,17 +513,18 @@ def reduce_scatter(target: Any, signal: Any, *, op: Any = ReduceOp.Sum) -> Any:
     return target
 
 
-def all_to_all(input: Any, target: Any, signal: Any) -> Any:  # noqa: A002 - upstream's name
+def all_to_all(input: Any, target: Any, signal: Any, *, defer: bool = False) -> Any:  # noqa: A002 - upstream's name
     """Row d of my `input` goes to row `me` of rank d's `target`; returns `target`."""
     op = "pld.tensor.all_to_all"
     i = any_view(input, op, "input")
     t, s = _window(target, op, "target"), _window(signal, op, "signal")
     file, line = caller()
+    _split(defer, op, file, line)
     _pldsim.all_to_all(file, line, i, t, s)
     return target
 
 
-def all_to_all_v(input: Any, target: Any, signal: Any, send_counts: Any, recv_counts: Any) -> Any:  # noqa: A002
+def all_to_all_v(input: Any, target: Any, signal: Any, send_counts: Any, recv_counts: Any, *, defer: bool = False) -> Any:  # noqa: A002
     """Block d (MAX_RECV = rows / P rows) of my `input` goes to block `me` of
     rank d's `target`, and min(send_counts[d], MAX_RECV) to d's
     recv_counts[me]; returns `target`."""
@@ -519,5 +532,6 @@ def all_to_all_v(input: Any, target: Any, signal: Any, send_counts: Any, recv_co
     i, c = any_view(input, op, "input"), any_view(send_counts, op, "send_counts")
     t, s, r = _window(target, op, "target"), _window(signal, op, "signal"), _window(recv_counts, op, "recv_counts")
     file, line = caller()
+    _split(defer, op, file, line)
     _pldsim.all_to_all_v(file, line, i, t, s, c, r)
     return target

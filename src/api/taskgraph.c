@@ -68,6 +68,7 @@ static void graph_free(struct pld__graph *g)
         free(g->t[i].deps);
         free(g->t[i].succ);
         free(g->t[i].conds);
+        free(g->t[i].rest_arg);
     }
     free(g->t);
     free(g->ready[0]);
@@ -295,4 +296,63 @@ void pld__defer_wait(const char *file, int line, pld_dtensor signal, struct pld_
                                          .elem_off = pld__cell_offset(signal, kw.offsets),
                                          .bytes = 4,
                                          .value = kw.expected});
+}
+
+/* The running task of this rank, for pld_deferred and its collective. */
+static struct gtask *running_task(const char *file, int line, const char *op)
+{
+    struct pld__rank *rk = pld__kernel_rank(file, line, op);
+    if (!rk->task || !rk->graph)
+        pld__fail(PLD_EINVAL, file, line, op,
+                  "a split-phase collective (defer=True) belongs in a task of its own (pld_at; in "
+                  "Python, pl.at(level=CORE_GROUP)); kernel %s was not submitted as one",
+                  rk->kernel);
+    return &rk->graph->t[rk->task - 1];
+}
+
+void pld__defer_next(const char *file, int line)
+{
+    static const char op[] = "pld_deferred";
+    struct gtask *t = running_task(file, line, op);
+    if (t->rest || t->defer_file)
+        pld__fail(PLD_EINVAL, file, line, op,
+                  "task %s already has a split-phase collective (from %s:%d); give each its own "
+                  "task, as upstream's compiler places them",
+                  t->name, t->defer_file, t->defer_line);
+    if (pld__R->be->caps & PLD_CAP_DISTRIBUTED)
+        pld__fail(PLD_EINVAL, file, line, op,
+                  "split-phase collectives need the sim or threads backend; on %s call the "
+                  "collective without defer",
+                  pld__R->be->name);
+    t->defer_file = file;
+    t->defer_line = line;
+}
+
+int pld__defer_take(const char *file, int line, const char *op, int splits, int conditions)
+{
+    struct pld__rank *rk = &pld__R->ranks[pld__self()];
+    if (!rk->task || !rk->graph)
+        return 0;
+    struct gtask *t = &rk->graph->t[rk->task - 1];
+    if (!t->defer_file || t->rest)
+        return 0;
+    if (!splits)
+        pld__fail(PLD_EINVAL, file, line, op,
+                  "defer=True is for the mesh builtins with one barrier (allgather, all_to_all, "
+                  "all_to_all_v, broadcast, barrier); %s has no split-phase form",
+                  pld__op_shown(op));
+    if (conditions > MAX_CONDITIONS)
+        pld__fail(PLD_EINVAL, file, line, op,
+                  "defer=True over %d ranks needs %d deferred conditions, and upstream's runtime "
+                  "allows %d per task; call it without defer",
+                  conditions + 1, conditions, MAX_CONDITIONS);
+    return 1;
+}
+
+void pld__defer_rest(void (*rest)(void *), void *arg)
+{
+    struct pld__rank *rk = &pld__R->ranks[pld__self()];
+    struct gtask *t = &rk->graph->t[rk->task - 1];
+    t->rest = rest;
+    t->rest_arg = arg;
 }

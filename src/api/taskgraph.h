@@ -39,6 +39,13 @@ struct gtask {
     struct condition *conds;
     int nconds;
     struct pld__wait_info wait; /* the blocking wait it is in, if wait.active */
+    /* A split-phase collective (pld_deferred): asked for by the next call,
+     * and the rest of the call, run once the conditions hold */
+    const char *defer_file;
+    int defer_line;
+    void (*rest)(void *);
+    void *rest_arg; /* malloc'd; freed with the graph if the run ends first */
+    int rest_due;   /* queued again to run `rest` */
 };
 
 struct pld__graph {

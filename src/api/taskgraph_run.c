@@ -11,17 +11,33 @@
 #include <string.h>
 #include <time.h>
 
-/* Runs task `t` on the calling core; the caller has made it RUNNING. */
+/* Runs task `t` on the calling core, or the rest of its split-phase
+ * collective once that is due; the caller has made it RUNNING. */
 static void run_one(struct gtask *t, int index)
 {
     struct pld__rank *rk = &pld__R->ranks[pld__self()];
+    void (*rest)(void *) = t->rest_due ? t->rest : NULL;
+    void *arg = t->rest_arg;
     rk->task = index + 1;
-    if (t->kernel)
+    /* a front end's task enters its kernel itself; the rest has only us */
+    int enter = t->kernel || rest;
+    if (enter)
         pld__incore_enter(t->file, t->line, t->name);
-    t->fn(t->args);
-    if (t->kernel && rk->kernel)
+    if (rest) {
+        t->rest = NULL;
+        t->rest_arg = NULL;
+        t->rest_due = 0;
+        rest(arg); /* frees arg */
+    } else {
+        t->fn(t->args);
+    }
+    if (enter && rk->kernel)
         pld__incore_exit();
     rk->task = 0;
+    if (!rest && t->defer_file && !t->rest)
+        pld__fail(PLD_EINVAL, t->defer_file, t->defer_line, "pld_deferred",
+                  "the call it wraps is not a split-phase collective (allgather, all_to_all, "
+                  "all_to_all_v, broadcast, barrier)");
 }
 
 static int condition_holds(const struct condition *c)
@@ -95,6 +111,24 @@ static void complete(struct pld__graph *g, struct gtask *t)
             ready_push(g, t->succ[k]);
 }
 
+/* A task whose conditions hold: what its notifiers wrote before is ordered
+ * before what depends on it, as after a wait.  It completes, or, with the
+ * rest of a split-phase collective to run, is queued again for a core:
+ * its conditions are spent (the rest takes the credits back). */
+static void finish(struct pld__graph *g, struct gtask *t, int i)
+{
+    for (int k = 0; k < t->nconds; k++)
+        pld__races_acquire(pld__self(), t->conds[k].cell, PLD_WAIT_GE, t->conds[k].expected);
+    if (t->rest) {
+        t->nconds = 0;
+        t->rest_due = 1;
+        t->state = QUEUED;
+        ready_push(g, i);
+    } else {
+        complete(g, t);
+    }
+}
+
 /* A task that returned with conditions that do not hold yet, kept in
  * index order as the scan over every task it replaces went. */
 static void defer(struct pld__graph *g, int i)
@@ -120,9 +154,7 @@ static int settle_deferred(struct pld__graph *g)
             g->deferred[kept++] = g->deferred[d];
             continue;
         }
-        for (int k = 0; k < t->nconds; k++)
-            pld__races_acquire(pld__self(), t->conds[k].cell, PLD_WAIT_GE, t->conds[k].expected);
-        complete(g, t);
+        finish(g, t, g->deferred[d]);
         done++;
     }
     g->ndeferred = kept;
@@ -204,10 +236,7 @@ void pld__graph_core_loop(void *arg, int core)
             if (t->nconds && !conditions_hold(t)) {
                 defer(g, i);
             } else {
-                for (int k = 0; k < t->nconds; k++)
-                    pld__races_acquire(pld__self(), t->conds[k].cell, PLD_WAIT_GE,
-                                       t->conds[k].expected);
-                complete(g, t);
+                finish(g, t, i);
                 woke = 1;
             }
         } else if (g->ncomplete == g->n) {

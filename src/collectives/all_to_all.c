@@ -48,8 +48,6 @@ pld_dtensor pld__tensor_all_to_all(const char *file, int line, pl_tensor input, 
                                      .shape = PL_SHAPE(1, s),
                                      .chunk_cols = pld__coll_chunk(&c, target.dtype)});
     pld__ub_fold(mark); /* one record for the staging tiles of all the puts */
-    pld__coll_barrier(&c);
-    pld__coll_epilogue(&c);
-    pld__coll_end(&c);
+    pld__coll_finish(&c, NULL, NULL, 0);
     return target;
 }

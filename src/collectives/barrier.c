@@ -21,8 +21,6 @@ pld_dtensor pld__tensor_barrier(const char *file, int line, pld_dtensor signal)
     struct pld__coll c;
     pld__coll_begin(&c, file, line, "pld_tensor_barrier", signal);
     pld__coll_mesh_signal(&c, signal);
-    pld__coll_barrier(&c);
-    pld__coll_epilogue(&c);
-    pld__coll_end(&c);
+    pld__coll_finish(&c, NULL, NULL, 0);
     return signal;
 }

@@ -9,6 +9,23 @@ static void broadcast_kernel(const struct pld__host_call *h)
     pld__tensor_broadcast(h->file, h->line, h->t[0], h->t[1], h->broadcast);
 }
 
+/* What every rank but root does once all have arrived: pull root's data. */
+struct pull {
+    pld_dtensor target;
+    int root;
+};
+
+static void pull_from_root(struct pld__coll *c, const void *arg)
+{
+    const struct pull *p = arg;
+    if (c->me == p->root)
+        return;
+    pl_tensor flat = pld__flat(p->target);
+    pld__get(c->file, c->line, flat,
+             (struct pld_p2p_kw){
+                 .peer = p->root, .src = flat, .chunk_cols = pld__coll_chunk(c, flat.dtype)});
+}
+
 pld_dtensor pld__tensor_broadcast(const char *file, int line, pld_dtensor target,
                                   pld_dtensor signal, struct pld_broadcast_kw kw)
 {
@@ -30,14 +47,7 @@ pld_dtensor pld__tensor_broadcast(const char *file, int line, pld_dtensor target
         pld__fail(PLD_EINVAL, file, line, c.name, "root %lld out of range [0, %d)",
                   (long long)kw.root, c.nr);
     pld__coll_mesh_signal(&c, signal);
-    pld__coll_barrier(&c);
-    if (c.me != kw.root) {
-        pl_tensor flat = pld__flat(target);
-        pld__get(file, line, flat,
-                 (struct pld_p2p_kw){
-                     .peer = kw.root, .src = flat, .chunk_cols = pld__coll_chunk(&c, flat.dtype)});
-    }
-    pld__coll_epilogue(&c);
-    pld__coll_end(&c);
+    struct pull from = {target, (int)kw.root};
+    pld__coll_finish(&c, pull_from_root, &from, sizeof from);
     return target;
 }

@@ -2,6 +2,10 @@
  * that every builtin collective shares. */
 #include "collective.h"
 
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
 void pld__coll_begin(struct pld__coll *c, const char *file, int line, const char *name,
                      pld_dtensor ctx_of)
 {
@@ -19,6 +23,14 @@ void pld__coll_begin(struct pld__coll *c, const char *file, int line, const char
     c->outer = c->rk->collective;
     c->builtin = c->rk->builtin;
     c->rk->collective = name;
+    /* the mesh builtins with one barrier have a split-phase form */
+    static const char *const splits[] = {"pld_tensor_allgather", "pld_tensor_all_to_all",
+                                         "pld_tensor_all_to_all_v", "pld_tensor_broadcast",
+                                         "pld_tensor_barrier"};
+    int can = 0;
+    for (size_t k = 0; k < sizeof splits / sizeof splits[0]; k++)
+        can |= strcmp(name, splits[k]) == 0;
+    c->defer = pld__defer_take(file, line, name, can, c->nr - 1);
 }
 
 void pld__coll_end(struct pld__coll *c)
@@ -59,12 +71,18 @@ static pl_shape cell(const struct pld__coll *c, int r)
     return c->sig.shape.ndim == 2 ? PL_IDX(r, c->lane) : PL_IDX(r);
 }
 
-void pld__coll_barrier(struct pld__coll *c)
+/* The barrier's first half: a credit into cell [me] of every peer. */
+static void credit_peers(struct pld__coll *c)
 {
     c->k++;
     for (int p = 0; p < c->nr; p++)
         if (p != c->me)
             COLL_NOTIFY(c, c->sig, p, cell(c, c->me), 1);
+}
+
+void pld__coll_barrier(struct pld__coll *c)
+{
+    credit_peers(c);
     for (int s = 0; s < c->nr; s++)
         if (s != c->me)
             COLL_WAIT(c, c->sig, cell(c, s), c->k);
@@ -77,6 +95,55 @@ void pld__coll_epilogue(struct pld__coll *c)
     for (int s = 0; s < c->nr; s++)
         if (s != c->me)
             COLL_NOTIFY(c, c->sig, c->me, cell(c, s), -c->k);
+}
+
+/* What a split-phase call keeps for its rest. */
+struct rest {
+    struct pld__coll c;
+    pld__coll_then then;
+    size_t size;
+    _Alignas(max_align_t) unsigned char arg[];
+};
+
+static void run_rest(void *p)
+{
+    struct rest *r = p;
+    struct pld__coll *c = &r->c;
+    c->outer = c->rk->collective;
+    c->rk->collective = c->name;
+    if (r->then)
+        r->then(c, r->arg);
+    pld__coll_epilogue(c);
+    pld__coll_end(c);
+    free(r);
+}
+
+void pld__coll_finish(struct pld__coll *c, pld__coll_then then, const void *arg, size_t size)
+{
+    if (!c->defer) {
+        pld__coll_barrier(c);
+        if (then)
+            then(c, arg);
+        pld__coll_epilogue(c);
+        pld__coll_end(c);
+        return;
+    }
+    credit_peers(c);
+    for (int s = 0; s < c->nr; s++)
+        if (s != c->me)
+            pld__defer_wait(
+                c->file, c->line, c->sig,
+                (struct pld_wait_kw){.offsets = cell(c, s), .expected = c->k, .cmp = PLD_WAIT_GE});
+    struct rest *r = malloc(sizeof *r + size);
+    if (!r)
+        pld__fail(PLD_ENOMEM, c->file, c->line, c->name, "out of memory");
+    r->c = *c;
+    r->then = then;
+    r->size = size;
+    if (size)
+        memcpy(r->arg, arg, size);
+    pld__defer_rest(run_rest, r);
+    pld__coll_end(c);
 }
 
 void pld__coll_check_target(struct pld__coll *c, const char *what, pl_tensor t, int any_dtype)

@@ -20,6 +20,7 @@ struct pld__coll {
     int k;                          /* credit barriers done so far in this call */
     int lane;                       /* the signal's column: the core's, under core_num */
     int builtin;                    /* run as a builtin kernel (host_builtin.c) */
+    int defer;                      /* split phase: pld_deferred (pld__coll_finish) */
 };
 
 /* Enters a collective: kernel-only check, rank and count from `ctx_of`. */
@@ -42,6 +43,23 @@ void pld__coll_barrier(struct pld__coll *c);
 /* Takes back the k credits every peer put into my cells, so the signal
  * reads zero once every rank has left the call. */
 void pld__coll_epilogue(struct pld__coll *c);
+
+/* Ends a mesh builtin with one barrier: the barrier, then `then` (if any:
+ * what the call does once every rank has arrived, with `arg`, `size`
+ * bytes, copied), the epilogue, and pld__coll_end.  A split-phase call
+ * (pld_deferred, c->defer) makes the barrier's notifies, registers its
+ * waits as deferred conditions of the task, and leaves the rest to run
+ * when they hold (taskgraph_run.c). */
+typedef void (*pld__coll_then)(struct pld__coll *c, const void *arg);
+void pld__coll_finish(struct pld__coll *c, pld__coll_then then, const void *arg, size_t size);
+
+/* Split phase (taskgraph.c).  Does the running task ask that this call be
+ * split (pld_deferred)?  1 or 0; fails if it does and the call has no split
+ * form (`splits` 0) or needs more than upstream's 64 conditions. */
+int pld__defer_take(const char *file, int line, const char *op, int splits, int conditions);
+/* Leaves rest(arg) to run when the task's conditions hold; arg is malloc'd,
+ * rest frees it (the graph does if the run ends first). */
+void pld__defer_rest(void (*rest)(void *), void *arg);
 
 /* Checks that `t` is a window view of dtype FP32 or FP16 (allowed lists
  * other dtypes when `any_dtype`). */

@@ -27,13 +27,15 @@ class FeatureTable(unittest.TestCase):
             with open(doc, "w") as f:
                 f.write("<!-- feature-table -->\n| feature | status |\n|---|---|\n"
                         "| `pl.sort32` | missing |\n| `pl.gemv` | runs |\n| `ir.compile` | runs |\n"
+                        "| `pld.tensor.allgather(defer=)` | runs |\n| `pld.tensor.allreduce(defer=)` | runs |\n"
                         "<!-- /feature-table -->\n")
             r = support.pldsim_py(CHECKER, doc)
         self.assertEqual(r.returncode, 1)
         self.assertEqual(r.stdout.splitlines(), [
             "MISMATCH pl.sort32: the table says missing, the front end has it as runs",
             "MISMATCH pl.gemv: the table says runs, the front end has it as refused",
-            "3 rows, 2 wrong"])
+            "MISMATCH pld.tensor.allreduce(defer=): the table says runs, the front end has it as missing",
+            "5 rows, 3 wrong"])
 
 
 if __name__ == "__main__":

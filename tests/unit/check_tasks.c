@@ -699,6 +699,122 @@ START_TEST(a_graph_that_cannot_finish_names_its_waits_and_tasks)
 }
 END_TEST
 
+/* ---- split-phase collectives (pld_deferred, upstream's defer=True) ----
+ * On one core per rank: a task gathers 256 FP32 split-phase, a second
+ * computes, a third (after both) reads the rows.  Split, the compute task
+ * has the core while the peer's credit travels, and the gather's rest (its
+ * epilogue) runs once the credit has landed; blocking, the gather holds
+ * the core until then.  Rank 0 is dispatched first, so its credit comes
+ * late: that is the rank where the difference shows. */
+static struct {
+    double compute_start[2], gather_end[2], consumer_start[2];
+    float row[2][2];
+} S;
+
+struct split_args {
+    pl_tensor local;         /* [1, 256] */
+    pld_dtensor target, sig; /* [2, 256] FP32, [2, 1] INT32 */
+    int defer;
+};
+
+static void split_gather(const struct split_args *a)
+{
+    if (a->defer)
+        pld_deferred(pld_tensor_allgather(a->local, a->target, a->sig));
+    else
+        pld_tensor_allgather(a->local, a->target, a->sig);
+    S.gather_end[pld_rank(pld_get_comm_ctx(a->sig))] = pld_time();
+}
+
+static void split_compute(const struct split_args *a)
+{
+    S.compute_start[pld_rank(pld_get_comm_ctx(a->sig))] = pld_time();
+    pl_tile t = pl_load(a->local, PL_IDX(0, 0), PL_SHAPE(1, 256));
+    for (int i = 0; i < 16; i++)
+        t = pl_add(t, t);
+}
+
+static void split_consume(const struct split_args *a)
+{
+    int me = pld_rank(pld_get_comm_ctx(a->sig));
+    S.consumer_start[me] = pld_time();
+    for (int r = 0; r < 2; r++)
+        S.row[me][r] = (float)pl_read(a->target, PL_IDX(r, 5));
+}
+
+static void split_device(const struct split_args *a)
+{
+    pld_manual_scope_begin();
+    pld_task_id dep[2] = {pld_at(split_gather, *a), pld_at(split_compute, *a)};
+    pld_at(split_consume, *a, .deps = dep, .ndeps = 2);
+    pld_manual_scope_end();
+}
+
+static pl_tensor split_local[2];
+
+static void split_host(const int *defer)
+{
+    pld_buffer tb = pld_alloc_window_buffer(PL_SHAPE(2, 256), PL_FP32, .name = "target");
+    pld_buffer sb = pld_alloc_window_buffer(PL_SHAPE(16, 1), PL_INT32, .name = "sig");
+    for (int r = 0; r < 2; r++) {
+        pl_tensor local = split_local[r];
+        for (int i = 0; i < 256; i++)
+            pl_tensor_set(local, i, 100 * r + i);
+        struct split_args a = {.local = local,
+                               .target = pld_window(tb, PL_SHAPE(2, 256), PL_FP32),
+                               .sig = pld_window(sb, PL_SHAPE(2, 1), PL_INT32),
+                               .defer = *defer};
+        pld_dispatch(r, split_device, a);
+    }
+}
+
+START_TEST(a_split_phase_gather_frees_its_core_until_the_credit_lands)
+{
+    int defer = _i;
+    pld_config cfg;
+    pld_config_init(&cfg);
+    cfg.summary = 0;
+    cfg.topology = "mesh:2,aiv_cores=1,lat=3us,bw=10GBps,launch_lat=1us,signal_lat=100ns";
+    ck_assert_int_eq(pld_config_set_devices(&cfg, "0,1"), 0);
+    memset(&S, 0, sizeof S);
+    for (int r = 0; r < 2; r++)
+        split_local[r] = pl_tensor_new(PL_SHAPE(1, 256), PL_FP32, "local");
+    ck_assert_int_eq(pld_run(&cfg, split_host, &defer), 0);
+    for (int r = 0; r < 2; r++)
+        pl_tensor_free(&split_local[r]);
+    for (int r = 0; r < 2; r++) {
+        ck_assert_msg(S.row[r][0] == 5.0f && S.row[r][1] == 105.0f, "rank %d read %g %g", r,
+                      S.row[r][0], S.row[r][1]);
+    }
+    /* on rank 0 the compute task follows the gather's first half on the one
+     * core; on rank 1 the credit is there already, so the gather's rest
+     * (submitted first) takes the core before it, with a launch of its own */
+    ck_assert_msg(fabs(S.compute_start[0] - (S.gather_end[0] + LAUNCH)) < 1e-12,
+                  "rank 0: compute at %.12g, gather's first half ended %.12g", S.compute_start[0],
+                  S.gather_end[0]);
+    if (defer)
+        ck_assert_msg(S.compute_start[1] > S.gather_end[1] + 2 * LAUNCH,
+                      "rank 1: compute at %.12g, before the gather's rest (first half ended "
+                      "%.12g)",
+                      S.compute_start[1], S.gather_end[1]);
+    /* rank 1's credit reaches rank 0 only after rank 1's dispatch: split,
+     * rank 0's gather returned long before (it only registered its wait),
+     * and blocking it returned after the credit, so the compute task
+     * started later by about the dispatch skew */
+    if (defer)
+        ck_assert_msg(S.gather_end[0] + 100e-6 < S.gather_end[1],
+                      "split: rank 0's gather ended %.9g, rank 1's %.9g", S.gather_end[0],
+                      S.gather_end[1]);
+    else
+        ck_assert_msg(S.gather_end[0] > S.gather_end[1] - 100e-6,
+                      "blocking: rank 0's gather ended %.9g, rank 1's %.9g", S.gather_end[0],
+                      S.gather_end[1]);
+    /* either way the reader waits for the rows */
+    ck_assert_msg(S.consumer_start[0] > S.gather_end[1], "rank 0 read at %.9g, before %.9g",
+                  S.consumer_start[0], S.gather_end[1]);
+}
+END_TEST
+
 /* ---- errors ---- */
 
 static int misuse;
@@ -720,6 +836,15 @@ static void misuse_kernel(const struct lat_args *a)
             pld_system_defer_wait(a->signal, .offsets = PL_IDX(0, 0), .expected = 0,
                                   .cmp = PLD_WAIT_GE);
         break;
+    case 11: /* a collective without a split-phase form */
+        pld_deferred(pld_tensor_allreduce(a->signal, a->signal));
+        break;
+    case 12: /* split phase in a kernel launched with pl_incore */
+        pld_deferred(pld_tensor_barrier(a->signal));
+        break;
+    case 13: /* around something that is not a collective */
+        (void)pld_deferred(pld_time());
+        break;
     }
 }
 
@@ -729,11 +854,14 @@ static void misuse_device(const struct lat_args *a)
 {
     switch (misuse) {
     case 0:
+    case 12:
         pl_incore(misuse_kernel, a);
         break;
     case 1:
     case 2:
     case 3:
+    case 11:
+    case 13:
         pld_manual_scope_begin();
         pld_at(misuse_kernel, *a);
         pld_manual_scope_end();
@@ -807,6 +935,11 @@ static const struct {
     {"pld_manual_scope_begin",
      "per-device function misuse_device returned with this manual scope open, so its 1 "
      "submitted task never ran; end the scope with pld_manual_scope_end before returning"},
+    {"pld_tensor_allreduce", "defer=True is for the mesh builtins with one barrier (allgather, "
+                             "all_to_all, all_to_all_v, broadcast, barrier); pld_tensor_allreduce "
+                             "has no split-phase form"},
+    {"pld_deferred", "a split-phase collective (defer=True) belongs in a task of its own (pld_at"},
+    {"pld_deferred", "the call it wraps is not a split-phase collective"},
 };
 
 START_TEST(each_misuse_gets_one_message_at_its_line)
@@ -842,6 +975,7 @@ static Suite *suite(void)
     tcase_add_loop_test(tc, the_timeline_draws_tasks_at_once_in_rows, 0, 2);
     tcase_add_loop_test(tc, a_consumer_starts_when_the_condition_holds, 0, 2);
     tcase_add_loop_test(tc, every_task_runs_once_after_its_dependencies, 0, 4);
+    tcase_add_loop_test(tc, a_split_phase_gather_frees_its_core_until_the_credit_lands, 0, 2);
     tcase_add_loop_test(tc, a_graph_that_cannot_finish_names_its_waits_and_tasks, 0, 6);
     tcase_add_loop_test(tc, each_misuse_gets_one_message_at_its_line, 0,
                         (int)(sizeof misuses / sizeof misuses[0]));

@@ -5,11 +5,13 @@ front end has (tests/python/test_feature_table.py):
 
 Each row between the markers <!-- feature-table --> and
 <!-- /feature-table --> names an attribute path (`pl.sort32`,
-`pld.system.defer_wait`, `ir.DistributedConfig`) and a status: runs (it
+`pld.system.defer_wait`, `ir.DistributedConfig`), or a keyword of one
+(`pld.tensor.allgather(defer=)`), and a status: runs (it
 is there), refused (it is there, and calling it raises pldsim's one-line
 NotImplementedError) or missing (AttributeError, as an ImportError of it
 would be).  Prints one line per row that disagrees, then the count."""
 
+import inspect
 import sys
 
 import pypto.ir as ir
@@ -21,6 +23,9 @@ ROOTS = {"pl": pl, "pld": pld, "ir": ir, "runtime": runtime}
 
 
 def actual(path: str) -> str:
+    keyword = None
+    if path.endswith("=)"):
+        path, keyword = path[:-2].split("(", 1)
     root, *names = path.split(".")
     obj = ROOTS[root]
     for name in names:
@@ -28,6 +33,8 @@ def actual(path: str) -> str:
             obj = getattr(obj, name)
         except AttributeError:
             return "missing"
+    if keyword is not None:
+        return "runs" if keyword in inspect.signature(obj).parameters else "missing"
     return "refused" if getattr(obj, "pldsim_unsupported", False) else "runs"
 
 
