@@ -470,7 +470,7 @@ pld_dtensor pld__tensor_reduce_scatter(const char *file, int line, pld_dtensor t
 pld_dtensor pld__tensor_all_to_all(const char *file, int line, pl_tensor input, pld_dtensor target,
                                    pld_dtensor signal);
 
-/* pld_tensor_all_to_all_v(input, target, signal, send_counts, recv_counts):
+/* pld_tensor_all_to_all_v(input, target, signal, send_counts, recv_counts[, .core_num]):
  * the variable-count exchange (upstream's all_to_all_v, MPI_Alltoallv's
  * shape).  `input` and `target` are [P * MAX_RECV, S]; rows d*MAX_RECV.. of
  * my input are my block for rank d.  I set d's recv_counts[me] (INT32
@@ -483,11 +483,26 @@ pld_dtensor pld__tensor_all_to_all(const char *file, int line, pl_tensor input, 
  * `target`.  Errors: shapes or dtypes that
  * differ, a row count not a multiple of P, `input` aliasing `target`, bad
  * counts tensors. */
-#define pld_tensor_all_to_all_v(input, target, signal, send_counts, recv_counts)                   \
-    pld__tensor_all_to_all_v(PLD__SRC, (input), (target), (signal), (send_counts), (recv_counts))
+struct pld_all_to_all_v_kw {
+    int64_t core_num; /* host orchestrator: the launch width L (default 1); see below */
+};
+/* With .core_num = L on the host orchestrator (or a per-device function),
+ * the builtin kernel is launched B = L if L < P, else floor(L / P) * P,
+ * blocks wide, one vector core each (upstream's RFC #2521): with L >= P,
+ * K = B / P lanes carry each peer's rows, a contiguous share each; with
+ * L < P, block b carries the peers d with d % B == b.  Lane 0 of a peer
+ * sets its count; every lane puts its rows and adds one credit into
+ * column (its block) of the peer's signal row [me], and the block that
+ * serves a peer waits for that peer's matching credit and takes it back
+ * (self-resetting lanes).  `signal` is then INT32 [P, stride] with
+ * stride >= B, checked before any rank is dispatched; each call prints
+ * one line with L, B and K. */
+#define pld_tensor_all_to_all_v(input, target, signal, send_counts, recv_counts, ...)              \
+    pld__tensor_all_to_all_v(PLD__SRC, (input), (target), (signal), (send_counts), (recv_counts),  \
+                             PLD__KW(struct pld_all_to_all_v_kw, __VA_ARGS__))
 pld_dtensor pld__tensor_all_to_all_v(const char *file, int line, pl_tensor input,
                                      pld_dtensor target, pld_dtensor signal, pl_tensor send_counts,
-                                     pld_dtensor recv_counts);
+                                     pld_dtensor recv_counts, struct pld_all_to_all_v_kw kw);
 
 /* ------------------------------------------------------------------ */
 /* Levels                                                              */

@@ -361,13 +361,15 @@ static PyObject *py_all_to_all(PyObject *self, PyObject *args)
     return exchange(args, 1);
 }
 
-/* all_to_all_v(file, line, input, target, signal, send_counts, recv_counts) */
+/* all_to_all_v(file, line, input, target, signal, send_counts, recv_counts, core_num) */
 static PyObject *py_all_to_all_v(PyObject *self, PyObject *args)
 {
     (void)self;
     SRC_ARGS
     PyObject *input, *target, *sig, *send, *recv;
-    if (!PyArg_ParseTuple(args, SRC_FMT "OOOOO", SRC_PTRS, &input, &target, &sig, &send, &recv))
+    long long core_num;
+    if (!PyArg_ParseTuple(args, SRC_FMT "OOOOOL", SRC_PTRS, &input, &target, &sig, &send, &recv,
+                          &core_num))
         return NULL;
     SRC_C()
     pl_tensor *i = pldsim_view(input, "input");
@@ -378,7 +380,8 @@ static PyObject *py_all_to_all_v(PyObject *self, PyObject *args)
     if (!rc)
         return NULL;
     pl_tensor iv = *i, tv = *t, sv = *s, scv = *sc, rcv = *rc;
-    PLDSIM_CALL(pld__tensor_all_to_all_v(file, line, iv, tv, sv, scv, rcv));
+    struct pld_all_to_all_v_kw kw = {.core_num = core_num};
+    PLDSIM_CALL(pld__tensor_all_to_all_v(file, line, iv, tv, sv, scv, rcv, kw));
     Py_RETURN_NONE;
 }
 
@@ -498,6 +501,6 @@ PyMethodDef pldsim_comm_methods[] = {
     {"allgather", py_allgather, METH_VARARGS, "allgather(file, line, local, target, signal)"},
     {"all_to_all", py_all_to_all, METH_VARARGS, "all_to_all(file, line, input, target, signal)"},
     {"all_to_all_v", py_all_to_all_v, METH_VARARGS,
-     "all_to_all_v(file, line, input, target, signal, send_counts, recv_counts)"},
+     "all_to_all_v(file, line, input, target, signal, send_counts, recv_counts, core_num)"},
     {NULL, NULL, 0, NULL},
 };

@@ -524,14 +524,19 @@ def all_to_all(input: Any, target: Any, signal: Any, *, defer: bool = False) -> 
     return target
 
 
-def all_to_all_v(input: Any, target: Any, signal: Any, send_counts: Any, recv_counts: Any, *, defer: bool = False) -> Any:  # noqa: A002
+def all_to_all_v(input: Any, target: Any, signal: Any, send_counts: Any, recv_counts: Any, *, defer: bool = False, core_num: int = 1) -> Any:  # noqa: A002
     """Block d (MAX_RECV = rows / P rows) of my `input` goes to block `me` of
     rank d's `target`, and min(send_counts[d], MAX_RECV) to d's
-    recv_counts[me]; returns `target`."""
+    recv_counts[me]; returns `target`.  On the host, core_num = L launches
+    the builtin B = L if L < P else L // P * P blocks wide (signal [P, >= B])."""
     op = "pld.tensor.all_to_all_v"
+    if not isinstance(core_num, int) or isinstance(core_num, bool):
+        raise UsageTypeError(op, f"pld.tensor.all_to_all_v core_num must be a positive compile-time int, got {type(core_num).__name__}")
+    if core_num <= 0:
+        raise UsageValueError(op, f"pld.tensor.all_to_all_v core_num must be positive, got {core_num}")
     i, c = any_view(input, op, "input"), any_view(send_counts, op, "send_counts")
     t, s, r = _window(target, op, "target"), _window(signal, op, "signal"), _window(recv_counts, op, "recv_counts")
     file, line = caller()
     _split(defer, op, file, line)
-    _pldsim.all_to_all_v(file, line, i, t, s, c, r)
+    _pldsim.all_to_all_v(file, line, i, t, s, c, r, core_num)
     return target

@@ -9,8 +9,17 @@
  * of rows * S elements, in the call's chunks (a builtin's 256-element
  * tiles).  Then the credit barrier: every push and count is visible once it
  * passes.  Under --no-data a count kept in a window has no value, and the
- * whole block moves: the most the call can cost. */
+ * whole block moves: the most the call can cost.
+ *
+ * With core_num (the host's builtin, RFC #2521) the kernel runs B blocks
+ * on as many vector cores, each with its own columns of a [P, stride]
+ * signal, and no barrier: a lane's credit says its rows (and, for lane 0,
+ * the count) have landed, and the block that serves a peer takes that
+ * peer's credit back once it holds, so the signal is zero again after the
+ * call with nothing cleared by the host. */
 #include "collective.h"
+
+#include <stdio.h>
 
 /* send_counts[d] clamped to 0..max, read like pl_read (a GM access). */
 static int32_t count_for(struct pld__coll *c, pl_tensor counts, int d, int64_t max)
@@ -32,13 +41,180 @@ static int is_counts(const struct pld__coll *c, pl_tensor t)
 /* The builtin kernel of the host's call, on one rank (host_builtin.c). */
 static void all_to_all_v_kernel(const struct pld__host_call *h)
 {
-    pld__tensor_all_to_all_v(h->file, h->line, h->t[0], h->t[1], h->t[2], h->t[3], h->t[4]);
+    pld__tensor_all_to_all_v(h->file, h->line, h->t[0], h->t[1], h->t[2], h->t[3], h->t[4],
+                             (struct pld_all_to_all_v_kw){0});
+}
+
+/* The call's operands, checked, as every lane sees them. */
+struct exchange {
+    const char *file;
+    int line;
+    pl_tensor from, counts; /* input as one row; send_counts */
+    pld_dtensor to, target, signal, recv_counts;
+    int64_t max, s; /* MAX_RECV rows per block, elements per row */
+    int B, K;       /* blocks and lanes per peer (core_num; 1 and 1 otherwise) */
+};
+
+/* Everything but the signal, as upstream checks it. */
+static void check_operands(struct pld__coll *c, struct exchange *x, pl_tensor input,
+                           pld_dtensor target, pl_tensor send_counts, pld_dtensor recv_counts)
+{
+    const char *file = c->file;
+    int line = c->line;
+    char a[64], b[64];
+    pld__coll_check_target(c, "target", target, 1);
+    pld__check_tensor(file, line, c->name, "input", input);
+    int ok = target.shape.ndim == 2 && target.shape.dim[0] % c->nr == 0 && input.shape.ndim == 2 &&
+             input.shape.dim[0] == target.shape.dim[0] &&
+             input.shape.dim[1] == target.shape.dim[1] && input.dtype == target.dtype;
+    if (!ok)
+        pld__fail(PLD_EINVAL, file, line, c->name,
+                  "input '%s' is %s %s and target '%s' is %s %s; expected both [%d * MAX_RECV, S] "
+                  "of the same dtype",
+                  input.name, pld__shape_str(input.shape, a, sizeof a), pl_dtype_name(input.dtype),
+                  target.name, pld__shape_str(target.shape, b, sizeof b),
+                  pl_dtype_name(target.dtype), c->nr);
+    pld__coll_check_exchange_input(c, input, target);
+    if (send_counts.dtype == 0 || !is_counts(c, send_counts))
+        pld__fail(PLD_EINVAL, file, line, c->name,
+                  "send_counts '%s' is %s %s; expected INT32 of shape [%d] or [%d, 1] (rows for "
+                  "each destination)",
+                  send_counts.name ? send_counts.name : "?",
+                  pld__shape_str(send_counts.shape, a, sizeof a), pl_dtype_name(send_counts.dtype),
+                  c->nr, c->nr);
+    if (!recv_counts.win || !is_counts(c, recv_counts))
+        pld__fail(PLD_EINVAL, file, line, c->name,
+                  "recv_counts '%s' is %s %s%s; expected an INT32 window view of shape [%d] or "
+                  "[%d, 1]",
+                  recv_counts.name ? recv_counts.name : "?",
+                  pld__shape_str(recv_counts.shape, a, sizeof a), pl_dtype_name(recv_counts.dtype),
+                  recv_counts.win ? "" : " (a host tensor)", c->nr, c->nr);
+    pld__check_dense(file, line, c->name, "send_counts", send_counts);
+    pld__check_dense(file, line, c->name, "recv_counts", recv_counts);
+    *x = (struct exchange){.file = file,
+                           .line = line,
+                           .from = pld__flat(input),
+                           .counts = send_counts,
+                           .to = pld__flat(target),
+                           .target = target,
+                           .recv_counts = recv_counts,
+                           .max = target.shape.dim[0] / c->nr,
+                           .s = target.shape.dim[1],
+                           .B = 1,
+                           .K = 1};
+}
+
+/* Lane j of K of the rows for destination d: lane 0 publishes the count
+ * (every lane moves its contiguous share of the rows). */
+static void send_share(struct pld__coll *c, const struct exchange *x, int d, int j)
+{
+    int32_t rows = count_for(c, x->counts, d, x->max);
+    if (j == 0) {
+        pl_shape mine = x->recv_counts.shape.ndim == 2 ? PL_IDX(c->me, 0) : PL_IDX(c->me);
+        pld__notify(c->file, c->line, x->recv_counts,
+                    (struct pld_notify_kw){
+                        .peer = d, .offsets = mine, .value = rows, .op = PLD_NOTIFY_SET});
+    }
+    int64_t lo = (int64_t)j * rows / x->K, hi = (int64_t)(j + 1) * rows / x->K;
+    if (hi == lo)
+        return;
+    pld__put(c->file, c->line, x->to,
+             (struct pld_p2p_kw){.peer = d,
+                                 .src = x->from,
+                                 .dst_offsets = PL_IDX(0, (c->me * x->max + lo) * x->s),
+                                 .src_offsets = PL_IDX(0, (d * x->max + lo) * x->s),
+                                 .shape = PL_SHAPE(1, (hi - lo) * x->s),
+                                 .chunk_rows = 1,
+                                 .chunk_cols = pld__coll_chunk(c, x->target.dtype)});
+}
+
+/* The block that carries lane j of the rows for destination d. */
+static int block_of(const struct exchange *x, int nr, int d, int j)
+{
+    return x->B >= nr ? d * x->K + j : d % x->B;
+}
+
+/* Block b of a core_num call: its lanes out, then its peers' lanes in. */
+static void block(void *arg, int b)
+{
+    const struct exchange *x = arg;
+    struct pld__coll c;
+    pld__coll_begin(&c, x->file, x->line, "pld_tensor_all_to_all_v", x->target);
+    c.sig = x->signal;
+    int mark = pld__ub_mark();
+    for (int d = 0; d < c.nr; d++)
+        for (int j = 0; j < x->K; j++)
+            if (block_of(x, c.nr, d, j) == b) {
+                send_share(&c, x, d, j);
+                COLL_NOTIFY(&c, x->signal, d, PL_IDX(c.me, b), 1);
+            }
+    pld__ub_fold(mark);
+    for (int src = 0; src < c.nr; src++)
+        for (int j = 0; j < x->K; j++)
+            if (block_of(x, c.nr, src, j) == b) {
+                pl_shape cell = PL_IDX(src, block_of(x, c.nr, c.me, j));
+                COLL_WAIT(&c, x->signal, cell, 1);
+                COLL_NOTIFY(&c, x->signal, c.me, cell, -1);
+            }
+    pld__coll_end(&c);
+}
+
+static void all_to_all_v_blocks_kernel(const struct pld__host_call *h)
+{
+    struct pld__coll c;
+    struct exchange x;
+    pld__coll_begin(&c, h->file, h->line, "pld_tensor_all_to_all_v", h->t[1]);
+    check_operands(&c, &x, h->t[0], h->t[1], h->t[3], h->t[4]);
+    int64_t L = h->all_to_all_v.core_num;
+    x.B = (int)(L < c.nr ? L : L / c.nr * c.nr);
+    x.K = x.B >= c.nr ? x.B / c.nr : 1;
+    x.signal = h->t[2];
+    pld__coll_end(&c);
+    pld__run_cores(x.B, block, &x);
 }
 
 pld_dtensor pld__tensor_all_to_all_v(const char *file, int line, pl_tensor input,
                                      pld_dtensor target, pld_dtensor signal, pl_tensor send_counts,
-                                     pld_dtensor recv_counts)
+                                     pld_dtensor recv_counts, struct pld_all_to_all_v_kw kw)
 {
+    static const char op[] = "pld_tensor_all_to_all_v";
+    /* a lane signal [P, stride > 1] is the core_num form even with one core */
+    int lanes = signal.shape.ndim == 2 && signal.shape.dim[1] > 1 && pld__builtin_rail();
+    if ((kw.core_num != 0 && kw.core_num != 1) || lanes) {
+        if (kw.core_num == 0)
+            kw.core_num = 1;
+        int nr = target.win ? pld__group_n(target.win) : pld__R->P;
+        int64_t B = kw.core_num < nr ? kw.core_num : kw.core_num / nr * nr;
+        char why[96];
+        snprintf(why, sizeof why, "one column per block: core_num %lld launches B = %lld blocks",
+                 (long long)kw.core_num, (long long)(B > 0 ? B : 1));
+        pld__coll_check_cores(file, line, op, target, signal, kw.core_num, B, why);
+        if (!pld__mute_host) {
+            fflush(stderr);
+            char how[96];
+            if (B >= nr)
+                snprintf(how, sizeof how, "%lld lane%s a peer", (long long)(B / nr),
+                         B / nr == 1 ? "" : "s");
+            else if (B == 1)
+                snprintf(how, sizeof how, "one block for every peer");
+            else
+                snprintf(how, sizeof how, "block b for the peers d with d %% %lld == b",
+                         (long long)B);
+            printf("[pldsim] %s:%d: all_to_all_v core_num %lld over %d ranks: %lld block%s, %s, "
+                   "signal stride %lld\n",
+                   file, line, (long long)kw.core_num, nr, (long long)B, B == 1 ? "" : "s", how,
+                   (long long)signal.shape.dim[1]);
+            fflush(stdout);
+        }
+        pld__host_builtin(
+            &(struct pld__host_call){.kernel = all_to_all_v_blocks_kernel,
+                                     .file = file,
+                                     .line = line,
+                                     .name = "builtin pld_tensor_all_to_all_v blocks",
+                                     .t = {input, target, signal, send_counts, recv_counts},
+                                     .all_to_all_v = kw});
+        return target;
+    }
     if (pld__builtin_rail()) {
         pld__host_builtin(
             &(struct pld__host_call){.kernel = all_to_all_v_kernel,
@@ -49,58 +225,13 @@ pld_dtensor pld__tensor_all_to_all_v(const char *file, int line, pl_tensor input
         return target;
     }
     struct pld__coll c;
-    char a[64], b[64];
-    pld__coll_begin(&c, file, line, "pld_tensor_all_to_all_v", target);
-    pld__coll_check_target(&c, "target", target, 1);
-    pld__check_tensor(file, line, c.name, "input", input);
-    int ok = target.shape.ndim == 2 && target.shape.dim[0] % c.nr == 0 && input.shape.ndim == 2 &&
-             input.shape.dim[0] == target.shape.dim[0] &&
-             input.shape.dim[1] == target.shape.dim[1] && input.dtype == target.dtype;
-    if (!ok)
-        pld__fail(PLD_EINVAL, file, line, c.name,
-                  "input '%s' is %s %s and target '%s' is %s %s; expected both [%d * MAX_RECV, S] "
-                  "of the same dtype",
-                  input.name, pld__shape_str(input.shape, a, sizeof a), pl_dtype_name(input.dtype),
-                  target.name, pld__shape_str(target.shape, b, sizeof b),
-                  pl_dtype_name(target.dtype), c.nr);
-    pld__coll_check_exchange_input(&c, input, target);
-    if (send_counts.dtype == 0 || !is_counts(&c, send_counts))
-        pld__fail(PLD_EINVAL, file, line, c.name,
-                  "send_counts '%s' is %s %s; expected INT32 of shape [%d] or [%d, 1] (rows for "
-                  "each destination)",
-                  send_counts.name ? send_counts.name : "?",
-                  pld__shape_str(send_counts.shape, a, sizeof a), pl_dtype_name(send_counts.dtype),
-                  c.nr, c.nr);
-    if (!recv_counts.win || !is_counts(&c, recv_counts))
-        pld__fail(PLD_EINVAL, file, line, c.name,
-                  "recv_counts '%s' is %s %s%s; expected an INT32 window view of shape [%d] or "
-                  "[%d, 1]",
-                  recv_counts.name ? recv_counts.name : "?",
-                  pld__shape_str(recv_counts.shape, a, sizeof a), pl_dtype_name(recv_counts.dtype),
-                  recv_counts.win ? "" : " (a host tensor)", c.nr, c.nr);
-    pld__check_dense(file, line, c.name, "send_counts", send_counts);
-    pld__check_dense(file, line, c.name, "recv_counts", recv_counts);
+    struct exchange x;
+    pld__coll_begin(&c, file, line, op, target);
+    check_operands(&c, &x, input, target, send_counts, recv_counts);
     pld__coll_mesh_signal(&c, signal);
-    int64_t max = target.shape.dim[0] / c.nr, s = target.shape.dim[1];
-    pl_shape mine = recv_counts.shape.ndim == 2 ? PL_IDX(c.me, 0) : PL_IDX(c.me);
-    pl_tensor from = pld__flat(input), to = pld__flat(target);
     int mark = pld__ub_mark();
-    for (int d = 0; d < c.nr; d++) {
-        int32_t rows = count_for(&c, send_counts, d, max);
-        pld__notify(file, line, recv_counts,
-                    (struct pld_notify_kw){
-                        .peer = d, .offsets = mine, .value = rows, .op = PLD_NOTIFY_SET});
-        if (rows == 0)
-            continue;
-        pld__put(file, line, to,
-                 (struct pld_p2p_kw){.peer = d,
-                                     .src = from,
-                                     .dst_offsets = PL_IDX(0, c.me * max * s),
-                                     .src_offsets = PL_IDX(0, d * max * s),
-                                     .shape = PL_SHAPE(1, rows * s),
-                                     .chunk_rows = 1,
-                                     .chunk_cols = pld__coll_chunk(&c, target.dtype)});
-    }
+    for (int d = 0; d < c.nr; d++)
+        send_share(&c, &x, d, 0);
     pld__ub_fold(mark); /* one record for the staging tiles of all the puts */
     pld__coll_finish(&c, NULL, NULL, 0);
     return target;

@@ -46,36 +46,12 @@ static void check_cores(const char *file, int line, pld_dtensor target, pld_dten
                         struct pld_allreduce_kw kw)
 {
     static const char op[] = "pld_tensor_allreduce";
-    char a[64];
-    struct pld__run *R = pld__R;
-    if (kw.core_num < 1)
-        pld__fail(PLD_EINVAL, file, line, op, ".core_num is %lld; expected 1 or more",
-                  (long long)kw.core_num);
-    if (!pld__builtin_rail())
-        pld__fail(PLD_EINVAL, file, line, op,
-                  ".core_num is %lld in a kernel; only the host orchestrator's allreduce spreads "
-                  "over cores (a kernel splits its work itself)",
-                  (long long)kw.core_num);
-    if (kw.mode == PLD_ALLREDUCE_RING)
+    if (kw.core_num >= 1 && pld__builtin_rail() && kw.mode == PLD_ALLREDUCE_RING)
         pld__fail(PLD_EINVAL, file, line, op,
                   "ring mode requires core_num == 1 (got %lld); core_num is mesh only",
                   (long long)kw.core_num);
-    for (int r = 0; r < R->P; r++)
-        if (kw.core_num > (int64_t)R->ranks[r].dev.aiv_cores)
-            pld__fail(PLD_EINVAL, file, line, op,
-                      ".core_num %lld exceeds the %.0f vector cores (aiv_cores) of dev%d: the "
-                      "launch needs every block admitted at once",
-                      (long long)kw.core_num, R->ranks[r].dev.aiv_cores, R->ranks[r].device_id);
-    int nr = target.win ? pld__group_n(target.win) : R->P;
-    int ok = signal.dtype == PL_INT32 && signal.win && signal.shape.ndim == 2 &&
-             signal.shape.dim[0] == nr && signal.shape.dim[1] >= kw.core_num;
-    if (!ok)
-        pld__fail(PLD_EINVAL, file, line, op,
-                  "core_num %lld needs an INT32 signal of shape [%d, stride] with stride >= "
-                  "%lld (one lane per core); got '%s' %s %s",
-                  (long long)kw.core_num, nr, (long long)kw.core_num,
-                  signal.name ? signal.name : "?", pld__shape_str(signal.shape, a, sizeof a),
-                  pl_dtype_name(signal.dtype));
+    pld__coll_check_cores(file, line, op, target, signal, kw.core_num, kw.core_num,
+                          "one lane per core");
 }
 
 /* One core's share of a core_num allreduce: the mesh on a contiguous run

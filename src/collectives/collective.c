@@ -224,3 +224,33 @@ void pld__coll_check_exchange_input(struct pld__coll *c, pl_tensor input, pld_dt
                   "sent; use a separate buffer",
                   input.name, target.name);
 }
+
+void pld__coll_check_cores(const char *file, int line, const char *op, pld_dtensor target,
+                           pld_dtensor signal, int64_t core_num, int64_t columns, const char *why)
+{
+    char a[64];
+    struct pld__run *R = pld__R;
+    if (core_num < 1)
+        pld__fail(PLD_EINVAL, file, line, op, ".core_num is %lld; expected 1 or more",
+                  (long long)core_num);
+    if (!pld__builtin_rail())
+        pld__fail(PLD_EINVAL, file, line, op,
+                  ".core_num is %lld in a kernel; only the host orchestrator's %s spreads over "
+                  "cores (a kernel splits its work itself)",
+                  (long long)core_num, op + (strncmp(op, "pld_tensor_", 11) == 0 ? 11 : 0));
+    for (int r = 0; r < R->P; r++)
+        if (core_num > (int64_t)R->ranks[r].dev.aiv_cores)
+            pld__fail(PLD_EINVAL, file, line, op,
+                      ".core_num %lld exceeds the %.0f vector cores (aiv_cores) of dev%d: the "
+                      "launch needs every block admitted at once",
+                      (long long)core_num, R->ranks[r].dev.aiv_cores, R->ranks[r].device_id);
+    int nr = target.win ? pld__group_n(target.win) : R->P;
+    int ok = signal.dtype == PL_INT32 && signal.win && signal.shape.ndim == 2 &&
+             signal.shape.dim[0] == nr && signal.shape.dim[1] >= columns;
+    if (!ok)
+        pld__fail(PLD_EINVAL, file, line, op,
+                  "core_num %lld needs an INT32 signal of shape [%d, stride] with stride >= "
+                  "%lld (%s); got '%s' %s %s",
+                  (long long)core_num, nr, (long long)columns, why, signal.name ? signal.name : "?",
+                  pld__shape_str(signal.shape, a, sizeof a), pl_dtype_name(signal.dtype));
+}

@@ -61,6 +61,13 @@ int pld__defer_take(const char *file, int line, const char *op, int splits, int 
  * rest frees it (the graph does if the run ends first). */
 void pld__defer_rest(void (*rest)(void *), void *arg);
 
+/* A host builtin launched core_num blocks wide (upstream's checks, on the
+ * host before any dispatch): core_num >= 1, called on the builtin rail, at
+ * most every rank's aiv_cores, and `signal` INT32 [nr, stride] with stride
+ * >= `columns` (`why` says what the columns are for). */
+void pld__coll_check_cores(const char *file, int line, const char *op, pld_dtensor target,
+                           pld_dtensor signal, int64_t core_num, int64_t columns, const char *why);
+
 /* Checks that `t` is a window view of dtype FP32 or FP16 (allowed lists
  * other dtypes when `any_dtype`). */
 void pld__coll_check_target(struct pld__coll *c, const char *what, pl_tensor t, int any_dtype);
@@ -121,6 +128,7 @@ struct pld__host_call {
     struct pld_allreduce_kw allreduce;
     struct pld_broadcast_kw broadcast;
     struct pld_reduce_scatter_kw reduce_scatter;
+    struct pld_all_to_all_v_kw all_to_all_v;
 };
 
 /* Is a collective called here a builtin kernel: is the caller the host

@@ -451,6 +451,146 @@ START_TEST(all_to_all_v_delivers_blocks_and_clamped_counts)
 }
 END_TEST
 
+/* ---- all_to_all_v with core_num: the host's builtin on B blocks ----
+ * RFC #2521: B = L if L < P else floor(L / P) * P blocks, K = B / P lanes
+ * a peer (or block b serving the peers d % B == b), a [P, stride] signal
+ * whose lanes reset themselves.  Counts differ per rank (a window), some
+ * past the capacity, some zero; two calls on one signal. */
+
+#define VC_MAX 5
+
+static int vc_cores, vc_stride;
+static pl_tensor vc_out, vc_rc_out;
+
+struct vc_args {
+    pld_dtensor in, tgt, sig, rc, cnt;
+    pl_tensor out, rc_out; /* this rank's rows of the host tensors */
+    int phase;
+};
+
+static int vc_count(int r, int d)
+{
+    return (r + 2 * d) % (VC_MAX + 2);
+}
+
+static void vc_kernel(const struct vc_args *a)
+{
+    int me = pld_rank(pld_get_comm_ctx(a->tgt)), p = pld_nranks(pld_get_comm_ctx(a->tgt));
+    if (a->phase == 0) {
+        for (int d = 0; d < p; d++) {
+            pl_write(a->cnt, PL_IDX(d), vc_count(me, d));
+            for (int k = 0; k < VC_MAX; k++)
+                for (int j = 0; j < V_COLS; j++)
+                    pl_write(a->in, PL_IDX(d * VC_MAX + k, j), me * 1000 + d * 10 + k + j * 0.5);
+        }
+        return;
+    }
+    pl_store(pl_load(a->tgt, PL_IDX(0, 0), PL_SHAPE(p * VC_MAX, V_COLS)), PL_IDX(0, 0), a->out);
+    double cells = 0;
+    for (int s = 0; s < p; s++) {
+        pl_write(a->rc_out, PL_IDX(s), pl_read(a->rc, PL_IDX(s)));
+        for (int k = 0; k < vc_stride; k++)
+            cells += fabs(pl_read(a->sig, PL_IDX(s, k)));
+    }
+    pl_write(a->rc_out, PL_IDX(p), cells);
+}
+
+static void vc_device(const struct vc_args *a)
+{
+    pl_incore(vc_kernel, a);
+}
+
+static void vc_host(const void *unused)
+{
+    (void)unused;
+    pl_shape rows = PL_SHAPE(P * VC_MAX, V_COLS);
+    pld_buffer in = pld_alloc_window_buffer(rows, PL_FP32, .name = "in");
+    pld_buffer tgt = pld_alloc_window_buffer(rows, PL_FP32, .name = "tgt");
+    pld_buffer sig =
+        pld_alloc_window_buffer(((int64_t)P * vc_stride * 4 + 63) / 64 * 64, .name = "lanes");
+    pld_buffer rc = pld_alloc_window_buffer(64, .name = "rc");
+    pld_buffer cnt = pld_alloc_window_buffer(64, .name = "cnt");
+    struct vc_args a = {.in = pld_window(in, rows, PL_FP32),
+                        .tgt = pld_window(tgt, rows, PL_FP32),
+                        .sig = pld_window(sig, PL_SHAPE(P, vc_stride), PL_INT32),
+                        .rc = pld_window(rc, PL_SHAPE(P), PL_INT32),
+                        .cnt = pld_window(cnt, PL_SHAPE(P), PL_INT32)};
+    for (int r = 0; r < P; r++)
+        pld_dispatch(r, vc_device, a);
+    for (int call = 0; call < 2; call++)
+        pld_tensor_all_to_all_v(a.in, a.tgt, a.sig, a.cnt, a.rc, .core_num = vc_cores);
+    a.phase = 1;
+    for (int r = 0; r < P; r++) {
+        a.out = pl_at(vc_out, r);
+        a.rc_out = pl_at(vc_rc_out, r);
+        pld_dispatch(r, vc_device, a);
+    }
+}
+
+START_TEST(core_num_spreads_the_all_to_all_v_over_blocks_and_resets_its_lanes)
+{
+    /* one block on a lane signal; K = 2; L not a multiple of P; B < P;
+     * K = 2 at P = 4; lanes with no rows (K = 16 > VC_MAX) */
+    static const struct {
+        int P, cores, stride;
+    } c[] = {{2, 1, 2}, {2, 4, 4}, {2, 5, 4}, {4, 3, 3}, {4, 9, 8}, {3, 48, 48}};
+    P = c[_i].P;
+    vc_cores = c[_i].cores;
+    vc_stride = c[_i].stride;
+    vc_out = pl_tensor_new(PL_SHAPE(P, P * VC_MAX, V_COLS), PL_FP32, "out");
+    vc_rc_out = pl_tensor_new(PL_SHAPE(P, P + 1), PL_INT32, "recv_counts");
+    run_on_p(vc_host);
+    for (int me = 0; me < P; me++) {
+        for (int s = 0; s < P; s++) {
+            int want = vc_count(s, me) < VC_MAX ? vc_count(s, me) : VC_MAX;
+            ck_assert_msg(pl_tensor_get(vc_rc_out, me * (P + 1) + s) == want,
+                          "P=%d L=%d: rank %d's recv_counts[%d] = %g, expected %d", P, vc_cores, me,
+                          s, pl_tensor_get(vc_rc_out, me * (P + 1) + s), want);
+            for (int k = 0; k < VC_MAX; k++)
+                for (int j = 0; j < V_COLS; j++) {
+                    double got = pl_tensor_get(
+                        vc_out, ((int64_t)me * P * VC_MAX + s * VC_MAX + k) * V_COLS + j);
+                    double expect = k < want ? s * 1000 + me * 10 + k + j * 0.5 : 0;
+                    ck_assert_msg(got == expect,
+                                  "P=%d L=%d: rank %d block %d row %d col %d = %g, not %g", P,
+                                  vc_cores, me, s, k, j, got, expect);
+                }
+        }
+        ck_assert_msg(pl_tensor_get(vc_rc_out, me * (P + 1) + P) == 0,
+                      "P=%d L=%d: rank %d's lanes do not read zero after the calls", P, vc_cores,
+                      me);
+    }
+    pl_tensor_free(&vc_out);
+    pl_tensor_free(&vc_rc_out);
+}
+END_TEST
+
+/* stride < B is refused on the host, before anything is dispatched */
+START_TEST(core_num_all_to_all_v_refuses_a_signal_narrower_than_its_blocks)
+{
+    P = 2;
+    vc_cores = 5;
+    vc_stride = 3;
+    vc_out = pl_tensor_new(PL_SHAPE(P, P * VC_MAX, V_COLS), PL_FP32, "out");
+    vc_rc_out = pl_tensor_new(PL_SHAPE(P, P + 1), PL_INT32, "recv_counts");
+    pld_config cfg;
+    pld_config_init(&cfg);
+    cfg.summary = 0;
+    ck_assert_int_eq(pld_config_set_devices(&cfg, "0,1"), 0);
+    capture_stderr_begin();
+    int rc = pld_run(&cfg, vc_host, NULL);
+    char *err = capture_stderr_end();
+    ck_assert_int_eq(rc, PLD_EINVAL);
+    ck_assert_int_eq(count_error_lines(err), 1);
+    ck_assert_contains(err, ": host: pld_tensor_all_to_all_v: core_num 5 needs an INT32 signal of "
+                            "shape [2, stride] with stride >= 4 (one column per block: core_num 5 "
+                            "launches B = 4 blocks); got 'lanes' [2, 3] INT32");
+    free(err);
+    pl_tensor_free(&vc_out);
+    pl_tensor_free(&vc_rc_out);
+}
+END_TEST
+
 /* ---- host builtins: the collectives called by the host orchestrator ---- */
 
 #define H_COLS 64
@@ -863,6 +1003,9 @@ int main(void)
     TCase *v = tcase_create("all_to_all_v");
     tcase_set_timeout(v, 60);
     tcase_add_loop_test(v, all_to_all_v_delivers_blocks_and_clamped_counts, 0, 7); /* P = 2..8 */
+    tcase_add_loop_test(v, core_num_spreads_the_all_to_all_v_over_blocks_and_resets_its_lanes, 0,
+                        6);
+    tcase_add_test(v, core_num_all_to_all_v_refuses_a_signal_narrower_than_its_blocks);
     tcase_add_loop_test(v, host_builtins_run_the_collective_on_every_rank, 0, 3);
     tcase_add_loop_test(v, the_host_ring_allreduce_sums_and_leaves_its_signal_zero, 0, 4);
     tcase_add_loop_test(v, the_host_ring_allreduce_refuses_what_upstream_refuses, 0, 3);

@@ -1,0 +1,86 @@
+"""The host's all_to_all_v launched core_num blocks wide (upstream's RFC
+#2521, PRs #2738/#2743) under pldsim-py: B = L if L < P else
+floor(L / P) * P blocks, K = B / P lanes a peer, a [P, stride] signal
+whose lanes reset themselves, one log line a call, and stride < B refused
+before the launch.  tests/python/programs/a2av_blocks.py checks the rows,
+the clamped counts and the signal itself."""
+
+from __future__ import annotations
+
+import re
+import unittest
+
+import support
+
+SHOWN = "tests/python/programs/a2av_blocks.py"
+CALL_LINE = support.fault_line(support.program("a2av_blocks.py"), "call")
+
+
+def run(cores: int, stride: int, devices: str = "0,1", *more: str, flags: tuple[str, ...] = ()):
+    return support.pldsim_py(*flags, SHOWN, str(cores), str(stride), *more, "-d", devices, cwd=support.SRC)
+
+
+def last_call_us(trace: str, rank: str) -> float:
+    """The last all_to_all_v call on `rank` in a text trace: from its
+    builtin kernel's launch to the last event of the call, in us."""
+    start = end = 0.0
+    with open(trace) as f:
+        for line in f:
+            c = line.split()
+            if line.startswith("#") or len(c) < 4 or c[2] != rank or not c[-1].endswith(f":{CALL_LINE}"):
+                continue
+            if c[3] == "launch":
+                start, end = float(c[0]), float(c[1])
+            else:
+                end = max(end, float(c[1]))
+    return (end - start) / 1000
+
+
+class Blocks(unittest.TestCase):
+    def test_rows_counts_and_lanes_for_every_launch_width(self):
+        # one block on a lane signal; K = 2; L not a multiple of P; B < P
+        # (block b for the peers d % B == b); K = 2 at P = 4; lanes with no rows
+        cases = [(1, 2, "0,1"), (4, 4, "0,1"), (5, 4, "0,1"), (3, 3, "0,1,2,3"), (9, 8, "0,1,2,3"), (48, 48, "0,1,2")]
+        for (cores, stride, devices), r in zip(cases, support.in_parallel(lambda c: run(*c), cases)):
+            with self.subTest(core_num=cores, devices=devices):
+                self.assertEqual(r.returncode, 0, r.stderr)
+                self.assertEqual(r.stdout.splitlines()[-1], "OK")
+
+    def test_each_call_says_how_it_launched(self):
+        wide, narrow = support.in_parallel(lambda c: run(*c), [(5, 4, "0,1"), (3, 3, "0,1,2,3")])
+        self.assertEqual(wide.returncode, 0, wide.stderr)
+        line = (f"[pldsim] {SHOWN}:{CALL_LINE}: all_to_all_v core_num 5 over 2 ranks: 4 blocks, "
+                "2 lanes a peer, signal stride 4")
+        self.assertEqual([l for l in wide.stdout.splitlines() if "core_num" in l], [line, line])
+        self.assertIn("core_num 3 over 4 ranks: 3 blocks, block b for the peers d with d % 3 == b, "
+                      "signal stride 3", narrow.stdout)
+
+    def test_more_blocks_move_the_rows_sooner(self):
+        widths = [1, 4, 16]
+        with support.scratch() as d:
+            def timed(cores: int):
+                trace = f"{d}/{cores}.txt"
+                r = run(cores, cores, "0,1", "64", "full", flags=("--trace", trace))
+                self.assertEqual(r.returncode, 0, r.stderr)
+                return last_call_us(trace, "r1")
+            took = support.in_parallel(timed, widths)
+        # 64 KiB a peer in 256-element tiles: K lanes carry a peer's rows
+        # side by side (on a2a3: 61.6, 25.3 and 9.1 us)
+        self.assertLess(took[1], took[0])
+        self.assertLess(took[2], took[1])
+        self.assertGreater(took[0] / took[2], 4, took)
+
+    def test_a_signal_narrower_than_the_blocks_is_refused_before_the_launch(self):
+        r = run(5, 3)
+        self.assertEqual(r.returncode, 3, r.stderr)
+        lines = support.messages(r.stderr)
+        self.assertEqual(len(lines), 1, r.stderr)
+        self.assertIn(f"a2av_blocks.py:{CALL_LINE}: host: pld.tensor.all_to_all_v: core_num 5 needs an INT32 "
+                      "signal of shape [2, stride] with stride >= 4 (one column per block: core_num 5 launches "
+                      "B = 4 blocks); got", lines[0])
+        self.assertNotIn("core_num 5 over", r.stdout)  # nothing launched
+        self.assertIsNone(re.search(r"launch .*a2av_blocks", r.stdout))
+
+
+if __name__ == "__main__":
+    unittest.main()
