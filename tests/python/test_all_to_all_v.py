@@ -1,4 +1,5 @@
-"""The host's all_to_all_v launched core_num blocks wide (upstream's RFC
+"""Collectives in a chip orchestration body, and the host's all_to_all_v
+launched core_num blocks wide (upstream's RFC
 #2521, PRs #2738/#2743) under pldsim-py: B = L if L < P else
 floor(L / P) * P blocks, K = B / P lanes a peer, a [P, stride] signal
 whose lanes reset themselves, one log line a call, and stride < B refused
@@ -80,6 +81,36 @@ class Blocks(unittest.TestCase):
                       "B = 4 blocks); got", lines[0])
         self.assertNotIn("core_num 5 over", r.stdout)  # nothing launched
         self.assertIsNone(re.search(r"launch .*a2av_blocks", r.stdout))
+
+
+CHIP = "tests/python/programs/chip_collectives.py"
+
+
+class ChipOrchestration(unittest.TestCase):
+    """Collectives written in a FunctionType.Orchestration body (upstream's
+    PR #2635): one host dispatch per rank, and each call one builtin kernel
+    launched on that rank."""
+
+    def test_one_dispatch_per_rank_and_one_launch_per_call(self):
+        lines = {name: support.fault_line(support.program("chip_collectives.py"), name) for name in ("a2av", "allreduce")}
+        cases = [("1", "0,1"), ("1", "0,1,2,3"), ("4", "0,1,2")]
+        with support.scratch() as d:
+            def go(case):
+                cores, devices = case
+                trace = f"{d}/{cores}-{len(devices)}.txt"
+                return support.pldsim_py("--trace", trace, CHIP, cores, "-d", devices, cwd=support.SRC), trace
+            for (cores, devices), (r, trace) in zip(cases, support.in_parallel(go, cases)):
+                with self.subTest(core_num=cores, devices=devices):
+                    self.assertEqual(r.returncode, 0, r.stderr)
+                    self.assertEqual(r.stdout.splitlines()[-1], "OK")
+                    P = len(devices.split(","))
+                    with open(trace) as f:
+                        rows = [l.split() for l in f if not l.startswith("#")]
+                    self.assertEqual(sum(1 for c in rows if c[2] == "host" and c[3] == "dispatch"), P)
+                    for name, line in lines.items():
+                        for rank in range(P):
+                            launches = [c for c in rows if c[2] == f"r{rank}" and c[3] == "launch" and c[-1].endswith(f":{line}")]
+                            self.assertEqual(len(launches), 1, f"{name} on r{rank}")
 
 
 if __name__ == "__main__":
