@@ -123,5 +123,6 @@ for me in range(P):
         assert gots[me, s, 0] == want, f"rank {me}: recv_counts[{s}] = {int(gots[me, s, 0])}, not {want}"
         block = ys[me, s * ROWS:(s + 1) * ROWS]
         assert torch.equal(block[:want], xs[s, me * ROWS:me * ROWS + want]), f"rank {me}: rows from {s}"
+        assert not block[want:].any(), f"rank {me}: rows past the count from {s} do not read 0"
     assert torch.equal(ys[me, P * ROWS], total), f"rank {me}: the allreduce gave {ys[me, P * ROWS, :4].tolist()}"
 print("OK")
