@@ -66,6 +66,10 @@ def pytest_addoption(parser: Any) -> None:
     group.addoption("--kernels-dir", action="store", default=None, help="where --save-kernels keeps them")
 
 
+MAX_DEVICES = 4096  # what pldsim simulates (libpld's -d says the same)
+MAX_DEVICE_ID = 262143
+
+
 def parse_devices(raw: str) -> list[int]:
     """The --device list: ids and inclusive ranges, in order, each once."""
     text = str(raw).strip()
@@ -82,6 +86,12 @@ def parse_devices(raw: str) -> list[int]:
             raise pytest.UsageError(f"--device {short_text(raw)}: {short_text(token)} is not a device id or a range such as 0-7") from None
         if start < 0 or end < start:
             raise pytest.UsageError(f"--device {short_text(raw)}: {short_text(token)} must be an id >= 0 or a non-decreasing range")
+        # libpld's bounds (-d): checked before the range is built, which at
+        # 0-99999999999 took minutes and gigabytes
+        if end > MAX_DEVICE_ID:
+            raise pytest.UsageError(f"--device {short_text(raw)}: id {end} is too large; expected ids 0 to {MAX_DEVICE_ID}")
+        if len(devices) + end - start + 1 > MAX_DEVICES:
+            raise pytest.UsageError(f"--device {short_text(raw)}: more than {MAX_DEVICES} devices; expected at most {MAX_DEVICES}")
         devices.extend(range(start, end + 1))
     if not devices:
         raise pytest.UsageError(f"--device {short_text(raw)} names no device")

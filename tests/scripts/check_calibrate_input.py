@@ -187,6 +187,14 @@ def test_fit_without_scipy_says_how_to_run_it():
     assert r.returncode == 1 and "SciPy" not in r.stderr and "FAIL mesh" in r.stdout, r
 
 
+def test_a_bad_command_line_is_one_line():
+    # argparse printed its usage block first: two or more lines
+    refused(["fit", "--bogus"], "unrecognized arguments: --bogus", "(see pldsim-calibrate --help)")
+    refused(["nonesuch"], "invalid choice: 'nonesuch'")
+    refused(["guard", "--tolerance"], "pldsim-calibrate: guard: argument --tolerance: expected one argument")
+    refused(["fit", "--max-evals", "0"], "--max-evals must be 1 or more")
+
+
 def main() -> int:
     tests = [(k, v) for k, v in globals().items() if k.startswith("test_")]
     failed = 0
