@@ -195,6 +195,15 @@ def test_a_bad_command_line_is_one_line():
     refused(["fit", "--max-evals", "0"], "--max-evals must be 1 or more")
 
 
+def test_a_bad_topology_is_pldsims_own_line():
+    # it was the whole pldsim-measured command line, then pldsim's message, exit 1
+    r = run(["guard", "--topology", "bogus"])
+    what = f"exit {r.returncode}\nstderr: {r.stderr}"
+    lines = r.stderr.splitlines()
+    assert r.returncode == 2 and len(lines) == 1, what
+    assert lines[0].startswith("pldsim-calibrate: --topology 'bogus': unknown kind 'bogus'"), what
+
+
 def main() -> int:
     tests = [(k, v) for k, v in globals().items() if k.startswith("test_")]
     failed = 0
