@@ -27,7 +27,11 @@ BUILD = os.path.join(TMP, "build")
 MARK = os.path.join(TMP, "a-point-ran")
 os.makedirs(os.path.join(BUILD, "bench"))
 with open(os.path.join(BUILD, "bench", "pldsim-measured"), "w") as f:
-    f.write(f"#!/bin/sh\ntouch '{MARK}'\necho device_wall_us=1 a2av_us=1\n")
+    # a stand-in: it marks that a point ran, and refuses a --topology of
+    # "bogus" as pldsim does, in one line with exit 2
+    f.write(f"#!/bin/sh\ntouch '{MARK}'\ncase \"$*\" in *'--topology bogus'*)\n"
+            "  echo \"pldsim: --topology 'bogus': unknown kind 'bogus'; expected one of mesh\" >&2; exit 2;;\n"
+            "esac\necho device_wall_us=1 a2av_us=1\n")
 os.chmod(os.path.join(BUILD, "bench", "pldsim-measured"), 0o755)
 
 with open(os.path.join(DATA, "a2a3-calibration.csv"), newline="") as f:
