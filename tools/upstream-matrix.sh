@@ -2,6 +2,8 @@
 # upstream-matrix.sh RUNNER DIR [PLDSIM OPTIONS...]: runs upstream PyPTO's
 # distributed tutorial programs (examples/distributed/NN_*.py, fetched by
 # the user into DIR; never part of this tree) through upstream CI's matrix
+# (the 39 distributed invocations of its tests/docs/run_examples.py, each
+# with the arguments that script gives, defaults left to the program)
 # under RUNNER (pldsim-py), one line per run: the program, its arguments,
 # OK or FAIL, the exit status and the simulated (or wall) time.  Extra
 # arguments go to pldsim-py (for example --backend threads).  Exits 1 if any
@@ -54,11 +56,11 @@ run 07_dynamic_rank_count.py $four
 for f in 08_allreduce_mesh 09_allreduce_two_phase 10_allreduce_ring; do
     run $f.py $four
 done
-run 11_allreduce_reveal.py $four --mode mesh
+run 11_allreduce_reveal.py $four
 run 11_allreduce_reveal.py $four --mode ring
 for f in 12_broadcast 13_allgather 14_reduce_scatter 15_all_to_all; do
     run $f.py $two --mode builtin
-    run $f.py $four --mode hand
+    run $f.py $four
     run $f.py $four --mode builtin
 done
 run 16_putting_it_together.py $four
