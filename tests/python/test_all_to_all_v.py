@@ -41,9 +41,11 @@ class Blocks(unittest.TestCase):
     def test_rows_counts_and_lanes_for_every_launch_width(self):
         # one block on a lane signal; K = 2; L not a multiple of P; B < P
         # (block b for the peers d % B == b); K = 2 at P = 4; lanes with no rows
-        cases = [(1, 2, "0,1"), (4, 4, "0,1"), (5, 4, "0,1"), (3, 3, "0,1,2,3"), (9, 8, "0,1,2,3"), (48, 48, "0,1,2")]
-        for (cores, stride, devices), r in zip(cases, support.in_parallel(lambda c: run(*c), cases)):
-            with self.subTest(core_num=cores, devices=devices):
+        cases = [(1, 2, "0,1", "sim"), (4, 4, "0,1", "sim"), (5, 4, "0,1", "sim"), (3, 3, "0,1,2,3", "sim"),
+                 (9, 8, "0,1,2,3", "sim"), (48, 48, "0,1,2", "sim"), (3, 3, "0,1,2,3", "threads"), (9, 8, "0,1,2,3", "threads")]
+        runs = support.in_parallel(lambda c: run(c[0], c[1], c[2], flags=("--backend", c[3])), cases)
+        for (cores, stride, devices, backend), r in zip(cases, runs):
+            with self.subTest(core_num=cores, devices=devices, backend=backend):
                 self.assertEqual(r.returncode, 0, r.stderr)
                 self.assertEqual(r.stdout.splitlines()[-1], "OK")
 
