@@ -301,6 +301,13 @@ void pld__defer_wait(const char *file, int line, pld_dtensor signal, struct pld_
 /* The running task of this rank, for pld_deferred and its collective. */
 static struct gtask *running_task(const char *file, int line, const char *op)
 {
+    int self = pld__R ? pld__self() : PLD__NOBODY;
+    if (self != PLD__NOBODY && (self < 0 || !pld__R->ranks[self].kernel))
+        pld__fail(PLD_EINVAL, file, line, op,
+                  "a split-phase collective (defer=True) belongs in a pl_at task of a manual scope "
+                  "(in Python, pl.at(level=CORE_GROUP) in pl.manual_scope()); called by %s, a "
+                  "collective is a builtin kernel, which has no split form",
+                  self < 0 ? "the host orchestrator" : "a per-device function");
     struct pld__rank *rk = pld__kernel_rank(file, line, op);
     if (!rk->task || !rk->graph)
         pld__fail(PLD_EINVAL, file, line, op,

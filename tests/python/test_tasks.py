@@ -124,6 +124,8 @@ class SplitPhase(unittest.TestCase):
             "incore": (3, "defer=True: a split-phase collective (defer=True) belongs in a task of its own"),
             "twice": (3, "defer=True: task gather already has a split-phase collective (from "),
             "allreduce": (1, "TypeError: allreduce() got an unexpected keyword argument 'defer'"),
+            "chip": (3, "called by a per-device function, a collective is a builtin kernel, which has no split form"),
+            "host": (3, "called by the host orchestrator, a collective is a builtin kernel, which has no split form"),
         }
         names = list(cases)
         for name, r in zip(names, support.in_parallel(lambda m: split(m), names)):

@@ -9,7 +9,9 @@ order: the loop waits for the peers), deferred (the collective with
 defer=True in a task of its own, the loop in another, the consumer after
 both: the loop runs while the peers' credits travel), and the misuses
 incore (defer=True in a kernel called directly), twice (two split-phase
-calls in one task), allreduce (an allreduce with defer=True).
+calls in one task), allreduce (an allreduce with defer=True), chip and
+host (defer=True on a per-device function's and the host's collective,
+which are builtin kernels).
 COLLECTIVE: allgather (default), all_to_all, all_to_all_v, broadcast or
 barrier; each checks its own result.  LOOP: the add loop's steps
 (default 64, upstream's measurement)."""
@@ -65,6 +67,8 @@ def chip(
     if MODE == "incore":
         direct(local, target, signal)
         return out
+    if MODE == "chip":
+        pld.tensor.barrier(signal, defer=True)  # FAULT chip
     with pl.manual_scope():
         if MODE == "fused":
             with pl.at(level=pl.Level.CORE_GROUP, name_hint="fused") as tid:
@@ -109,6 +113,8 @@ def host(
         target = pld.window(target_buf, [P, N], dtype=pl.FP32)
         signal = pld.window(signal_buf, [P, 1], dtype=pl.INT32)
         recv = pld.window(recv_buf, [P], dtype=pl.INT32)
+        if MODE == "host":
+            pld.tensor.barrier(signal, defer=True)  # FAULT host
         chip(local[r], work[r], counts[r], out[r], target, signal, recv, device=r)
 
 
