@@ -335,7 +335,7 @@ void pld__defer_next(const char *file, int line)
     t->defer_line = line;
 }
 
-int pld__defer_take(const char *file, int line, const char *op, int splits, int conditions)
+int pld__defer_take(const char *file, int line, const char *op, int conditions)
 {
     struct pld__rank *rk = &pld__R->ranks[pld__self()];
     if (!rk->task || !rk->graph)
@@ -343,11 +343,6 @@ int pld__defer_take(const char *file, int line, const char *op, int splits, int 
     struct gtask *t = &rk->graph->t[rk->task - 1];
     if (!t->defer_file || t->rest)
         return 0;
-    if (!splits)
-        pld__fail(PLD_EINVAL, file, line, op,
-                  "defer=True is for the mesh builtins with one barrier (allgather, all_to_all, "
-                  "all_to_all_v, broadcast, barrier); %s has no split-phase form",
-                  pld__op_shown(op));
     if (conditions > MAX_CONDITIONS)
         pld__fail(PLD_EINVAL, file, line, op,
                   "defer=True over %d ranks needs %d deferred conditions, and upstream's runtime "

@@ -128,6 +128,33 @@ static void send_share(struct pld__coll *c, const struct exchange *x, int d, int
                                  .chunk_cols = pld__coll_chunk(c, x->target.dtype)});
 }
 
+/* The launch width for core_num L over nr ranks (RFC #2521): L blocks
+ * below nr, else the largest multiple of nr up to L. */
+static int64_t blocks_for(int64_t L, int nr)
+{
+    return L < nr ? L : L / nr * nr;
+}
+
+/* The core_num call's one line: how it launched. */
+static void say_launch(const char *file, int line, int64_t L, int nr, int64_t B, int64_t stride)
+{
+    char how[96];
+    if (pld__mute_host)
+        return;
+    if (B >= nr)
+        snprintf(how, sizeof how, "%lld lane%s a peer", (long long)(B / nr),
+                 B / nr == 1 ? "" : "s");
+    else if (B == 1)
+        snprintf(how, sizeof how, "one block for every peer");
+    else
+        snprintf(how, sizeof how, "block b for the peers d with d %% %lld == b", (long long)B);
+    fflush(stderr);
+    printf("[pldsim] %s:%d: all_to_all_v core_num %lld over %d ranks: %lld block%s, %s, signal "
+           "stride %lld\n",
+           file, line, (long long)L, nr, (long long)B, B == 1 ? "" : "s", how, (long long)stride);
+    fflush(stdout);
+}
+
 /* The block that carries lane j of the rows for destination d. */
 static int block_of(const struct exchange *x, int nr, int d, int j)
 {
@@ -165,8 +192,7 @@ static void all_to_all_v_blocks_kernel(const struct pld__host_call *h)
     struct exchange x;
     pld__coll_begin(&c, h->file, h->line, "pld_tensor_all_to_all_v", h->t[1]);
     check_operands(&c, &x, h->t[0], h->t[1], h->t[3], h->t[4]);
-    int64_t L = h->all_to_all_v.core_num;
-    x.B = (int)(L < c.nr ? L : L / c.nr * c.nr);
+    x.B = (int)blocks_for(h->all_to_all_v.core_num, c.nr);
     x.K = x.B >= c.nr ? x.B / c.nr : 1;
     x.signal = h->t[2];
     pld__coll_end(&c);
@@ -184,28 +210,12 @@ pld_dtensor pld__tensor_all_to_all_v(const char *file, int line, pl_tensor input
         if (kw.core_num == 0)
             kw.core_num = 1;
         int nr = target.win ? pld__group_n(target.win) : pld__R->P;
-        int64_t B = kw.core_num < nr ? kw.core_num : kw.core_num / nr * nr;
+        int64_t B = blocks_for(kw.core_num, nr);
         char why[96];
         snprintf(why, sizeof why, "one column per block: core_num %lld launches B = %lld blocks",
                  (long long)kw.core_num, (long long)(B > 0 ? B : 1));
         pld__coll_check_cores(file, line, op, target, signal, kw.core_num, B, why);
-        if (!pld__mute_host) {
-            fflush(stderr);
-            char how[96];
-            if (B >= nr)
-                snprintf(how, sizeof how, "%lld lane%s a peer", (long long)(B / nr),
-                         B / nr == 1 ? "" : "s");
-            else if (B == 1)
-                snprintf(how, sizeof how, "one block for every peer");
-            else
-                snprintf(how, sizeof how, "block b for the peers d with d %% %lld == b",
-                         (long long)B);
-            printf("[pldsim] %s:%d: all_to_all_v core_num %lld over %d ranks: %lld block%s, %s, "
-                   "signal stride %lld\n",
-                   file, line, (long long)kw.core_num, nr, (long long)B, B == 1 ? "" : "s", how,
-                   (long long)signal.shape.dim[1]);
-            fflush(stdout);
-        }
+        say_launch(file, line, kw.core_num, nr, B, signal.shape.dim[1]);
         pld__host_builtin(
             &(struct pld__host_call){.kernel = all_to_all_v_blocks_kernel,
                                      .file = file,

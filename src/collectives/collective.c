@@ -6,6 +6,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Do the mesh builtins with one barrier include `name`?  They have a
+ * split-phase form (pld_deferred). */
+static int has_split_form(const char *name)
+{
+    static const char *const splits[] = {"pld_tensor_allgather", "pld_tensor_all_to_all",
+                                         "pld_tensor_all_to_all_v", "pld_tensor_broadcast",
+                                         "pld_tensor_barrier"};
+    for (size_t k = 0; k < sizeof splits / sizeof splits[0]; k++)
+        if (strcmp(name, splits[k]) == 0)
+            return 1;
+    return 0;
+}
+
 void pld__coll_begin(struct pld__coll *c, const char *file, int line, const char *name,
                      pld_dtensor ctx_of)
 {
@@ -23,14 +36,13 @@ void pld__coll_begin(struct pld__coll *c, const char *file, int line, const char
     c->outer = c->rk->collective;
     c->builtin = c->rk->builtin;
     c->rk->collective = name;
-    /* the mesh builtins with one barrier have a split-phase form */
-    static const char *const splits[] = {"pld_tensor_allgather", "pld_tensor_all_to_all",
-                                         "pld_tensor_all_to_all_v", "pld_tensor_broadcast",
-                                         "pld_tensor_barrier"};
-    int can = 0;
-    for (size_t k = 0; k < sizeof splits / sizeof splits[0]; k++)
-        can |= strcmp(name, splits[k]) == 0;
-    c->defer = pld__defer_take(file, line, name, can, c->nr - 1);
+    /* a split call is asked for rarely: the name is looked at only then */
+    c->defer = pld__defer_take(file, line, name, c->nr - 1);
+    if (c->defer && !has_split_form(name))
+        pld__fail(PLD_EINVAL, file, line, name,
+                  "defer=True is for the mesh builtins with one barrier (allgather, all_to_all, "
+                  "all_to_all_v, broadcast, barrier); %s has no split-phase form",
+                  pld__op_shown(name));
 }
 
 void pld__coll_end(struct pld__coll *c)

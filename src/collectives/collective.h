@@ -54,9 +54,10 @@ typedef void (*pld__coll_then)(struct pld__coll *c, const void *arg);
 void pld__coll_finish(struct pld__coll *c, pld__coll_then then, const void *arg, size_t size);
 
 /* Split phase (taskgraph.c).  Does the running task ask that this call be
- * split (pld_deferred)?  1 or 0; fails if it does and the call has no split
- * form (`splits` 0) or needs more than upstream's 64 conditions. */
-int pld__defer_take(const char *file, int line, const char *op, int splits, int conditions);
+ * split (pld_deferred)?  1 or 0; fails if it does and the call needs more
+ * than upstream's 64 conditions.  The caller checks that the call has a
+ * split form. */
+int pld__defer_take(const char *file, int line, const char *op, int conditions);
 /* Leaves rest(arg) to run when the task's conditions hold; arg is malloc'd,
  * rest frees it (the graph does if the run ends first). */
 void pld__defer_rest(void (*rest)(void *), void *arg);
