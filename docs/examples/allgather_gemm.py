@@ -57,11 +57,17 @@ def arguments() -> argparse.Namespace:
     for size, tile in (("m", "tile_m"), ("n", "tile_n"), ("k", "tile_k")):
         if getattr(a, size) % getattr(a, tile):
             ap.error(f"-{size} {getattr(a, size)} is not a multiple of --{tile.replace('_', '-')} {getattr(a, tile)}")
+    try:
+        a.device_ids = [int(d) for d in a.devices.split(",") if d]
+    except ValueError:
+        a.device_ids = []
+    if not a.device_ids or min(a.device_ids) < 0:
+        ap.error(f"-d {a.devices!r}: expected device ids separated by commas, such as 0,1,2,3")
     return a
 
 
 ARGS = arguments()
-DEVICES = [int(d) for d in ARGS.devices.split(",") if d]
+DEVICES = ARGS.device_ids
 P = len(DEVICES)
 M, K, N = ARGS.m, ARGS.k, ARGS.n
 TM, TN, TK = ARGS.tile_m, ARGS.tile_n, ARGS.tile_k
