@@ -5,6 +5,7 @@
  *   pldsim-measured allreduce [--mode mesh|ring] [--where kernel|host]
  *                   [--count N] [--core-num K] [common pldsim flags]
  *   pldsim-measured a2av [--peer-bytes B] [--pattern PATTERN] [common pldsim flags]
+ *   pldsim-measured get [--bytes B] [--how sync|async] [common pldsim flags]
  *
  * allreduce --where kernel: one dispatch per rank of one kernel that stages
  * its input into the window in 8192-element chunks (a load of the chunk's
@@ -23,7 +24,19 @@
  * the payload.  The clock is the all_to_all_v kernel's own span on the
  * rank where it is shortest (the last one dispatched, which waits least).
  *
- * Prints one key=value line: device_wall_us, a2av_us (a2av only), end_us
+ * get: pto-isa's one-sided read between two NPUs (kernels/manual/a2a3/
+ * tget_bandwidth, bench/measurements/README.md), one AIV core.  --how sync
+ * (TGET): rank 0 pulls B bytes of FP32 from rank 1's window into its own
+ * window through UB, in 4 KiB chunks ([1, 1024] FP32) and not double
+ * buffered, as the measured kernel does.  --how async (TGET_ASYNC): the B
+ * bytes move on an SDMA engine in 1 MiB blocks, issue to completion.  pld
+ * has no get_async: the transfer is rank 1's put_async into rank 0's
+ * window, which pldsim prices as the same engine's read (sdma_issue, then
+ * sdma_lat per block, the route, sdma_bw; docs/models.md).  The clock,
+ * get_us, is the transfer alone, on the core that issues it.
+ *
+ * Prints one key=value line: device_wall_us, a2av_us (a2av only), get_us
+ * (get only), end_us
  * (the run's end), all %.17g, then checks the result (exit 1 if wrong). */
 #include <pld/pld.h>
 
@@ -39,7 +52,9 @@
 enum { STAGE_CHUNK = 8192, ROW = 4160, MAX_RECV = 253, STAGE_TILE = 16384 };
 
 static struct {
-    int a2av, ring, host, P;
+    int a2av, get, async, ring, host, P;
+    int64_t get_bytes;
+    double get_span;
     int64_t count, core_num, peer_bytes;
     int pattern;                   /* 0 uniform, 1 zero, 2 single-hot */
     int64_t width, max_recv, rows; /* a2av geometry; rows: per peer, uniform */
@@ -248,6 +263,63 @@ static void a2av_host(const struct a2av_host *h)
     }
 }
 
+/* ---- the one-sided read ---- */
+
+struct get_args {
+    int rank;
+    pld_dtensor src, land, sig;
+};
+
+/* Rank 1 marks its source (first and last element) and, for the sync read,
+ * tells rank 0 it may pull; rank 0 checks what landed.  Only the transfer
+ * is timed. */
+static void get_step(const struct get_args *a)
+{
+    int64_t n = S.get_bytes / 4;
+    if (a->rank == 1) {
+        pl_write(a->src, PL_IDX(0, 0), 7);
+        pl_write(a->src, PL_IDX(0, n - 1), 9);
+        if (S.async) {
+            pld_async_session ses = pld_system_async_session();
+            double t0 = pld_time();
+            pld_async_event e =
+                pld_tensor_put_async(a->land, .peer = 0, .src = a->src, .session = ses);
+            pld_system_wait_async_event(e, ses);
+            S.get_span = pld_time() - t0;
+        }
+        pld_system_notify(a->sig, .peer = 0, .offsets = PL_IDX(0, 0), .value = 1,
+                          .op = PLD_NOTIFY_ATOMIC_ADD);
+        return;
+    }
+    pld_system_wait(a->sig, .offsets = PL_IDX(0, 0), .expected = 1, .cmp = PLD_WAIT_GE);
+    if (!S.async) {
+        double t0 = pld_time();
+        pld_tensor_get(a->land, .peer = 1, .src = a->src, .chunk_rows = 1, .chunk_cols = 1024);
+        S.get_span = pld_time() - t0;
+    }
+    if (pl_read(a->land, PL_IDX(0, 0)) != 7 || pl_read(a->land, PL_IDX(0, n - 1)) != 9)
+        S.wrong++;
+}
+
+static void get_orch(const struct get_args *a)
+{
+    pl_incore(get_step, a);
+}
+
+static void get_host(void *unused)
+{
+    (void)unused;
+    pl_shape row = PL_SHAPE(1, S.get_bytes / 4), cell = PL_SHAPE(16, 1);
+    pld_buffer src = pld_alloc_window_buffer(row, PL_FP32, .name = "send");
+    pld_buffer land = pld_alloc_window_buffer(row, PL_FP32, .name = "recv");
+    pld_buffer sig = pld_alloc_window_buffer(cell, PL_INT32, .name = "signal");
+    for (int r = 0; r < S.P; r++) {
+        struct get_args a = {r, pld_window(src, row, PL_FP32), pld_window(land, row, PL_FP32),
+                             pld_window(sig, cell, PL_INT32)};
+        pld_dispatch(r, get_orch, a);
+    }
+}
+
 /* ---- the command line ---- */
 
 static int usage(void)
@@ -255,9 +327,11 @@ static int usage(void)
     puts("usage: pldsim-measured allreduce [--mode mesh|ring] [--where kernel|host] [--count N]\n"
          "                       [--core-num K] [common flags]\n"
          "       pldsim-measured a2av [--peer-bytes B] [--pattern PATTERN] [common flags]\n"
+         "       pldsim-measured get [--bytes B] [--how sync|async] [common flags]\n"
          "\n"
          "The measured 910B programs (bench/measurements/README.md): prints device_wall_us,\n"
-         "a2av_us (a2av: the all_to_all_v kernel's span on the fastest rank) and end_us.\n"
+         "a2av_us (a2av: the all_to_all_v kernel's span on the fastest rank), get_us (get:\n"
+         "the read's span on the core that issues it) and end_us.\n"
          "\n"
          "  --mode mesh|ring        the allreduce's lowering (default mesh)\n"
          "  --where kernel|host     inside a staged kernel (default), or as a host builtin\n"
@@ -268,7 +342,11 @@ static int usage(void)
          "  --pattern PATTERN       a2av: the rows each pair sends, as the measured harness:\n"
          "                          uniform (every pair, self included), zero, single-hot\n"
          "                          (rank r to r+1), self-only, mixed (0, 1 or all rows by\n"
-         "                          (r+d) mod 3), asymmetric ((3r+5d+all) mod (all+1) rows)\n");
+         "                          (r+d) mod 3), asymmetric ((3r+5d+all) mod (all+1) rows)\n"
+         "  --bytes B               get: bytes rank 0 reads from rank 1, a multiple of 4 KiB\n"
+         "                          (default 4K)\n"
+         "  --how sync|async        get: through UB in 4 KiB chunks (TGET, default), or on an\n"
+         "                          SDMA engine (TGET_ASYNC)\n");
     pld_print_common_usage(stdout);
     return 0;
 }
@@ -304,10 +382,14 @@ int main(int argc, char **argv)
                                          {"core-num", required_argument, NULL, 'k'},
                                          {"peer-bytes", required_argument, NULL, 'b'},
                                          {"pattern", required_argument, NULL, 'p'},
+                                         {"bytes", required_argument, NULL, 'B'},
+                                         {"how", required_argument, NULL, 'h'},
                                          {0}};
     S.count = 65536;
     S.core_num = 1;
     S.peer_bytes = 4096;
+    S.get_bytes = 4096;
+    static const char *const hows[] = {"sync", "async"};
     optind = 0; /* glibc: start afresh, pld_parse_args used getopt too */
     opterr = 0;
     for (int c; (c = getopt_long(argc, argv, ":", opts, NULL)) != -1;) {
@@ -341,6 +423,16 @@ int main(int argc, char **argv)
             else if (parse_size_arg(optarg, &S.peer_bytes) != 0 || S.peer_bytes > (1 << 20))
                 return usage_error(prog, "bad --peer-bytes '%s'; expected 0..1M", optarg);
             break;
+        case 'B':
+            if (parse_size_arg(optarg, &S.get_bytes) != 0 || S.get_bytes < 4096 ||
+                S.get_bytes % 4096 != 0 || S.get_bytes > ((int64_t)1 << 32))
+                return usage_error(prog, "bad --bytes '%s'; expected a multiple of 4K, up to 4G",
+                                   optarg);
+            break;
+        case 'h':
+            if ((S.async = pick(optarg, "bad --how '%s'; expected sync or async", hows, 2)) < 0)
+                return 2;
+            break;
         case ':':
             return usage_error(prog, "%s needs a value", argv[optind - 1]);
         default:
@@ -348,11 +440,14 @@ int main(int argc, char **argv)
         }
     }
     if (optind >= argc)
-        return usage_error(prog, "%s", "expected a program: allreduce or a2av");
-    static const char *const progs[] = {"allreduce", "a2av"};
-    if ((S.a2av = pick(argv[optind++], "unknown program '%s'; expected allreduce or a2av", progs,
-                       2)) < 0)
+        return usage_error(prog, "%s", "expected a program: allreduce, a2av or get");
+    static const char *const progs[] = {"allreduce", "a2av", "get"};
+    int which =
+        pick(argv[optind++], "unknown program '%s'; expected allreduce, a2av or get", progs, 3);
+    if (which < 0)
         return 2;
+    S.a2av = which == 1;
+    S.get = which == 2;
     if (optind < argc)
         return usage_error(prog, "unexpected argument '%s'", argv[optind]);
     S.P = cfg.ndevices;
@@ -360,7 +455,17 @@ int main(int argc, char **argv)
         return usage_error(prog, "%s", "at most 64 devices (the measured programs' limit)");
 
     pld_run_stats st;
-    if (!S.a2av) {
+    if (S.get) {
+        if (S.P != 2)
+            return usage_error(prog, "%s", "get runs on 2 devices (-d 0-1)");
+        rc = pld_run(&cfg, get_host, NULL);
+        pld_last_run_stats(&st);
+        if (cfg.no_data)
+            S.wrong = 0;
+        if (!rc)
+            printf("device_wall_us=%.17g get_us=%.17g end_us=%.17g\n", st.device_wall_s * 1e6,
+                   S.get_span * 1e6, st.time_s * 1e6);
+    } else if (!S.a2av) {
         pl_tensor in = pl_tensor_new(PL_SHAPE(S.P, 1, S.count), PL_FP32, "inputs");
         pl_tensor out = pl_tensor_new(PL_SHAPE(S.P, 1, S.count), PL_FP32, "outputs");
         for (int r = 0; r < S.P; r++) {

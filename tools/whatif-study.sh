@@ -23,10 +23,10 @@ for mode in mesh ring; do
     "$perf" allreduce --mode $mode -g 8 -b 1K -e 16M -f 4 -n 1 --topology hccs,bw=112GBps \
         --csv "$out/a2a3x2-$mode-P8.csv" > "$out/a2a3x2-$mode-P8.txt"
     "$perf" allreduce --mode $mode -g 8 -b 1K -e 16M -f 4 -n 1 \
-        --topology hccs,pull_bw=29.4304GBps --csv "$out/a2a3pull-$mode-P8.csv" \
+        --topology hccs,pull_bw=38.9292GBps --csv "$out/a2a3pull-$mode-P8.csv" \
         > "$out/a2a3pull-$mode-P8.txt"
     "$perf" allreduce --mode $mode -g 8 -b 1K -e 16M -f 4 -n 1 \
-        --topology hccs,signal_lat=290.0965ns --csv "$out/a2a3sig-$mode-P8.csv" \
+        --topology hccs,signal_lat=290.0775ns --csv "$out/a2a3sig-$mode-P8.csv" \
         > "$out/a2a3sig-$mode-P8.txt"
 done
 

@@ -117,18 +117,21 @@ void pld_embed_remote_store(const char *file, int line, const char *op, pl_tile 
  * tiles they keep themselves: the cube's buffers (L1, L0A/L0B, L0C) are
  * not the vector core's UB, so such tiles take no UB.
  *
- * pld_embed_load_into: pl_load on behalf of `op` into `dst`, a buffer of
- * `shape` elements of t's dtype, zeroed past the part read (its shape
- * goes to *valid): the same checks (but UB's 32-byte row rule), GM cost,
- * race record and trace line as pl_load.  Returns 1, or 0 when there are
- * no values to copy (--no-data and a window: dst is left alone).
+ * pld_embed_load_into: a load into the cube's L1 (pl.Mem.Mat) on behalf of
+ * `op` into `dst`, a buffer of `shape` elements of t's dtype, zeroed past
+ * the part read (its shape goes to *valid): the same checks (but UB's
+ * 32-byte row rule), race record and trace line as pl_load; it costs
+ * hbm_lat + bytes / l1_bw on the core's MTE2 pipe (docs/models.md, "The
+ * cube's pipes").  Returns 1, or 0 when there are no values to copy
+ * (--no-data and a window: dst is left alone).
  *
  * pld_embed_store_from: pl_store on behalf of `op` of `shape` elements of
  * `dtype` at `src` (NULL: no values, --no-data), of which the leading
  * `valid` part is written into `t` at `offsets`: the same checks, cost,
  * race record and trace line as pl_store of such a tile; with `from_acc`
  * the values leave the cube's L0C, and the store costs a drain of L0C
- * (l0c_lat + bytes / l0c_bw) instead of a GM store. */
+ * (l0c_lat + bytes / l0c_bw) on the core's FIX pipe instead of a GM store
+ * (into a window, which peers read, after the pipes settle). */
 int pld_embed_load_into(const char *file, int line, const char *op, pl_tensor t, pl_shape offsets,
                         pl_shape shape, struct pl_load_kw kw, void *dst, pl_shape *valid);
 void pld_embed_store_from(const char *file, int line, const char *op, pl_dtype dtype,
@@ -156,12 +159,16 @@ pl_tile pld_embed_tile(const char *file, int line, const char *op, pl_dtype dtyp
  * outside a kernel. */
 void pld_embed_charge_vector(const char *file, int line, const char *op, int64_t elems);
 
-/* The cube unit (docs/models.md, "The cube unit").  pld_embed_matmul
- * charges the running kernel's core one matmul of an [m, k] and a [k, n]
- * tile of `dtype` (FP16, BF16, INT8 or FP32) and traces it: cube_lat plus
- * 2 M N K / rate, M, N, K rounded up to the fractal.  pld_embed_cube_move
- * charges and traces moving `bytes` along one of the cube's paths.  Errors:
- * outside a kernel; a model with no cube rate for the dtype (exit 2). */
+/* The cube unit (docs/models.md, "The cube unit").  pld_embed_matmul puts
+ * one matmul of an [m, k] and a [k, n] tile of `dtype` (FP16, BF16, INT8
+ * or FP32) on the running core's M pipe and traces it: cube_lat plus
+ * 2 M N K / rate seconds, M, N, K rounded up to the fractal.
+ * pld_embed_cube_move puts moving `bytes` along one of the cube's paths
+ * on its pipe (MTE1 into L0A or L0B, FIX out of L0C) and traces it.  The
+ * pipes run at once, past the core's clock, which catches up with them
+ * before the kernel's next other op and at its end ("The cube's pipes").
+ * Errors: outside a kernel; a model with no cube rate for the dtype
+ * (exit 2). */
 enum pld_cube_path {
     PLD_CUBE_TO_L0A,  /* L1 -> L0A: a matmul's left operand */
     PLD_CUBE_TO_L0B,  /* L1 -> L0B: its right operand */

@@ -5,10 +5,11 @@
  * slot, the same ops, the same race-detector clock (so a race between two
  * cores of one rank goes unseen; their lanes touch disjoint data).  What
  * each core has of its own is the kernel state, the fields of struct
- * pld__rank from `kernel` to `async`: its UB arena, the wait it is blocked
- * in, the builtin it is in, its put_async events.  A backend that runs
- * cores at once keeps one copy of that state per core and swaps it into the
- * rank while the core runs; the fields are kept together for that. */
+ * pld__rank from `kernel` to `task`: its UB arena, the wait it is blocked
+ * in, the builtin it is in, its put_async events, its cube pipes.  A
+ * backend that runs cores at once keeps one copy of that state per core
+ * and swaps it into the rank while the core runs; the fields are kept
+ * together for that. */
 #include "internal.h"
 #include "backend.h"
 
@@ -41,6 +42,7 @@ void pld__kstate_fork(const struct pld__rank *rk, void *to)
     core.ub_nblocks = core.ub_cap = 0;
     core.nspare = 0;
     core.async = NULL;
+    memset(&core.pipes, 0, sizeof core.pipes);
     core.wait = (struct pld__wait_info){0};
     core.guard = NULL;
     core.task = 0;

@@ -100,26 +100,25 @@ void pld_embed_charge_vector(const char *file, int line, const char *op, int64_t
 void pld_embed_matmul(const char *file, int line, const char *op, int64_t m, int64_t n, int64_t k,
                       pl_dtype dtype)
 {
-    double t0 = pld__now();
-    struct pld__rank *rk = pld__kernel_rank(file, line, op);
-    double s = pld__cube_matmul_seconds(&rk->dev, m, n, k, dtype);
+    struct pld__rank *rk = pld__cube_rank(file, line, op);
+    double s = pld__cube_matmul_seconds(&rk->dev, m, n, k, dtype), t1;
     if (s < 0)
         pld__fail(PLD_EPLATFORM, file, line, op,
                   "platform %s gives dev%d no cube rate for %s (cube_rate, cube_int8_rate, "
                   "cube_fp32_rate: docs/models.md)",
                   pld__R->platform_desc, rk->device_id, pl_dtype_name(dtype));
-    pld__charge_cube(s);
-    pld__observe_work(PLD__OP_MATMUL, t0, -1, 2 * m * n * k, file, line);
+    double t0 = pld__pipe_issue(rk, PLD__PIPE_M, s, &t1);
+    pld__observe_work(PLD__OP_MATMUL, t0, t1, -1, 2 * m * n * k, file, line);
 }
 
 void pld_embed_cube_move(const char *file, int line, const char *op, enum pld_cube_path path,
                          int64_t bytes)
 {
-    double t0 = pld__now();
-    struct pld__rank *rk = pld__kernel_rank(file, line, op);
+    struct pld__rank *rk = pld__cube_rank(file, line, op);
     enum pld__cube_path p = path == PLD_CUBE_TO_L0A   ? PLD__CUBE_L1_TO_L0A
                             : path == PLD_CUBE_TO_L0B ? PLD__CUBE_L1_TO_L0B
                                                       : PLD__CUBE_DRAIN;
-    pld__charge_cube(pld__cube_move_seconds(&rk->dev, p, (double)bytes));
-    pld__observe_work(PLD__OP_CUBE_MOVE, t0, -1, bytes, file, line);
+    double t1, t0 = pld__pipe_issue(rk, p == PLD__CUBE_DRAIN ? PLD__PIPE_FIX : PLD__PIPE_MTE1,
+                                    pld__cube_move_seconds(&rk->dev, p, (double)bytes), &t1);
+    pld__observe_work(PLD__OP_CUBE_MOVE, t0, t1, -1, bytes, file, line);
 }

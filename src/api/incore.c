@@ -22,13 +22,14 @@ void pld__incore_enter(const char *file, int line, const char *kernel)
     rk->kernel_file = file;
     rk->kernel_line = line;
     pld__ub_enter(rk);
-    pld__observe_work(PLD__OP_LAUNCH, t0, -1, -1, file, line);
+    pld__observe_work(PLD__OP_LAUNCH, t0, 0, -1, -1, file, line);
 }
 
 void pld__incore_exit(void)
 {
     int self = pld__self();
     struct pld__rank *rk = &pld__R->ranks[self];
+    pld__pipes_settle(rk); /* the kernel ends when its cube's pipes do */
     pld__async_kernel_exit(rk);
     pld__ub_exit(rk);
     rk->kernel = NULL;

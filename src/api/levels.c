@@ -64,7 +64,7 @@ void pld__dispatch(const char *file, int line, int64_t rank, const char *fn_name
     t->fn_name = fn_name;
     t->file = file;
     t->line = line;
-    pld__observe_work(PLD__OP_DISPATCH, t0, (int)rank, -1, file, line);
+    pld__observe_work(PLD__OP_DISPATCH, t0, 0, (int)rank, -1, file, line);
     R->be->dispatch((int)rank, t);
 }
 

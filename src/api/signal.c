@@ -110,7 +110,10 @@ void pld__notify(const char *file, int line, pld_dtensor target, struct pld_noti
 void pld__wait(const char *file, int line, pld_dtensor signal, struct pld_wait_kw kw)
 {
     static const char op[] = "pld_system_wait";
-    struct pld__rank *rk = pld__kernel_rank(file, line, op);
+    /* a wait publishes nothing: a cube core's pipes run on while it waits
+     * (pld__cube_rank does not settle them), and what it issues after the
+     * wait starts when the wait ends (pipes.c) */
+    struct pld__rank *rk = pld__cube_rank(file, line, op);
     int me = (int)(rk - pld__R->ranks);
     double t0 = pld__now();
 

@@ -26,11 +26,11 @@ pl_shape pld__load_extent(const char *file, int line, const char *op, const char
      * message about it must not name a valid_shape nobody gave */
     for (int i = 0; i < shape.ndim; i++)
         if (shape.dim[i] < 1)
-            pld__fail(PLD_EINVAL, file, line, op,
-                      "shape %s at offsets %s of %s '%s' %s: dim %d is %lld; expected every dim >= 1",
-                      pld__shape_str(shape, a, sizeof a), pld__shape_str(offsets, b, sizeof b),
-                      what, t.name, pld__shape_str(t.shape, c, sizeof c), i,
-                      (long long)shape.dim[i]);
+            pld__fail(
+                PLD_EINVAL, file, line, op,
+                "shape %s at offsets %s of %s '%s' %s: dim %d is %lld; expected every dim >= 1",
+                pld__shape_str(shape, a, sizeof a), pld__shape_str(offsets, b, sizeof b), what,
+                t.name, pld__shape_str(t.shape, c, sizeof c), i, (long long)shape.dim[i]);
     if (valid.ndim == 0)
         valid = shape;
     else if (valid.ndim != shape.ndim)
@@ -99,11 +99,17 @@ pl_tile pl__load(const char *file, int line, pl_tensor t, pl_shape offsets, pl_s
  * record it for the race detector, copy the values into `dst` (laid out
  * as `full`; NULL: no values) and write the trace line. */
 static void load_region(const char *file, int line, const char *op, double t0, pl_tensor t,
-                        pl_shape offsets, pl_shape valid, void *dst, pl_shape full)
+                        pl_shape offsets, pl_shape valid, void *dst, pl_shape full,
+                        struct pld__rank *cube)
 {
     int me = pld__self();
     size_t bytes = (size_t)pl_shape_numel(valid) * pl_dtype_size(t.dtype);
-    pld__charge_gm(bytes);
+    double t1 = 0;
+    if (cube) /* into the cube's L1, on its MTE2 pipe */
+        t0 = pld__pipe_issue(cube, PLD__PIPE_MTE2,
+                             pld__cube_load_seconds(&cube->dev, (double)bytes), &t1);
+    else
+        pld__charge_gm(bytes);
     if (dst)
         pld__copy_region(t.dtype, valid, dst, full, pld__elem_ptr(t, me, offsets), pld__layout(t),
                          PL_ATOMIC_NONE);
@@ -112,6 +118,7 @@ static void load_region(const char *file, int line, const char *op, double t0, p
                                          .file = file,
                                          .line = line,
                                          .t0 = t0,
+                                         .t1 = t1,
                                          .PLD__TOUCHES({t, me, offsets, valid, 0, 0}),
                                          .peer = -1,
                                          .t = &t,
@@ -131,7 +138,8 @@ pl_tile pld__load_as(const char *file, int line, const char *op, pl_tensor t, pl
     pld__check_tile_rows(file, line, op, shape, t.dtype);
     pl_tile tile = pld__tile_alloc(file, line, op, t.dtype, shape, !pld__has_data(&t));
     tile.valid = valid;
-    load_region(file, line, op, t0, t, offsets, valid, tile.no_data ? NULL : tile.data, shape);
+    load_region(file, line, op, t0, t, offsets, valid, tile.no_data ? NULL : tile.data, shape,
+                NULL);
     pld__tile_zero_tail(&tile);
     return tile;
 }
@@ -139,7 +147,7 @@ pl_tile pld__load_as(const char *file, int line, const char *op, pl_tensor t, pl
 int pld__load_into(const char *file, int line, const char *op, pl_tensor t, pl_shape offsets,
                    pl_shape shape, struct pl_load_kw kw, void *dst, pl_shape *valid)
 {
-    pld__kernel_rank(file, line, op);
+    struct pld__rank *rk = pld__cube_rank(file, line, op);
     double t0 = pld__now();
     check_gm(file, line, op, "source", t);
     *valid =
@@ -147,7 +155,7 @@ int pld__load_into(const char *file, int line, const char *op, pl_tensor t, pl_s
     int data = pld__has_data(&t) && !pld__R->cfg->timing_only;
     if (data)
         memset(dst, 0, (size_t)pl_shape_numel(shape) * pl_dtype_size(t.dtype));
-    load_region(file, line, op, t0, t, offsets, *valid, data ? dst : NULL, shape);
+    load_region(file, line, op, t0, t, offsets, *valid, data ? dst : NULL, shape, rk);
     return data;
 }
 
@@ -167,6 +175,7 @@ static void store_values(const char *file, int line, const char *op, double t0, 
                          pl_tensor t, struct pl_store_kw kw, int drain)
 {
     int me = pld__self();
+    double t1 = 0;
     check_gm(file, line, op, "destination", t);
     if (dtype != t.dtype)
         pld__fail(PLD_EINVAL, file, line, op,
@@ -192,9 +201,11 @@ static void store_values(const char *file, int line, const char *op, double t0, 
         pld__R->be->write(me, t.win, &rg, (struct pld__span){data ? data_in : NULL, shape},
                           kw.atomic, &c);
     } else {
-        if (drain)
-            pld__charge_cube(
-                pld__cube_move_seconds(&pld__R->ranks[me].dev, PLD__CUBE_DRAIN, (double)bytes));
+        if (drain) /* on the cube's FIX pipe */
+            t0 = pld__pipe_issue(
+                &pld__R->ranks[me], PLD__PIPE_FIX,
+                pld__cube_move_seconds(&pld__R->ranks[me].dev, PLD__CUBE_DRAIN, (double)bytes),
+                &t1);
         else
             pld__charge_gm(bytes);
         if (data)
@@ -208,6 +219,7 @@ static void store_values(const char *file, int line, const char *op, double t0, 
         .file = file,
         .line = line,
         .t0 = t0,
+        .t1 = t1,
         .PLD__TOUCHES({t, me, offsets, valid, 1, kw.atomic == PL_ATOMIC_ADD}),
         .peer = -1,
         .t = &t,
@@ -231,8 +243,13 @@ void pld__store_from(const char *file, int line, const char *op, pl_dtype dtype,
                      pl_shape shape, pl_shape valid, pl_shape offsets, pl_tensor t,
                      struct pl_store_kw kw, int drain)
 {
+    /* a drain into a host tensor runs on the cube's FIX pipe; into a window
+     * (which peers read) it settles the pipes first, as other ops do */
+    if (drain && !t.win)
+        pld__cube_rank(file, line, op);
+    else
+        pld__kernel_rank(file, line, op);
     double t0 = pld__now();
-    pld__kernel_rank(file, line, op);
     /* the values are only read; the backend's span type is not const */
     store_values(file, line, op, t0, dtype, (void *)(uintptr_t)data, shape, valid, offsets, t, kw,
                  drain);
@@ -356,7 +373,7 @@ static pl_tile binop_tt(const char *file, int line, const char *op, enum binop k
     pld__tile_zero_tail(&r);
     int64_t nv = pl_shape_numel(r.valid);
     pld__charge_vector(nv);
-    pld__observe_work(binop_trace[k], t0, -1, nv * (int64_t)es, file, line);
+    pld__observe_work(binop_trace[k], t0, 0, -1, nv * (int64_t)es, file, line);
     return r;
 }
 
@@ -377,7 +394,7 @@ static pl_tile binop_ts(const char *file, int line, const char *op, enum binop k
     pld__tile_zero_tail(&r);
     int64_t nv = pl_shape_numel(r.valid);
     pld__charge_vector(nv);
-    pld__observe_work(binop_trace_s[k], t0, -1, nv * (int64_t)es, file, line);
+    pld__observe_work(binop_trace_s[k], t0, 0, -1, nv * (int64_t)es, file, line);
     return r;
 }
 
@@ -496,7 +513,7 @@ pl_tile pl__cast_tile(const char *file, int line, pl_tile t, pl_dtype dt)
     pld__tile_zero_tail(&r);
     int64_t nv = pl_shape_numel(r.valid);
     pld__charge_vector(nv);
-    pld__observe_work(PLD__OP_CAST, t0, -1, nv * (int64_t)rs, file, line);
+    pld__observe_work(PLD__OP_CAST, t0, 0, -1, nv * (int64_t)rs, file, line);
     return r;
 }
 

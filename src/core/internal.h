@@ -6,6 +6,7 @@
 #include <pld/pld.h>
 #include "backend.h"
 #include "ops.h"
+#include "pipes.h"
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -75,6 +76,7 @@ struct pld__wbuf {
     X(cube_int8_rate, rate)  /* one AIC's INT8 matmul throughput, OP/s */                          \
     X(cube_fp32_rate, rate)  /* one AIC's FP32 matmul throughput, FLOP/s */                        \
     X(cube_lat, time)        /* fixed cost of one matmul instruction, s */                         \
+    X(l1_bw, bandwidth)      /* GM -> L1 (an AIC's MTE2), B/s; 0: hbm_bw */                        \
     X(l0a_bw, bandwidth)     /* L1 -> L0A (a matmul's left operand), B/s */                        \
     X(l0b_bw, bandwidth)     /* L1 -> L0B (its right operand), B/s */                              \
     X(l0c_bw, bandwidth)     /* L0C -> GM (draining a result), B/s */                              \
@@ -136,10 +138,8 @@ struct pld__ub_block {
     int folded; /* made by pld__ub_fold: no tile's, so its `last` is final */
 };
 
-/* Front-end state of one rank. */
-/* One dispatch as the device ran it: from the start of the dispatched
- * function on the device to its return (its kernels' launches and ends
- * included), in model seconds (wall seconds on a real backend). */
+/* One dispatch as the device ran it: from the start of the dispatched function
+ * to its return, in model seconds (wall seconds on a real backend). */
 struct pld__dispatch_span {
     double t0, t1;
     const char *fn; /* the dispatched function's name */
@@ -149,7 +149,7 @@ struct pld__rank {
     int device_id;
     struct pld__device dev;
     int in_task; /* running a dispatched function; atomic, as `active` */
-    /* The kernel state, from `kernel` to `async`: what one vector core of
+    /* The kernel state, from `kernel` to `task`: what one vector core of
      * the rank has of the running kernel.  A backend running several cores
      * of a rank at once (core_num) keeps a copy per core and swaps it in
      * while that core runs (cores.c, sim/engine.c); keep these together. */
@@ -172,6 +172,7 @@ struct pld__rank {
      * call): upstream's template kernel, which moves 256-element tiles */
     int builtin;
     struct pld__async *async; /* the running kernel's put_async sessions and events (async.c) */
+    struct pld__pipes pipes;  /* an AIC's pipes (pipes.c) */
     /* innermost armed guard (pld_embed.h), or NULL: per core, because each
      * core of a task graph runs front-end code of its own */
     struct pld_guard *guard;
@@ -467,11 +468,11 @@ void pld__trace_xfer(double t0, double t1, int from, int to, double bytes, int i
 void pld__trace_note_cell(const void *cell, int64_t seq);
 void pld__trace_set_cause(int64_t seq, const void *cell);
 double pld__now(void);
-/* Records one primitive that started at t0 and ends now, on the executing
- * rank; `t` (may be NULL) names the memory touched, `elem_off` its byte
- * offset inside that tensor. */
-int64_t pld__trace_op(enum pld__op op, double t0, int peer, const pl_tensor *t, int64_t elem_off,
-                      int64_t bytes, int64_t value, const char *file, int line);
+/* Records one primitive that started at t0 and ends at t1 (0: now), on the
+ * executing rank; `t` (may be NULL) names the memory touched, `elem_off`
+ * its byte offset inside that tensor. */
+int64_t pld__trace_op(enum pld__op op, double t0, double t1, int peer, const pl_tensor *t,
+                      int64_t elem_off, int64_t bytes, int64_t value, const char *file, int line);
 
 /* A region an op read or wrote, for the race detector: offsets+shape of
  * `t` in rank `copy`'s copy (a host tensor: copy is ignored). */
@@ -504,7 +505,7 @@ struct pld__observed {
     const char *api; /* the op as the caller named it, for the race report */
     const char *file;
     int line;
-    double t0; /* when the op started */
+    double t0, t1; /* when the op started, and ended if not now (a cube pipe's op) */
     /* the transfer, for ops of kind DATA and SIGNAL that the op table
      * prices: from, to, what the backend returned and what it cost
      * (pld__op_done) */
@@ -547,10 +548,10 @@ int64_t pld__observe(const struct pld__observed *o);
 struct pld__landing;
 void pld__observe_landed(struct pld__landing *l, int notifier, const int32_t *cell,
                          pld_notify_op op, int32_t value);
-/* The event of an op that names no memory and moves nothing between
- * ranks (vector, cube, launch, dispatch): `peer` -1 but for a dispatch. */
-void pld__observe_work(enum pld__op op, double t0, int peer, int64_t bytes, const char *file,
-                       int line);
+/* The event of an op that names no memory and moves nothing between ranks
+ * (vector, cube, launch, dispatch) from t0 to t1 (0: now); peer: a dispatch's rank, else -1. */
+void pld__observe_work(enum pld__op op, double t0, double t1, int peer, int64_t bytes,
+                       const char *file, int line);
 
 /* Fails, at the put_async's file:line, if the running kernel of `rk` has
  * a put_async that was never waited (async.c; called at the kernel's end). */

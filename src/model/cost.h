@@ -17,8 +17,26 @@ void pld__charge_vector(int64_t elems); /* a vector op over `elems` */
 enum pld__cube_path { PLD__CUBE_L1_TO_L0A, PLD__CUBE_L1_TO_L0B, PLD__CUBE_DRAIN };
 double pld__cube_matmul_seconds(const struct pld__device *d, int64_t m, int64_t n, int64_t k,
                                 pl_dtype dt);
+double pld__cube_load_seconds(const struct pld__device *d, double bytes);
 double pld__cube_move_seconds(const struct pld__device *d, enum pld__cube_path path, double bytes);
 void pld__charge_cube(double seconds);
+/* The cube's pipes (pipes.c): pld__pipe_issue puts `seconds` of work
+ * (scaled by speed_factor) on pipe `p` of the executing core `rk` and
+ * returns when it starts, *end when it ends (model seconds), leaving the
+ * core's clock where it was; pld__cube_rank is pld__kernel_rank for the
+ * cube's ops, which leave the pipes running; every other op settles them
+ * (pld__pipes_settle: the core's clock to the pipes' last end). */
+double pld__pipe_issue(struct pld__rank *rk, enum pld__pipe p, double seconds, double *end);
+struct pld__rank *pld__cube_rank(const char *file, int line, const char *op);
+static inline void pld__pipes_settle(struct pld__rank *rk)
+{
+    double last = 0, now = pld__now();
+    rk->pipes.ahead = 0;
+    for (int p = 0; p < PLD__NPIPES; p++)
+        last = rk->pipes.free[p] > last ? rk->pipes.free[p] : last;
+    if (last > now)
+        pld__R->be->charge(last - now);
+}
 void pld__charge_launch(void);   /* a kernel launch */
 void pld__charge_dispatch(void); /* the host dispatching one task */
 void pld__charge_poll(void);     /* the poll that sees a wait's cell hold */

@@ -83,8 +83,8 @@ static int64_t trace_add_locked(const struct pld__event *e)
     return (int64_t)t->n++;
 }
 
-int64_t pld__trace_op(enum pld__op op, double t0, int peer, const pl_tensor *t, int64_t elem_off,
-                      int64_t bytes, int64_t value, const char *file, int line)
+int64_t pld__trace_op(enum pld__op op, double t0, double t1, int peer, const pl_tensor *t,
+                      int64_t elem_off, int64_t bytes, int64_t value, const char *file, int line)
 {
     if (!pld__R)
         return -1;
@@ -94,7 +94,7 @@ int64_t pld__trace_op(enum pld__op op, double t0, int peer, const pl_tensor *t, 
         return -1;
     struct pld__event e = {
         .t0 = t0,
-        .t1 = pld__now(),
+        .t1 = t1 > 0 ? t1 : pld__now(),
         .rank = self,
         .id = op,
         .op = pld__ops[op].trace,

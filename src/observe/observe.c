@@ -86,8 +86,8 @@ int64_t pld__observe(const struct pld__observed *o)
     /* most runs have neither a trace nor a recording rank: no event */
     int64_t seq =
         pld__R && (pld__R->trace || __atomic_load_n(&pld__R->any_recording, __ATOMIC_RELAXED))
-            ? pld__trace_op(o->op, o->t0, o->peer, o->t, o->elem_off, o->bytes, o->value, o->file,
-                            o->line)
+            ? pld__trace_op(o->op, o->t0, o->t1, o->peer, o->t, o->elem_off, o->bytes, o->value,
+                            o->file, o->line)
             : -1;
     /* the trace's arrows: which notify last set a cell, which one released a wait */
     if (o->cell.use == PLD__CELL_NOTIFY && o->cost && o->cost->landing)
@@ -108,13 +108,14 @@ void pld__observe_landed(struct pld__landing *l, int notifier, const int32_t *ce
         pld__trace_note_cell(cell, l->seq);
 }
 
-void pld__observe_work(enum pld__op op, double t0, int peer, int64_t bytes, const char *file,
-                       int line)
+void pld__observe_work(enum pld__op op, double t0, double t1, int peer, int64_t bytes,
+                       const char *file, int line)
 {
     pld__observe(&(struct pld__observed){.op = op,
                                          .file = file,
                                          .line = line,
                                          .t0 = t0,
+                                         .t1 = t1,
                                          .peer = peer,
                                          .elem_off = -1,
                                          .bytes = bytes,

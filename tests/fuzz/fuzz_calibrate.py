@@ -132,6 +132,17 @@ def take_model(path: str, rng: random.Random) -> None:
     assert {k[0] for k in cal.FIT_KEYS} <= {k for _, k, _ in lines}
 
 
+def take_cube(path: str, rng: random.Random) -> None:
+    d = cal.cube_data(path, heldout=rng.random() < 0.5)
+    for p in d.points():
+        assert p.values and all(finite_time(v) for v in p.values), p
+        assert p.size >= 1 and p.P in (1, 2), p
+        p.args()
+    for k, v in d.spec.items():
+        assert k in cal.SPEC_KEYS and finite_time(v), (k, v)
+        cal.fmt_key(k, v)
+
+
 def seeds() -> dict[str, tuple[Callable, list[bytes]]]:
     """Each reader and its seeds: the real files, the measurements cut to
     a few rows each so that a mutation lands in a number as often as in a
@@ -146,6 +157,8 @@ def seeds() -> dict[str, tuple[Callable, list[bytes]]]:
         cuts += [b"\n".join([lines[0]] + lines[at:at + 6]) + b"\n"
                  for at in range(1, len(lines) - 1, 12)]
     return {"measurements": (take_measurements, cuts),
+            "cube": (take_cube, [read("bench", "measurements", "a2a3-cube-sdma.csv"),
+                                 read("bench", "measurements", "a2a3-cube-sdma-heldout.csv")]),
             "record": (take_record, [read("bench", "measurements", "a2a3-fit-record.csv")]),
             "model": (take_model, [read("models", "a2a3.model")])}
 

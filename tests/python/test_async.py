@@ -40,23 +40,26 @@ class AsyncPut(unittest.TestCase):
                 ranks = devices.count(",") + 1
                 self.assertEqual(float(moved.group(1)), ranks * (4.0 if mode == "async" else 2.0))
 
-    def test_the_async_ring_is_faster_by_the_overlapped_compute(self):
+    def test_the_async_ring_is_slower_at_4_kib_as_on_the_machine(self):
         sync, asyn = support.in_parallel(lambda m: run(m), ["sync", "async"])
         self.assertEqual(sync.returncode, 0, sync.stderr)
         self.assertEqual(asyn.returncode, 0, asyn.stderr)
         # a2a3 (models/a2a3.model): 4 KiB; the put is one GM read and a
         # push over the link, the async put is the issue, one block's
-        # sdma_lat and the link, behind the compute (one GM read and two
-        # vector ops); then one poll.  All in us.
+        # sdma_lat and the link at the engine's rate, behind the compute
+        # (one GM read and two vector ops); then one poll.  All in us.  The
+        # engine's fixed cost, fitted to pto-isa's SDMA reads, is more than
+        # the sync put and the compute together: the async program is the
+        # slower, as a 4 KiB SDMA read takes 3.8x the sync one on the 910B.
         m = support.model_us()
         nbytes = 4096.0
         gm = m["hbm_lat"] + nbytes / m["hbm_bw"]
         flow = m["link_lat"] + nbytes / m["link_bw"]
         put = gm + m["push_lat"] + flow
         compute = gm + 2 * 1024 / m["vector_rate"]
-        engine = m["sdma_lat"] + flow
+        engine = m["sdma_lat"] + m["link_lat"] + nbytes / min(m["link_bw"], m["sdma_bw"])
         saved = put + compute - (m["sdma_issue"] + max(compute, engine) + m["poll_lat"])
-        self.assertGreater(saved, 0.2)
+        self.assertLess(saved, -1.0)
         self.assertAlmostEqual(sim_time(sync.stdout) - sim_time(asyn.stdout), saved, delta=0.0015)
 
     def test_the_overlap_example_saves_what_its_walkthrough_says(self):
@@ -72,9 +75,10 @@ class AsyncPut(unittest.TestCase):
         nbytes = 32768.0
         gm = m["hbm_lat"] + nbytes / m["hbm_bw"]
         flow, vop = m["link_lat"] + nbytes / m["link_bw"], 8192 / m["vector_rate"]
-        put, compute, engine = gm + m["push_lat"] + flow, gm + 25 * vop, m["sdma_lat"] + flow
+        engine = m["sdma_lat"] + m["link_lat"] + nbytes / min(m["link_bw"], m["sdma_bw"])
+        put, compute = gm + m["push_lat"] + flow, gm + 25 * vop
         saved = put + compute - (m["sdma_issue"] + max(compute, engine) + m["poll_lat"])
-        self.assertAlmostEqual(saved, 1.4806, places=3)  # the walkthrough's table
+        self.assertAlmostEqual(saved, -0.0694, places=3)  # the walkthrough's table
         self.assertAlmostEqual(sim_time(runs[1].stdout) - sim_time(runs[0].stdout), saved, delta=0.0015)
 
     def test_a_notify_before_the_wait_is_a_race(self):

@@ -5,6 +5,7 @@ the cube model's times against their closed forms
 
 from __future__ import annotations
 
+import os
 import unittest
 
 import support
@@ -67,6 +68,12 @@ def matmul_us(m: dict, dtype: str, mm: int, n: int, k: int) -> float:
     return m["cube_lat"] + 2 * up(mm, 16) * up(n, 16) * up(k, kt) / m[rate]
 
 
+def l1_load_us(m: dict[str, float], nbytes: int) -> float:
+    """A load of `nbytes` from GM into L1: a GM access at the cube's own
+    load rate, l1_bw (hbm_bw where the model gives none)."""
+    return m["hbm_lat"] + nbytes / (m.get("l1_bw") or m["hbm_bw"])
+
+
 class Timing(unittest.TestCase):
     def test_a_gemm_is_its_loads_moves_fractals_and_drain(self):
         """launch + G(A) + G(B) + A/l0a_bw + B/l0b_bw + matmul + l0c_lat +
@@ -80,19 +87,92 @@ class Timing(unittest.TestCase):
                 self.assertEqual(r.returncode, 0, r.stderr)
                 size = {"FP16": 2, "BF16": 2, "FP32": 4, "INT8": 1}[dtype]
                 a, b, c = mm * k * size, k * n * size, mm * n * 4
-                gm = lambda x: m["hbm_lat"] + x / m["hbm_bw"]  # noqa: E731
-                want = m["launch_lat"] + gm(a) + gm(b) + a / m["l0a_bw"] + b / m["l0b_bw"] + matmul_us(m, dtype, mm, n, k) + m["l0c_lat"] + c / m["l0c_bw"]
+                want = m["launch_lat"] + l1_load_us(m, a) + l1_load_us(m, b) + a / m["l0a_bw"] + b / m["l0b_bw"] + matmul_us(m, dtype, mm, n, k) + m["l0c_lat"] + c / m["l0c_bw"]
                 self.assertAlmostEqual(sim_time_us(r), want, delta=0.0015)  # time= has 3 decimals
 
     def test_each_matmul_acc_of_l1_operands_moves_them_into_l0(self):
-        # cube.py's timing mode: N matmul_acc of [16, 32] @ [32, 16] FP16
-        # tiles held in L1: each moves both into L0A and L0B, then multiplies
+        """cube.py's timing mode: N matmul_acc of [16, 32] @ [32, 16] FP16
+        tiles held in L1: each moves both into L0A and L0B (MTE1), then
+        multiplies (M).  The pipes run at once (docs/models.md, "The cube's
+        pipes"): a matmul's moves overlap the matmul before it, so N of them
+        take one pair of moves and one matmul, N - 1 steps of the slower
+        pipe, then the drain.  With N = 0 the drain overlaps the two loads,
+        which take longer, so it adds nothing there."""
         m = support.model_us()
         none, hundred = support.in_parallel(lambda n: run("timing", str(n)), [0, 100])
         for r in (none, hundred):
             self.assertEqual(r.returncode, 0, r.stderr)
-        each = 1024 / m["l0a_bw"] + 1024 / m["l0b_bw"] + matmul_us(m, "FP16", 16, 16, 32)
-        self.assertAlmostEqual(sim_time_us(hundred) - sim_time_us(none), 100 * each, delta=0.002)
+        moves = 1024 / m["l0a_bw"] + 1024 / m["l0b_bw"]
+        mad = matmul_us(m, "FP16", 16, 16, 32)
+        drain = m["l0c_lat"] + 1024 / m["l0c_bw"]
+        loads = 2 * l1_load_us(m, 1024)
+        self.assertGreater(loads, drain)
+        self.assertAlmostEqual(sim_time_us(hundred) - sim_time_us(none), moves + mad + 99 * max(moves, mad) + drain, delta=0.002)
+
+    def test_a_gemm_k_loop_runs_at_its_slowest_pipe(self):
+        """bench/gemm.py on one AIC: one 128 x 256 output tile, K = 1024 in
+        4 L1 panels of 4 matmuls each (docs/models.md, "The cube's pipes").
+        The loads stream on MTE2 from the launch; a panel's moves wait for
+        its loads, its matmuls for their moves; the drain waits for the
+        last matmul.  Three models: as it is (the loads are the slowest
+        pipe, then the last panel's moves and matmuls follow them), with
+        the loads and moves free (the matmuls alone), and with the
+        matmuls and moves free (the loads alone)."""
+        m = support.model_us()
+        fast = "l0a_bw=1000TBps,l0b_bw=1000TBps"
+        specs = ["hccs", f"hccs,l1_bw=1000TBps,{fast}", f"hccs,cube_rate=1e21,cube_lat=0,{fast}"]
+        runs = support.in_parallel(
+            lambda spec: support.pldsim_py("--timing-only", "--no-summary", "--topology", spec, os.path.join(support.SRC, "bench", "gemm.py"), "--cores", "1", "-m", "128", "-n", "256", "-k", "1024"),
+            specs,
+        )
+        walls = []
+        for r in runs:
+            self.assertEqual(r.returncode, 0, r.stderr)
+            walls.append(float(r.stdout.split("device_wall_us=")[1].split()[0]))
+        a, b = 128 * 256 * 2, 256 * 256 * 2  # one panel of A and of B, FP16
+        panel_loads = l1_load_us(m, a) + l1_load_us(m, b)
+        moves = (a / 4) / m["l0a_bw"] + (b / 4) / m["l0b_bw"]
+        mad = matmul_us(m, "FP16", 128, 256, 64)
+        drain = m["l0c_lat"] + 128 * 256 * 4 / m["l0c_bw"]
+        self.assertGreater(panel_loads, 4 * max(moves, mad))  # the premise: MTE2 is the slowest
+        self.assertGreater(mad, moves)
+        launch, free = m["launch_lat"], 1e9  # 1000 TBps, in bytes per us
+        want = [
+            launch + 4 * panel_loads + moves + 4 * mad + drain,
+            launch + 2 * m["hbm_lat"] + (a + b) / free + (a + b) / 4 / free + 16 * mad + drain,
+            launch + 4 * (2 * m["hbm_lat"] + (a + b) / m["l1_bw"]) + (a + b) / free + drain,
+        ]
+        for spec, got, w in zip(specs, walls, want):
+            with self.subTest(topology=spec):
+                self.assertAlmostEqual(got, w, delta=1e-6)
+
+    def test_a_cube_kernel_waits_while_its_pipes_run_on(self):
+        """A cube kernel's pipes run past its clock.  A wait publishes
+        nothing, so it does not settle them: in docs/examples/
+        allgather_gemm.py (one cube core, one comm core a rank, two tiles
+        of the peer's rows) each wait for a peer's tile starts while the
+        pipes still work on the rank's own tiles, and the load of the
+        peer's tile starts only when its wait ends.  The kernel ends after
+        its last pipe op."""
+        with support.scratch() as d:
+            trace = os.path.join(d, "t.txt")
+            r = support.pldsim_py("--topology", "hccs,dispatch_lat=0", "--trace", trace, os.path.join(support.SRC, "docs", "examples", "allgather_gemm.py"),
+                                  "-d", "0,1", "--comm-cores", "1", "--gemm-cores", "1", "-m", "64", "-k", "64", "-n", "256", "--tile-m", "32", "--tile-k", "64", "--tile-n", "256")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(trace) as f:  # in order of start
+                rows = [line.split() for line in f if not line.startswith("#")]
+        for rank in ("r0", "r1"):
+            mine = [(float(c[0]), float(c[1]), c[3], c[5]) for c in rows if c[2] == rank]
+            waits = [(t0, t1) for t0, t1, op, _ in mine if op == "wait_ge"]
+            pipes = [(t0, t1) for t0, t1, op, _ in mine if op in ("load", "move", "matmul", "store")]
+            peer_loads = [t0 for t0, _, op, where in mine if op == "load" and where == "gathered_buf"]
+            kernel_end = max(t1 for t0, t1, op, _ in mine if op != "dispatch")
+            self.assertEqual((len(waits), len(peer_loads)), (2, 2), rank)
+            with self.subTest(rank=rank):
+                self.assertTrue(any(s <= waits[0][0] < e for s, e in pipes), f"{rank}: the pipes were idle at the first wait")
+                for (_, wait_end), load in zip(waits, peer_loads):
+                    self.assertGreaterEqual(load, wait_end)
+                self.assertEqual(kernel_end, max(e for _, e in pipes))
 
     def test_cube_and_vector_cores_are_separate_resources(self):
         """An AIC task beside an AIV task takes as long as the longer of

@@ -26,13 +26,16 @@ TMP = tempfile.mkdtemp(prefix="check_calibrate_input.")
 BUILD = os.path.join(TMP, "build")
 MARK = os.path.join(TMP, "a-point-ran")
 os.makedirs(os.path.join(BUILD, "bench"))
-with open(os.path.join(BUILD, "bench", "pldsim-measured"), "w") as f:
-    # a stand-in: it marks that a point ran, and refuses a --topology of
-    # "bogus" as pldsim does, in one line with exit 2
-    f.write(f"#!/bin/sh\ntouch '{MARK}'\ncase \"$*\" in *'--topology bogus'*)\n"
-            "  echo \"pldsim: --topology 'bogus': unknown kind 'bogus'; expected one of mesh\" >&2; exit 2;;\n"
-            "esac\necho device_wall_us=1 a2av_us=1\n")
-os.chmod(os.path.join(BUILD, "bench", "pldsim-measured"), 0o755)
+os.makedirs(os.path.join(BUILD, "tools"))
+# stand-ins for bench/pldsim-measured and tools/pldsim-py (the GEMMs): each
+# marks that a point ran, and refuses a --topology of "bogus" as pldsim
+# does, in one line with exit 2
+for exe in (os.path.join(BUILD, "bench", "pldsim-measured"), os.path.join(BUILD, "tools", "pldsim-py")):
+    with open(exe, "w") as f:
+        f.write(f"#!/bin/sh\ntouch '{MARK}'\ncase \"$*\" in *'--topology bogus'*)\n"
+                "  echo \"pldsim: --topology 'bogus': unknown kind 'bogus'; expected one of mesh\" >&2; exit 2;;\n"
+                "esac\necho device_wall_us=1 a2av_us=1 get_us=1\n")
+    os.chmod(exe, 0o755)
 
 with open(os.path.join(DATA, "a2a3-calibration.csv"), newline="") as f:
     MEAS = f.read().splitlines(keepends=True)
@@ -111,6 +114,41 @@ def test_bad_measurements_are_one_line():
     refused(["--calibration", TMP, "guard"], f"{TMP}: cannot read it: Is a directory")
 
 
+def test_bad_cube_files_are_one_line():
+    with open(os.path.join(DATA, "a2a3-cube-sdma.csv"), newline="") as f:
+        cube = f.read().splitlines(keepends=True)
+    text = "".join(cube)
+    gemm = next(i for i, line in enumerate(cube) if line.startswith("gemm,"))
+    row = cube[gemm]  # gemm,torch.matmul N^3,fp16,2048,2048,2048,,251.0,TFLOPS,...
+    at = f":{gemm + 1}:"
+    cases = [
+        ("c-empty.csv", "# only a comment\n", "c-empty.csv: no rows"),
+        ("c-short.csv", text.replace(row, row.replace(",TFLOPS,", ",")),
+         f"c-short.csv{at} 10 fields; expected 11"),
+        ("c-mkn.csv", text.replace(row, row.replace(",2048,2048,2048,", ",2048,1024,2048,")),
+         f"c-mkn.csv{at} m, k and n differ"),
+        ("c-dtype.csv", text.replace(row, row.replace(",fp16,", ",fp8,")),
+         f"c-dtype.csv{at} dtype 'fp8': expected fp16"),
+        ("c-nan.csv", text.replace(row, row.replace(",251.0,", ",nan,")),
+         f"c-nan.csv{at} value 'nan': expected TFLOPS, a finite number above 0"),
+        ("c-unit.csv", text.replace(row, row.replace(",TFLOPS,", ",GFLOPS,")),
+         f"c-unit.csv{at} unit 'GFLOPS': expected TFLOPS"),
+        ("c-kind.csv", text.replace(row, row.replace("gemm,", "gemv,", 1)),
+         f"c-kind.csv{at} kind 'gemv': expected gemm, oneside, spec or link"),
+        ("c-peak.csv", text.replace(",353.9,", ",35.39,"),
+         "TFLOPS is not 24 x 8192 x 1.8 GHz; expected the two to agree"),
+        ("c-bytes.csv", text.replace(",4096,36.3,", ",0,36.3,"),
+         "c-bytes.csv:", "bytes '0': expected a whole number of bytes read from 1"),
+        ("c-nospec.csv", "".join(x for x in cube if not x.startswith("spec,")),
+         "no 'cube peak' or 'cube cost per mad' spec row"),
+    ]
+    for name, body, *msg in cases:
+        refused(["--cube", file(name, body), "fit", "--only", "cube"], *msg)
+        refused(["--cube", file(name, body), "validate"], *msg)
+    refused(["--cube-heldout", os.path.join(TMP, "no-cube.csv"), "validate"],
+            "no-cube.csv: cannot read it: No such file or directory")
+
+
 def test_bad_records_are_one_line():
     rec = "".join(REC)
     first = REC[3].split(",")[3]  # mesh P=2 256's simulated_us, line 4
@@ -129,7 +167,7 @@ def test_bad_records_are_one_line():
         ("r-size.csv", rec.replace("mesh,2,256,", "mesh,2,-256,"),
          "r-size.csv:4: size '-256': expected a whole number from 0 to"),
         ("r-twice.csv", rec + REC[3],
-         "r-twice.csv:10: 'mesh P=2 size 256' is recorded twice (first at line 4)"),
+         f"r-twice.csv:{len(REC) + 1}: 'mesh P=2 size 256' is recorded twice (first at line 4)"),
         ("r-short.csv", "".join(REC[:4]),
          "r-short.csv: no record of mesh P=2 size 1048576, mesh P=4 size 65536"),
     ]
@@ -163,7 +201,7 @@ def test_files_to_write_are_tried_first():
     assert r.returncode == 0, r.stderr
     assert os.listdir(d) == ["rec.csv"], os.listdir(d)
     with open(os.path.join(d, "rec.csv")) as f:
-        assert f.read().count("\n") == 9
+        assert f.read().count("\n") == len(REC)
 
 
 def test_model_files_are_read_before_the_fit():
@@ -172,7 +210,8 @@ def test_model_files_are_read_before_the_fit():
             "no.model: cannot read it: No such file or directory; expected a pldsim model file")
     refused(["fit", "--write-model", os.path.join(TMP, "no.model")], "no.model: cannot read it")
     refused(["fit", "--check-model", file("keys.model", "hbm_lat = 80ns\n")],
-            "keys.model: no line for dispatch_lat, hbm_bw, pull_bw, push_lat, signal_lat")
+            "keys.model: no line for cube_fp32_rate, cube_lat, cube_rate, dispatch_lat, hbm_bw, "
+            "l1_bw, pull_bw, pull_lat, push_lat, sdma_bw, sdma_lat, signal_lat")
     refused(["--build", os.path.join(TMP, "nobuild"), "guard"],
             "nobuild/bench/pldsim-measured is not built")
 

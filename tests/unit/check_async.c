@@ -62,10 +62,15 @@ static char *platform(int engines, const char *sdma_bw)
     return write_temp(".xml", buf);
 }
 
+static void assert_within(double got, double want, double abs, const char *what)
+{
+    ck_assert_msg(fabs(got - want) <= 1e-9 * fabs(want) + abs,
+                  "%s: simulated %.15g s, closed form %.15g s", what, got, want);
+}
+
 static void assert_near(double got, double want, const char *what)
 {
-    ck_assert_msg(fabs(got - want) <= 1e-9 * fabs(want) + 1e-15,
-                  "%s: simulated %.15g s, closed form %.15g s", what, got, want);
+    assert_within(got, want, 1e-15, what);
 }
 
 /* ---- timing: rank 0 issues up to 3 puts, computes, then waits ---- */
@@ -237,11 +242,15 @@ START_TEST(the_closed_forms_hold_on_the_calibrated_model)
             ? n * d->sdma_lat + fmax(2 * bytes / d->hbm_bw, d->sdma_bw > 0 ? bytes / d->sdma_bw : 0)
             : n * d->sdma_lat + (n - 1) * a + a + bytes / rate;
     assert_near(T.issued[0], d->sdma_issue, "the issue");
-    /* the wait returns at the later of the core's clock and the landing */
-    assert_near(T.waited[0], fmax(T.computed, d->sdma_issue + engine) + d->poll_lat, "the wait");
+    /* the wait returns at the later of the core's clock and the landing; to
+     * SimGrid's timing precision (1 ns): at the fitted sdma_bw, a 4-byte
+     * flow's 0.19 ns of bytes is below it, and SimGrid ends the flow on its
+     * 1 ns grid */
+    assert_within(T.waited[0], fmax(T.computed, d->sdma_issue + engine) + d->poll_lat, 1e-9,
+                  "the wait");
     if (T.nputs == 2) /* four engines: the second moves at once, on its own link */
-        assert_near(T.waited[1], fmax(T.waited[0], 2 * d->sdma_issue + engine) + d->poll_lat,
-                    "the second wait");
+        assert_within(T.waited[1], fmax(T.waited[0], 2 * d->sdma_issue + engine) + d->poll_lat,
+                      1e-9, "the second wait");
 }
 END_TEST
 
@@ -365,12 +374,16 @@ START_TEST(the_ring_shuffle_lands_on_threads)
 }
 END_TEST
 
-START_TEST(the_async_program_is_faster_by_the_overlapped_compute)
+START_TEST(the_async_program_is_slower_at_4_kib_as_on_the_machine)
 {
     /* a2a3 (models/a2a3.model): the put is one GM read and a push over the
      * link; the async put is the issue, the engine's block latency and the
      * link, overlapping the compute; then the wait's poll.  Both rounds run
-     * in one simulation. */
+     * in one simulation.  With the SDMA engine fitted to pto-isa's reads
+     * (docs/validation.md) a 4 KiB transfer costs the engine 2.1 us of
+     * fixed cost, more than the sync put and the compute together: on the
+     * machine a 4 KiB SDMA read takes 3.8x the sync one.  The async
+     * program is slower by exactly what the closed forms say. */
     struct pld__model m;
     const char *text = pld__builtin_model_text("a2a3");
     ck_assert(text && pld__model_parse(text, "a2a3", &m) == 0);
@@ -379,13 +392,15 @@ START_TEST(the_async_program_is_faster_by_the_overlapped_compute)
     const double lat = m.link_lat, bw = m.link_bw, bytes = 4.0 * RING;
     const double push_bw = d->push_bw > 0 && d->push_bw < bw ? d->push_bw : bw;
     double put = d->hbm_lat + bytes / d->hbm_bw + d->push_lat + lat + bytes / push_bw;
-    double engine = d->sdma_lat + lat + bytes / bw;
+    const double sdma_bw = d->sdma_bw > 0 && d->sdma_bw < bw ? d->sdma_bw : bw;
+    double engine = d->sdma_lat + lat + bytes / sdma_bw;
     const double issue = d->sdma_issue, poll = d->poll_lat;
     for (int r = 0; r < 2; r++) {
         double c = compute_time[1][r];
         assert_near(compute_time[0][r], c, "the same compute");
         double saved = put + c - (issue + (c > engine ? c : engine) + poll);
-        ck_assert_msg(saved > 0, "the async program must be faster");
+        ck_assert_msg(saved < 0, "at 4 KiB the async program must be the slower: saved %g s",
+                      saved);
         assert_near(local_time[0][r] - local_time[1][r], saved, "sync minus async");
     }
 }
@@ -672,7 +687,7 @@ int main(void)
     tcase_add_test(t, an_engine_slower_than_the_link_sets_the_rate);
     tcase_add_test(t, each_block_costs_the_engine_its_latency);
     tcase_add_test(t, a_put_to_oneself_is_a_copy_within_gm);
-    tcase_add_test(t, the_async_program_is_faster_by_the_overlapped_compute);
+    tcase_add_test(t, the_async_program_is_slower_at_4_kib_as_on_the_machine);
     tcase_add_loop_test(t, the_closed_forms_hold_on_the_calibrated_model, 0, 5);
     suite_add_tcase(s, t);
     TCase *d = tcase_create("data");

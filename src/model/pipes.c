@@ -1,0 +1,50 @@
+/* pipes.c: the cube unit's pipes.  An AIC issues its ops in program order
+ * to four pipes that run at once (MTE2: GM -> L1, MTE1: L1 -> L0A/L0B,
+ * M: the matmul, FIX: L0C -> GM), as a double-buffered GEMM overlaps the
+ * next tiles' loads and moves with this tile's matmul.  Without this a
+ * GEMM's time would be the sum of its loads, moves and matmuls, about
+ * twice what a 910B takes (docs/models.md, "The cube's pipes").
+ *
+ * pldsim does not see which buffer an op reads, so each op reads the
+ * latest op of the pipe that feeds it, the stream of a GEMM's k loop: a
+ * move the latest load, a matmul the latest move, a drain the latest
+ * matmul; and a matmul after a drain waits for it, since L0C holds one
+ * accumulator.  Buffer capacities are not modelled (as before): a load
+ * may run ahead of the matmuls as far as the program issues it.
+ *
+ * The core's own clock stays where it issues; the pipes' ends are settled
+ * onto it (pipe_barrier(PIPE_ALL)) before any other op of the kernel but a
+ * wait, and at its end, so what other cores see of it is never early.  A
+ * wait publishes nothing: the scalar unit spins on its flag as soon as it
+ * has issued the ops before it (set_flag and wait_flag between the pipes
+ * sit in the pipes' own queues), and the pipes run on meanwhile.  Issue
+ * queues are taken as deep enough for a kernel's tiles. */
+#include "internal.h"
+#include "backend.h"
+
+/* The pipe whose latest op an op of each pipe reads (-1: GM). */
+static const int feeds[PLD__NPIPES] = {-1, PLD__PIPE_MTE2, PLD__PIPE_MTE1, PLD__PIPE_M};
+
+double pld__pipe_issue(struct pld__rank *rk, enum pld__pipe p, double seconds, double *end)
+{
+    struct pld__pipes *q = &rk->pipes;
+    double start = pld__now();
+    if (q->free[p] > start)
+        start = q->free[p];
+    if (feeds[p] >= 0 && q->free[feeds[p]] > start)
+        start = q->free[feeds[p]];
+    if (p == PLD__PIPE_M && q->free[PLD__PIPE_FIX] > start)
+        start = q->free[PLD__PIPE_FIX];
+    *end = start + seconds * rk->dev.speed_factor;
+    q->free[p] = *end;
+    q->ahead = 1;
+    return start;
+}
+
+struct pld__rank *pld__cube_rank(const char *file, int line, const char *op)
+{
+    int self = pld__self();
+    if (self >= 0 && pld__R->ranks[self].kernel)
+        return &pld__R->ranks[self];
+    return pld__kernel_rank(file, line, op); /* fails, saying where we are */
+}
