@@ -51,6 +51,7 @@ void pld_embed_incore_unwind(void)
     if (!pld__R || self < 0 || !pld__R->ranks[self].kernel)
         return;
     struct pld__rank *rk = &pld__R->ranks[self];
+    pld__pipes_settle(rk); /* the work its cube issued was done, as at a normal end */
     pld__ub_discard(rk);
     rk->kernel = NULL;
 }

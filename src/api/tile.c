@@ -231,8 +231,8 @@ static void store_values(const char *file, int line, const char *op, double t0, 
 pl_tensor pld__store_as(const char *file, int line, const char *op, pl_tile tile, pl_shape offsets,
                         pl_tensor t, struct pl_store_kw kw)
 {
+    pld__kernel_rank(file, line, op); /* a cube kernel's pipes settle first */
     double t0 = pld__now();
-    pld__kernel_rank(file, line, op);
     pld__check_tile(file, line, op, "tile", tile);
     store_values(file, line, op, t0, tile.dtype, tile.no_data ? NULL : tile.data, tile.shape,
                  tile.valid, offsets, t, kw, 0);
@@ -344,8 +344,8 @@ static pl_tile binop_tt(const char *file, int line, const char *op, enum binop k
                         pl_tile b)
 {
     char sa[64], sb[64];
+    pld__check_tile(file, line, op, "first operand", a); /* settles a cube's pipes */
     double t0 = pld__now();
-    pld__check_tile(file, line, op, "first operand", a);
     pld__check_tile(file, line, op, "second operand", b);
     if (a.dtype != b.dtype)
         pld__fail(PLD_EINVAL, file, line, op, "dtype mismatch: %s vs %s", pl_dtype_name(a.dtype),
@@ -380,8 +380,8 @@ static pl_tile binop_tt(const char *file, int line, const char *op, enum binop k
 static pl_tile binop_ts(const char *file, int line, const char *op, enum binop k, pl_tile a,
                         double s)
 {
+    pld__check_tile(file, line, op, "tile operand", a); /* settles a cube's pipes */
     double t0 = pld__now();
-    pld__check_tile(file, line, op, "tile operand", a);
     pl_tile r = pld__tile_alloc(file, line, op, a.dtype, a.shape, a.no_data);
     r.valid = a.valid; /* in place over `a` where this is its last use, as above */
     int64_t n = pl_shape_numel(a.shape);
@@ -421,8 +421,8 @@ static void check_index(const char *file, int line, const char *op, pl_tensor t,
 
 double pl__read(const char *file, int line, pl_tensor t, pl_shape idx)
 {
-    double t0 = pld__now();
     pld__kernel_rank(file, line, "pl_read");
+    double t0 = pld__now();
     check_gm(file, line, "pl_read", "tensor", t);
     check_index(file, line, "pl_read", t, idx);
     pld__charge_gm(pl_dtype_size(t.dtype));
@@ -446,8 +446,8 @@ double pl__read(const char *file, int line, pl_tensor t, pl_shape idx)
 
 void pl__write(const char *file, int line, pl_tensor t, pl_shape idx, double v)
 {
-    double t0 = pld__now();
     pld__kernel_rank(file, line, "pl_write");
+    double t0 = pld__now();
     check_gm(file, line, "pl_write", "tensor", t);
     check_index(file, line, "pl_write", t, idx);
     pld__charge_gm(pl_dtype_size(t.dtype));
@@ -493,8 +493,8 @@ double pl__cast(const char *file, int line, double v, pl_dtype dt)
 pl_tile pl__cast_tile(const char *file, int line, pl_tile t, pl_dtype dt)
 {
     static const char op[] = "pl_cast";
-    double t0 = pld__now();
     pld__kernel_rank(file, line, op);
+    double t0 = pld__now();
     pld__check_tile(file, line, op, "tile", t);
     if (pl_dtype_size(dt) == 0)
         pld__fail(PLD_EINVAL, file, line, op, "invalid target dtype %d", (int)dt);

@@ -29,6 +29,13 @@ double pld__pipe_issue(struct pld__rank *rk, enum pld__pipe p, double seconds, d
 {
     struct pld__pipes *q = &rk->pipes;
     double start = pld__now();
+    if (!(pld__R->be->caps & PLD_CAP_TIMED)) {
+        /* wall time (threads, mpi): nothing to overlap, and the charge is
+         * where a device thread notices an aborted run */
+        pld__R->be->charge(seconds * rk->dev.speed_factor);
+        *end = pld__now();
+        return start;
+    }
     if (q->free[p] > start)
         start = q->free[p];
     if (feeds[p] >= 0 && q->free[feeds[p]] > start)

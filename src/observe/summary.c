@@ -23,6 +23,58 @@ static int cmp_xf_time(const void *a, const void *b)
     return x[0] < y[0] ? -1 : x[0] > y[0];
 }
 
+/* One end of an event on a rank's timeline: +1 or -1 to its busy or wait
+ * count at time t. */
+struct edge {
+    double t;
+    int rank, busy, wait;
+};
+
+static int cmp_edge(const void *a, const void *b)
+{
+    const struct edge *x = a, *y = b;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    return x->t < y->t ? -1 : x->t > y->t;
+}
+
+/* Each rank's busy and waiting time as spans of its timeline, not sums of
+ * its events: a rank's cores, and a cube core's pipes, run ops at once.
+ * A span with an op running is busy, one with only waits is waiting; the
+ * rest is idle, so busy + wait + idle is the rank's end.  -1 without
+ * memory. */
+static int sweep(const struct pld__trace *t, int P, double *busy, double *wait)
+{
+    struct edge *e = malloc((2 * t->n + 1) * sizeof *e);
+    if (!e)
+        return -1;
+    size_t n = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        const struct pld__event *v = &t->ev[i];
+        int r = v->rank >= 0 ? v->rank : P, w = kind_of(v) == 4;
+        if (v->t1 <= v->t0)
+            continue;
+        e[n++] = (struct edge){v->t0, r, !w, w};
+        e[n++] = (struct edge){v->t1, r, -!w, -w};
+    }
+    qsort(e, n, sizeof *e, cmp_edge);
+    int nb = 0, nw = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i > 0 && e[i].rank == e[i - 1].rank) {
+            double dt = e[i].t - e[i - 1].t;
+            if (nb > 0)
+                busy[e[i].rank] += dt;
+            else if (nw > 0)
+                wait[e[i].rank] += dt;
+        } else
+            nb = nw = 0; /* a new rank */
+        nb += e[i].busy;
+        nw += e[i].wait;
+    }
+    free(e);
+    return 0;
+}
+
 void pld__summary_free(struct pld__summary *S)
 {
     free(S->busy);
@@ -44,16 +96,13 @@ int pld__summary_compute(struct pld__summary *S, const struct pld__run *R,
         pld__summary_free(S);
         return -1;
     }
-    for (size_t i = 0; i < t->n; i++) {
-        const struct pld__event *e = &t->ev[i];
-        int r = e->rank >= 0 ? e->rank : P;
-        if (kind_of(e) == 4)
-            wait[r] += e->t1 - e->t0;
-        else
-            busy[r] += e->t1 - e->t0;
-        if (e->t1 > end)
-            end = e->t1;
+    if (sweep(t, P, busy, wait) != 0) {
+        pld__summary_free(S);
+        return -1;
     }
+    for (size_t i = 0; i < t->n; i++)
+        if (t->ev[i].t1 > end)
+            end = t->ev[i].t1;
     S->end = end;
 
     /* routes: total bytes, and the peak of concurrent throughput against

@@ -5,6 +5,7 @@ the cube model's times against their closed forms
 
 from __future__ import annotations
 
+import json
 import os
 import unittest
 
@@ -173,6 +174,21 @@ class Timing(unittest.TestCase):
                 for (_, wait_end), load in zip(waits, peer_loads):
                     self.assertGreaterEqual(load, wait_end)
                 self.assertEqual(kernel_end, max(e for _, e in pipes))
+
+    def test_the_summary_counts_overlapping_pipe_ops_once(self):
+        """--summary's busy time is the span of the rank's timeline where
+        an op runs, not the sum of its ops: a GEMM on one cube core,
+        whose pipes overlap, is busy for exactly its device wall (launch
+        included), and never idle for less than nothing (issue 42's
+        review: busy summed to 2.8x the wall, idle -35 us)."""
+        with support.scratch() as d:
+            out = os.path.join(d, "s.json")
+            r = support.pldsim_py("--timing-only", "--no-summary", "--summary-json", out, os.path.join(support.SRC, "bench", "gemm.py"), "--cores", "1", "-m", "1024", "-n", "1024", "-k", "1024")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(out) as f:
+                rank = json.load(f)["ranks"][0]
+        self.assertAlmostEqual(rank["busy_us"], rank["device_wall_us"], delta=1e-6)
+        self.assertGreaterEqual(rank["idle_us"], 0)
 
     def test_cube_and_vector_cores_are_separate_resources(self):
         """An AIC task beside an AIV task takes as long as the longer of

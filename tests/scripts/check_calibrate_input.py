@@ -138,9 +138,22 @@ def test_bad_cube_files_are_one_line():
         ("c-peak.csv", text.replace(",353.9,", ",35.39,"),
          "TFLOPS is not 24 x 8192 x 1.8 GHz; expected the two to agree"),
         ("c-bytes.csv", text.replace(",4096,36.3,", ",0,36.3,"),
-         "c-bytes.csv:", "bytes '0': expected a whole number of bytes read from 1"),
+         "c-bytes.csv:", "bytes '0': expected a whole number of bytes read from 4096"),
         ("c-nospec.csv", "".join(x for x in cube if not x.startswith("spec,")),
          "no 'cube peak' or 'cube cost per mad' spec row"),
+        # rows bench/gemm.py or pldsim-measured get would fail on mid-run
+        ("c-tile.csv", text.replace(row, row.replace(",2048,2048,2048,", ",1000,1000,1000,")),
+         f"c-tile.csv{at} m 1000: expected a multiple of 256"),
+        ("c-huge.csv", text.replace(row, row.replace(",2048,2048,2048,", ",1048576,1048576,1048576,")),
+         f"c-huge.csv{at} m '1048576': expected a whole number (the GEMM's M) from 256 to 16384"),
+        ("c-chunk.csv", text.replace(",4096,36.3,", ",1000,36.3,"),
+         "bytes '1000': expected a whole number of bytes read from 4096 to"),
+        ("c-tput.csv", text.replace("TGET (sync through UB)", "TPUT (sync through UB)"),
+         "what 'TPUT (sync through UB) device cycles at ...': expected a TGET or TGET_ASYNC read"),
+        ("c-ghz.csv", text.replace("x 1.8 GHz)", "x 1..8 GHz)"),
+         "expected 'cube peak (N AIC x F flop/cycle x G GHz)'"),
+        ("c-gflops.csv", text.replace(",353.9,TFLOPS,", ",353.9,GFLOPS,"),
+         "unit 'GFLOPS': expected TFLOPS"),
     ]
     for name, body, *msg in cases:
         refused(["--cube", file(name, body), "fit", "--only", "cube"], *msg)
