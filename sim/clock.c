@@ -92,6 +92,16 @@ void pld__sim_settle(void)
         pld__sim_catch_up(ahead_of(self));
 }
 
+void pld__sim_yield(void)
+{
+    int self = sim_self();
+    if (self == PLD__NOBODY)
+        return;
+    pld__sim_catch_up(ahead_of(self));
+    SIMCALL(sg_actor_yield());
+    pld__sim_leave_if_aborted();
+}
+
 static int satisfied(const int32_t *cell, pld_wait_cmp cmp, int32_t expected)
 {
     return pld__wait_holds(*cell, cmp, expected);

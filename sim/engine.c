@@ -296,6 +296,7 @@ const struct pld_backend pld_backend_sim = {
     .dispatch = sim_dispatch,
     .charge = pld__sim_charge,
     .settle = pld__sim_settle,
+    .yield = pld__sim_yield,
     .read = pld__sim_read,
     .write = pld__sim_write,
     .notify = pld__sim_notify,

@@ -215,6 +215,7 @@ void pld__sim_catch_up(double *ahead);
 double pld__sim_now(void);
 void pld__sim_charge(double seconds);
 void pld__sim_settle(void);
+void pld__sim_yield(void);
 
 /* flows.c: a transfer's bytes in flight. */
 

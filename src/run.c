@@ -2,6 +2,7 @@
  * common command-line flags are options.c's). */
 #include "internal.h"
 #include "backend.h"
+#include "cost.h"
 #include "units.h"
 
 #include <errno.h>
@@ -140,6 +141,7 @@ static void run_free(struct pld__run *R)
     pld__host_writes_free(R);
     pld__async_free(R);
     pld__graphs_free(R);
+    pld__gm_share_free(R);
     free(R->ranks);
     pld__R = NULL;
 }

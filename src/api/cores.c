@@ -12,6 +12,7 @@
  * together for that. */
 #include "internal.h"
 #include "backend.h"
+#include "cost.h"
 
 #include <stddef.h>
 #include <stdlib.h>
@@ -59,7 +60,9 @@ void pld__run_cores(int n, void (*fn)(void *arg, int core), void *arg)
 {
     const struct pld_backend *be = pld__R->be;
     if (n > 1 && be->run_cores) {
+        pld__gm_cores(n); /* its cores may now share the device's GM */
         be->run_cores(n, fn, arg);
+        pld__gm_cores(-n);
         return;
     }
     for (int c = 0; c < n; c++)

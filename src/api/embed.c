@@ -119,7 +119,10 @@ void pld_embed_cube_move(const char *file, int line, const char *op, enum pld_cu
     enum pld__cube_path p = path == PLD_CUBE_TO_L0A   ? PLD__CUBE_L1_TO_L0A
                             : path == PLD_CUBE_TO_L0B ? PLD__CUBE_L1_TO_L0B
                                                       : PLD__CUBE_DRAIN;
-    double t1, t0 = pld__pipe_issue(rk, p == PLD__CUBE_DRAIN ? PLD__PIPE_FIX : PLD__PIPE_MTE1,
-                                    pld__cube_move_seconds(&rk->dev, p, (double)bytes), &t1);
+    double t1, t0 = p == PLD__CUBE_DRAIN
+                        ? pld__pipe_issue_gm(rk, PLD__PIPE_FIX, rk->dev.l0c_lat, (double)bytes,
+                                             rk->dev.l0c_bw, &t1)
+                        : pld__pipe_issue(rk, PLD__PIPE_MTE1,
+                                          pld__cube_move_seconds(&rk->dev, p, (double)bytes), &t1);
     pld__observe_work(PLD__OP_CUBE_MOVE, t0, t1, -1, bytes, file, line);
 }

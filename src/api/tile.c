@@ -106,10 +106,10 @@ static void load_region(const char *file, int line, const char *op, double t0, p
     size_t bytes = (size_t)pl_shape_numel(valid) * pl_dtype_size(t.dtype);
     double t1 = 0;
     if (cube) /* into the cube's L1, on its MTE2 pipe */
-        t0 = pld__pipe_issue(cube, PLD__PIPE_MTE2,
-                             pld__cube_load_seconds(&cube->dev, (double)bytes), &t1);
+        t0 = pld__pipe_issue_gm(cube, PLD__PIPE_MTE2, cube->dev.hbm_lat, (double)bytes,
+                                pld__cube_load_rate(&cube->dev), &t1);
     else
-        pld__charge_gm(bytes);
+        pld__charge_gm(bytes, 0);
     if (dst)
         pld__copy_region(t.dtype, valid, dst, full, pld__elem_ptr(t, me, offsets), pld__layout(t),
                          PL_ATOMIC_NONE);
@@ -202,12 +202,11 @@ static void store_values(const char *file, int line, const char *op, double t0, 
                           kw.atomic, &c);
     } else {
         if (drain) /* on the cube's FIX pipe */
-            t0 = pld__pipe_issue(
-                &pld__R->ranks[me], PLD__PIPE_FIX,
-                pld__cube_move_seconds(&pld__R->ranks[me].dev, PLD__CUBE_DRAIN, (double)bytes),
-                &t1);
+            t0 =
+                pld__pipe_issue_gm(&pld__R->ranks[me], PLD__PIPE_FIX, pld__R->ranks[me].dev.l0c_lat,
+                                   (double)bytes, pld__R->ranks[me].dev.l0c_bw, &t1);
         else
-            pld__charge_gm(bytes);
+            pld__charge_gm(bytes, 1);
         if (data)
             pld__copy_region(t.dtype, valid, pld__elem_ptr(t, me, offsets), pld__layout(t), data_in,
                              shape, kw.atomic);
@@ -425,7 +424,7 @@ double pl__read(const char *file, int line, pl_tensor t, pl_shape idx)
     double t0 = pld__now();
     check_gm(file, line, "pl_read", "tensor", t);
     check_index(file, line, "pl_read", t, idx);
-    pld__charge_gm(pl_dtype_size(t.dtype));
+    pld__charge_gm(pl_dtype_size(t.dtype), 0);
     double v = pld__has_data(&t)
                    ? pld__elem_get(t.dtype, pld__cell(pld__elem_ptr(t, pld__self(), idx)))
                    : pld__no_value(file, line, "pl_read", "it reads a window element");
@@ -450,7 +449,7 @@ void pl__write(const char *file, int line, pl_tensor t, pl_shape idx, double v)
     double t0 = pld__now();
     check_gm(file, line, "pl_write", "tensor", t);
     check_index(file, line, "pl_write", t, idx);
-    pld__charge_gm(pl_dtype_size(t.dtype));
+    pld__charge_gm(pl_dtype_size(t.dtype), 1);
     if (pld__has_data(&t))
         pld__elem_set(t.dtype, pld__cell(pld__elem_ptr(t, pld__self(), idx)), v);
     pld__host_written(t, idx, (pl_shape){.ndim = t.shape.ndim, .dim = {1, 1, 1, 1}});

@@ -278,6 +278,11 @@ struct pld_backend {
 
     /* ---- optional: NULL when the backend lacks it ---- */
 
+    /* settle, then lets every other actor due at the same model time run
+     * up to its next interaction before the caller goes on (timed
+     * backends: what streams start at once, gm_share.c). */
+    void (*yield)(void);
+
     /* Bottleneck bandwidth of the route from -> to, B/s (summaries).  NULL:
      * the backend has no such notion, and summaries say 0. */
     double (*route_bw)(int from, int to);

@@ -51,36 +51,38 @@ struct pld__wbuf {
  * <prop>s (device.c), and the platform writer (sim/topology.c); the unit
  * names a pld__parse_* function of units.c.  docs/models.md explains each. */
 #define PLD__DEVICE_KEYS(X)                                                                        \
-    X(ub_bytes, size)        /* UB capacity, bytes */                                              \
-    X(ub_usable_bytes, size) /* what kernels may allocate, bytes */                                \
-    X(hbm_bw, bandwidth)     /* GM <-> UB bandwidth, B/s */                                        \
-    X(hbm_lat, time)         /* fixed cost of one GM access, s */                                  \
-    X(vector_rate, rate)     /* vector-unit throughput, elements/s */                              \
-    X(launch_lat, time)      /* kernel launch (pl_incore), s */                                    \
-    X(dispatch_lat, time)    /* host dispatch of one task (pld_dispatch), s */                     \
-    X(signal_bytes, size)    /* bytes a notify carries over the link */                            \
-    X(signal_lat, time)      /* the notifier's cost of one signal write, s */                      \
-    X(poll_lat, time)        /* a wait notices its cell this long after it holds, s */             \
-    X(speed_factor, factor)  /* compute slowdown of this device (a straggler > 1) */               \
-    X(aiv_cores, count)      /* vector cores (AIV): the most a collective's core_num may use */    \
-    X(sdma_engines, count)   /* DMA engines: put_async transfers beyond this many queue */         \
-    X(sdma_issue, time)      /* the core's cost of issuing one put_async, s */                     \
-    X(sdma_lat, time)        /* an engine's cost per block before the block's bytes move, s */     \
-    X(sdma_bw, bandwidth)    /* one engine's throughput, B/s; 0: as fast as the route */           \
-    X(pull_lat, time)        /* a core's fixed cost per pull (remote_load, get chunk), s */        \
-    X(pull_bw, bandwidth)    /* one core's pulling throughput, B/s; 0: as fast as the route */     \
-    X(push_lat, time)        /* a core's fixed cost per push (remote_store, put chunk), s */       \
-    X(push_bw, bandwidth)    /* one core's pushing throughput, B/s; 0: as fast as the route */     \
-    X(aic_cores, count)      /* cube cores (AIC) per device: task-graph cube tasks at once */      \
-    X(cube_rate, rate)       /* one AIC's FP16/BF16 matmul throughput, FLOP/s; 0: no cube */       \
-    X(cube_int8_rate, rate)  /* one AIC's INT8 matmul throughput, OP/s */                          \
-    X(cube_fp32_rate, rate)  /* one AIC's FP32 matmul throughput, FLOP/s */                        \
-    X(cube_lat, time)        /* fixed cost of one matmul instruction, s */                         \
-    X(l1_bw, bandwidth)      /* GM -> L1 (an AIC's MTE2), B/s; 0: hbm_bw */                        \
-    X(l0a_bw, bandwidth)     /* L1 -> L0A (a matmul's left operand), B/s */                        \
-    X(l0b_bw, bandwidth)     /* L1 -> L0B (its right operand), B/s */                              \
-    X(l0c_bw, bandwidth)     /* L0C -> GM (draining a result), B/s */                              \
-    X(l0c_lat, time)         /* fixed cost of one drain of L0C, s */
+    X(ub_bytes, size)         /* UB capacity, bytes */                                             \
+    X(ub_usable_bytes, size)  /* what kernels may allocate, bytes */                               \
+    X(hbm_bw, bandwidth)      /* GM <-> UB bandwidth, B/s */                                       \
+    X(hbm_lat, time)          /* fixed cost of one GM access, s */                                 \
+    X(vector_rate, rate)      /* vector-unit throughput, elements/s */                             \
+    X(launch_lat, time)       /* kernel launch (pl_incore), s */                                   \
+    X(dispatch_lat, time)     /* host dispatch of one task (pld_dispatch), s */                    \
+    X(signal_bytes, size)     /* bytes a notify carries over the link */                           \
+    X(signal_lat, time)       /* the notifier's cost of one signal write, s */                     \
+    X(poll_lat, time)         /* a wait notices its cell this long after it holds, s */            \
+    X(speed_factor, factor)   /* compute slowdown of this device (a straggler > 1) */              \
+    X(aiv_cores, count)       /* vector cores (AIV): the most a collective's core_num may use */   \
+    X(sdma_engines, count)    /* DMA engines: put_async transfers beyond this many queue */        \
+    X(sdma_issue, time)       /* the core's cost of issuing one put_async, s */                    \
+    X(sdma_lat, time)         /* an engine's cost per block before the block's bytes move, s */    \
+    X(sdma_bw, bandwidth)     /* one engine's throughput, B/s; 0: as fast as the route */          \
+    X(pull_lat, time)         /* a core's fixed cost per pull (remote_load, get chunk), s */       \
+    X(pull_bw, bandwidth)     /* one core's pulling throughput, B/s; 0: as fast as the route */    \
+    X(push_lat, time)         /* a core's fixed cost per push (remote_store, put chunk), s */      \
+    X(push_bw, bandwidth)     /* one core's pushing throughput, B/s; 0: as fast as the route */    \
+    X(aic_cores, count)       /* cube cores (AIC) per device: task-graph cube tasks at once */     \
+    X(cube_rate, rate)        /* one AIC's FP16/BF16 matmul throughput, FLOP/s; 0: no cube */      \
+    X(cube_int8_rate, rate)   /* one AIC's INT8 matmul throughput, OP/s */                         \
+    X(cube_fp32_rate, rate)   /* one AIC's FP32 matmul throughput, FLOP/s */                       \
+    X(cube_lat, time)         /* fixed cost of one matmul instruction, s */                        \
+    X(l1_bw, bandwidth)       /* GM -> L1 (an AIC's MTE2), B/s; 0: hbm_bw */                       \
+    X(l0a_bw, bandwidth)      /* L1 -> L0A (a matmul's left operand), B/s */                       \
+    X(l0b_bw, bandwidth)      /* L1 -> L0B (its right operand), B/s */                             \
+    X(l0c_bw, bandwidth)      /* L0C -> GM (draining a result), B/s */                             \
+    X(l0c_lat, time)          /* fixed cost of one drain of L0C, s */                              \
+    X(gm_read_bw, bandwidth)  /* GM reads all its cores share, B/s; 0: not shared */               \
+    X(gm_write_bw, bandwidth) /* GM writes all its cores share, B/s; 0: not shared */
 
 struct pld__device {
 #define PLD__DEVICE_FIELD(key, unit) double key;
@@ -189,8 +191,7 @@ struct pld__rank {
     size_t rec_len, rec_cap;
 };
 
-/* The longest device span of the dispatches `rk` ran (state.c): its
- * device wall, in seconds; 0 when it ran none. */
+/* `rk`'s device wall (state.c): its longest dispatch span, s; 0: none. */
 double pld__device_wall(const struct pld__rank *rk);
 
 /* A rank's kernel state as bytes (cores.c): its size, and copies out of and
@@ -203,14 +204,12 @@ void pld__kstate_load(struct pld__rank *rk, const void *from);
 void pld__kstate_fork(const struct pld__rank *rk, void *to);
 void pld__kstate_release(struct pld__rank *rk);
 
-/* Runs a dispatched task on `rank` (levels.c); backends reach it through
- * their struct pld__frontend. */
+/* Runs a dispatched task on `rank` (levels.c), for the backends. */
 struct pld__task;
 void pld__run_task(int rank, struct pld__task *t);
 
-/* Runs fn(arg, core) for core = 0..n-1 on n vector cores of the executing
- * rank (cores.c): at once on a backend that models cores, else one after
- * another on the caller's. */
+/* Runs fn(arg, core) for core = 0..n-1 on n cores of the executing rank
+ * (cores.c): at once on a backend that models cores, else in turn. */
 void pld__run_cores(int n, void (*fn)(void *arg, int core), void *arg);
 
 /* Signal operands (signal.c): fails unless `*t` is a dense INT32 window
@@ -221,8 +220,7 @@ void pld__check_signal(const char *file, int line, const char *op, const char *w
                        const pl_tensor *t, pl_shape offsets);
 int64_t pld__cell_offset(pl_tensor t, pl_shape offsets);
 
-/* Task graphs (taskgraph.c): run.c's teardown of scopes an error left
- * open. */
+/* Task graphs (taskgraph.c): run.c's teardown of scopes left open. */
 struct pld__run;
 void pld__graphs_free(struct pld__run *R);
 /* For the deadlock report: a line per wait a task of `rank`'s open manual
@@ -251,6 +249,7 @@ struct pld__host_writes;    /* host_writes.c */
 struct pld__sparse;         /* sparse.c */
 struct pld__async;          /* async.c */
 struct pld__graph;          /* taskgraph.c */
+struct pld__gm_share;       /* gm_share.c */
 
 /* The state of the (single) run in progress.  pld_run zeroes it at the
  * start and frees what every module hung off it in one place at the end,
@@ -286,6 +285,7 @@ struct pld__run {
     struct pld__deadlock_state *deadlock; /* who last notified each dense cell, or NULL */
     struct pld__host_writes *host_writes; /* what this process's rank stored in host tensors */
     struct pld__sparse *sparse;           /* the sparse windows, NULL when none */
+    struct pld__gm_share *gm;             /* each device's shared GM, NULL until shared */
     /* The task graphs' part of a deadlock report: pld__graph_stuck and
      * pld__graph_report (taskgraph.c), set by pld_run.  Hooks, so that the
      * deadlock report, below the API, never names the API file. */

@@ -45,11 +45,22 @@ static double gm_seconds(const struct pld__device *d, double bytes)
     return (d->hbm_lat + bytes / d->hbm_bw) * d->speed_factor;
 }
 
-/* One GM access: a fixed latency plus the bytes at HBM bandwidth.  A
+/* One GM access by the executing core: a fixed latency plus the bytes at
+ * HBM bandwidth, or at its share of the device's GM (gm_share.c).  A
  * straggler (speed_factor > 1) takes proportionally longer for all compute. */
-void pld__charge_gm(size_t bytes)
+static double gm_access(double bytes, int write)
 {
-    pld__R->be->charge(gm_seconds(self_dev(), (double)bytes));
+    int self = pld__self();
+    if (self < 0)
+        return gm_seconds(self_dev(), bytes);
+    struct pld__rank *rk = &pld__R->ranks[self];
+    double start = -1;
+    return pld__gm_seconds(rk, &start, rk->dev.hbm_lat, bytes, rk->dev.hbm_bw, write, 0);
+}
+
+void pld__charge_gm(size_t bytes, int write)
+{
+    pld__R->be->charge(gm_access((double)bytes, write));
 }
 
 void pld__charge_vector(int64_t elems)
@@ -102,9 +113,14 @@ void pld__price_transfer(struct pld__cost *c, int from, int to, size_t bytes)
 
 void pld__price_store(struct pld__cost *c, size_t bytes, int drain)
 {
-    const struct pld__device *d = self_dev();
-    double s = drain ? pld__cube_move_seconds(d, PLD__CUBE_DRAIN, (double)bytes) * d->speed_factor
-                     : gm_seconds(d, (double)bytes);
+    int self = pld__self();
+    double start = -1, s;
+    if (drain && self >= 0) {
+        struct pld__rank *rk = &pld__R->ranks[self];
+        s = pld__gm_seconds(rk, &start, rk->dev.l0c_lat, (double)bytes, rk->dev.l0c_bw, 1, 0);
+    } else {
+        s = gm_access((double)bytes, 1);
+    }
     *c = (struct pld__cost){.before = s};
 }
 
@@ -199,12 +215,12 @@ double pld__cube_matmul_seconds(const struct pld__device *d, int64_t m, int64_t 
     return d->cube_lat + 2 * M * N * K / rate;
 }
 
-/* A load of `bytes` from GM into the cube's L1 (MTE2): one GM access, at
- * l1_bw where the model gives it (an AIC's load path is not a vector
- * core's), else at hbm_bw. */
-double pld__cube_load_seconds(const struct pld__device *d, double bytes)
+/* The rate of the cube's loads from GM into L1 (MTE2): l1_bw where the
+ * model gives it (an AIC's load path is not a vector core's), else
+ * hbm_bw.  A load costs hbm_lat plus its bytes at this rate. */
+double pld__cube_load_rate(const struct pld__device *d)
 {
-    return d->hbm_lat + bytes / (d->l1_bw > 0 ? d->l1_bw : d->hbm_bw);
+    return d->l1_bw > 0 ? d->l1_bw : d->hbm_bw;
 }
 
 /* What moving `bytes` along one of the cube's own paths costs: L1 to L0A

@@ -8,8 +8,8 @@
 
 /* Costs (cost.c): charge simulated time for work on the executing rank.
  * The prices of the operations that cross ranks follow. */
-void pld__charge_gm(size_t bytes);      /* one GM access of `bytes` */
-void pld__charge_vector(int64_t elems); /* a vector op over `elems` */
+void pld__charge_gm(size_t bytes, int write); /* one GM read (or write) of `bytes` */
+void pld__charge_vector(int64_t elems);       /* a vector op over `elems` */
 /* The cube unit's costs (cost.c): a matmul's seconds on device `d`, or -1
  * when the model has no cube rate for `dt`; a move along one of the cube's
  * paths; and charging them to the executing core (scaled by speed_factor,
@@ -17,7 +17,7 @@ void pld__charge_vector(int64_t elems); /* a vector op over `elems` */
 enum pld__cube_path { PLD__CUBE_L1_TO_L0A, PLD__CUBE_L1_TO_L0B, PLD__CUBE_DRAIN };
 double pld__cube_matmul_seconds(const struct pld__device *d, int64_t m, int64_t n, int64_t k,
                                 pl_dtype dt);
-double pld__cube_load_seconds(const struct pld__device *d, double bytes);
+double pld__cube_load_rate(const struct pld__device *d);
 double pld__cube_move_seconds(const struct pld__device *d, enum pld__cube_path path, double bytes);
 void pld__charge_cube(double seconds);
 /* The cube's pipes (pipes.c): pld__pipe_issue puts `seconds` of work
@@ -27,7 +27,25 @@ void pld__charge_cube(double seconds);
  * cube's ops, which leave the pipes running; every other op settles them
  * (pld__pipes_settle: the core's clock to the pipes' last end). */
 double pld__pipe_issue(struct pld__rank *rk, enum pld__pipe p, double seconds, double *end);
+/* pld__pipe_issue for a GM access on pipe `p` (MTE2's load, FIX's
+ * drain): `lat` seconds and `bytes` at the core's own `rate`, sharing the
+ * device's GM (pld__gm_seconds). */
+double pld__pipe_issue_gm(struct pld__rank *rk, enum pld__pipe p, double lat, double bytes,
+                          double rate, double *end);
 struct pld__rank *pld__cube_rank(const char *file, int line, const char *op);
+/* The GM bandwidth a device's cores share (gm_share.c).  pld__gm_seconds
+ * is what a GM read (or a `write`) of `bytes` by the executing core `rk`
+ * takes, in model seconds (speed_factor included): `lat` plus the bytes at
+ * the core's own `rate` (B/s; 0: free), or at its share of gm_read_bw or
+ * gm_write_bw when the device's cores crowd it.  It starts at *start
+ * (model seconds; < 0: now).  A shared access first settles the core's
+ * clock, brought up to *start when `move`, and sets *start to no earlier.
+ * pld__gm_cores counts the cores the executing rank runs at once (+n
+ * before pld__run_cores' grid, -n after); pld__gm_share_free is run.c's. */
+double pld__gm_seconds(struct pld__rank *rk, double *start, double lat, double bytes, double rate,
+                       int write, int move);
+void pld__gm_cores(int delta);
+void pld__gm_share_free(struct pld__run *R);
 static inline void pld__pipes_settle(struct pld__rank *rk)
 {
     double last = 0, now = pld__now();

@@ -21,9 +21,23 @@
  * queues are taken as deep enough for a kernel's tiles. */
 #include "internal.h"
 #include "backend.h"
+#include "cost.h"
 
 /* The pipe whose latest op an op of each pipe reads (-1: GM). */
 static const int feeds[PLD__NPIPES] = {-1, PLD__PIPE_MTE2, PLD__PIPE_MTE1, PLD__PIPE_M};
+
+/* When an op on pipe `p` of `q` issued now can start. */
+static double pipe_start(const struct pld__pipes *q, enum pld__pipe p)
+{
+    double start = pld__now();
+    if (q->free[p] > start)
+        start = q->free[p];
+    if (feeds[p] >= 0 && q->free[feeds[p]] > start)
+        start = q->free[feeds[p]];
+    if (p == PLD__PIPE_M && q->free[PLD__PIPE_FIX] > start)
+        start = q->free[PLD__PIPE_FIX];
+    return start;
+}
 
 double pld__pipe_issue(struct pld__rank *rk, enum pld__pipe p, double seconds, double *end)
 {
@@ -36,13 +50,29 @@ double pld__pipe_issue(struct pld__rank *rk, enum pld__pipe p, double seconds, d
         *end = pld__now();
         return start;
     }
-    if (q->free[p] > start)
-        start = q->free[p];
-    if (feeds[p] >= 0 && q->free[feeds[p]] > start)
-        start = q->free[feeds[p]];
-    if (p == PLD__PIPE_M && q->free[PLD__PIPE_FIX] > start)
-        start = q->free[PLD__PIPE_FIX];
+    start = pipe_start(q, p);
     *end = start + seconds * rk->dev.speed_factor;
+    q->free[p] = *end;
+    q->ahead = 1;
+    return start;
+}
+
+/* A GM access shares the device's GM from where its pipe starts it.
+ * A load is booked with the core's clock brought up to its start, so that
+ * loads are booked in the order they start: no op of the core's pipes is
+ * issued after it and starts earlier (MTE2 runs first in their chain, and
+ * in issue order).  A drain is not: the next tile's loads, issued after
+ * it, start before it ends, so it is booked ahead of its start. */
+double pld__pipe_issue_gm(struct pld__rank *rk, enum pld__pipe p, double lat, double bytes,
+                          double rate, double *end)
+{
+    if (!(pld__R->be->caps & PLD_CAP_TIMED))
+        return pld__pipe_issue(rk, p, lat + (rate > 0 ? bytes / rate : 0), end);
+    struct pld__pipes *q = &rk->pipes;
+    double start = pipe_start(q, p);
+    double s =
+        pld__gm_seconds(rk, &start, lat, bytes, rate, p == PLD__PIPE_FIX, p == PLD__PIPE_MTE2);
+    *end = start + s;
     q->free[p] = *end;
     q->ahead = 1;
     return start;

@@ -143,6 +143,15 @@ def take_cube(path: str, rng: random.Random) -> None:
         cal.fmt_key(k, v)
 
 
+def take_gemm_ar(path: str, rng: random.Random) -> None:
+    for p in cal.gemm_ar_points(path):
+        assert p.values and all(finite_time(v) for v in p.values), p
+        assert p.P == cal.GEMM_AR_P and p.program.split("/")[1] in cal.GEMM_AR_METRICS, p
+        for n in (p.size, p.core_num):
+            assert 0 <= n <= cal.CORE_NUM_MAX and (not n or cal.GEMM_AR_G % n == 0
+                                                   or n % cal.GEMM_AR_G == 0), p
+
+
 def seeds() -> dict[str, tuple[Callable, list[bytes]]]:
     """Each reader and its seeds: the real files, the measurements cut to
     a few rows each so that a mutation lands in a number as often as in a
@@ -159,6 +168,7 @@ def seeds() -> dict[str, tuple[Callable, list[bytes]]]:
     return {"measurements": (take_measurements, cuts),
             "cube": (take_cube, [read("bench", "measurements", "a2a3-cube-sdma.csv"),
                                  read("bench", "measurements", "a2a3-cube-sdma-heldout.csv")]),
+            "gemm_ar": (take_gemm_ar, [read("bench", "measurements", "a2a3-gemm-ar-heldout.csv")]),
             "record": (take_record, [read("bench", "measurements", "a2a3-fit-record.csv")]),
             "model": (take_model, [read("models", "a2a3.model")])}
 

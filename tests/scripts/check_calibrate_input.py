@@ -162,6 +162,36 @@ def test_bad_cube_files_are_one_line():
             "no-cube.csv: cannot read it: No such file or directory")
 
 
+def test_bad_gemm_ar_files_are_one_line():
+    with open(os.path.join(DATA, "a2a3-gemm-ar-heldout.csv"), newline="") as f:
+        lines = f.read().splitlines(keepends=True)
+    text = "".join(lines)
+    at = next(i for i, line in enumerate(lines) if line.startswith("gemm_ratio,"))
+    row = lines[at]  # gemm_ratio,48,24,1.24,x,...
+    where = f":{at + 1}:"
+    cases = [
+        ("g-empty.csv", "# only a comment\n", "g-empty.csv: empty; expected a CSV of pto-isa's"),
+        ("g-metric.csv", text.replace(row, row.replace("gemm_ratio,", "gemm_ms,", 1)),
+         f"g-metric.csv{where} metric 'gemm_ms': expected gemm_us, wall_us, gemm_ratio"),
+        ("g-cores.csv", text.replace(row, row.replace("gemm_ratio,48,", "gemm_ratio,36,", 1)),
+         f"g-cores.csv{where} 36 comm AIV: expected a divisor or a multiple of the GEMM's 24 AIC"),
+        ("g-many.csv", text.replace(row, row.replace("gemm_ratio,48,", "gemm_ratio,96,", 1)),
+         f"g-many.csv{where} comm_cores '96': expected a whole number of comm AIV from 0 to 48"),
+        ("g-nobase.csv", text.replace(row, row.replace(",48,24,", ",48,,", 1)),
+         f"g-nobase.csv{where} baseline '': expected a whole number of comm AIV"),
+        ("g-base.csv", text.replace("wall_us,24,,", "wall_us,24,12,", 1),
+         "baseline '12': expected it empty for wall_us (only gemm_ratio has one)"),
+        ("g-unit.csv", text.replace(row, row.replace(",1.24,x,", ",1.24,us,", 1)),
+         f"g-unit.csv{where} unit 'us': expected x for gemm_ratio"),
+        ("g-nan.csv", text.replace(row, row.replace(",1.24,", ",nan,", 1)),
+         f"g-nan.csv{where} value 'nan': expected a ratio, a finite number above 0"),
+    ]
+    for name, body, *msg in cases:
+        refused(["--gemm-ar", file(name, body), "validate"], *msg)
+    refused(["--gemm-ar", os.path.join(TMP, "no-gemm-ar.csv"), "validate"],
+            "no-gemm-ar.csv: cannot read it: No such file or directory")
+
+
 def test_bad_records_are_one_line():
     rec = "".join(REC)
     first = REC[3].split(",")[3]  # mesh P=2 256's simulated_us, line 4

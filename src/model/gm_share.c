@@ -1,0 +1,144 @@
+/* gm_share.c: the GM bandwidth a device's cores share (gm_read_bw,
+ * gm_write_bw).  On a 910B the AIC's loads into L1 and its drains, and
+ * the vector cores' loads and stores, all go through the chip's L2; when
+ * enough of them stream at once each gets less than its own port's rate,
+ * which is how vector cores streaming beside a GEMM slow it
+ * (docs/models.md, "Shared GM bandwidth").  Reads and writes are shared
+ * apart, as the L2 has a rate for each.
+ *
+ * The model is processor sharing by demand.  Each access is a stream of
+ * its bytes at the core's own rate r (hbm_bw for a vector core, l1_bw for
+ * the cube's loads, l0c_bw for its drains).  A stream that starts while
+ * the device's live streams of its kind ask for D in all (its own r
+ * included) gets r * bw / D for its whole length when D > bw, else r:
+ * n equal streams that keep the device busy share it evenly.  A stream
+ * keeps the rate it started with, so the streams that started before a
+ * crowd arrived keep theirs.
+ *
+ * Streams are booked in the order of their starts: a booking first brings
+ * SimGrid's clock to the core's (backend settle), so actors book in model
+ * time order, and streams that start at once are all booked before any
+ * is priced (backend yield).  That costs simcalls on every access, so it
+ * is done only while the device runs several cores at once
+ * (pld__run_cores), the only time its cores can share; a lone core costs
+ * what it did, to the bit (but on a device whose whole bandwidth is less
+ * than the core's own rate).  Wall-clock backends (threads, mpi) have no
+ * model time to share. */
+#include "internal.h"
+#include "backend.h"
+#include "cost.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+struct gm_stream {
+    double begin, end; /* model seconds; end is +inf until the stream is priced */
+    double rate;       /* what it asked for, B/s */
+    uint64_t id;
+};
+
+struct gm_streams {
+    int n, cap;
+    uint64_t ids;
+    struct gm_stream *s;
+};
+
+struct pld__gm_share {
+    int cores;                /* cores of the device's running grids */
+    struct gm_streams dir[2]; /* reads, writes */
+};
+
+void pld__gm_cores(int delta)
+{
+    int self = pld__self();
+    if (self < 0 || !(pld__R->be->caps & PLD_CAP_TIMED))
+        return;
+    const struct pld__device *d = &pld__R->ranks[self].dev;
+    if (d->gm_read_bw <= 0 && d->gm_write_bw <= 0)
+        return;
+    if (!pld__R->gm && !(pld__R->gm = calloc((size_t)pld__R->P, sizeof *pld__R->gm)))
+        pld__fail(PLD_ENOMEM, "pldsim", 0, "pl_incore", "out of memory for the shared GM");
+    pld__R->gm[self].cores += delta;
+}
+
+static struct gm_stream *book(struct gm_streams *f, double begin, double rate)
+{
+    if (f->n == f->cap) {
+        int cap = f->cap ? 2 * f->cap : 64;
+        struct gm_stream *s = realloc(f->s, (size_t)cap * sizeof *s);
+        if (!s)
+            pld__fail(PLD_ENOMEM, "pldsim", 0, "pl_load", "out of memory for the shared GM");
+        f->s = s;
+        f->cap = cap;
+    }
+    f->s[f->n] = (struct gm_stream){begin, INFINITY, rate, ++f->ids};
+    return &f->s[f->n++];
+}
+
+/* The rate stream `id` gets among the streams live at its start: its own
+ * rate, or its share of `bw` by demand.  Forgets the streams that ended
+ * by `now`: no core books before its own clock, and every booking core is
+ * settled to SimGrid's.  Returns the stream, which has moved. */
+static struct gm_stream *share(struct gm_streams *f, uint64_t id, double bw, double now,
+                               double *got)
+{
+    struct gm_stream *me = NULL;
+    int k = 0;
+    for (int i = 0; i < f->n; i++)
+        if (f->s[i].end > now)
+            f->s[k++] = f->s[i];
+    f->n = k;
+    for (int i = 0; i < f->n && !me; i++)
+        if (f->s[i].id == id)
+            me = &f->s[i];
+    double demand = 0;
+    for (int i = 0; i < f->n; i++)
+        if (f->s[i].begin <= me->begin && f->s[i].end > me->begin)
+            demand += f->s[i].rate;
+    *got = demand > bw ? me->rate * (bw / demand) : me->rate;
+    return me;
+}
+
+double pld__gm_seconds(struct pld__rank *rk, double *start, double lat, double bytes, double rate,
+                       int write, int move)
+{
+    const struct pld__device *d = &rk->dev;
+    const struct pld_backend *be = pld__R->be;
+    double sf = d->speed_factor, bw = write ? d->gm_write_bw : d->gm_read_bw;
+    int self = pld__self();
+    if (bw <= 0 || rate <= 0 || self < 0 || &pld__R->ranks[self] != rk || !pld__R->gm ||
+        pld__R->gm[self].cores < 2 || !(be->caps & PLD_CAP_TIMED))
+        /* alone, a core shares with nobody, but gets no more than all */
+        return bw > 0 && rate / sf > bw ? lat * sf + bytes / bw
+                                        : (lat + (rate > 0 ? bytes / rate : 0)) * sf;
+    struct gm_streams *f = &pld__R->gm[self].dir[write];
+    double now = pld__now();
+    if (move && *start > now)
+        be->charge(*start - now);
+    be->settle();
+    now = pld__now();
+    if (*start < now)
+        *start = now;
+    /* a straggler streams slower, as it computes slower */
+    uint64_t id = book(f, *start, rate / sf)->id;
+    /* the cores whose streams start now too book theirs before any is
+     * priced, so that they share alike whichever SimGrid runs first */
+    if (be->yield)
+        be->yield();
+    double got;
+    struct gm_stream *me = share(f, id, bw, pld__now(), &got);
+    double seconds = lat * sf + bytes / got;
+    me->end = *start + seconds;
+    return seconds;
+}
+
+void pld__gm_share_free(struct pld__run *R)
+{
+    if (R->gm)
+        for (int r = 0; r < R->P; r++)
+            for (int w = 0; w < 2; w++)
+                free(R->gm[r].dir[w].s);
+    free(R->gm);
+    R->gm = NULL;
+}

@@ -1,0 +1,152 @@
+"""Shared GM bandwidth (docs/models.md, "Shared GM bandwidth"): the cores a
+device runs at once share gm_read_bw and gm_write_bw by demand, so vector
+cores streaming GM slow each other and a GEMM beside them
+(tests/python/programs/gm_share.py), against closed forms."""
+
+from __future__ import annotations
+
+import os
+import unittest
+
+import support
+
+PROGRAM = "gm_share.py"
+TILE = 64 * 256 * 4  # the streaming blocks' tile, bytes
+
+
+def run(topology: str, *args: str, trace: str | None = None):
+    extra = ("--trace", trace) if trace else ()
+    return support.pldsim_py("--topology", topology, *extra, support.program(PROGRAM), *args)
+
+
+def quiet(**keys: str) -> str:
+    """One device, no host dispatch: the kernels alone."""
+    return ",".join(["mesh:1", "dispatch_lat=0"] + [f"{k}={v}" for k, v in keys.items()])
+
+
+def gbps(bytes_per_us: float) -> str:
+    return f"{bytes_per_us / 1e3!r}GBps"
+
+
+def read(path: str) -> str:
+    with open(path) as f:
+        return f.read()
+
+
+def gemm_end_us(trace: str) -> float:
+    """When the GEMM's store of its output tile `c` ends, in us."""
+    with open(trace) as f:
+        ends = [float(c[1]) for c in (line.split() for line in f if not line.startswith("#")) if c[3] == "store" and c[5] == "c"]
+    assert len(ends) == 1, ends
+    return ends[0] / 1e3
+
+
+class Sharing(unittest.TestCase):
+    def test_streaming_vector_cores_share_the_reads_evenly(self):
+        """V blocks each load L tiles of B bytes one after another, then
+        store one.  With gm_read_bw at twice one core's hbm_bw, one or two
+        of them stream at their own rate and four at half of it:
+        launch + L (hbm_lat + B / rate) + (hbm_lat + B / hbm_bw)."""
+        m = support.model_us()
+        bw = 2 * m["hbm_bw"]
+        cases = [(1, m["hbm_bw"]), (2, m["hbm_bw"]), (4, m["hbm_bw"] / 2)]
+        runs = support.in_parallel(lambda c: run(quiet(gm_read_bw=gbps(bw)), "stream", str(c[0]), "10"), cases)
+        for (v, rate), r in zip(cases, runs):
+            with self.subTest(blocks=v):
+                self.assertEqual(r.returncode, 0, r.stderr)
+                self.assertEqual(r.stdout.splitlines()[-1], "OK")
+                want = m["launch_lat"] + 10 * (m["hbm_lat"] + TILE / rate) + m["hbm_lat"] + TILE / m["hbm_bw"]
+                self.assertAlmostEqual(support.sim_time_us(r), want, delta=0.0015)  # time= has 3 decimals
+
+    def test_writes_are_shared_apart_from_reads(self):
+        """The same four blocks with gm_write_bw at half one core's rate
+        and reads unshared: their loads run at hbm_bw, and their stores,
+        which start together, at a quarter of gm_write_bw each."""
+        m = support.model_us()
+        r = run(quiet(gm_read_bw="0", gm_write_bw=gbps(m["hbm_bw"] / 2)), "stream", "4", "10")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        want = m["launch_lat"] + 10 * (m["hbm_lat"] + TILE / m["hbm_bw"]) + m["hbm_lat"] + TILE / (m["hbm_bw"] / 8)
+        self.assertAlmostEqual(support.sim_time_us(r), want, delta=0.0015)
+
+    def test_a_lone_core_streams_at_the_lesser_of_its_rate_and_the_devices(self):
+        """One block alone shares with nobody: it loads at hbm_bw, or at
+        gm_read_bw when that is less."""
+        m = support.model_us()
+        for bw, rate in ((2 * m["hbm_bw"], m["hbm_bw"]), (m["hbm_bw"] / 4, m["hbm_bw"] / 4)):
+            with self.subTest(gm_read_bw=bw):
+                r = run(quiet(gm_read_bw=gbps(bw)), "stream", "1", "10")
+                self.assertEqual(r.returncode, 0, r.stderr)
+                want = m["launch_lat"] + 10 * (m["hbm_lat"] + TILE / rate) + m["hbm_lat"] + TILE / m["hbm_bw"]
+                self.assertAlmostEqual(support.sim_time_us(r), want, delta=0.0015)
+
+    def test_streaming_vector_cores_slow_a_gemm_beside_them(self):
+        """bench/gemm.py's k loop on one AIC (MTE2 its slowest pipe: four
+        panels of loads, then the last panel's moves and matmuls and the
+        drain), beside V blocks that stream GM reads for longer than it.
+        With gm_read_bw = l1_bw + hbm_bw, one block leaves the GEMM as it
+        is alone; with three, the cube's loads get
+        l1_bw * gm_read_bw / (l1_bw + 3 hbm_bw) for the GEMM's whole
+        length, and the GEMM ends that much later."""
+        m = support.model_us()
+        bw = m["l1_bw"] + m["hbm_bw"]
+        a, b = 128 * 256 * 2, 256 * 256 * 2  # one L1 panel of A and of B, FP16
+        moves = (a / 4) / m["l0a_bw"] + (b / 4) / m["l0b_bw"]
+        mad = m["cube_lat"] + 2 * 128 * 256 * 64 / m["cube_rate"]
+        drain = m["l0c_lat"] + 128 * 256 * 4 / m["l0c_bw"]
+
+        def gemm_us(l1: float) -> float:
+            return m["launch_lat"] + 4 * (2 * m["hbm_lat"] + (a + b) / l1) + moves + 4 * mad + drain
+
+        with support.scratch() as d:
+            traces = [os.path.join(d, f"{v}.txt") for v in (1, 3)]
+            runs = support.in_parallel(lambda vt: run(quiet(gm_read_bw=gbps(bw)), "gemm", str(vt[0]), "60", trace=vt[1]), list(zip((1, 3), traces)))
+            for r in runs:
+                self.assertEqual(r.returncode, 0, r.stderr)
+            alone, crowded = (gemm_end_us(t) for t in traces)
+        self.assertAlmostEqual(alone, gemm_us(m["l1_bw"]), delta=1e-6)
+        self.assertAlmostEqual(crowded, gemm_us(m["l1_bw"] * bw / (m["l1_bw"] + 3 * m["hbm_bw"])), delta=1e-6)
+        self.assertGreater(crowded, 1.25 * alone)
+
+    def test_sharing_is_deterministic(self):
+        """Two runs of the crowded GEMM give the same trace, to the bit."""
+        m = support.model_us()
+        topo = quiet(gm_read_bw=gbps(m["l1_bw"] + m["hbm_bw"]))
+        with support.scratch() as d:
+            traces = [os.path.join(d, f"{i}.txt") for i in (0, 1)]
+            for r in support.in_parallel(lambda t: run(topo, "gemm", "3", "60", trace=t), traces):
+                self.assertEqual(r.returncode, 0, r.stderr)
+            first, second = (read(t) for t in traces)
+        self.assertEqual(first, second)
+
+
+class GemmAllreduce(unittest.TestCase):
+    """bench/gemm_ar.py, pto-isa's GEMM + allreduce (the held-out figures of
+    docs/validation.md, "Shared GM bandwidth"), at a small shape."""
+
+    GEMM_AR = os.path.join(support.SRC, "bench", "gemm_ar.py")
+    SMALL = ["-d", "0-1", "-m", "256", "-k", "256", "-n", "512", "--gemm-cores", "2"]
+
+    def test_it_runs_with_and_without_the_allreduce(self):
+        runs = support.in_parallel(lambda c: support.pldsim_py("--timing-only", "--no-summary", self.GEMM_AR, *self.SMALL, "--comm-cores", c), ["0", "4"])
+        walls = []
+        for r in runs:
+            self.assertEqual(r.returncode, 0, r.stderr)
+            walls.append(float(r.stdout.split("device_wall_us=")[1].split()[0]))
+        self.assertGreater(walls[1], walls[0])  # the allreduce ends after the GEMM
+
+    def test_bad_arguments_are_one_line(self):
+        cases = [
+            (["--comm-cores", "5"], "--comm-cores 5 and --gemm-cores 24: one must divide the other"),
+            (["-d", "0,0"], "-d '0,0': expected distinct device ids, such as 0,1,2,3 or 0-7"),
+            (["-m", "100"], "-m 100 is not a positive multiple of 128"),
+            (["--gemm-cores", "0"], "--gemm-cores must be positive and --comm-cores at least 0"),
+        ]
+        for args, msg in cases:
+            with self.subTest(args=args):
+                r = support.pldsim_py("--timing-only", self.GEMM_AR, *args)
+                self.assertEqual(r.returncode, 2, r.stderr)
+                self.assertIn(msg, r.stderr.splitlines()[-1])
+
+
+if __name__ == "__main__":
+    unittest.main()
