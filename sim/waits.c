@@ -34,6 +34,11 @@ int pld__sim_notify(int owner, const struct pld__cell_ref *ref, pld_notify_op op
         rk->ahead += c->after;
         return 0;
     }
+    /* Another core of the rank may be waiting on the cell: it must see the
+     * update at the notifier's model time, not at SimGrid's, which a
+     * notifier running ahead (a cube core's pipes) is past by far. */
+    if (rk->cores)
+        pld__sim_catch_up(&rk->ahead);
     c->t_end = simgrid_get_clock() + rk->ahead;
     if (op == PLD_NOTIFY_SET)
         *cell = value;

@@ -177,6 +177,30 @@ class Timing(unittest.TestCase):
                     self.assertGreaterEqual(load, wait_end)
                 self.assertEqual(kernel_end, max(e for _, e in pipes))
 
+    def test_a_notify_to_its_own_rank_lands_when_the_cube_core_makes_it(self):
+        """bench/gemm_ar.py, small: each cube core notifies a tile's ready
+        cell on its own rank once the tile is stored, and a vector core of
+        the same rank waits for it.  The cube core's clock runs far ahead
+        of SimGrid's (its pipes), so the update must land at its model
+        time: every wait ends a poll after its notify or its own start,
+        whichever is later (the first ones ended at the launch, 4 us
+        early, when the update was applied at SimGrid's time).  The GM is unshared here, which would otherwise
+        keep the cube core's clock near SimGrid's."""
+        with support.scratch() as d:
+            trace = os.path.join(d, "t.txt")
+            r = support.pldsim_py("--timing-only", "--no-summary", "--topology", "hccs,dispatch_lat=0,gm_read_bw=0,gm_write_bw=0", "--trace", trace,
+                                  os.path.join(support.SRC, "bench", "gemm_ar.py"), "-d", "0-1", "-m", "256", "-k", "256", "-n", "512", "--gemm-cores", "2", "--comm-cores", "2")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(trace) as f:
+                rows = [c for c in (line.split() for line in f if not line.startswith("#")) if c[5] == "ready_buf"]
+        m = support.model_us()
+        notified = {(c[2], c[6]): float(c[1]) for c in rows if c[3] == "notify_set"}
+        waits = [(c[2], c[6], float(c[0]), float(c[1])) for c in rows if c[3] == "wait_ge"]
+        self.assertEqual(len(waits), 8)
+        for rank, cell, start, end in waits:
+            with self.subTest(rank=rank, cell=cell):
+                self.assertAlmostEqual(end, max(start, notified[(rank, cell)]) + m["poll_lat"] * 1e3, delta=1e-3)
+
     def test_the_summary_counts_overlapping_pipe_ops_once(self):
         """--summary's busy time is the span of the rank's timeline where
         an op runs, not the sum of its ops: a GEMM on one cube core,
