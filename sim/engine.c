@@ -296,7 +296,6 @@ const struct pld_backend pld_backend_sim = {
     .dispatch = sim_dispatch,
     .charge = pld__sim_charge,
     .settle = pld__sim_settle,
-    .yield = pld__sim_yield,
     .read = pld__sim_read,
     .write = pld__sim_write,
     .notify = pld__sim_notify,
@@ -308,4 +307,5 @@ const struct pld_backend pld_backend_sim = {
     .run_cores = pld__sim_run_cores,
     .idle = pld__sim_idle,
     .kick = pld__sim_kick,
+    .yield = pld__sim_yield,
 };

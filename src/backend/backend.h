@@ -278,11 +278,6 @@ struct pld_backend {
 
     /* ---- optional: NULL when the backend lacks it ---- */
 
-    /* settle, then lets every other actor due at the same model time run
-     * up to its next interaction before the caller goes on (timed
-     * backends: what streams start at once, gm_share.c). */
-    void (*yield)(void);
-
     /* Bottleneck bandwidth of the route from -> to, B/s (summaries).  NULL:
      * the backend has no such notion, and summaries say 0. */
     double (*route_bw)(int from, int to);
@@ -334,6 +329,13 @@ struct pld_backend {
      * clock up to its model time and has its rank's idle cores ask again. */
     void (*idle)(int (*ready)(void *arg), void *arg);
     void (*kick)(void);
+
+    /* Optional (timed backends): settle, then lets every other actor due
+     * at the same model time run up to its next interaction before the
+     * caller goes on: the streams of the shared GM that start at once are
+     * booked before any is priced (gm_share.c).  Read only when `size`
+     * says the table has it. */
+    void (*yield)(void);
 };
 
 /* Checks a backend's table when the backend is chosen (run.c): a name,

@@ -215,14 +215,6 @@ double pld__cube_matmul_seconds(const struct pld__device *d, int64_t m, int64_t 
     return d->cube_lat + 2 * M * N * K / rate;
 }
 
-/* The rate of the cube's loads from GM into L1 (MTE2): l1_bw where the
- * model gives it (an AIC's load path is not a vector core's), else
- * hbm_bw.  A load costs hbm_lat plus its bytes at this rate. */
-double pld__cube_load_rate(const struct pld__device *d)
-{
-    return d->l1_bw > 0 ? d->l1_bw : d->hbm_bw;
-}
-
 /* What moving `bytes` along one of the cube's own paths costs: L1 to L0A
  * or L0B at their rates, or a drain of L0C to GM, a fixed cost and its
  * rate.  Loads into L1 and stores from UB are GM accesses (G(b)). */

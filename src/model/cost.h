@@ -17,7 +17,14 @@ void pld__charge_vector(int64_t elems);       /* a vector op over `elems` */
 enum pld__cube_path { PLD__CUBE_L1_TO_L0A, PLD__CUBE_L1_TO_L0B, PLD__CUBE_DRAIN };
 double pld__cube_matmul_seconds(const struct pld__device *d, int64_t m, int64_t n, int64_t k,
                                 pl_dtype dt);
-double pld__cube_load_rate(const struct pld__device *d);
+/* The rate of the cube's loads from GM into L1 (MTE2), B/s: l1_bw where
+ * the model gives it (an AIC's load path is not a vector core's), else
+ * hbm_bw.  A load costs hbm_lat plus its bytes at this rate.  Inline: the
+ * shared GM (gm_share.c), below cost.c, needs it too. */
+static inline double pld__cube_load_rate(const struct pld__device *d)
+{
+    return d->l1_bw > 0 ? d->l1_bw : d->hbm_bw;
+}
 double pld__cube_move_seconds(const struct pld__device *d, enum pld__cube_path path, double bytes);
 void pld__charge_cube(double seconds);
 /* The cube's pipes (pipes.c): pld__pipe_issue puts `seconds` of work

@@ -19,16 +19,19 @@
  * SimGrid's clock to the core's (backend settle), so actors book in model
  * time order, and streams that start at once are all booked before any
  * is priced (backend yield).  That costs simcalls on every access, so it
- * is done only while the device runs several cores at once
- * (pld__run_cores), the only time its cores can share; a lone core costs
- * what it did, to the bit (but on a device whose whole bandwidth is less
- * than the core's own rate).  Wall-clock backends (threads, mpi) have no
- * model time to share. */
+ * is done only while the device runs enough cores at once
+ * (pld__run_cores) that their rates could add up to more than it has:
+ * otherwise no stream could be slowed, and each core costs what it did,
+ * to the bit (but on a device whose whole bandwidth is less than one
+ * core's own rate).  On a2a3 that takes cube cores: its 48 AIV at
+ * hbm_bw ask 2.9 TB/s of 4.75.  Wall-clock backends (threads, mpi) have
+ * no model time to share. */
 #include "internal.h"
 #include "backend.h"
 #include "cost.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -100,6 +103,18 @@ static struct gm_stream *share(struct gm_streams *f, uint64_t id, double bw, dou
     return me;
 }
 
+/* Can the device's `cores` crowd `bw`: do they ask more than it when each
+ * streams at the fastest rate a core of it has for that kind (each core
+ * has one stream of a kind at a time: a vector core's accesses are in
+ * turn, and a cube core's loads and its drains each run on one pipe)? */
+static int can_crowd(const struct pld__device *d, int cores, int write, double bw)
+{
+    double fastest = write ? d->l0c_bw : pld__cube_load_rate(d);
+    if (d->hbm_bw > fastest)
+        fastest = d->hbm_bw;
+    return cores > 1 && cores * (fastest / d->speed_factor) > bw;
+}
+
 double pld__gm_seconds(struct pld__rank *rk, double *start, double lat, double bytes, double rate,
                        int write, int move)
 {
@@ -108,7 +123,7 @@ double pld__gm_seconds(struct pld__rank *rk, double *start, double lat, double b
     double sf = d->speed_factor, bw = write ? d->gm_write_bw : d->gm_read_bw;
     int self = pld__self();
     if (bw <= 0 || rate <= 0 || self < 0 || &pld__R->ranks[self] != rk || !pld__R->gm ||
-        pld__R->gm[self].cores < 2 || !(be->caps & PLD_CAP_TIMED))
+        !can_crowd(d, pld__R->gm[self].cores, write, bw) || !(be->caps & PLD_CAP_TIMED))
         /* alone, a core shares with nobody, but gets no more than all */
         return bw > 0 && rate / sf > bw ? lat * sf + bytes / bw
                                         : (lat + (rate > 0 ? bytes / rate : 0)) * sf;
@@ -124,7 +139,7 @@ double pld__gm_seconds(struct pld__rank *rk, double *start, double lat, double b
     uint64_t id = book(f, *start, rate / sf)->id;
     /* the cores whose streams start now too book theirs before any is
      * priced, so that they share alike whichever SimGrid runs first */
-    if (be->yield)
+    if (be->size > offsetof(struct pld_backend, yield) && be->yield)
         be->yield();
     double got;
     struct gm_stream *me = share(f, id, bw, pld__now(), &got);
