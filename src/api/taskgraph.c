@@ -21,6 +21,7 @@
  * backend without cores runs the graph on one core; without an idle hook it
  * polls (docs/python.md says what that changes). */
 #include "taskgraph.h"
+#include "cost.h"
 
 #include <pld/pld_embed.h>
 
@@ -118,8 +119,11 @@ void pld__scope_end(const char *file, int line)
     g->cores = g->pools[0] + g->pools[1];
     if (g->n > 0 && pld__graph_start(g))
         pld__fail(PLD_ENOMEM, file, line, op, "out of memory for %d tasks", g->n);
-    if (g->n > 0)
+    if (g->n > 0) {
+        pld__gm_cube_cores(g->pools[1]); /* how much its cores may ask of GM */
         pld__run_cores(g->cores, pld__graph_core_loop, g);
+        pld__gm_cube_cores(-g->pools[1]);
+    }
     rk->graph = NULL;
     graph_free(g);
 }

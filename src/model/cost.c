@@ -4,8 +4,10 @@
  * each formula and its units.
  *
  * Which function prices which op (the price column of PLD__OP_LIST, ops.h).
- * G(b) = (hbm_lat + b / hbm_bw) * speed_factor, one GM access of b bytes;
- * "route" is the backend's share: on sim, engine.c's carry() adds
+ * G(b) = (hbm_lat + b / hbm_bw) * speed_factor, one GM access of b bytes
+ * (at the core's share of gm_read_bw or gm_write_bw instead of hbm_bw when
+ * the device's cores crowd them: gm_share.c; so are the cube's loads and
+ * drains); "route" is the backend's share: on sim, engine.c's carry() adds
  * extra_lats x the route latency and one flow of the bytes (SimGrid's
  * latency, bandwidth and contention), after `before`, before `after`.
  *

@@ -48,10 +48,13 @@ struct pld__rank *pld__cube_rank(const char *file, int line, const char *op);
  * (model seconds; < 0: now).  A shared access first settles the core's
  * clock, brought up to *start when `move`, and sets *start to no earlier.
  * pld__gm_cores counts the cores the executing rank runs at once (+n
- * before pld__run_cores' grid, -n after); pld__gm_share_free is run.c's. */
+ * before pld__run_cores' grid, -n after), pld__gm_cube_cores how many of
+ * them are cube cores (a task graph's, around its grid); pld__gm_share_free
+ * is run.c's. */
 double pld__gm_seconds(struct pld__rank *rk, double *start, double lat, double bytes, double rate,
                        int write, int move);
 void pld__gm_cores(int delta);
+void pld__gm_cube_cores(int delta);
 void pld__gm_share_free(struct pld__run *R);
 static inline void pld__pipes_settle(struct pld__rank *rk)
 {

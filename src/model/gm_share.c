@@ -31,9 +31,18 @@
 #include "cost.h"
 
 #include <math.h>
-#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+
+/* Whether a stream that ends at `end` is still live at `t`.  One that
+ * ends within a few ulps of `t` is over: a core's next access starts
+ * where its clock put the last one's end, which SimGrid's clock may
+ * leave an ulp short of it, and a core must not share with its own last
+ * stream.  The margin is far below SimGrid's precision. */
+static int live_at(double end, double t)
+{
+    return end > t + 1e-12 * fabs(t) + 1e-15;
+}
 
 struct gm_stream {
     double begin, end; /* model seconds; end is +inf until the stream is priced */
@@ -49,20 +58,37 @@ struct gm_streams {
 
 struct pld__gm_share {
     int cores;                /* cores of the device's running grids */
+    int cube;                 /* how many of them are cube cores */
     struct gm_streams dir[2]; /* reads, writes */
 };
 
-void pld__gm_cores(int delta)
+/* The executing device's share of the run, made on first use; NULL where
+ * nothing is shared (no model time, or neither key set). */
+static struct pld__gm_share *device_share(void)
 {
     int self = pld__self();
     if (self < 0 || !(pld__R->be->caps & PLD_CAP_TIMED))
-        return;
+        return NULL;
     const struct pld__device *d = &pld__R->ranks[self].dev;
     if (d->gm_read_bw <= 0 && d->gm_write_bw <= 0)
-        return;
+        return NULL;
     if (!pld__R->gm && !(pld__R->gm = calloc((size_t)pld__R->P, sizeof *pld__R->gm)))
         pld__fail(PLD_ENOMEM, "pldsim", 0, "pl_incore", "out of memory for the shared GM");
-    pld__R->gm[self].cores += delta;
+    return &pld__R->gm[self];
+}
+
+void pld__gm_cores(int delta)
+{
+    struct pld__gm_share *g = device_share();
+    if (g)
+        g->cores += delta;
+}
+
+void pld__gm_cube_cores(int delta)
+{
+    struct pld__gm_share *g = device_share();
+    if (g)
+        g->cube += delta;
 }
 
 static struct gm_stream *book(struct gm_streams *f, double begin, double rate)
@@ -89,7 +115,7 @@ static struct gm_stream *share(struct gm_streams *f, uint64_t id, double bw, dou
     struct gm_stream *me = NULL;
     int k = 0;
     for (int i = 0; i < f->n; i++)
-        if (f->s[i].end > now)
+        if (live_at(f->s[i].end, now))
             f->s[k++] = f->s[i];
     f->n = k;
     for (int i = 0; i < f->n && !me; i++)
@@ -97,22 +123,24 @@ static struct gm_stream *share(struct gm_streams *f, uint64_t id, double bw, dou
             me = &f->s[i];
     double demand = 0;
     for (int i = 0; i < f->n; i++)
-        if (f->s[i].begin <= me->begin && f->s[i].end > me->begin)
+        if (f->s[i].begin <= me->begin && live_at(f->s[i].end, me->begin))
             demand += f->s[i].rate;
     *got = demand > bw ? me->rate * (bw / demand) : me->rate;
     return me;
 }
 
-/* Can the device's `cores` crowd `bw`: do they ask more than it when each
- * streams at the fastest rate a core of it has for that kind (each core
- * has one stream of a kind at a time: a vector core's accesses are in
- * turn, and a cube core's loads and its drains each run on one pipe)? */
-static int can_crowd(const struct pld__device *d, int cores, int write, double bw)
+/* Can the device's cores crowd `bw`: do they ask more than it when each
+ * streams at its own kind's rate, a vector core at hbm_bw and a cube core
+ * at its load (or drain) rate?  Each core has one stream of a kind at a
+ * time: a vector core's accesses are in turn, and a cube core's loads
+ * and its drains each run on one pipe. */
+static int can_crowd(const struct pld__device *d, const struct pld__gm_share *g, int write,
+                     double bw)
 {
-    double fastest = write ? d->l0c_bw : pld__cube_load_rate(d);
-    if (d->hbm_bw > fastest)
-        fastest = d->hbm_bw;
-    return cores > 1 && cores * (fastest / d->speed_factor) > bw;
+    int cube = g->cube < g->cores ? g->cube : g->cores;
+    double own = write ? d->l0c_bw : pld__cube_load_rate(d);
+    double ask = (double)(g->cores - cube) * d->hbm_bw + (double)cube * own;
+    return g->cores > 1 && ask / d->speed_factor > bw;
 }
 
 double pld__gm_seconds(struct pld__rank *rk, double *start, double lat, double bytes, double rate,
@@ -123,7 +151,7 @@ double pld__gm_seconds(struct pld__rank *rk, double *start, double lat, double b
     double sf = d->speed_factor, bw = write ? d->gm_write_bw : d->gm_read_bw;
     int self = pld__self();
     if (bw <= 0 || rate <= 0 || self < 0 || &pld__R->ranks[self] != rk || !pld__R->gm ||
-        !can_crowd(d, pld__R->gm[self].cores, write, bw) || !(be->caps & PLD_CAP_TIMED))
+        !can_crowd(d, &pld__R->gm[self], write, bw) || !(be->caps & PLD_CAP_TIMED))
         /* alone, a core shares with nobody, but gets no more than all */
         return bw > 0 && rate / sf > bw ? lat * sf + bytes / bw
                                         : (lat + (rate > 0 ? bytes / rate : 0)) * sf;
@@ -139,7 +167,7 @@ double pld__gm_seconds(struct pld__rank *rk, double *start, double lat, double b
     uint64_t id = book(f, *start, rate / sf)->id;
     /* the cores whose streams start now too book theirs before any is
      * priced, so that they share alike whichever SimGrid runs first */
-    if (be->size > offsetof(struct pld_backend, yield) && be->yield)
+    if (be->yield)
         be->yield();
     double got;
     struct gm_stream *me = share(f, id, bw, pld__now(), &got);

@@ -28,15 +28,15 @@ def gbps(bytes_per_us: float) -> str:
     return f"{bytes_per_us / 1e3!r}GBps"
 
 
-def read(path: str) -> str:
-    with open(path) as f:
-        return f.read()
+def rows(trace: str) -> list[tuple]:
+    """A text trace's ops: (start_ns, end_ns, rank, op, peer, where, ...)."""
+    with open(trace) as f:
+        return [(float(c[0]), float(c[1]), *c[2:]) for c in (line.split() for line in f if not line.startswith("#"))]
 
 
 def gemm_end_us(trace: str) -> float:
     """When the GEMM's store of its output tile `c` ends, in us."""
-    with open(trace) as f:
-        ends = [float(c[1]) for c in (line.split() for line in f if not line.startswith("#")) if c[3] == "store" and c[5] == "c"]
+    ends = [c[1] for c in rows(trace) if c[3] == "store" and c[5] == "c"]
     assert len(ends) == 1, ends
     return ends[0] / 1e3
 
@@ -106,17 +106,10 @@ class Sharing(unittest.TestCase):
         self.assertAlmostEqual(alone, gemm_us(m["l1_bw"]), delta=1e-6)
         self.assertAlmostEqual(crowded, gemm_us(m["l1_bw"] * bw / (m["l1_bw"] + 3 * m["hbm_bw"])), delta=1e-6)
         self.assertGreater(crowded, 1.25 * alone)
-
-    def test_sharing_is_deterministic(self):
-        """Two runs of the crowded GEMM give the same trace, to the bit."""
-        m = support.model_us()
-        topo = quiet(gm_read_bw=gbps(m["l1_bw"] + m["hbm_bw"]))
-        with support.scratch() as d:
-            traces = [os.path.join(d, f"{i}.txt") for i in (0, 1)]
-            for r in support.in_parallel(lambda t: run(topo, "gemm", "3", "60", trace=t), traces):
-                self.assertEqual(r.returncode, 0, r.stderr)
-            first, second = (read(t) for t in traces)
-        self.assertEqual(first, second)
+        # the GEMM's core and the streaming ones start together: its first
+        # load sees all three only because every stream that starts at a
+        # time is booked before any is priced (without the backend's
+        # yield it loaded alone first, and ended at 10.66 us, not 10.87)
 
 
 class GemmAllreduce(unittest.TestCase):
