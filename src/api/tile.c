@@ -106,8 +106,7 @@ static void load_region(const char *file, int line, const char *op, double t0, p
     size_t bytes = (size_t)pl_shape_numel(valid) * pl_dtype_size(t.dtype);
     double t1 = 0;
     if (cube) /* into the cube's L1, on its MTE2 pipe */
-        t0 = pld__pipe_issue_gm(cube, PLD__PIPE_MTE2, cube->dev.hbm_lat, (double)bytes,
-                                pld__cube_load_rate(&cube->dev), &t1);
+        t0 = pld__pipe_issue_gm(cube, PLD__PIPE_MTE2, (double)bytes, &t1);
     else
         pld__charge_gm(bytes, 0);
     if (dst)
@@ -202,9 +201,7 @@ static void store_values(const char *file, int line, const char *op, double t0, 
                           kw.atomic, &c);
     } else {
         if (drain) /* on the cube's FIX pipe */
-            t0 =
-                pld__pipe_issue_gm(&pld__R->ranks[me], PLD__PIPE_FIX, pld__R->ranks[me].dev.l0c_lat,
-                                   (double)bytes, pld__R->ranks[me].dev.l0c_bw, &t1);
+            t0 = pld__pipe_issue_gm(&pld__R->ranks[me], PLD__PIPE_FIX, (double)bytes, &t1);
         else
             pld__charge_gm(bytes, 1);
         if (data)

@@ -34,11 +34,10 @@ void pld__charge_cube(double seconds);
  * cube's ops, which leave the pipes running; every other op settles them
  * (pld__pipes_settle: the core's clock to the pipes' last end). */
 double pld__pipe_issue(struct pld__rank *rk, enum pld__pipe p, double seconds, double *end);
-/* pld__pipe_issue for a GM access on pipe `p` (MTE2's load, FIX's
- * drain): `lat` seconds and `bytes` at the core's own `rate`, sharing the
- * device's GM (pld__gm_seconds). */
-double pld__pipe_issue_gm(struct pld__rank *rk, enum pld__pipe p, double lat, double bytes,
-                          double rate, double *end);
+/* pld__pipe_issue for a GM access of `bytes` on pipe `p`: MTE2's load
+ * (hbm_lat, then the bytes at the cube's load rate) or FIX's drain
+ * (l0c_lat, then l0c_bw), sharing the device's GM (pld__gm_seconds). */
+double pld__pipe_issue_gm(struct pld__rank *rk, enum pld__pipe p, double bytes, double *end);
 struct pld__rank *pld__cube_rank(const char *file, int line, const char *op);
 /* The GM bandwidth a device's cores share (gm_share.c).  pld__gm_seconds
  * is what a GM read (or a `write`) of `bytes` by the executing core `rk`

@@ -39,6 +39,14 @@ static double pipe_start(const struct pld__pipes *q, enum pld__pipe p)
     return start;
 }
 
+/* Puts an op from `start` to `end` on pipe `p` of `q`. */
+static double occupy(struct pld__pipes *q, enum pld__pipe p, double start, double end)
+{
+    q->free[p] = end;
+    q->ahead = 1;
+    return start;
+}
+
 double pld__pipe_issue(struct pld__rank *rk, enum pld__pipe p, double seconds, double *end)
 {
     struct pld__pipes *q = &rk->pipes;
@@ -52,9 +60,7 @@ double pld__pipe_issue(struct pld__rank *rk, enum pld__pipe p, double seconds, d
     }
     start = pipe_start(q, p);
     *end = start + seconds * rk->dev.speed_factor;
-    q->free[p] = *end;
-    q->ahead = 1;
-    return start;
+    return occupy(q, p, start, *end);
 }
 
 /* A GM access shares the device's GM from where its pipe starts it.
@@ -63,19 +69,18 @@ double pld__pipe_issue(struct pld__rank *rk, enum pld__pipe p, double seconds, d
  * issued after it and starts earlier (MTE2 runs first in their chain, and
  * in issue order).  A drain is not: the next tile's loads, issued after
  * it, start before it ends, so it is booked ahead of its start. */
-double pld__pipe_issue_gm(struct pld__rank *rk, enum pld__pipe p, double lat, double bytes,
-                          double rate, double *end)
+double pld__pipe_issue_gm(struct pld__rank *rk, enum pld__pipe p, double bytes, double *end)
 {
+    const struct pld__device *d = &rk->dev;
+    int drain = p == PLD__PIPE_FIX;
+    double lat = drain ? d->l0c_lat : d->hbm_lat, rate = drain ? d->l0c_bw : pld__cube_load_rate(d);
     if (!(pld__R->be->caps & PLD_CAP_TIMED))
         return pld__pipe_issue(rk, p, lat + (rate > 0 ? bytes / rate : 0), end);
     struct pld__pipes *q = &rk->pipes;
     double start = pipe_start(q, p);
-    double s =
-        pld__gm_seconds(rk, &start, lat, bytes, rate, p == PLD__PIPE_FIX, p == PLD__PIPE_MTE2);
+    double s = pld__gm_seconds(rk, &start, lat, bytes, rate, drain, p == PLD__PIPE_MTE2);
     *end = start + s;
-    q->free[p] = *end;
-    q->ahead = 1;
-    return start;
+    return occupy(q, p, start, *end);
 }
 
 struct pld__rank *pld__cube_rank(const char *file, int line, const char *op)
