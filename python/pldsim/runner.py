@@ -221,6 +221,10 @@ def _guarded(run) -> int:
     except RunError as e:
         sys.stdout.flush()
         return e.exit_code
+    except torch_compat.NewerTorchNeeded as e:
+        sys.stdout.flush()
+        print(f"{_innermost_user_line(e)}: {e}", file=sys.stderr)
+        return 2
     except SystemExit as e:
         code = e.code
         if code is None:
@@ -235,6 +239,16 @@ def _guarded(run) -> int:
         _print_program_traceback(e)
         return 1
     return 0
+
+
+def _innermost_user_line(e: BaseException) -> str:
+    """FILE:LINE of the program's innermost frame in e's traceback."""
+    frames = [
+        f
+        for f in traceback.extract_tb(e.__traceback__)
+        if not f.filename.startswith(PACKAGE_DIRS) and "runpy" not in f.filename
+    ]
+    return f"{frames[-1].filename}:{frames[-1].lineno}" if frames else "pldsim-py"
 
 
 def _print_program_traceback(e: BaseException) -> None:
