@@ -5,6 +5,13 @@
 // - The deadlock signal exists only in C++ (s4u::Engine::on_deadlock_cb).
 // - Kernel timers (a callback that maestro runs at a date, with no actor
 //   and no activity) have no C binding.
+// It builds against SimGrid 3.32 (Debian 12) and 4.0 (Debian 13); where
+// their C++ APIs differ, SIMGRID_VERSION picks the one the version has
+// (each guard names the release that brought the newer API).
+// 3.32's version.h uses SG_BEGIN_DECL without including its definition.
+#include <xbt/base.h>
+#include <simgrid/version.h>
+
 #include <simgrid/Exception.hpp>
 #include <simgrid/kernel/Timer.hpp>
 #include <simgrid/engine.h>
@@ -13,7 +20,12 @@
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>
 #include <simgrid/s4u/NetZone.hpp>
+#if SIMGRID_VERSION < 33300 // 3.33 moved the factor callbacks to NetZone
 #include <simgrid/kernel/resource/NetworkModelIntf.hpp>
+#endif
+#if SIMGRID_VERSION >= 33500 // 3.35 brought ActivitySet, deprecating Comm::wait_any
+#include <simgrid/s4u/ActivitySet.hpp>
+#endif
 #include <xbt/config.hpp>
 #include <xbt/log.h>
 
@@ -178,12 +190,16 @@ extern "C" int pld__sgx_latency_hook(char *err, size_t errlen)
     return guarded(
         []() {
             auto *root = simgrid::s4u::Engine::get_instance()->get_netzone_root();
-            root->get_network_model()->set_lat_factor_cb(
-                [](double, const simgrid::s4u::Host *, const simgrid::s4u::Host *,
-                   const std::vector<simgrid::s4u::Link *> &,
-                   const std::unordered_set<simgrid::s4u::NetZone *> &) {
-                    return next_lat_factor >= 0 ? next_lat_factor : 1.0;
-                });
+            auto factor = [](double, const simgrid::s4u::Host *, const simgrid::s4u::Host *,
+                             const std::vector<simgrid::s4u::Link *> &,
+                             const std::unordered_set<simgrid::s4u::NetZone *> &) {
+                return next_lat_factor >= 0 ? next_lat_factor : 1.0;
+            };
+#if SIMGRID_VERSION >= 33300
+            root->set_latency_factor_cb(factor);
+#else
+            root->get_network_model()->set_lat_factor_cb(factor);
+#endif
         },
         err, errlen);
 }
@@ -206,7 +222,14 @@ extern "C" void *pld__sgx_comm_start(sg_host_t from, sg_host_t to, double bytes,
 extern "C" void pld__sgx_comm_wait(void *comm)
 {
     auto *c = static_cast<simgrid::s4u::CommPtr *>(comm);
+#if SIMGRID_VERSION >= 33500
+    simgrid::s4u::ActivitySet one;
+    one.push(*c);
+    delete c;
+    one.wait_any();
+#else
     std::vector<simgrid::s4u::CommPtr> one{*c};
     delete c;
     simgrid::s4u::Comm::wait_any(one);
+#endif
 }
