@@ -219,9 +219,9 @@ def full(shape: Any, dtype: Any, value: Any, op: str = "pl.tile.full") -> Tile:
 # ---- load, store, move ---------------------------------------------------------------
 
 
-def load(tensor: Any, offsets: Any, shapes: Any, valid_shape: Any, target_memory: Any, clamp: bool) -> CubeTile:
-    """``pl.load(..., target_memory=pl.Mem.Mat)``: global memory into L1."""
-    op = "pl.load"
+def load(tensor: Any, offsets: Any, shapes: Any, valid_shape: Any, target_memory: Any, clamp: bool, op: str = "pl.load") -> CubeTile:
+    """``pl.load(..., target_memory=pl.Mem.Mat)``: global memory into L1
+    (`op` names the op that asked, in messages and the trace)."""
     space = _memory(op, target_memory)
     if space is not MemorySpace.Mat:
         raise UsageValueError(op, f"pl.load loads into Vec or Mat, not {space.name} (pl.move a Mat tile to {space.name})")

@@ -27,6 +27,7 @@ from typing import Any, Callable
 from . import aiv_split as _aiv_split
 from . import arrays as _arrays
 from . import cube as _cube
+from . import l1_gather as _l1_gather
 from . import ops as _ops
 from . import program as _program
 from . import reduce as _reduce
@@ -131,6 +132,8 @@ col_expand_sub = _vector_math.expand("col", "sub")
 row_expand_expdif = _vector_math.expand("row", "expdif")
 col_expand_expdif = _vector_math.expand("col", "expdif")
 create_tensor = _tensor_ops.create_tensor
+create_l1 = _l1_gather.create_l1
+gather_row = _l1_gather.gather_row
 _VECTOR_MATH = dict(
     abs=abs, neg=neg, exp=exp, log=log, sqrt=sqrt, rsqrt=rsqrt, recip=recip, relu=relu, div=div, fillpad=fillpad, transpose=transpose, gather=gather, cmp=cmp, concat=concat, sort32=sort32, mrgsort=mrgsort,
     row_expand=row_expand, col_expand=col_expand, row_expand_mul=row_expand_mul, row_expand_div=row_expand_div,
@@ -308,7 +311,7 @@ _UPSTREAM_ONLY = frozenset(
     ors xor xors shl shls shr shrs maximums minimums prelu not_ addc subc addsc subsc lrelu sel
     sels tri tpush_to_aiv tpush_to_aic tpop_from_aic tpop_from_aiv aic_initialize_pipe
     aiv_initialize_pipe reserve_buffer import_peer_buffer tfree_to_aic tfree_to_aiv cos dim
-    no_dep dump_tag scatter_update sin paged_gather random create_l1 gather_row
+    no_dep dump_tag scatter_update sin paged_gather random
     while_ cond func_attr cluster parse loads parse_program loads_program Tuple RUNTIME""".split()
 )
 
@@ -362,6 +365,7 @@ tile = _Namespace(
     write=write,
     cast=cast,
     create=_cube.create,
+    gather_row=gather_row,
     create_tile=create_tile,
     full=_cube.full,
     move=move,
@@ -395,6 +399,8 @@ tensor = _Namespace(
     dim=_tensor_ops.dim,
     scatter=_vector_math.scatter,
     create=create_tensor,
+    create_l1=create_l1,
+    gather_row=gather_row,
     reshape=_reduce.unified_reshape,
     matmul=matmul,
     matmul_acc=matmul_acc,
@@ -412,7 +418,7 @@ system = _Namespace("system", task_dummy=_scopes.task_dummy)
 
 __all__ = [
     "JITFunction", "Mem", "add", "array", "assemble", "at", "cast", "col_max", "col_min", "col_prod", "col_sum", "const",
-    "create_tile", "full", "function", "get_block_idx", "get_block_num", "get_subblock_idx", "inline", "jit", "load",
+    "create_l1", "create_tile", "full", "gather_row", "function", "get_block_idx", "get_block_num", "get_subblock_idx", "inline", "jit", "load",
     "manual_scope", "matmul", "matmul_acc", "max", "maximum", "min", "minimum", "missing_names", "move", "mul", "parallel",
     "pipeline", "program", "range", "read", "reshape", "row_max", "row_min", "row_prod", "row_sum", "slice", "spmd", "spmd_submit",
     "static_assert", "static_print", "store", "sub", "submit", "system", "tensor", "tile", "unroll", "write",

@@ -2,8 +2,10 @@
 here (tests/python/programs/model_idioms.py): pl.jit.inline helpers,
 bind_dynamic, pl.tensor.dim, sub-region puts into a window band, credit
 barriers, task ids as scalars and in arrays, pl.system.task_dummy, the
-three forms of pl.spmd, the tensor-level vector math and matmul, and
-torch.unravel_index for an older torch."""
+three forms of pl.spmd, the tensor-level vector math and matmul, an L1
+operand gathered row by row (pl.create_l1, pl.gather_row),
+torch.unravel_index for an older torch, and the one-line stop of a
+program that needs a newer torch."""
 
 from __future__ import annotations
 
@@ -53,7 +55,7 @@ class ModelIdioms(unittest.TestCase):
         # gather's output_dtype; a matmul through pl.tile.transpose_view
         cases = [("task-id",), ("spmd",), ("quant", "13"), ("quant", "16"), ("matmul",), ("rounding",),
                  ("softmax",), ("compile-order",), ("staged",), ("lanes",), ("masks",), ("unravel",),
-                 ("sort",), ("transpose-view",), ("orch-assemble",)]
+                 ("sort",), ("transpose-view",), ("orch-assemble",), ("gather-row",)]
         for case, r in zip(cases, support.in_parallel(lambda c: idioms(*c), cases)):
             with self.subTest(case=case):
                 self.assertEqual(r.returncode, 0, r.stderr)
@@ -65,6 +67,30 @@ class ModelIdioms(unittest.TestCase):
         self.assertEqual(len(support.messages(r.stderr)), 1, r.stderr)
         self.assertRegex(r.stderr, r"model_idioms\.py:\d+: rank 0: pl\.assemble: a copy of tensors in a manual scope has nothing to order it")
         self.assertNotIn("Traceback", r.stderr)
+
+    def test_a_row_gather_past_its_l1_accumulator_is_refused(self):
+        r = idioms("gather-row-outside")
+        self.assertEqual(r.returncode, 3, r.stderr)
+        line = support.fault_line(PROGRAM, "gather-row-outside")
+        self.assertEqual(
+            support.messages(r.stderr),
+            [f"{PROGRAM}:{line}: rank 0: pl.gather_row: rows 7..9 of dimension 0 run outside acc [8, 32] (dst_offset [7, 0], valid_shape [2, 32])"],
+        )
+        self.assertNotIn("Traceback", r.stderr)
+
+    def test_a_program_that_needs_a_newer_torch_stops_at_its_line_naming_that_torch(self):
+        # Debian 12's torch (1.13) has no float8: pypto-lib's DeepSeek-V4 files
+        # name torch.float8_e4m3fn in their weight generators
+        r = idioms("older-torch")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        line = support.fault_line(PROGRAM, "older-torch")
+        self.assertRegex(
+            r.stderr,
+            rf"^{re.escape(PROGRAM)}:{line}: torch\.float8_e4m3fn needs torch >= 2\.1, and \S+ has torch \S+; "
+            r"\./bootstrap installs torch 2\.13 \(its CPU build\) where pip reaches PyPI, "
+            r"or name another interpreter with \./configure PYTHON=\.\.\.\n$",
+        )
+        self.assertNotIn("OK", r.stdout.splitlines())
 
 
 if __name__ == "__main__":

@@ -61,6 +61,17 @@ orch-assemble: pl.set_validshape of a tensor region (loaded), and
 pl.assemble of a scratch tensor into an output in the
 per-device function itself (a copy task); orch-assemble-manual: the same
 in a manual scope, refused (nothing orders it).
+gather-row: the sparse-attention kernels' paged KV gather: a [GK, GD]
+BF16 operand built in L1 (pl.create_l1) from rows of a pool picked by an
+index tensor, one run of several rows (valid_shape) and single rows
+(pl.gather_row), its unfilled rows left zero, multiplied by pl.matmul;
+checked against torch; gather-row-outside: a gather whose rows run past
+the accumulator, refused.
+older-torch: the torch of Debian 12 (1.13), played by hiding the float8
+dtypes from this one: hasattr and getattr with a default answer as an
+older torch would, and naming torch.float8_e4m3fn, as the model files'
+weight generators do, stops the program at that line (marked
+`# FAULT older-torch`), naming the torch it needs.
 transpose-view: one Mat load of b [N, K] fed to a matmul as [K, N] through
 pl.tile.transpose_view: a @ b^T, checked against torch."""
 
@@ -251,6 +262,31 @@ def matmul_on_device(a: pl.Tensor[[QROWS, MK], pl.BF16], b: pl.Tensor[[MN, MK], 
         flat = pl.reshape(c, [QROWS, MN])
         flat[0:QROWS, 0:MN] = pl.add(scratch, 0.0)
     return c
+
+
+GK, GD, GPOOL, GQ, GRUN = 8, 32, 24, 4, 3
+
+
+@pl.jit
+def gather_row_on_device(
+    q: pl.Tensor[[GQ, GK], pl.BF16],
+    pool: pl.Tensor[[GPOOL, GD], pl.BF16],
+    picks: pl.Tensor[[GK], pl.INT32],
+    out: pl.InOut[pl.Tensor[[GQ, GD], pl.FP32]],
+):
+    with pl.spmd(1, name_hint="gather"):
+        kv = pl.create_l1([GK, GD], pl.BF16)
+        # rows 0..GRUN-1: one run of consecutive pool rows from picks[0]
+        first = pl.cast(pl.read(picks, [0]), pl.INDEX)
+        kv = pl.gather_row(kv, pool, [0, 0], [first, 0], [GK, GD], valid_shape=[GRUN, GD])
+        # the rest one by one, but the last, which stays zero
+        for r in pl.range(GRUN, GK - 1):
+            src = pl.cast(pl.read(picks, [r]), pl.INDEX)
+            kv = pl.gather_row(kv, pool, [r, 0], [src, 0], [1, GD])
+        if MODE == "gather-row-outside":
+            kv = pl.gather_row(kv, pool, [GK - 1, 0], [0, 0], [2, GD])  # FAULT gather-row-outside
+        out[0:GQ, 0:GD] = pl.matmul(q, kv, out_dtype=pl.FP32)
+    return out
 
 
 @pl.jit
@@ -477,6 +513,18 @@ elif MODE == "matmul":
     matmul_on_device.compile(a, b, c, config=RunConfig())(a, b, c)
     want = (a.float() @ b.float().t()).reshape(-1)
     assert torch.allclose(c, want, rtol=1e-4, atol=1e-4), (c, want)
+elif MODE in ("gather-row", "gather-row-outside"):
+    q = torch.randn(GQ, GK).to(torch.bfloat16)
+    pool = torch.randn(GPOOL, GD).to(torch.bfloat16)
+    picks = torch.tensor([5, 0, 0, 17, 2, 23, 9, 0], dtype=torch.int32)
+    out = torch.zeros(GQ, GD)
+    gather_row_on_device.compile(q, pool, picks, out, config=RunConfig())(q, pool, picks, out)
+    kv = torch.zeros(GK, GD, dtype=torch.bfloat16)
+    kv[0:GRUN] = pool[5 : 5 + GRUN]
+    for r in range(GRUN, GK - 1):
+        kv[r] = pool[int(picks[r])]
+    want = q.float() @ kv.float()
+    assert torch.allclose(out, want, rtol=1e-4, atol=1e-4), (out, want)
 elif MODE == "rounding":
     x = torch.tensor([[2.5, -2.5, 0.5, -0.5, 1.5, 3.7, -3.7, 1e12]])
     r = torch.zeros(2, 8, dtype=torch.int32)
@@ -568,12 +616,28 @@ elif MODE == "unravel":
         got = torch.unravel_index(torch.as_tensor(flat), shape)
         want = np.unravel_index(np.asarray(flat) % int(np.prod(shape)), shape)
         assert len(got) == len(shape) and all(g.tolist() == w.tolist() for g, w in zip(got, want)), (flat, shape, got, want)
-    try:
-        torch.unravel_index(torch.tensor(8), (2, 4))
-    except (ValueError, RuntimeError):
-        pass
-    else:
-        raise AssertionError("an index past the end was accepted")
+    # pldsim's stand-in for an older torch means what torch's own does,
+    # past either end too (each dimension wraps)
+    from pldsim import torch_compat
+
+    for flat, shape in ((8, (2, 4)), (-1, (3, 4)), ([-13, 25, 7], (3, 4)), (torch.tensor([[3], [-4]]), (5,))):
+        ours = torch_compat.unravel_index(torch.as_tensor(flat), shape)
+        theirs = torch.unravel_index(torch.as_tensor(flat), shape)
+        assert all(torch.equal(a, b) for a, b in zip(ours, theirs)), (flat, shape, ours, theirs)
+elif MODE == "older-torch":
+    from pldsim import torch_compat
+
+    for name in ("float8_e4m3fn", "float8_e5m2"):
+        if name in vars(torch):
+            delattr(torch, name)
+    torch_compat.install()
+    assert not hasattr(torch, "float8_e4m3fn") and getattr(torch, "float8_e5m2", None) is None
+    assert torch.float32 is not None and torch.unravel_index is not None
+
+    def fp8_round(w):
+        return w.to(torch.float8_e4m3fn).to(torch.bfloat16)  # FAULT older-torch
+
+    fp8_round(torch.randn(4, 4))
 else:
     raise SystemExit(f"unknown mode {MODE}")
 print("OK")
