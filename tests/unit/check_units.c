@@ -74,8 +74,15 @@ START_TEST(builtin_models_parse)
      * 910B could have */
     ck_assert(m.dev.dispatch_lat > 100e-6 && m.dev.dispatch_lat < 1e-3);
     ck_assert(m.dev.push_lat > 0 && m.dev.pull_bw > 1e9 && m.dev.pull_bw < m.link_bw);
+    double a2a3_core_bw = m.dev.hbm_bw;
     ck_assert_int_eq(model_of("a5", &m), 0);
     ck_assert(m.dev.ub_bytes == 248 * 1024.0 && m.dev.ub_usable_bytes == 240 * 1024.0);
+    /* the 950's published 2 TB/s per chip over the 7 peers of an 8-mesh; a
+     * core's GM rate is a2a3's (the same 1.6 TB/s HBM), not the chip's */
+    ck_assert_int_eq(m.node_size, 8);
+    ck_assert_double_eq_tol(m.link_bw * 7, 2e12, 1e7);
+    ck_assert(m.dev.hbm_bw == a2a3_core_bw);
+    ck_assert(m.dev.gm_read_bw == 4.62e12 && m.dev.gm_write_bw == 4.62e12);
 }
 END_TEST
 
