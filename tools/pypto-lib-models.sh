@@ -1,9 +1,13 @@
 #!/bin/sh
 # Runs pypto-lib's DeepSeek-V4 model files that upstream's CI runs on its
 # simulator (marked "# ci: devices=2" and not "# ci: no-sim") through
-# pldsim-py, each from its own directory as upstream runs them, and prints
-# one line per file: PASS or FAIL, the wall time, and the last line of a
-# failure.  pypto-lib is fetched by the user; pldsim ships none of it.
+# pldsim-py, from pypto-lib's root as its daily CI runs them (python
+# models/.../FILE.py -p a2a3sim, here with -d 0,1), and prints one line per
+# file: PASS or FAIL, the wall time, the peak memory of the run's processes
+# together (tools/peak-memory.py: their proportional set sizes, so the
+# tensors the simulation shares with the runner count once), the simulated
+# time, and the first error line of a failure.  pypto-lib is fetched by the
+# user; pldsim ships none of it.
 #
 #   sh tools/pypto-lib-models.sh PLDSIM_PY PYPTO_LIB [TIMEOUT_S] [FILTER]
 #
@@ -20,29 +24,33 @@ limit=${3:-300}
 filter=${4:-.}
 case $limit in '' | *[!0-9]*) echo "$0: TIMEOUT_S must be a whole number of seconds, got '$limit'" >&2; exit 2 ;; esac
 [ -d "$lib/models" ] || { echo "$0: $lib has no models/ directory: is it a pypto-lib checkout?" >&2; exit 2; }
+peak=$(cd "$(dirname "$0")" && pwd)/peak-memory.py
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+mem=$(mktemp)
+trap 'rm -f "$log" "$mem"' EXIT
 fails=0
 total=0
 for f in $(grep -l '^# ci: devices=2' "$lib"/models/deepseek_v4_*/*.py | sort); do
     grep -q '^# ci: no-sim' "$f" && continue
     echo "$f" | grep -q -- "$filter" || continue
     total=$((total + 1))
-    dir=$(dirname "$f")
     name=$(basename "$(dirname "$f")")/$(basename "$f")
+    rel=${f#"$lib"/}
     start=$(date +%s.%N)
-    (cd "$dir" && PYTHONPATH="$lib" timeout "$limit" "$py" "$(basename "$f")" -p a2a3sim -d 0,1) >"$log" 2>&1
+    (cd "$lib" && PYTHONPATH="$lib" timeout "$limit" python3 "$peak" --out "$mem" -- "$py" "$rel" -p a2a3sim -d 0,1) >"$log" 2>&1
     rc=$?
     end=$(date +%s.%N)
     wall=$(awk "BEGIN { print $end - $start }")
     sim=$(grep -o 'time=[0-9.]* [mun]*s' "$log" | tail -1)
+    mb=$(sed -n 's/.*peak_pss_mb=\([0-9]*\).*/\1/p' "$mem" 2>/dev/null)
     if [ $rc -eq 0 ] && grep -q '\[RUN\] PASS' "$log"; then
-        printf 'PASS %-45s %7.1f s  %s\n' "$name" "$wall" "$sim"
+        printf 'PASS %-45s %7.1f s %6s MB  %s\n' "$name" "$wall" "${mb:-?}" "$sim"
     else
         fails=$((fails + 1))
-        [ $rc -eq 124 ] && why="timed out after $limit s" || why=$( (grep -v ': warning: ' "$log" | grep -E ': (rank [0-9]+|host): |^[A-Za-z.]*(Error|Exception): ' || grep -v '^\s*$' "$log") | head -1 | cut -c1-220)
-        printf 'FAIL %-45s %7.1f s  %s\n' "$name" "$wall" "$why"
+        [ $rc -eq 124 ] && why="timed out after $limit s" || why=$( (grep -v ': warning: ' "$log" | grep -E ': (rank [0-9]+|host): |^[A-Za-z.]*(Error|Exception): |: torch\.' || grep -v '^\s*$' "$log") | head -1 | cut -c1-220)
+        printf 'FAIL %-45s %7.1f s %6s MB  %s\n' "$name" "$wall" "${mb:-?}" "$why"
     fi
+    : >"$mem"
 done
 echo "$((total - fails)) of $total passed"
 [ $fails -eq 0 ]

@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""peak-memory.py: runs a command and reports the peak memory of it and all
+its descendants together, as the machine sees it.
+
+    python3 tools/peak-memory.py [--every SECONDS] [--out FILE] -- COMMAND...
+
+pldsim-py runs a simulation in a child process that shares its tensors with
+the parent through shared memory, so neither /usr/bin/time's maximum
+resident set (one process's) nor the sum of the processes' resident sets
+(the shared pages counted once per process) is the memory a run needs.  The
+proportional set size (Pss, in /proc/PID/smaps_rollup) splits each shared
+page among the processes that map it, so the sum over the tree counts every
+page once.  It is sampled every 0.2 s (--every), so a peak shorter than that
+can be missed.  Prints "peak_pss_mb=N peak_rss_mb=M wall_s=W" on stderr (or
+into --out FILE), and exits with the command's status.  Linux only."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            return [int(c) for c in f.read().split()]
+    except OSError:
+        return []
+
+
+def _tree(pid: int) -> list[int]:
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        todo.extend(_children(p))
+    return out
+
+
+def _rollup(pid: int) -> tuple[int, int]:
+    """(Pss, Rss) of one process in kB; zeros once it is gone."""
+    pss = rss = 0
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as f:
+            for line in f:
+                if line.startswith("Pss:"):
+                    pss = int(line.split()[1])
+                elif line.startswith("Rss:"):
+                    rss = int(line.split()[1])
+    except OSError:
+        pass
+    return pss, rss
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--every", type=float, default=0.2, help="sampling period in seconds (default 0.2)")
+    ap.add_argument("--out", help="write the figures to this file instead of stderr")
+    ap.add_argument("command", nargs=argparse.REMAINDER)
+    a = ap.parse_args()
+    cmd = a.command[1:] if a.command[:1] == ["--"] else a.command
+    if not cmd:
+        ap.error("no command given (put it after --)")
+    if not 0.01 <= a.every <= 60:
+        ap.error(f"--every must be between 0.01 and 60 seconds, got {a.every}")
+    start = time.monotonic()
+    try:
+        proc = subprocess.Popen(cmd)
+    except OSError as e:
+        print(f"peak-memory.py: cannot run {cmd[0]}: {e.strerror}", file=sys.stderr)
+        return 127
+    peak_pss = peak_rss = 0
+    while proc.poll() is None:
+        sums = [_rollup(p) for p in _tree(proc.pid)]
+        peak_pss = max(peak_pss, sum(s[0] for s in sums))
+        peak_rss = max(peak_rss, sum(s[1] for s in sums))
+        time.sleep(a.every)
+    text = f"peak_pss_mb={peak_pss / 1024:.0f} peak_rss_mb={peak_rss / 1024:.0f} wall_s={time.monotonic() - start:.1f}\n"
+    if a.out:
+        with open(a.out, "w") as f:
+            f.write(text)
+    else:
+        sys.stderr.write(text)
+    return proc.returncode if proc.returncode >= 0 else 128 - proc.returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())
