@@ -8,6 +8,7 @@ programs are programs/stacks.py and programs/faults.py."""
 
 from __future__ import annotations
 
+import sys
 import unittest
 
 import support
@@ -50,7 +51,10 @@ class Contexts(unittest.TestCase):
     def test_the_ranks_share_one_os_thread_unless_threads_are_asked_for(self):
         fast, threads = self.runs["threads"]
         self.assertEqual(fast.returncode, 0, fast.stderr)
-        self.assertIn("threads: 1 OS thread(s) ran the ranks\n", fast.stdout)
+        # the coroutines need CPython 3.11 (docs/python.md); built for another
+        # Python (Debian 13's 3.13), pldsim-py runs each rank on a thread
+        shared = 1 if sys.version_info[:2] == (3, 11) else 2
+        self.assertIn(f"threads: {shared} OS thread(s) ran the ranks\n", fast.stdout)
         self.assertEqual(threads.returncode, 0, threads.stderr)
         self.assertIn("threads: 2 OS thread(s) ran the ranks\n", threads.stdout)
 

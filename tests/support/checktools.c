@@ -13,7 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
-char *slurp(const char *path)
+/* The bytes of `path`, NUL-terminated, and their count in *len. */
+static char *slurp_bytes(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
@@ -28,6 +29,30 @@ char *slurp(const char *path)
     fclose(f);
     if (buf)
         buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+char *slurp(const char *path)
+{
+    size_t n;
+    return slurp_bytes(path, &n);
+}
+
+/* A command's output as text.  Open MPI 5's launcher (prterun) forwards a
+ * rank's stderr with a NUL byte before it, which would end the string
+ * there and hide the message: NUL bytes are dropped. */
+static char *slurp_output(const char *path)
+{
+    size_t n;
+    char *buf = slurp_bytes(path, &n);
+    if (buf) {
+        size_t w = 0;
+        for (size_t i = 0; i < n; i++)
+            if (buf[i] != '\0')
+                buf[w++] = buf[i];
+        buf[w] = '\0';
+    }
     return buf;
 }
 
@@ -112,8 +137,8 @@ static struct cmd_result collect_result(int st, char *out, char *err)
 {
     struct cmd_result r;
     r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
-    r.out = slurp(out);
-    r.err = slurp(err);
+    r.out = slurp_output(out);
+    r.err = slurp_output(err);
     drop_sanitizer_noise(r.err);
     unlink(out);
     unlink(err);
