@@ -91,6 +91,10 @@ int pld_run_aborting(void);
 /* The executing rank, -1 for the host orchestrator, -2 outside a run. */
 int pld_embed_self(void);
 
+/* The UB bytes a kernel of the executing rank may allocate (the model's
+ * ub_usable_bytes, in bytes); 0 on the host or outside a run. */
+double pld_embed_ub_usable(void);
+
 /* Ends the running kernel because an exception of the front end's
  * language leaves it: frees its UB, and skips the checks of a kernel's
  * normal end (a put_async still in flight, the UB's peak), which would

@@ -490,6 +490,13 @@ static PyObject *py_self(PyObject *self, PyObject *unused)
     return PyLong_FromLong(pld_embed_self());
 }
 
+static PyObject *py_ub_usable(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    return PyFloat_FromDouble(pld_embed_ub_usable());
+}
+
 static PyObject *py_aborting(PyObject *self, PyObject *unused)
 {
     (void)self;
@@ -546,6 +553,7 @@ PyMethodDef pldsim_run_methods[] = {
     {"incore_unwind", py_incore_unwind, METH_NOARGS, "incore_unwind()"},
     {"world_size", py_world_size, METH_VARARGS, "world_size(file, line) -> int"},
     {"self", py_self, METH_NOARGS, "the executing rank, -1 on the host, -2 outside a run"},
+    {"ub_usable", py_ub_usable, METH_NOARGS, "the UB bytes a kernel of the executing rank may use (0: none)"},
     {"aborting", py_aborting, METH_NOARGS, "whether the run is ending after an error"},
     {"time", py_time, METH_NOARGS, "seconds since the run started (simulated on sim)"},
     {"exit_code", py_exit_code, METH_O, "exit_code(rc) -> the process status for a run result"},

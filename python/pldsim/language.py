@@ -29,6 +29,7 @@ from . import arrays as _arrays
 from . import cube as _cube
 from . import l1_gather as _l1_gather
 from . import ops as _ops
+from . import prefetch as _prefetch
 from . import program as _program
 from . import reduce as _reduce
 from . import scopes as _scopes
@@ -415,12 +416,19 @@ tensor = _Namespace(
     get_subblock_idx=get_subblock_idx,
 )
 system = _Namespace("system", task_dummy=_scopes.task_dummy)
+prefetch = _Namespace(
+    "prefetch",
+    make_context=_prefetch.make_context,
+    async_prefetch=_prefetch.async_prefetch,
+    session=_prefetch.session,
+    wait=_prefetch.wait,
+)
 
 __all__ = [
     "JITFunction", "Mem", "add", "array", "assemble", "at", "cast", "col_max", "col_min", "col_prod", "col_sum", "const",
     "create_l1", "create_tile", "full", "gather_row", "function", "get_block_idx", "get_block_num", "get_subblock_idx", "inline", "jit", "load",
     "manual_scope", "matmul", "matmul_acc", "max", "maximum", "min", "minimum", "missing_names", "move", "mul", "parallel",
-    "pipeline", "program", "range", "read", "reshape", "row_max", "row_min", "row_prod", "row_sum", "slice", "spmd", "spmd_submit",
+    "pipeline", "prefetch", "program", "range", "read", "reshape", "row_max", "row_min", "row_prod", "row_sum", "slice", "spmd", "spmd_submit",
     "static_assert", "static_print", "store", "sub", "submit", "system", "tensor", "tile", "unroll", "write",
 ]
 _ = _program  # imported for the entry points it installs (above)

@@ -11,6 +11,7 @@ its simulated rank."""
 from __future__ import annotations
 
 import atexit
+import ctypes
 import datetime
 import os
 import pathlib
@@ -274,12 +275,31 @@ class PreparedProgram:
             return SubmitHandle(e)
         return SubmitHandle(None)
 
-    def alloc_tensor(self, shape: Any, dtype: Any, init: Any = None) -> Any:
-        """A worker-resident tensor (zeroed, or a copy of `init`)."""
+    def _card(self, worker_id: Any, what: str) -> int:
+        cards = len(self._compiled.device_ids)
+        if isinstance(worker_id, bool) or not isinstance(worker_id, int) or not 0 <= worker_id < cards:
+            raise ValueError(f"{what}: worker_id must be a card of this worker, 0..{cards - 1}, got {worker_id!r}")
+        return worker_id
+
+    def alloc_tensor(self, shape: Any, dtype: Any, init: Any = None, *, worker_id: int = 0) -> Any:
+        """A tensor resident on card `worker_id` (zeroed, or a copy of `init`)."""
         self._open("alloc_tensor")
-        t = DeviceTensor(new_tensor(shape, dtype, init, "alloc_tensor"), self)
+        card = self._card(worker_id, "alloc_tensor")
+        t = DeviceTensor(new_tensor(shape, dtype, init, "alloc_tensor"), self, card)
         self._owned_tensors.append(t)
         return t
+
+    def copy_from(self, dst_ptr: int, src_ptr: int, nbytes: int, *, worker_id: int = 0) -> None:
+        """Copies `nbytes` of a resident tensor (at device address src_ptr)
+        to host memory at dst_ptr, as upstream's D2H copy."""
+        self._open("copy_from")
+        card = self._card(worker_id, "copy_from")
+        src = next((t for t in self._owned_tensors if t.data_ptr <= src_ptr < t.data_ptr + t.nbytes), None)
+        if src is None or (src.worker_id != card and not isinstance(src, StackedDeviceTensor)):
+            raise ValueError(f"copy_from: 0x{src_ptr:x} is not in a tensor this worker holds on card {card}")
+        if isinstance(nbytes, bool) or not isinstance(nbytes, int) or not 0 <= nbytes <= src.data_ptr + src.nbytes - src_ptr:
+            raise ValueError(f"copy_from: nbytes must be 0..{src.data_ptr + src.nbytes - src_ptr} (the rest of the tensor), got {nbytes!r}")
+        ctypes.memmove(dst_ptr, src_ptr, nbytes)
 
     def alloc_stacked_tensor(self, host: Any, worker_ids: Any = None) -> Any:
         """A resident copy of `host`, shard i (its row i) on card worker_ids[i]."""
@@ -293,7 +313,7 @@ class PreparedProgram:
                 f"alloc_stacked_tensor: a stack of {host.shape[0]} shards on {cards} cards with worker_ids={short_ids(ids)}: "
                 f"expected one shard per card and worker_ids a permutation of 0..{cards - 1}"
             )
-        t = StackedDeviceTensor(new_tensor(host.shape, host.dtype, host, "alloc_stacked_tensor"), self, ids)
+        t = StackedDeviceTensor.of(new_tensor(host.shape, host.dtype, host, "alloc_stacked_tensor"), self, ids)
         self._owned_tensors.append(t)
         return t
 
@@ -312,17 +332,29 @@ class PreparedProgram:
         only what alloc_stacked_tensor made (a plain tensor has no shards)."""
         if isinstance(t, DeviceTensor) and not isinstance(t, StackedDeviceTensor):
             raise TypeError(f"{what}: {t!r} was made by alloc_tensor, not alloc_stacked_tensor; it has no shards (free it with free_tensor)")
+        if isinstance(t, StackedDeviceTensor) and t.shards:
+            # a stack of alloc_tensor shards: this worker owns the shards
+            for sh in t.shards:
+                self._owned(sh, what)
+            if t.freed:
+                raise ValueError(f"{what}: {t!r} has been freed")
+            return t
         return self._owned(t, what)
 
-    def free_tensor(self, t: Any) -> None:
+    def free_tensor(self, t: Any, *, worker_id: int = 0) -> None:
         self._open("free_tensor")
-        self._owned(t, "free_tensor").freed = True
+        self._owned(t, "free_tensor")
+        if isinstance(t, DeviceTensor) and t.worker_id != self._card(worker_id, "free_tensor"):
+            raise ValueError(f"free_tensor(..., worker_id={worker_id}): {t!r} was allocated on card {t.worker_id}; pass the same worker_id")
+        t.freed = True
         self._owned_tensors.remove(t)
 
     def free_stacked_tensor(self, t: Any) -> None:
         self._open("free_stacked_tensor")
         self._stacked(t, "free_stacked_tensor").freed = True
-        self._owned_tensors.remove(t)
+        for sh in t.shards or (t,):
+            sh.freed = True
+            self._owned_tensors.remove(sh)
 
     def release_inherited_host_tensor_refs(self) -> None:
         """Upstream's forked workers let go of inherited host tensors here;

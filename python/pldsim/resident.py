@@ -20,11 +20,13 @@ from .values import torch as torch_module
 
 
 class DeviceTensor:
-    """A tensor that lives on the worker between dispatches."""
+    """A tensor that lives on the worker between dispatches, on card
+    `worker_id` (which, as upstream, free_tensor must name again)."""
 
-    def __init__(self, data: Any, owner: Any):
+    def __init__(self, data: Any, owner: Any, worker_id: int = 0):
         self._data = data
         self._owner = owner
+        self.worker_id = worker_id
         self.freed = False
 
     @property
@@ -34,6 +36,15 @@ class DeviceTensor:
     @property
     def dtype(self) -> Any:
         return self._data.dtype
+
+    @property
+    def data_ptr(self) -> int:
+        """The buffer's address (upstream's device pointer)."""
+        return self._data.data_ptr()
+
+    @property
+    def nbytes(self) -> int:
+        return self._data.numel() * self._data.element_size()
 
     def tensor(self, where: str) -> Any:
         """The memory, for a dispatch; refused once freed."""
@@ -46,11 +57,49 @@ class DeviceTensor:
 
 
 class StackedDeviceTensor(DeviceTensor):
-    """A ``[B, ...]`` tensor whose shard i lives on card worker_ids[i]."""
+    """A ``[B, ...]`` tensor whose shard i lives on card worker_ids[i].
 
-    def __init__(self, data: Any, owner: Any, worker_ids: list[int]):
-        super().__init__(data, owner)
-        self.worker_ids = worker_ids
+    Made by ``alloc_stacked_tensor``, or, as upstream's, from B shards that
+    ``alloc_tensor`` made: ``StackedDeviceTensor(shards, full_shape,
+    worker_ids)``.  A pldsim stack is one tensor, so the shards' values move
+    into its rows and each shard becomes a view of its row: written through
+    either, both see it, as upstream's stack references the shards."""
+
+    def __init__(self, shards: Any, full_shape: Any, worker_ids: Any = None):
+        if isinstance(shards, DeviceTensor) or is_torch_tensor(shards):
+            raise TypeError("StackedDeviceTensor(shards, full_shape, worker_ids): shards must be a sequence of DeviceTensor")
+        shards = list(shards)
+        full = tuple(int(d) for d in full_shape)
+        ids = list(range(len(shards))) if worker_ids is None else [int(w) for w in worker_ids]
+        if len(full) < 2 or full[0] < 1:
+            raise ValueError(f"StackedDeviceTensor.full_shape must be [B, ...] with B >= 1 and rank >= 2, got {list(full)}")
+        if len(shards) != full[0] or len(ids) != full[0]:
+            raise ValueError(f"StackedDeviceTensor expects {full[0]} shards and worker ids (the leading dim of {list(full)}); got {len(shards)} and {len(ids)}")
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"StackedDeviceTensor.worker_ids must be distinct, got {ids}")
+        for i, sh in enumerate(shards):
+            if not isinstance(sh, DeviceTensor) or isinstance(sh, StackedDeviceTensor):
+                raise TypeError(f"shard {i} must be a DeviceTensor from alloc_tensor, got {type(sh).__name__}")
+            if sh.freed:
+                raise ValueError(f"shard {i} has been freed")
+            if sh.shape != full[1:] or sh.dtype != shards[0].dtype:
+                raise ValueError(f"shard {i} is {list(sh.shape)} {sh.dtype}; expected {list(full[1:])} {shards[0].dtype}")
+        data = new_tensor(full, shards[0].dtype, None, "StackedDeviceTensor")
+        for i, sh in enumerate(shards):
+            copy_unless_zero(data[i], sh._data)
+            sh._data = data[i]
+        super().__init__(data, shards[0]._owner, 0)
+        self.worker_ids = ids
+        self.shards = tuple(shards)
+
+    @classmethod
+    def of(cls, data: Any, owner: Any, worker_ids: list[int]) -> "StackedDeviceTensor":
+        """A stack over `data` (alloc_stacked_tensor's)."""
+        t = cls.__new__(cls)
+        DeviceTensor.__init__(t, data, owner, 0)
+        t.worker_ids = worker_ids
+        t.shards = ()
+        return t
 
 
 def unwrap(v: Any, where: str) -> Any:
@@ -104,5 +153,18 @@ def new_tensor(shape: Any, dtype: Any, init: Any, where: str) -> Any:
             raise TypeError(f"{where}: init must be a torch.Tensor, got {type(init).__name__}")
         if tuple(init.shape) != shape or init.dtype != dtype:
             raise ValueError(f"{where}: init is {list(init.shape)} {init.dtype}; the tensor is {list(shape)} {dtype}")
-        data.copy_(init)
+        copy_unless_zero(data, init)
     return data
+
+
+def copy_unless_zero(dst: Any, src: Any) -> None:
+    """dst.copy_(src) for a freshly zeroed `dst`, skipped when `src` is all
+    zeros: the shared memory's pages stay unwritten, so they take no memory
+    until the run writes them (model files upload gigabytes of zero-filled
+    weights; reading `src` costs no memory either where it is unwritten)."""
+    if src.dtype.is_floating_point:
+        # -0.0 is a zero that any() misses in its bits; copy it faithfully
+        if bool(src.any()) or bool(torch_module().signbit(src).any()):
+            dst.copy_(src)
+    elif bool(src.any()):
+        dst.copy_(src)

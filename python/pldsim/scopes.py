@@ -81,7 +81,7 @@ def assemble(target: Any, source: Any, offset: Any, *, atomic: Any = 0, op: str 
     kwargs = {"target": tensor_ops.in_kernel_form(target), "source": tensor_ops.in_kernel_form(source)}
 
     def copy(target: Any, source: Any) -> None:
-        tensor_ops.assemble(target, source, offset, atomic=atomic, op=op)
+        tensor_ops.assemble(target, source, offset, atomic=atomic, op=op, tiled=True)
 
     def run() -> None:
         in_kernel(file, line, f"assemble_line_{line}", copy, **kwargs)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import builtins
 import math
+import sys
 from typing import Any
 
 import _pldsim
@@ -33,6 +34,7 @@ from .values import (
     dtype_of_code,
     dtype_of_torch,
     index_list,
+    int_range,
     is_torch_tensor,
     torch,
     typed_scalar,
@@ -179,16 +181,31 @@ def reshape(tensor: Any, shape: Any, op: str = "pl.reshape") -> Any:
     return in_kernel_form(view) if isinstance(tensor, _kernel_tensor_class()) else view
 
 
-def create_tensor(shape: Any, dtype: Any, manual_dep: bool = False, **kwargs: Any) -> Any:
-    """``pl.create_tensor(shape, dtype=...)``: a new tensor in the device's
-    global memory (zeros here; undefined on hardware).  Costs nothing."""
+def create_tensor(shape: Any, dtype: Any, layout: Any = None, manual_dep: bool = False, init_value: Any = None) -> Any:
+    """``pl.create_tensor(shape, dtype=..., init_value=...)``: a new tensor
+    in the device's global memory, filled with `init_value` (upstream's
+    runtime fills it on the AICPU before any kernel runs) or, without one,
+    zeros here (undefined on hardware).  Costs nothing.  As upstream's
+    codegen, a non-zero fill of an FP16 or BF16 tensor is refused."""
     op = "pl.create_tensor"
     dims = index_list(shape, op, "shape")
     if not dims or any(d <= 0 for d in dims):
         raise UsageValueError(op, f"the shape must be positive dimensions, got {dims}")
     if not isinstance(dtype, DataType) or not dtype.torch_name:
         raise UsageTypeError(op, f"dtype must be a pl dtype pldsim has (such as pl.FP32), got {dtype!r}")
+    if layout is not None and getattr(layout, "name", layout) not in ("ND", "nd"):
+        raise UnsupportedError(op, f"layout={layout!r}: pldsim's tensors are ND")
     t = torch().zeros(dims, dtype=getattr(torch(), dtype.torch_name))
+    if init_value is not None:
+        if isinstance(init_value, bool) or not isinstance(init_value, (int, float)):
+            raise UsageTypeError(op, f"init_value must be a number, got {type(init_value).__name__}")
+        if init_value != 0 and dtype.name in ("FP16", "BF16"):
+            raise UsageValueError(op, f"a non-zero init_value ({init_value!r}) of a {dtype.name} tensor: upstream's codegen fills only integer and 32/64-bit float tensors (use pl.full)")
+        span = int_range(dtype)
+        if span is not None and (not float(init_value).is_integer() or not span[0] <= init_value <= span[1]):
+            raise UsageValueError(op, f"init_value {init_value!r} is not a {dtype.name}: expected an integer from {span[0]} to {span[1]}")
+        if init_value != 0:
+            t.fill_(init_value)
     # kept for the run: freed, its memory could come back as another rank's
     # scratch tensor, which the race detector (keyed by address) would take
     # for this one
@@ -252,12 +269,15 @@ def _slice_value(value: TensorValue, shape: Any, offset: Any, valid_shape: Any, 
     return TensorValue(cube.vec_tile(op, t.dtype, shp, valid, data))
 
 
-def _subscript(shape: list[int], key: Any, op: str, filled: list[int] | None = None) -> tuple[list[int], list[int], list[int]]:
+def _subscript(
+    shape: list[int], key: Any, op: str, filled: list[int] | None = None, overread: bool = False
+) -> tuple[list[int], list[int], list[int]]:
     """Offsets, extents and dropped dims of ``x[key]`` for a tensor of
     `shape`, as upstream's parser reads a subscript: an int indexes (and
     drops) its dim, a slice keeps it, missing trailing dims are ``:``.
     `filled`, per slice, is how much of it a write fills (a value's valid
-    part): only that much must lie inside the tensor."""
+    part): only that much must lie inside the tensor.  With `overread`, a
+    slice may run past the tensor's end, as long as it starts inside."""
     items = list(key) if isinstance(key, tuple) else [key]
     if len(items) > len(shape):
         raise UsageTypeError(op, f"Tensor subscript has {len(items)} indices but the tensor is {len(shape)}D")
@@ -270,6 +290,8 @@ def _subscript(shape: list[int], key: Any, op: str, filled: list[int] | None = N
             lo = 0 if it.start is None else index_list(it.start, op, "a slice start")[0]
             hi = n if it.stop is None else index_list(it.stop, op, "a slice stop")[0]
             need = hi if filled is None or len(offsets) - len(drop) >= len(filled) else lo + filled[len(offsets) - len(drop)]
+            if overread:
+                need = min(need, lo + 1)
             if not (0 <= lo < hi and need <= n):
                 raise UsageValueError(op, f"slice {lo}:{hi} of dim {d} is outside the tensor's {n} (or empty)")
             offsets.append(lo)
@@ -291,7 +313,12 @@ def subscript_read(tensor: Any, key: Any) -> Any:
     """``x[key]`` of a window view or of a host tensor in a kernel: a view
     (tensor.slice), or with every dim indexed, one element (tensor.read)."""
     op = "tensor.slice"
-    offsets, extents, drop = _subscript(_shape_of(tensor), key, op)
+    host = not isinstance(tensor, (TensorValue, Tile, cube.CubeTile, DistributedTensor))
+    shape = _shape_of(tensor)
+    offsets, extents, drop = _subscript(shape, key, op, overread=host)
+    clipped = [min(e, n - o) for e, n, o in zip(extents, shape, offsets)]
+    if clipped != extents:
+        return _overread(tensor, offsets, extents, clipped, drop, op)
     if isinstance(tensor, (TensorValue, Tile, cube.CubeTile)):
         if drop:
             raise UnsupportedError(op, "indexing a computed value or a tile with an int is not supported by pldsim: slice it (v[i:i+1, ...])")
@@ -303,6 +330,37 @@ def subscript_read(tensor: Any, key: Any) -> Any:
     if len(drop) == len(extents):
         return read(tensor, offsets)
     return make_slice(tensor, extents, offsets, op, drop)
+
+
+_OVERREAD_WARNED: set[tuple[str, int]] = set()
+
+
+def _overread(tensor: Any, offsets: list[int], extents: list[int], inside: list[int], drop: list[int], op: str) -> Any:
+    """``x[a:b]`` of a host tensor whose slice runs past the tensor's end, as
+    the model files' fixed-size tiles do on a short last block (mtp's
+    hc_head reads 16 rows of an 8-row tensor): the load the slice lowers to
+    reads the whole extent on hardware, whatever lies past the tensor in
+    global memory.  Here the part inside is read and is the view's valid
+    part, the rest zeros, as a slice with valid_shape (what is computed from
+    it is valid there, and a write of it writes that part); the line is
+    warned about once, since on hardware those rows hold another tensor's
+    bytes."""
+    if drop:
+        raise UsageValueError(op, f"the slice runs past the tensor's end {_shape_of(tensor)} (offsets {offsets}, extents {extents}) and indexes a dimension too; slice it")
+    file, line = caller()
+    if (file, line) not in _OVERREAD_WARNED:
+        _OVERREAD_WARNED.add((file, line))
+        sys.stdout.flush()
+        print(
+            f"{file}:{line}: {op}: warning: the slice {extents} at {offsets} runs past the tensor's end "
+            f"{_shape_of(tensor)}; hardware reads whatever follows it in global memory, pldsim reads the part inside "
+            "(the rest is zeros past the valid part, as in a valid_shape slice)",
+            file=sys.stderr,
+            flush=True,
+        )
+    view = make_slice(tensor, inside, offsets, op)
+    view._pldsim_full = list(extents)
+    return view
 
 
 def _write_into_value(target: Any, key: Any, value: Any) -> None:
@@ -431,10 +489,12 @@ def read(src: Any, offset: Any) -> Any:
 # ---- assemble ------------------------------------------------------------------------
 
 
-def assemble(target: Any, source: Any, offset: Any, *, atomic: Any = 0, op: str = "pl.assemble") -> Any:
+def assemble(target: Any, source: Any, offset: Any, *, atomic: Any = 0, op: str = "pl.assemble", tiled: bool = False) -> Any:
     """``pl.assemble`` / ``pl.tensor.assemble``: writes `source` (a tensor
     value, or a tensor loaded whole) into `target` at `offset`; returns
-    `target`."""
+    `target`.  `tiled`: a tensor source larger than the UB is copied in
+    blocks that fit it, as the copy task upstream's compiler outlines for
+    an assemble in a per-device function is tiled."""
     if isinstance(source, Tile):
         raise UsageTypeError(op, f"{op} writes a tensor into a tensor; the source is a tile: write a tile with pl.store")
     if isinstance(target, (Tile, TensorValue)) or not _gm(target):
@@ -444,10 +504,37 @@ def assemble(target: Any, source: Any, offset: Any, *, atomic: Any = 0, op: str 
         # a matmul's accumulator: the fixpipe writes its valid part out
         cube.store(_squeezed(source._value, len(index_list(offset, op, "offset"))), offset, target, code)
         return target
+    if tiled and not isinstance(source, TensorValue) and _gm(source) and load_extent(source)[1] is None:
+        off = index_list(offset, op, "offset")
+        if len(off) == len(source.shape):
+            _copy_in_blocks(target, source, off, [0] * len(off), list(source.shape), code, op)
+            return target
     tile = operand_tile(source, op, "the source")
     file, line = caller()
     _pldsim.store(file, line, tile._tile, index_list(offset, op, "offset"), any_view(target, op, "the target"), code, op)
     return target
+
+
+def _copy_in_blocks(target: Any, source: Any, dst: list[int], at: list[int], extent: list[int], code: int, op: str) -> None:
+    """Copies the block `extent` of `source` at `at` to `target` at dst + at,
+    split along its leading dimensions into the fewest loads that each fit
+    the UB (a load and a store apiece)."""
+    limit = _pldsim.ub_usable()
+    elt = dtype_of_code(any_view(source, op, "the source").dtype).get_byte()
+    d = next((i for i, n in enumerate(extent) if n > 1), len(extent))
+    if limit <= 0 or math.prod(extent) * elt <= limit or d == len(extent):
+        block = make_slice(source, extent, at, op)
+        tile = operand_tile(block, op, "the source")
+        file, line = caller()
+        _pldsim.store(file, line, tile._tile, [a + b for a, b in zip(dst, at)], any_view(target, op, "the target"), code, op)
+        return
+    per = math.prod(extent[d + 1 :]) * elt  # bytes of one index of dimension d
+    step = max(1, int(limit // per))
+    for i in builtins.range(0, extent[d], step):
+        sub_at, sub_extent = list(at), list(extent)
+        sub_at[d] += i
+        sub_extent[d] = min(step, extent[d] - i)
+        _copy_in_blocks(target, source, dst, sub_at, sub_extent, code, op)
 
 
 def _squeezed(t: Any, rank: int) -> Any:

@@ -27,6 +27,12 @@ int pld_embed_self(void)
     return pld__self();
 }
 
+double pld_embed_ub_usable(void)
+{
+    int self = pld__self();
+    return pld__R && self >= 0 ? pld__R->ranks[self].dev.ub_usable_bytes : 0;
+}
+
 pl_tile pld_embed_load(const char *file, int line, const char *op, pl_tensor t, pl_shape offsets,
                        pl_shape shape, struct pl_load_kw kw)
 {

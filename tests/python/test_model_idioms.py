@@ -55,7 +55,8 @@ class ModelIdioms(unittest.TestCase):
         # gather's output_dtype; a matmul through pl.tile.transpose_view
         cases = [("task-id",), ("spmd",), ("quant", "13"), ("quant", "16"), ("matmul",), ("rounding",),
                  ("softmax",), ("compile-order",), ("staged",), ("lanes",), ("masks",), ("unravel",),
-                 ("sort",), ("transpose-view",), ("orch-assemble",), ("gather-row",)]
+                 ("sort",), ("transpose-view",), ("orch-assemble",), ("gather-row",), ("prefetch",), ("init-value",),
+                 ("big-assemble",)]
         for case, r in zip(cases, support.in_parallel(lambda c: idioms(*c), cases)):
             with self.subTest(case=case):
                 self.assertEqual(r.returncode, 0, r.stderr)
@@ -77,6 +78,36 @@ class ModelIdioms(unittest.TestCase):
             [f"{PROGRAM}:{line}: rank 0: pl.gather_row: rows 7..9 of dimension 0 run outside acc [8, 32] (dst_offset [7, 0], valid_shape [2, 32])"],
         )
         self.assertNotIn("Traceback", r.stderr)
+
+    def test_a_prefetch_of_a_tensor_that_is_not_flat_is_refused(self):
+        r = idioms("prefetch-2d")
+        self.assertEqual(r.returncode, 3, r.stderr)
+        line = support.fault_line(PROGRAM, "prefetch-2d")
+        self.assertEqual(
+            support.messages(r.stderr),
+            [f"{PROGRAM}:{line}: rank 0: pl.prefetch.async_prefetch: src must be flat, every dimension 1 but the last ([N] or [1, N]), got [4, 32]: pl.reshape it"],
+        )
+
+    def test_a_nonzero_bf16_init_value_is_refused(self):
+        r = idioms("init-value-bf16")
+        self.assertEqual(r.returncode, 3, r.stderr)
+        line = support.fault_line(PROGRAM, "init-value-bf16")
+        self.assertEqual(
+            support.messages(r.stderr),
+            [f"{PROGRAM}:{line}: rank 0: pl.create_tensor: a non-zero init_value (1.0) of a BF16 tensor: upstream's codegen fills only integer and 32/64-bit float tensors (use pl.full)"],
+        )
+
+    def test_a_slice_past_a_tensors_end_reads_the_part_inside_and_warns_once(self):
+        r = idioms("overread")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.splitlines()[-1], "OK")
+        line = support.fault_line(PROGRAM, "overread")
+        warnings = [l for l in r.stderr.splitlines() if ": warning: " in l]
+        self.assertEqual(len(warnings), 1, r.stderr)
+        self.assertTrue(
+            warnings[0].startswith(f"{PROGRAM}:{line}: tensor.slice: warning: the slice [16, 32] at [0, 0] runs past the tensor's end [8, 32]"),
+            r.stderr,
+        )
 
     def test_a_program_that_needs_a_newer_torch_stops_at_its_line_naming_that_torch(self):
         # Debian 12's torch (1.13) has no float8: pypto-lib's DeepSeek-V4 files

@@ -1,5 +1,6 @@
 """Worker-resident tensors under pldsim-py (upstream's DistributedWorker
-API: alloc_tensor, alloc_stacked_tensor, submit, run, register, close):
+API: alloc_tensor, alloc_stacked_tensor, submit, run, register, close,
+and a stack of per-card shards as pypto-lib's golden runner builds one):
 a stacked weight uploaded once serves three dispatches after its source
 is zeroed, a second program reads it too, close() reclaims what is still
 owned, and each misuse raises upstream's exception with a message that
@@ -34,6 +35,8 @@ class Resident(unittest.TestCase):
             "not-prepared": "ValueError: run: 'Add' is not a program prepared on this worker",
             "free-plain-as-stacked": "TypeError: free_stacked_tensor: <DeviceTensor [2, 1, 64] torch.float32> was made by alloc_tensor, not alloc_stacked_tensor",
             "copy-plain-as-stacked": "TypeError: copy_stacked_from: <DeviceTensor [2, 1, 64] torch.float32> was made by alloc_tensor",
+            "bad-card": "ValueError: alloc_tensor: worker_id must be a card of this worker, 0..1, got 2",
+            "wrong-card": "ValueError: free_tensor(..., worker_id=0): <DeviceTensor [1, 64] torch.float32> was allocated on card 1; pass the same worker_id",
         }
         names = list(cases)
         for name, r in zip(names, support.in_parallel(run, names)):

@@ -79,6 +79,7 @@ from pldsim.language import (
     neg,
     parallel,
     pipeline,
+    prefetch,
     program,
     range,
     read,
@@ -144,7 +145,7 @@ __all__ = [
     "log", "sqrt", "rsqrt", "recip", "relu", "div", "set_validshape", "row_expand", "col_expand", "row_expand_mul",
     "row_expand_div", "row_expand_add", "row_expand_sub", "col_expand_mul", "col_expand_div", "col_expand_add",
     "col_expand_sub", "create_tensor", "fillpad", "PadValue", "transpose", "arange", "gather", "split_aiv", "aiv_shard", "aic_gather", "SplitMode", "split", "cross_core_slot", "cmp", "scope", "ScopeMode", "scatter", "sort32", "mrgsort", "row_expand_expdif", "col_expand_expdif", "concat",
-    "create_l1", "gather_row",
+    "create_l1", "gather_row", "prefetch",
 ]
 # CUBE ... VECTOR, Function, TensorValue and UnsupportedError are imported
 # for the programs that reach them here, as they could before pypto became

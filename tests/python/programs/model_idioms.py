@@ -67,6 +67,19 @@ index tensor, one run of several rows (valid_shape) and single rows
 (pl.gather_row), its unfilled rows left zero, multiplied by pl.matmul;
 checked against torch; gather-row-outside: a gather whose rows run past
 the accumulator, refused.
+prefetch: pl.prefetch's warm-up of a weight (make_context, async_prefetch
+of the weight reshaped flat, session, wait) before a kernel that reads it:
+the values are unchanged; prefetch-2d: a prefetch of a [2, N] tensor,
+refused (upstream's verifier wants it flat).
+init-value: pl.create_tensor's init_value (INT32 -1, FP32 -inf and 0.5,
+BF16 0) read back; init-value-bf16: a non-zero BF16 fill, refused as
+upstream's codegen refuses it.
+overread: a fixed 16-row tile read from an 8-row tensor (x[0:16, :], as
+mtp's hc_head reads a short batch) into a matmul: the part past the
+tensor holds no values (the product is valid on x's 8 rows, which alone
+are written), with one warning for the line.
+big-assemble: pl.assemble of a 2 MiB tensor in a per-device function,
+copied in blocks that fit the UB.
 older-torch: the torch of Debian 12 (1.13), played by hiding the float8
 dtypes from this one: hasattr and getattr with a default answer as an
 older torch would, and naming torch.float8_e4m3fn, as the model files'
@@ -287,6 +300,51 @@ def gather_row_on_device(
             kv = pl.gather_row(kv, pool, [GK - 1, 0], [0, 0], [2, GD])  # FAULT gather-row-outside
         out[0:GQ, 0:GD] = pl.matmul(q, kv, out_dtype=pl.FP32)
     return out
+
+
+@pl.jit
+def prefetch_on_device(w: pl.Tensor[[4, COLS], pl.FP32], y: pl.InOut[pl.Tensor[[4, COLS], pl.FP32]]):
+    flat = pl.reshape(w, [4 * COLS]) if MODE == "prefetch" else w
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="warm"):
+        ctx = pl.prefetch.make_context()
+        event = pl.prefetch.async_prefetch(flat, ctx)  # FAULT prefetch-2d
+        done = pl.prefetch.wait(event, pl.prefetch.session(ctx))
+        assert done
+    with pl.spmd(1, name_hint="use"):
+        y[0:4, 0:COLS] = pl.add(w, 1.0)
+    return y
+
+
+@pl.jit
+def init_value_on_device(out: pl.InOut[pl.Tensor[[4, 8], pl.FP32]], ids: pl.InOut[pl.Tensor[[1, 8], pl.INT32]]):
+    neg = pl.create_tensor([1, 8], dtype=pl.FP32, init_value=float("-inf"))
+    half = pl.create_tensor([2, 8], dtype=pl.FP32, init_value=0.5)
+    minus = pl.create_tensor([1, 8], dtype=pl.INT32, init_value=-1)
+    zero = pl.create_tensor([1, 8], dtype=pl.BF16, init_value=0)
+    if MODE == "init-value-bf16":
+        pl.create_tensor([1, 8], dtype=pl.BF16, init_value=1.0)  # FAULT init-value-bf16
+    with pl.spmd(1, name_hint="read_back"):
+        out[0:1, 0:8] = pl.add(neg, 0.0)
+        out[1:3, 0:8] = pl.add(half, 0.0)
+        out[3:4, 0:8] = pl.cast(zero, pl.FP32)
+        ids[0:1, 0:8] = pl.add(minus, 0)
+    return out
+
+
+@pl.jit
+def overread_on_device(x: pl.Tensor[[8, 32], pl.BF16], w: pl.Tensor[[16, 32], pl.BF16], out: pl.InOut[pl.Tensor[[16, 16], pl.FP32]]):
+    with pl.spmd(1, name_hint="overread"):
+        out[0:16, 0:16] = pl.matmul(x[0:16, 0:32], w, b_trans=True, out_dtype=pl.FP32)  # FAULT overread
+    return out
+
+
+BIG = [64, 8, 1024]
+
+
+@pl.jit
+def big_assemble_on_device(src: pl.Tensor[BIG, pl.FP32], dst: pl.InOut[pl.Tensor[[65, 8, 1024], pl.FP32]]):
+    dst = pl.assemble(dst, src, [1, 0, 0])
+    return dst
 
 
 @pl.jit
@@ -624,6 +682,31 @@ elif MODE == "unravel":
         ours = torch_compat.unravel_index(torch.as_tensor(flat), shape)
         theirs = torch.unravel_index(torch.as_tensor(flat), shape)
         assert all(torch.equal(a, b) for a, b in zip(ours, theirs)), (flat, shape, ours, theirs)
+elif MODE in ("prefetch", "prefetch-2d"):
+    w = torch.randn(4, COLS)
+    y = torch.zeros(4, COLS)
+    prefetch_on_device.compile(w, y, config=RunConfig())(w, y)
+    assert torch.equal(y, w + 1.0), (y, w)
+elif MODE in ("init-value", "init-value-bf16"):
+    out = torch.full((4, 8), 7.0)
+    ids = torch.zeros(1, 8, dtype=torch.int32)
+    init_value_on_device.compile(out, ids, config=RunConfig())(out, ids)
+    want = torch.cat([torch.full((1, 8), float("-inf")), torch.full((2, 8), 0.5), torch.zeros(1, 8)])
+    assert torch.equal(out, want) and torch.equal(ids, torch.full((1, 8), -1, dtype=torch.int32)), (out, ids)
+elif MODE == "overread":
+    x = torch.randn(8, 32).to(torch.bfloat16)
+    w = torch.randn(16, 32).to(torch.bfloat16)
+    out = torch.full((16, 16), 7.0)
+    overread_on_device.compile(x, w, out, config=RunConfig())(x, w, out)
+    # the rows past x are not x's: the product's valid part is x's 8 rows,
+    # and a write of it writes those (as a valid_shape slice's would)
+    want = torch.cat([x.float() @ w.float().t(), torch.full((8, 16), 7.0)])
+    assert torch.allclose(out, want, rtol=1e-4, atol=1e-4), (out, want)
+elif MODE == "big-assemble":
+    src = torch.randn(*BIG)
+    dst = torch.zeros(65, 8, 1024)
+    big_assemble_on_device.compile(src, dst, config=RunConfig())(src, dst)
+    assert torch.equal(dst[1:], src) and not dst[0].any()
 elif MODE == "older-torch":
     from pldsim import torch_compat
 

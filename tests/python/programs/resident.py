@@ -10,7 +10,15 @@ tensor passed to a run), bad-init (an init of another shape), bad-stack
 (worker_ids not a permutation), ambiguous (calling a two-program worker),
 not-prepared (run() of a program the worker does not hold),
 free-plain-as-stacked and copy-plain-as-stacked (a stacked call on a
-tensor from alloc_tensor)."""
+tensor from alloc_tensor), bad-card (alloc_tensor on a card the worker
+does not have), wrong-card (free_tensor naming another card than the
+tensor's).
+
+The ok run also builds a stack as pypto-lib's golden runner does for a
+resident output: one alloc_tensor shard per card (worker_id=), then
+StackedDeviceTensor(shards, full_shape, worker_ids); the program writes it,
+each shard sees its row, copy_from reads a shard back by its address, and
+free_stacked_tensor frees the shards."""
 
 import sys
 
@@ -99,6 +107,22 @@ for r in range(2):
 back = torch.zeros(2, 1, N)
 rt.copy_stacked_from(weight, back)
 assert torch.equal(back[1], torch.full((1, N), 11.0)), back[1, 0, :2]
+# a stack of per-card shards, as the golden runner allocates a resident output
+shards = [rt.alloc_tensor((1, N), torch.float32, init=None, worker_id=w) for w in (0, 1)]
+stack = StackedDeviceTensor(shards, (2, 1, N), (0, 1))
+rt.run(add, a, weight, stack)  # the last a was 11.0
+for r in range(2):
+    want = torch.full((1, N), 11.0 + 10.0 + r)
+    assert torch.equal(shards[r].tensor("check"), want), (r, shards[r].tensor("check")[0, :2])
+    got = torch.zeros(1, N)
+    rt.copy_from(got.data_ptr(), shards[r].data_ptr, shards[r].nbytes, worker_id=r)
+    assert torch.equal(got, want), (r, got[0, :2])
+if MODE == "bad-card":
+    rt.alloc_tensor((1, N), torch.float32, worker_id=2)  # FAULT bad-card
+if MODE == "wrong-card":
+    rt.free_tensor(shards[1], worker_id=0)  # FAULT wrong-card
+rt.free_stacked_tensor(stack)
+assert shards[0].freed and shards[1].freed
 if MODE == "free-plain-as-stacked":
     rt.free_stacked_tensor(doubled)  # FAULT free-plain-as-stacked
 if MODE == "copy-plain-as-stacked":
