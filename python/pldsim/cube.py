@@ -29,6 +29,7 @@ from __future__ import annotations
 import builtins
 import enum
 import math
+import time
 from typing import Any
 
 import _pldsim
@@ -369,11 +370,17 @@ def _product(op: str, lhs: Any, rhs: Any) -> tuple[Any, DataType, list[int], lis
     if a is None or b is None:
         return None, acc, [m, n], [lv[0], rv[1]]
     t = torch()
+    started = time.perf_counter()
     if acc is FP32:
         value = t.matmul(a.to(t.float32), b.to(t.float32))
     else:
         value = t.matmul(a.to(t.int64), b.to(t.int64)).to(t.int32)
+    PRODUCT_SECONDS[0] += time.perf_counter() - started
     return value, acc, [m, n], [lv[0], rv[1]]
+
+
+#: wall seconds the run's matmul products spent in torch (PLDSIM_PY_PROFILE)
+PRODUCT_SECONDS = [0.0]
 
 
 def matmul(lhs: Any, rhs: Any, out_dtype: Any = None) -> CubeTile:

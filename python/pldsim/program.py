@@ -17,12 +17,14 @@ import os
 import pathlib
 import shutil
 import signal
+import sys
 import tempfile
+import time
 from typing import Any
 
 import _pldsim
 
-from . import dfx, domains, errors, host_builtins, levels, options, timing
+from . import cube, dfx, domains, errors, host_builtins, levels, options, timing
 from . import where as _where
 from .config import DistributedConfig, RunConfig, short_ids
 from .errors import RunError, UnsupportedError, UsageTypeError, UsageValueError
@@ -504,14 +506,22 @@ def _run(
         _register_host_tensors(entry, self_obj, args, kwargs)
         errors.exit_request = None
         timing.start()
+        cube.PRODUCT_SECONDS[0] = 0.0
+        started = time.perf_counter()
         rc, python_error, stats, kept_after = _pldsim.run(opts, platform, devices, who, host, kept, reset)
         if stats is not None:
-            stats = {**stats, "dispatches": timing.collected()}
+            stats = {
+                **stats,
+                "dispatches": timing.collected(),
+                "profile_run_s": time.perf_counter() - started,
+                "profile_products_s": cube.PRODUCT_SECONDS[0],
+            }
         # and a sys.exit() of the program's, from the child of a sim run too
         return rc, python_error, stats, kept_after, errors.exit_request
 
     outer = _where.outer
     _where.outer = _where.caller()  # the program's call, for errors about its arguments
+    called = time.perf_counter()
     try:
         if backend == "threads":
             rc, python_error, stats, kept_after, exit_request = run()
@@ -521,6 +531,8 @@ def _run(
         signal.signal = install
         signal.signal(signal.SIGINT, old)
         _where.outer = outer
+    if stats is not None and os.environ.get("PLDSIM_PY_PROFILE"):
+        _print_profile(time.perf_counter() - called, stats)
     if exit_request is not None:  # the program's sys.exit(), as python ends it
         raise SystemExit(exit_request)
     if rc is None:
@@ -529,6 +541,20 @@ def _run(
         code = 1 if python_error else _pldsim.exit_code(rc)
         raise RunError(f"the pldsim run of {entry.name} failed (see the message above)", rc, code)
     return stats, kept_after
+
+
+def _print_profile(total: float, stats: dict) -> None:
+    """PLDSIM_PY_PROFILE=1: where a run's wall time went, on stderr.  The
+    products are torch's arithmetic for the cube's matmuls; the rest of the
+    run is the program's Python, pldsim's own and the simulator; the setup is
+    what the call cost around the run (sharing the tensors, the fork)."""
+    run_s, products = stats.get("profile_run_s", 0.0), stats.get("profile_products_s", 0.0)
+    print(
+        f"[pldsim] profile: call {total:.2f} s = setup {max(total - run_s, 0.0):.2f} s + run {run_s:.2f} s "
+        f"(torch's matmul products {products:.2f} s, Python and the simulator {max(run_s - products, 0.0):.2f} s)",
+        file=sys.stderr,
+        flush=True,
+    )
 
 
 # ---- pypto.runtime's entry points --------------------------------------------------

@@ -109,6 +109,22 @@ class ModelIdioms(unittest.TestCase):
             r.stderr,
         )
 
+    def test_the_profile_splits_a_runs_wall_time(self):
+        r = support.pldsim_py(PROGRAM, "matmul", env={"PLDSIM_PY_PROFILE": "1"})
+        self.assertEqual(r.returncode, 0, r.stderr)
+        m = re.search(
+            r"^\[pldsim\] profile: call ([\d.]+) s = setup ([\d.]+) s \+ run ([\d.]+) s "
+            r"\(torch's matmul products ([\d.]+) s, Python and the simulator ([\d.]+) s\)$",
+            r.stderr,
+            re.M,
+        )
+        self.assertIsNotNone(m, r.stderr)
+        call, setup, run_s, products, rest = map(float, m.groups())
+        self.assertAlmostEqual(call, setup + run_s, delta=0.011)
+        self.assertAlmostEqual(run_s, products + rest, delta=0.011)
+        # without the variable, no profile line
+        self.assertNotIn("profile:", idioms("matmul").stderr)
+
     def test_a_program_that_needs_a_newer_torch_stops_at_its_line_naming_that_torch(self):
         # Debian 12's torch (1.13) has no float8: pypto-lib's DeepSeek-V4 files
         # name torch.float8_e4m3fn in their weight generators
