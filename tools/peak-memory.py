@@ -2,7 +2,7 @@
 """peak-memory.py: runs a command and reports the peak memory of it and all
 its descendants together, as the machine sees it.
 
-    python3 tools/peak-memory.py [--every SECONDS] [--out FILE] -- COMMAND...
+    python3 tools/peak-memory.py [--every SECONDS] [--out FILE] [--split REGEX] -- COMMAND...
 
 pldsim-py runs a simulation in a child process that shares its tensors with
 the parent through shared memory, so neither /usr/bin/time's maximum
@@ -12,14 +12,20 @@ proportional set size (Pss, in /proc/PID/smaps_rollup) splits each shared
 page among the processes that map it, so the sum over the tree counts every
 page once.  It is sampled every 0.2 s (--every), so a peak shorter than that
 can be missed.  Prints "peak_pss_mb=N peak_rss_mb=M wall_s=W" on stderr (or
-into --out FILE), and exits with the command's status.  Linux only."""
+into --out FILE), and exits with the command's status.  With --split, the
+command's stdout passes through this script, and the first line matching
+REGEX splits the run in two: "before_pss_mb=B after_pss_mb=A split_s=S"
+are added (pypto-lib's golden runner prints "[RUN] runtime ..." once its
+inputs and golden are made, before the simulated run).  Linux only."""
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import subprocess
 import sys
+import threading
 import time
 
 
@@ -59,6 +65,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--every", type=float, default=0.2, help="sampling period in seconds (default 0.2)")
     ap.add_argument("--out", help="write the figures to this file instead of stderr")
+    ap.add_argument("--split", help="a regular expression: the first stdout line it matches splits the peaks in two")
     ap.add_argument("command", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.command[1:] if a.command[:1] == ["--"] else a.command
@@ -66,19 +73,48 @@ def main() -> int:
         ap.error("no command given (put it after --)")
     if not 0.01 <= a.every <= 60:
         ap.error(f"--every must be between 0.01 and 60 seconds, got {a.every}")
+    try:
+        split = re.compile(a.split) if a.split else None
+    except re.error as e:
+        ap.error(f"--split: not a regular expression: {e}")
     start = time.monotonic()
     try:
-        proc = subprocess.Popen(cmd)
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE if split else None)
     except OSError as e:
         print(f"peak-memory.py: cannot run {cmd[0]}: {e.strerror}", file=sys.stderr)
         return 127
+    split_at: list[float] = []
+
+    def relay() -> None:
+        """Copies the command's stdout to ours, noting when REGEX matches."""
+        for raw in proc.stdout:
+            sys.stdout.buffer.write(raw)
+            sys.stdout.buffer.flush()
+            if not split_at and split.search(raw.decode("utf-8", "replace")):
+                split_at.append(time.monotonic() - start)
+
+    reader = threading.Thread(target=relay, daemon=True) if split else None
+    if reader:
+        reader.start()
     peak_pss = peak_rss = 0
+    before = after = 0
     while proc.poll() is None:
         sums = [_rollup(p) for p in _tree(proc.pid)]
-        peak_pss = max(peak_pss, sum(s[0] for s in sums))
+        pss = sum(s[0] for s in sums)
+        peak_pss = max(peak_pss, pss)
         peak_rss = max(peak_rss, sum(s[1] for s in sums))
+        if split_at:
+            after = max(after, pss)
+        else:
+            before = max(before, pss)
         time.sleep(a.every)
-    text = f"peak_pss_mb={peak_pss / 1024:.0f} peak_rss_mb={peak_rss / 1024:.0f} wall_s={time.monotonic() - start:.1f}\n"
+    if reader:
+        reader.join()
+    text = f"peak_pss_mb={peak_pss / 1024:.0f} peak_rss_mb={peak_rss / 1024:.0f} wall_s={time.monotonic() - start:.1f}"
+    if split:
+        text += f" before_pss_mb={before / 1024:.0f} after_pss_mb={after / 1024:.0f}"
+        text += f" split_s={split_at[0]:.1f}" if split_at else " split_s=none"
+    text += "\n"
     if a.out:
         with open(a.out, "w") as f:
             f.write(text)

@@ -12,7 +12,12 @@
 #   sh tools/pypto-lib-models.sh PLDSIM_PY PYPTO_LIB [TIMEOUT_S] [FILTER]
 #
 # TIMEOUT_S (default 300) bounds each file's wall time; FILTER, a grep
-# pattern, picks files by path.  Exits 1 when any file failed.
+# pattern, picks files by path.  PYPTO_LIB_LOGS=DIR keeps each failing
+# file's output there.  PYPTO_LIB_TSV=FILE appends a row per file there:
+# name, PASS/FAIL, wall s, peak MB, peak MB before the simulated run (the
+# file's inputs and golden) and after it, the golden runner's input, golden
+# and runtime stages in s, torch's matmul products in s (PLDSIM_PY_PROFILE),
+# and the simulated time.  Exits 1 when any file failed.
 set -u
 if [ $# -lt 2 ]; then
     echo "usage: $0 PLDSIM_PY PYPTO_LIB [TIMEOUT_S] [FILTER]" >&2
@@ -37,18 +42,38 @@ for f in $(grep -l '^# ci: devices=2' "$lib"/models/deepseek_v4_*/*.py | sort); 
     name=$(basename "$(dirname "$f")")/$(basename "$f")
     rel=${f#"$lib"/}
     start=$(date +%s.%N)
-    (cd "$lib" && PYTHONPATH="$lib" timeout "$limit" python3 "$peak" --out "$mem" -- "$py" "$rel" -p a2a3sim -d 0,1) >"$log" 2>&1
+    (cd "$lib" && PYTHONPATH="$lib" PLDSIM_PY_PROFILE=1 timeout "$limit" python3 "$peak" --out "$mem" --split '^\[RUN\] runtime \.\.\.' -- "$py" "$rel" -p a2a3sim -d 0,1) >"$log" 2>&1
     rc=$?
     end=$(date +%s.%N)
     wall=$(awk "BEGIN { print $end - $start }")
     sim=$(grep -o 'time=[0-9.]* [mun]*s' "$log" | tail -1)
     mb=$(sed -n 's/.*peak_pss_mb=\([0-9]*\).*/\1/p' "$mem" 2>/dev/null)
     if [ $rc -eq 0 ] && grep -q '\[RUN\] PASS' "$log"; then
+        status=PASS
         printf 'PASS %-45s %7.1f s %6s MB  %s\n' "$name" "$wall" "${mb:-?}" "$sim"
     else
+        status=FAIL
         fails=$((fails + 1))
-        [ $rc -eq 124 ] && why="timed out after $limit s" || why=$( (grep -v ': warning: ' "$log" | grep -E ': (rank [0-9]+|host): |^[A-Za-z.]*(Error|Exception): |: torch\.' || grep -v '^\s*$' "$log") | head -1 | cut -c1-220)
+        if [ -n "${PYPTO_LIB_LOGS:-}" ]; then
+            mkdir -p "$PYPTO_LIB_LOGS" && cp "$log" "$PYPTO_LIB_LOGS/$(echo "$name" | tr / _).log"
+        fi
+        if [ $rc -eq 124 ]; then
+            why="timed out after $limit s"
+        elif [ $rc -eq 137 ] || grep -q 'was killed by signal 9' "$log"; then
+            why="killed by SIGKILL (on Linux, the OOM killer: see dmesg)"
+        else
+            why=$( (grep -v ': warning: ' "$log" | grep -E ': (rank [0-9]+|host): |^[A-Za-z.]*(Error|Exception): |: torch\.' || grep -v '^\s*$' "$log") | head -1 | cut -c1-220)
+        fi
         printf 'FAIL %-45s %7.1f s %6s MB  %s\n' "$name" "$wall" "${mb:-?}" "$why"
+    fi
+    if [ -n "${PYPTO_LIB_TSV:-}" ]; then
+        # the golden runner's stage times, pldsim's profile and the memory split
+        stage() { sed -n "s/^\[RUN\] $1 done (\([0-9.]*\)s)/\1/p" "$log" | head -1; }
+        field() { sed -n "s/.*$1=\([0-9.a-z]*\).*/\1/p" "$mem" 2>/dev/null; }
+        products=$(sed -n "s/.*torch's matmul products \([0-9.]*\) s.*/\1/p" "$log" | awk '{ s += $1 } END { if (NR) print s }')
+        printf '%s\t%s\t%.1f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$status" "$wall" "${mb:-}" \
+            "$(field before_pss_mb)" "$(field after_pss_mb)" "$(stage 'generate inputs')" "$(stage 'compute golden')" \
+            "$(stage runtime)" "${products:-}" "$(echo "$sim" | sed 's/time=//')" >>"$PYPTO_LIB_TSV"
     fi
     : >"$mem"
 done
