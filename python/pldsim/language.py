@@ -356,6 +356,7 @@ class _Namespace:
 
 tile = _Namespace(
     "tile",
+    assemble=_tensor_ops.tile_assemble,
     load=load,
     store=store,
     add=add,

@@ -388,6 +388,21 @@ def _write_into_value(target: Any, key: Any, value: Any) -> None:
     _hold(target, t, data, op, math.prod(extents))
 
 
+def tile_assemble(target: Any, source: Any, offset: Any) -> Any:
+    """``pl.tile.assemble(target, source, offset)``: `source` (a Vec tile)
+    written into Vec tile `target` at `offset`, as ``target[a:b, c:d] =
+    source`` writes it; returns `target`, which now holds it."""
+    op = "pl.tile.assemble"
+    if not isinstance(target, Tile) or not isinstance(source, Tile):
+        raise UsageTypeError(op, f"{op} writes a Vec tile into a Vec tile, got {type(target).__name__} and {type(source).__name__}")
+    off = index_list(offset, op, "offset")
+    shape = list(source._tile.shape)
+    if len(off) != len(shape):
+        raise UsageValueError(op, f"offset {off} must have one entry per dimension of the source {shape}")
+    _write_into_value(target, tuple(builtins.slice(o, o + n) for o, n in zip(off, shape)), source)
+    return target
+
+
 def _hold(target: Any, t: Tile, data: Any, op: str, elems: int) -> None:
     """`target` (a value, or Vec tile `t` itself) now holds `data` (None:
     no values), written by `elems` vector element operations."""

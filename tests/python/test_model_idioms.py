@@ -56,7 +56,7 @@ class ModelIdioms(unittest.TestCase):
         cases = [("task-id",), ("spmd",), ("quant", "13"), ("quant", "16"), ("matmul",), ("rounding",),
                  ("softmax",), ("compile-order",), ("staged",), ("lanes",), ("masks",), ("unravel",),
                  ("sort",), ("transpose-view",), ("orch-assemble",), ("gather-row",), ("prefetch",), ("init-value",),
-                 ("big-assemble",)]
+                 ("big-assemble",), ("tile-assemble",)]
         for case, r in zip(cases, support.in_parallel(lambda c: idioms(*c), cases)):
             with self.subTest(case=case):
                 self.assertEqual(r.returncode, 0, r.stderr)

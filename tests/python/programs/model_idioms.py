@@ -80,6 +80,9 @@ tensor holds no values (the product is valid on x's 8 rows, which alone
 are written), with one warning for the line.
 big-assemble: pl.assemble of a 2 MiB tensor in a per-device function,
 copied in blocks that fit the UB.
+tile-assemble: rows of four Vec tiles placed into a zero [8, 8] tile
+by pl.tile.assemble (as pro's hc_pre packs its dot products), stored;
+checked against torch.
 older-torch: the torch of Debian 12 (1.13), played by hiding the float8
 dtypes from this one: hasattr and getattr with a default answer as an
 older torch would, and naming torch.float8_e4m3fn, as the model files'
@@ -345,6 +348,17 @@ BIG = [64, 8, 1024]
 def big_assemble_on_device(src: pl.Tensor[BIG, pl.FP32], dst: pl.InOut[pl.Tensor[[65, 8, 1024], pl.FP32]]):
     dst = pl.assemble(dst, src, [1, 0, 0])
     return dst
+
+
+@pl.jit
+def tile_assemble_on_device(x: pl.Tensor[[4, 8], pl.FP32], y: pl.InOut[pl.Tensor[[8, 8], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="pack"):
+        packed = pl.tile.full([8, 8], dtype=pl.FP32, value=0.0)
+        for r in pl.range(4):
+            row = pl.load(x, [r, 0], [1, 8], target_memory=pl.MemorySpace.Vec)
+            packed = pl.tile.assemble(packed, pl.mul(row, 2.0), [r, 0])
+        pl.store(packed, [0, 0], y)
+    return y
 
 
 @pl.jit
@@ -707,6 +721,11 @@ elif MODE == "big-assemble":
     dst = torch.zeros(65, 8, 1024)
     big_assemble_on_device.compile(src, dst, config=RunConfig())(src, dst)
     assert torch.equal(dst[1:], src) and not dst[0].any()
+elif MODE == "tile-assemble":
+    x = torch.randn(4, 8)
+    y = torch.full((8, 8), 7.0)
+    tile_assemble_on_device.compile(x, y, config=RunConfig())(x, y)
+    assert torch.equal(y, torch.cat([2 * x, torch.zeros(4, 8)])), y
 elif MODE == "older-torch":
     from pldsim import torch_compat
 
