@@ -28,7 +28,9 @@ from . import annotations, tensor_ops
 from .config import Level
 from .errors import UsageTypeError, UsageValueError
 from .state import DEVICE, MIXED, in_kernel, kernel, launch_as, level
+from .arrays import Array
 from .taskids import TaskId
+from .values import TASK_ID
 from .where import caller
 
 _UNBOUND = object()  # a free name with no value yet at submission
@@ -38,8 +40,10 @@ _open = threading.local()  # is a manual scope open on this thread (a rank's)?
 
 
 def task_ids(op: str, deps: Any) -> list[tuple[int, int]]:
-    """libpld's ids of a ``deps=[...]`` list: task ids, and None (upstream's
-    "no producer yet"), which adds no edge."""
+    """libpld's ids of a ``deps=[...]`` list: task ids, None (upstream's
+    "no producer yet"), which adds no edge, and ``pl.array``s of task ids,
+    which stand for every id they hold (an element not yet set adds no
+    edge, as None)."""
     if deps is None:
         return []
     try:
@@ -49,6 +53,9 @@ def task_ids(op: str, deps: Any) -> list[tuple[int, int]]:
     ids: list[tuple[int, int]] = []
     for k, d in enumerate(deps):
         if d is None:
+            continue
+        if isinstance(d, Array) and d.dtype is TASK_ID:
+            ids.extend(i for t in d._values if t is not None for i in t.ids())
             continue
         if not isinstance(d, TaskId):
             raise UsageTypeError(
