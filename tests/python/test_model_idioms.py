@@ -69,32 +69,31 @@ class ModelIdioms(unittest.TestCase):
         self.assertRegex(r.stderr, r"model_idioms\.py:\d+: rank 0: pl\.assemble: a copy of tensors in a manual scope has nothing to order it")
         self.assertNotIn("Traceback", r.stderr)
 
-    def test_a_row_gather_past_its_l1_accumulator_is_refused(self):
-        r = idioms("gather-row-outside")
+    def assert_refused(self, mode: str, message: str):
+        """Mode `mode` stops with status 3 and one line: the program's line
+        marked `# FAULT mode`, rank 0, then `message`."""
+        r = idioms(mode)
         self.assertEqual(r.returncode, 3, r.stderr)
-        line = support.fault_line(PROGRAM, "gather-row-outside")
-        self.assertEqual(
-            support.messages(r.stderr),
-            [f"{PROGRAM}:{line}: rank 0: pl.gather_row: rows 7..9 of dimension 0 run outside acc [8, 32] (dst_offset [7, 0], valid_shape [2, 32])"],
-        )
+        line = support.fault_line(PROGRAM, mode)
+        self.assertEqual(support.messages(r.stderr), [f"{PROGRAM}:{line}: rank 0: {message}"])
         self.assertNotIn("Traceback", r.stderr)
 
+    def test_a_row_gather_past_its_l1_accumulator_is_refused(self):
+        self.assert_refused(
+            "gather-row-outside",
+            "pl.gather_row: rows 7..9 of dimension 0 run outside acc [8, 32] (dst_offset [7, 0], valid_shape [2, 32])",
+        )
+
     def test_a_prefetch_of_a_tensor_that_is_not_flat_is_refused(self):
-        r = idioms("prefetch-2d")
-        self.assertEqual(r.returncode, 3, r.stderr)
-        line = support.fault_line(PROGRAM, "prefetch-2d")
-        self.assertEqual(
-            support.messages(r.stderr),
-            [f"{PROGRAM}:{line}: rank 0: pl.prefetch.async_prefetch: src must be flat, every dimension 1 but the last ([N] or [1, N]), got [4, 32]: pl.reshape it"],
+        self.assert_refused(
+            "prefetch-2d",
+            "pl.prefetch.async_prefetch: src must be flat, every dimension 1 but the last ([N] or [1, N]), got [4, 32]: pl.reshape it",
         )
 
     def test_a_nonzero_bf16_init_value_is_refused(self):
-        r = idioms("init-value-bf16")
-        self.assertEqual(r.returncode, 3, r.stderr)
-        line = support.fault_line(PROGRAM, "init-value-bf16")
-        self.assertEqual(
-            support.messages(r.stderr),
-            [f"{PROGRAM}:{line}: rank 0: pl.create_tensor: a non-zero init_value (1.0) of a BF16 tensor: upstream's codegen fills only integer and 32/64-bit float tensors (use pl.full)"],
+        self.assert_refused(
+            "init-value-bf16",
+            "pl.create_tensor: a non-zero init_value (1.0) of a BF16 tensor: upstream's codegen fills only integer and 32/64-bit float tensors (use pl.full)",
         )
 
     def test_a_slice_past_a_tensors_end_reads_the_part_inside_and_warns_once(self):
