@@ -68,7 +68,8 @@ for f in $(grep -l '^# ci: devices=2' "$lib"/models/deepseek_v4_*/*.py | sort); 
     fi
     if [ -n "${PYPTO_LIB_TSV:-}" ]; then
         # the golden runner's stage times, pldsim's profile and the memory split
-        stage() { sed -n "s/^\[RUN\] $1 done (\([0-9.]*\)s)/\1/p" "$log" | head -1; }
+        # summed over the runner's cases (a file may validate several)
+        stage() { sed -n "s/^\[RUN\] $1 done (\([0-9.]*\)s)/\1/p" "$log" | awk '{ s += $1 } END { if (NR) printf "%.2f", s }'; }
         field() { sed -n "s/.*$1=\([0-9.a-z]*\).*/\1/p" "$mem" 2>/dev/null; }
         products=$(sed -n "s/.*torch's matmul products \([0-9.]*\) s.*/\1/p" "$log" | awk '{ s += $1 } END { if (NR) print s }')
         printf '%s\t%s\t%.1f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$status" "$wall" "${mb:-}" \
