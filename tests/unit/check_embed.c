@@ -11,7 +11,8 @@
  *  4. the thread factory gives every rank an OS thread of its own;
  *  5. each rank finds its own innermost guard, and the front end's word in
  *     it, after calls that ran the other ranks;
- *  6. outside a run, guards do nothing; a bad context factory is refused. */
+ *  6. outside a run, guards do nothing; a bad context factory is refused;
+ *  7. a kernel learns the UB it may use (pld_embed_ub_usable), 0 outside. */
 #include "checktools.h"
 
 #include <pld/pld_embed.h>
@@ -32,6 +33,8 @@ static pthread_t thread_of[4]; /* the OS thread each rank's kernel ran on */
 /* GUARD_STACK: each rank's word, and whether pld_guard_innermost gave the
  * rank's own guards at each point */
 static int word[4], innermost_ok[4];
+/* GUARD_STACK: the UB each rank's kernel was told it may use */
+static double ub_usable[4];
 static int line_bad;
 /* threads: rank 1 waits until rank 0 is about to block, as on sim, where
  * the host's dispatch order guarantees it */
@@ -78,6 +81,7 @@ static void kernel(pl_tensor x, pld_dtensor data, pld_dtensor sig)
             break;
         case GUARD_STACK: {
             pld_guard inner;
+            ub_usable[me] = pld_embed_ub_usable();
             inner.data = NULL;
             ok = ok && pld_guard_innermost() == &g;
             pld_guard_push(&inner);
@@ -243,6 +247,8 @@ START_TEST(each_rank_finds_its_own_innermost_guard)
     ck_assert_int_eq(outcome[1], 1);
     ck_assert_int_eq(innermost_ok[0], 1);
     ck_assert_int_eq(innermost_ok[1], 1);
+    /* a2a3's 184 KiB usable of 192 (models/a2a3.model) */
+    ck_assert(ub_usable[0] == 184 * 1024.0 && ub_usable[1] == 184 * 1024.0);
 }
 END_TEST
 
@@ -278,6 +284,7 @@ START_TEST(outside_a_run_guards_do_nothing)
     pld_guard_pop(&g);
     ck_assert_int_eq(pld_run_aborting(), 0);
     ck_assert_int_eq(pld_embed_self(), -2);
+    ck_assert(pld_embed_ub_usable() == 0);
 }
 END_TEST
 
