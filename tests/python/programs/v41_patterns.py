@@ -176,16 +176,12 @@ if MODE == "self-put-load":
     self_put_host.compile(x, y, config=config)(x, y)
     for r in range(P):
         assert torch.allclose(y[r], x[0] + x[1]), (r, y[r], x)
-elif MODE == "credit-rounds":
-    x = torch.randn(P, ROUNDS, COLS)
-    y = torch.zeros(P, ROUNDS, COLS)
-    credit_host.compile(x, y, config=config)(x, y)
-    for r in range(P):
-        assert torch.equal(y[r], x[1 - r]), (r, y[r], x[1 - r])
-elif MODE == "lanes-defer":
-    x = torch.randn(P, LANES, COLS)
-    y = torch.zeros(P, LANES, COLS)
-    lanes_host.compile(x, y, config=config)(x, y)
+elif MODE in ("credit-rounds", "lanes-defer"):
+    # each rank ends with its peer's rows
+    host, rows = (credit_host, ROUNDS) if MODE == "credit-rounds" else (lanes_host, LANES)
+    x = torch.randn(P, rows, COLS)
+    y = torch.zeros(P, rows, COLS)
+    host.compile(x, y, config=config)(x, y)
     for r in range(P):
         assert torch.equal(y[r], x[1 - r]), (r, y[r], x[1 - r])
 elif MODE == "dummy-fanin":
