@@ -161,7 +161,8 @@ def valid_of(t: Any) -> list[int]:
 
 
 def vec_tile(op: str, dt: DataType, shape: list[int], valid: list[int] | None, data: Any) -> Tile:
-    """A new UB tile of `shape` holding `data` (a torch tensor, None: zeros)."""
+    """A new UB tile of `shape` holding `data` (a torch tensor; None: no
+    values under --timing-only, where the operands held none, else zeros)."""
     file, line = caller()
     if data is not None:
         data = data.to(_torch_dtype(dt)).contiguous()
@@ -185,7 +186,8 @@ def create(shape: Any, dtype: Any, target_memory: Any = MemorySpace.Vec, transpo
         raise UsageValueError(op, f"{op}: flat_layout=True is for a Mat tile without transpose only")
     if space is MemorySpace.Vec:
         require_unit(op, state.VECTOR)
-        return vec_tile(op, dt, dims, None, None)
+        # explicit zeros: None would mean "computed from no values" (--timing-only)
+        return vec_tile(op, dt, dims, None, torch().zeros(dims, dtype=_torch_dtype(dt)))
     if space not in _CUBE_SPACES:
         raise UnsupportedError(op, f"{space.name} tiles are not supported by pldsim (Vec, Mat, Left, Right and Acc are)")
     require_unit(op, state.CUBE)

@@ -83,7 +83,10 @@ double pld_embed_tile_get(const char *file, int line, const char *op, pl_tile t,
 pl_tile pld_embed_tile(const char *file, int line, const char *op, pl_dtype dtype, pl_shape shape,
                        pl_shape valid, const void *values)
 {
-    pl_tile t = pld__tile_alloc(file, line, op, dtype, shape, 0);
+    /* --timing-only: a result computed from operands without values has
+     * none either (NULL), even of a dtype whose values the run keeps; a
+     * front end gives explicit zeros for a fresh tile */
+    pl_tile t = pld__tile_alloc(file, line, op, dtype, shape, !values && pld__R->cfg->timing_only);
     size_t bytes = (size_t)pl_shape_numel(shape) * pl_dtype_size(dtype);
     if (t.no_data) /* --timing-only: the values are dropped */
         ;

@@ -151,7 +151,7 @@ int pld__load_into(const char *file, int line, const char *op, pl_tensor t, pl_s
     check_gm(file, line, op, "source", t);
     *valid =
         pld__load_extent(file, line, op, "source", t, offsets, shape, kw.valid_shape, kw.clamp);
-    int data = pld__has_data(&t) && !pld__R->cfg->timing_only;
+    int data = pld__has_data(&t) && pld__keeps_values(t.dtype);
     if (data)
         memset(dst, 0, (size_t)pl_shape_numel(shape) * pl_dtype_size(t.dtype));
     load_region(file, line, op, t0, t, offsets, *valid, data ? dst : NULL, shape, rk);
@@ -424,7 +424,7 @@ double pl__read(const char *file, int line, pl_tensor t, pl_shape idx)
     pld__charge_gm(pl_dtype_size(t.dtype), 0);
     double v = pld__has_data(&t)
                    ? pld__elem_get(t.dtype, pld__cell(pld__elem_ptr(t, pld__self(), idx)))
-                   : pld__no_value(file, line, "pl_read", "it reads a window element");
+                   : pld__no_value(file, line, "pl_read", t.dtype, "it reads a window element");
     pld__observe(&(struct pld__observed){
         .op = PLD__OP_READ,
         .api = "pl_read",
@@ -523,7 +523,7 @@ double pld__tile_get_as(const char *file, int line, const char *op, pl_tile t, i
                   (long long)flat, (long long)n, pld__shape_str(t.shape, a, sizeof a),
                   pl_dtype_name(t.dtype));
     if (t.no_data)
-        return pld__no_value(file, line, op, "it reads a value of a tile that holds none");
+        return pld__no_value(file, line, op, t.dtype, "it reads a value of a tile that holds none");
     return pld__elem_get(t.dtype, (char *)t.data + (size_t)flat * pl_dtype_size(t.dtype));
 }
 

@@ -78,7 +78,8 @@ pld_buffer pld__alloc_window_buffer(const char *file, int line, pld__alloc_arg w
     b->win_offset = *window_size;
     b->file = file;
     b->line = line;
-    /* zero-filled, like upstream; with --no-data only when a signal needs it.
+    /* zero-filled, like upstream; with --no-data only when a signal needs it,
+     * or, under --timing-only, when it holds integers the run keeps (mem.h).
      * A distributed backend allocates now: allocation is collective there,
      * and only the host runs in step in every process. */
     if (R->be->window_alloc) {
@@ -88,7 +89,8 @@ pld_buffer pld__alloc_window_buffer(const char *file, int line, pld__alloc_arg w
             pld__fail(rc, file, line, op, "cannot allocate %lld bytes of window in every process",
                       (long long)bytes);
         }
-    } else if (!R->cfg->no_data) {
+    } else if (!R->cfg->no_data ||
+               (R->cfg->timing_only && b->dtype && pld__keeps_values(b->dtype))) {
         pld__materialize(file, line, op, b);
     }
     /* Slots are 32-byte aligned, as upstream's are, so two buffers can

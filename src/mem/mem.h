@@ -139,13 +139,19 @@ int pld__host_tensors_dump(const char *path);
 /* Window storage again (wbuf.c).  Does `t` hold values?  Host tensors do;
  * a window view does unless the run is --no-data and no signal op has touched its buffer. */
 int pld__has_data(const pl_tensor *t);
+/* Does a --timing-only run keep the values of dtype `dt`?  It keeps the
+ * 32- and 64-bit integers (INT32, INT64, UINT32): indices, counts and
+ * routes, which steer a program's path and are small; it drops floats and
+ * the 8- and 16-bit integers, which carry payloads (quantized data).  Every
+ * dtype is kept when the run is not --timing-only. */
+int pld__keeps_values(pl_dtype dt);
 /* Gives a window buffer real memory (signals need real cells even with
  * --no-data). */
 void pld__materialize(const char *file, int line, const char *op, struct pld__wbuf *b);
-/* A read of a value that a --no-data or --timing-only run does not hold:
- * --timing-only gives 0 (and warns once a process: the program's path may
- * differ from a run with data); --no-data alone fails, saying `what`. */
-double pld__no_value(const char *file, int line, const char *op, const char *what);
+/* A read of a `dt` value that a --no-data or --timing-only run does not
+ * hold: --timing-only gives 0 (and warns once a process: the program's path
+ * may differ from a run with data); --no-data alone fails, saying `what`. */
+double pld__no_value(const char *file, int line, const char *op, pl_dtype dt, const char *what);
 /* Fails: `op` would read window data that --no-data does not keep. */
 _Noreturn void pld__fail_no_data(const char *file, int line, const char *op, const char *what);
 

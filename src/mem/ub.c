@@ -245,8 +245,8 @@ pl_tile pld__tile_alloc(const char *file, int line, const char *op, pl_dtype dt,
                   "bytes usable of %.0f",
                   rk->kernel, pld__shape_str(shape, a, sizeof a), pl_dtype_name(dt), bytes,
                   rk->dev.ub_usable_bytes, rk->dev.ub_bytes);
-    /* --timing-only: no tile holds values, whatever it came from */
-    no_data = no_data || pld__R->cfg->timing_only;
+    /* --timing-only: no tile holds values but those of index-width integers */
+    no_data = no_data || !pld__keeps_values(dt);
     pl_tile t = {
         .dtype = dt, .shape = shape, .valid = shape, .epoch = rk->epoch, .no_data = no_data};
     /* a --no-data tile needs no values, only a unique address; every op

@@ -96,12 +96,21 @@ void pld__materialize(const char *file, int line, const char *op, struct pld__wb
                   pld__R->cfg->no_data ? "" : " (timing studies can use --no-data)");
 }
 
+int pld__keeps_values(pl_dtype dt)
+{
+    /* Why these: a timing study must take the path the data would take
+     * (MoE routing reads expert ids, all_to_all_v reads its counts), and
+     * such values are index-width integers a few per token; payloads are
+     * floats or 8-bit integers, and are the bytes a study cannot afford. */
+    return !pld__R->cfg->timing_only || dt == PL_INT32 || dt == PL_INT64 || dt == PL_UINT32;
+}
+
 int pld__has_data(const pl_tensor *t)
 {
     return !t->win || t->win->mem != NULL;
 }
 
-double pld__no_value(const char *file, int line, const char *op, const char *what)
+double pld__no_value(const char *file, int line, const char *op, pl_dtype dt, const char *what)
 {
     /* once a process: a model layer reads in loops, and one line says it all */
     static int warned;
@@ -111,10 +120,10 @@ double pld__no_value(const char *file, int line, const char *op, const char *wha
         warned = 1;
         fflush(stdout);
         fprintf(stderr,
-                "%s:%d: rank %d: %s: warning: --timing-only computes no values, so this read "
-                "gives 0; a run whose path depends on it may take another path than with data "
-                "(said once)\n",
-                file, line, pld__self(), op);
+                "%s:%d: rank %d: %s: warning: --timing-only keeps no values but INT32, INT64 and "
+                "UINT32 ones computed from such integers, so this %s read gives 0; a run whose "
+                "path depends on it may take another path than with data (said once)\n",
+                file, line, pld__self(), op, pl_dtype_name(dt));
     }
     return 0;
 }

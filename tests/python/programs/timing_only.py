@@ -10,6 +10,13 @@ neighbour's scores + 1.  y starts as -7 everywhere.  With data the
 program checks y against torch and prints OK; under --timing-only it
 prints whether y still holds its -7s (UNTOUCHED) and exits 0.
 read: pl.read of an element of the scores, which --timing-only has none of.
+route: a MoE-like dispatch on 4 ranks: each rank copies its routing ids
+(INT32, from the host) into a scratch tensor, as pypto-lib's gate does,
+reads each row's destination from it, pushes the row there, publishes
+per-destination counts into an INT32 window, and after a barrier loads
+as many rows as each source says it sent.  The ids send every row to
+another rank than 0, so a run that read them as 0 would take another
+path.  Prints the rows each rank received.
 golden: the layer through golden.run (a stand-in for pypto-lib's golden
 runner, golden/runner.py here) with a golden_fn that prints when it runs."""
 
@@ -77,6 +84,76 @@ def reference(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
 x = torch.randn(P, M, K).to(torch.bfloat16)
 w = torch.randn(N, K).to(torch.bfloat16)
 y = torch.full((P, M, N), -7.0)
+RP, ROWS, COLS = 4, 6, 64
+
+
+@pl.jit.incore
+def dispatch(
+    x: pl.Tensor[[ROWS, COLS], pl.FP32],
+    ids: pl.Tensor[[1, 8], pl.INT32],
+    got: pl.InOut[pl.Tensor[[1, 8], pl.INT32]],
+    inbox: pld.DistributedTensor[[RP * ROWS, COLS], pl.FP32],
+    counts: pld.DistributedTensor[[RP, 8], pl.INT32],
+    signal: pld.DistributedTensor[[RP, 1], pl.INT32],
+):
+    ctx = pld.get_comm_ctx(inbox)
+    me, nr = pld.rank(ctx), pld.nranks(ctx)
+    route = pl.create_tensor([1, 8], dtype=pl.INT32)
+    route[:, :] = ids[:, :]
+    sent = [0] * nr
+    for r in pl.range(ROWS):
+        d = pl.cast(pl.read(route, [0, r]), pl.INDEX)
+        pld.tile.remote_store(pl.load(x, [r, 0], [1, COLS]), inbox, peer=d, offsets=[me * ROWS + sent[d], 0])
+        sent[d] += 1
+    for d in pl.range(nr):
+        pld.tile.remote_store(pl.tile.full([1, 8], dtype=pl.INT32, value=sent[d]), counts, peer=d, offsets=[me, 0])
+    signal = pld.tensor.barrier(signal)
+    total = 0
+    for s in pl.range(nr):
+        n = pl.cast(pl.read(counts, [s, 0]), pl.INDEX)
+        for i in pl.range(n):
+            pl.add(pl.load(inbox, [s * ROWS + i, 0], [1, COLS]), 1.0)
+        total += n
+    pl.write(got, [0, 0], pl.cast(total, pl.INT32))
+
+
+@pl.jit
+def dispatch_on_device(
+    x: pl.Tensor[[ROWS, COLS], pl.FP32],
+    ids: pl.Tensor[[1, 8], pl.INT32],
+    got: pl.InOut[pl.Tensor[[1, 8], pl.INT32]],
+    inbox: pld.DistributedTensor[[RP * ROWS, COLS], pl.FP32],
+    counts: pld.DistributedTensor[[RP, 8], pl.INT32],
+    signal: pld.DistributedTensor[[RP, 1], pl.INT32],
+):
+    return dispatch(x, ids, got, inbox, counts, signal)
+
+
+@pl.jit.host
+def dispatch_host(x: pl.Tensor[[RP, ROWS, COLS], pl.FP32], ids: pl.Tensor[[RP, 1, 8], pl.INT32],
+                  got: pl.InOut[pl.Tensor[[RP, 1, 8], pl.INT32]]):
+    inbox = pld.alloc_window_buffer([RP * ROWS, COLS], dtype=pl.FP32)
+    counts = pld.alloc_window_buffer([RP, 8], dtype=pl.INT32)
+    signal = pld.alloc_window_buffer([RP, 1], dtype=pl.INT32)
+    for r in pl.range(pld.world_size()):
+        dispatch_on_device(x[r], ids[r], got[r], pld.window(inbox, [RP * ROWS, COLS], dtype=pl.FP32),
+                           pld.window(counts, [RP, 8], dtype=pl.INT32), pld.window(signal, [RP, 1], dtype=pl.INT32),
+                           device=r)
+
+
+if MODE == "route":
+    # rows go to ranks 1 to 3, never to rank 0: ids read as 0 would send them all there
+    ids = torch.zeros(RP, 1, 8, dtype=torch.int32)
+    for r in range(RP):
+        for i in range(ROWS):
+            ids[r, 0, i] = 1 + (r + i) % (RP - 1)
+    got = torch.zeros(RP, 1, 8, dtype=torch.int32)
+    run = dispatch_host.compile(torch.zeros(RP, ROWS, COLS), ids, got,
+                                config=RunConfig(distributed_config=DistributedConfig(device_ids=list(range(RP)))))
+    run(torch.randn(RP, ROWS, COLS), ids, got)
+    print("received", got[:, 0, 0].tolist())
+    sys.exit(0)
+
 compiled = host.compile(x, w, y, config=RunConfig(distributed_config=DistributedConfig(device_ids=list(range(P)))))
 
 if MODE == "golden":
