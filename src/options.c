@@ -260,10 +260,11 @@ static const struct opt opts[] = {
      "copied (signals are); reading them back is an error",
      set_no_data, 0},
     {"timing-only", 0, NULL, "PLD_TIMING_ONLY",
-     "no values at all (implies --no-data): tiles hold none,\n"
-     "loads, products and stores into host tensors are\n"
-     "charged but not computed, so outputs keep what they\n"
-     "held; the simulated times are those of a run with data",
+     "no values but INT32/INT64/UINT32 ones, which steer\n"
+     "(implies --no-data): loads, products and stores into\n"
+     "host tensors are charged but not computed, so float\n"
+     "outputs keep what they held; the simulated times are\n"
+     "those of a run with data",
      set_timing_only, 0},
     {"save-platform", 0, "FILE", "PLD_SAVE_PLATFORM",
      "sim: write the SimGrid platform XML the run simulates\n"

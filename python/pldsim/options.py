@@ -22,7 +22,8 @@ OPTIONS: tuple[tuple[str, str, bool, str], ...] = (
     ("PLD_WAIT_TIMEOUT", "--wait-timeout", True, "a wait that blocks longer (simulated) is reported as a deadlock, e.g. 1ms"),
     ("PLD_SEED", "--seed", True, "seed for torch's and Python's random generators before the program starts (default 0)"),
     ("PLD_NO_DATA", "--no-data", False, "timing only: window payloads are neither kept nor copied"),
-    ("PLD_TIMING_ONLY", "--timing-only", False, "no values at all: loads, products and stores are charged, not computed (outputs keep what they held)"),
+    ("PLD_TIMING_ONLY", "--timing-only", False, "no values but 32/64-bit integers: loads, products and stores are charged, not computed (float outputs keep what they held)"),
+    ("PLD_SHAPE_ONLY", "--shape-only", False, "--timing-only, and big float inputs (torch.randn, torch.empty) carry only shape and dtype: never made (docs/python.md)"),
     ("PLD_NETWORK_MODEL", "--network-model", True, "sim: CM02 (default, exact latency+size/bandwidth) or LV08"),
     ("PLD_NO_CACHELINE_CHECK", "--no-cacheline-check", False, "do not warn about window buffers sharing a 64-byte line"),
     ("PLD_SAVE_PLATFORM", "--save-platform", True, "sim: write the platform XML the run simulates on to FILE"),
@@ -56,7 +57,10 @@ def from_environment(env: os._Environ | dict | None = None) -> list[str]:
         elif var == "PLD_SUMMARY" and v.strip().lower() in ("json", "text"):
             out.append(f"{flag}={v.strip().lower()}")  # libpld's one switch with a value
         elif v.strip().lower() in _TRUE:
-            out.append(flag)
+            # the front end's own switch: libpld sees the --timing-only it implies
+            flag = "--timing-only" if var == "PLD_SHAPE_ONLY" else flag
+            if flag not in out:
+                out.append(flag)
         elif v.strip().lower() not in ("", "0", "no", "false", "off"):
             raise ValueError(f"{var}={v!r}: expected 1 or 0")
     return out

@@ -21,7 +21,7 @@ import traceback
 
 import _pldsim
 
-from . import PACKAGE_DIRS, __version__, options, timing_only, torch_compat
+from . import PACKAGE_DIRS, __version__, options, shape_only, timing_only, torch_compat
 from .errors import RunError, UsageError
 
 USAGE = "usage: pldsim-py [PLDSIM OPTIONS] PROGRAM.py [PROGRAM ARGS]\n       pldsim-py [PLDSIM OPTIONS] -m MODULE [MODULE ARGS]"
@@ -127,6 +127,10 @@ def _check(env: dict[str, str]) -> None:
         raise UsageExit(f"pldsim-py: unknown backend '{options.backend(merged)}': expected sim or threads")
     if _pldsim.check_options(words) != 0:
         raise SystemExit(2)  # libpld said why
+    if merged.get("PLD_SHAPE_ONLY", "").strip().lower() in options._TRUE:
+        why = shape_only.unsupported()
+        if why:
+            raise UsageExit(f"pldsim-py: --shape-only {why}")
     seed = merged.get("PLD_SEED", "0")
     if not seed.isdigit():
         raise UsageExit(f"pldsim-py: --seed '{seed}': expected a non-negative integer")
@@ -145,6 +149,7 @@ def _seed(value: str) -> None:
         return
     torch.manual_seed(int(value))
     torch_compat.install()
+    shape_only.install()
 
 
 def main(argv: list[str], n_paths: int = 0) -> int:
@@ -221,6 +226,10 @@ def _guarded(run) -> int:
     except RunError as e:
         sys.stdout.flush()
         return e.exit_code
+    except shape_only.ShapeOnlyError as e:
+        sys.stdout.flush()
+        print(e, file=sys.stderr)  # it names the program's line
+        return 2
     except torch_compat.NewerTorchNeeded as e:
         sys.stdout.flush()
         print(f"{_innermost_user_line(e)}: {e}", file=sys.stderr)

@@ -33,8 +33,9 @@ GOLDEN_ENTRIES = ("run", "run_jit")
 
 
 def enabled() -> bool:
-    """Is this run --timing-only (PLD_TIMING_ONLY set true)?"""
-    return os.environ.get("PLD_TIMING_ONLY", "").strip().lower() in _TRUE
+    """Is this run --timing-only (PLD_TIMING_ONLY set true, or
+    PLD_SHAPE_ONLY, which implies it)?"""
+    return any(os.environ.get(v, "").strip().lower() in _TRUE for v in ("PLD_TIMING_ONLY", "PLD_SHAPE_ONLY"))
 
 
 def _without_golden(fn: Any) -> Any:

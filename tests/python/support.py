@@ -113,6 +113,16 @@ def scratch() -> tempfile.TemporaryDirectory:
     return tempfile.TemporaryDirectory(prefix="pldsim-pytest-")
 
 
+def _torch_before_2_1() -> bool:
+    import torch
+
+    return tuple(int(p) for p in torch.__version__.split(".")[:2]) < (2, 1)
+
+
+#: the interpreter the tests run (the one pldsim-py runs) has a torch older than 2.1
+TORCH_BEFORE_2_1 = _torch_before_2_1()
+
+
 def fault_line(path: str, name: str) -> int:
     """The line of `path` (a test program) marked `# FAULT name`: where the
     fault's message must point."""

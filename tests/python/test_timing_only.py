@@ -90,6 +90,44 @@ class TimingOnly(unittest.TestCase):
             with open(runs[0][1]) as a, open(runs[1][1]) as b:
                 self.assertEqual(a.read(), b.read())
 
+    @unittest.skipIf(support.TORCH_BEFORE_2_1, "--shape-only needs torch >= 2.1 (./bootstrap installs it)")
+    def test_shape_only_makes_no_weights_and_keeps_the_time(self):
+        # the weights are a normal draw quantized per row, as pypto-lib's
+        # generators make them; under --shape-only they carry only their
+        # shapes (torch's meta device) and the run's time, bytes and trace
+        # are those of --timing-only, which made them
+        with support.scratch() as d:
+            runs = []
+            for flag in ("--timing-only", "--shape-only"):
+                trace = os.path.join(d, f"weights{flag}.txt")
+                runs.append((support.pldsim_py("--trace", trace, flag, PROGRAM, "weights"), trace))
+            for r, _ in runs:
+                self.assertEqual(r.returncode, 0, r.stderr)
+                self.assertEqual(r.stdout.splitlines()[-1], "received [0, 8, 8, 8]")
+                self.assertEqual(summary(r.stdout)[2], "(timing only: no values)")
+            self.assertIn("weights on cpu\n", runs[0][0].stdout)
+            self.assertIn("weights on meta\n", runs[1][0].stdout)
+            self.assertEqual(summary(runs[0][0].stdout)[:2], summary(runs[1][0].stdout)[:2])
+            with open(runs[0][1]) as a, open(runs[1][1]) as b:
+                self.assertEqual(a.read(), b.read())
+        # the variable is the flag
+        env = support.pldsim_py(PROGRAM, "weights", env={"PLD_SHAPE_ONLY": "1"})
+        self.assertEqual(env.returncode, 0, env.stderr)
+        self.assertIn("weights on meta\n", env.stdout)
+
+    def test_shape_only_refuses_to_read_a_value_it_never_made(self):
+        r = support.pldsim_py("--shape-only", PROGRAM, "weights-read")
+        if support.TORCH_BEFORE_2_1:  # it stops at once, saying why
+            self.assertEqual(r.returncode, 2)
+            self.assertRegex(r.stderr, r"^pldsim-py: --shape-only needs torch >= 2.1 .*; ./bootstrap installs torch 2.13 into .venv\n$")
+            return
+        self.assertEqual(r.returncode, 2, r.stderr)
+        line = support.fault_line(PROGRAM, "shape-read")
+        self.assertEqual(r.stderr.strip().splitlines(), [
+            f"{PROGRAM}:{line}: --shape-only: this reads a value of a tensor that carries only its shape "
+            "(made by torch.randn, torch.empty or from one); drop --shape-only to compute it"])
+        self.assertNotIn("largest", r.stdout)
+
     def test_all_to_all_v_reads_counts_held_in_a_window(self):
         # the host's builtin with its send counts in an INT32 window, one
         # lane and four: the counts are kept, so only the rows counted

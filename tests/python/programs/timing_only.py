@@ -17,6 +17,10 @@ per-destination counts into an INT32 window, and after a barrier loads
 as many rows as each source says it sent.  The ids send every row to
 another rank than 0, so a run that read them as 0 would take another
 path.  Prints the rows each rank received.
+weights: route, with its rows taken from a [4, 512, 384] normal draw
+quantized per row (as pypto-lib's weight generators): under --shape-only
+none of it is made, and the program prints where the weights are (meta).
+weights-read: weights, reading the largest weight on the host first.
 golden: the layer through golden.run (a stand-in for pypto-lib's golden
 runner, golden/runner.py here) with a golden_fn that prints when it runs."""
 
@@ -141,7 +145,7 @@ def dispatch_host(x: pl.Tensor[[RP, ROWS, COLS], pl.FP32], ids: pl.Tensor[[RP, 1
                            device=r)
 
 
-if MODE == "route":
+if MODE in ("route", "weights", "weights-read"):
     # rows go to ranks 1 to 3, never to rank 0: ids read as 0 would send them all there
     ids = torch.zeros(RP, 1, 8, dtype=torch.int32)
     for r in range(RP):
@@ -150,7 +154,19 @@ if MODE == "route":
     got = torch.zeros(RP, 1, 8, dtype=torch.int32)
     run = dispatch_host.compile(torch.zeros(RP, ROWS, COLS), ids, got,
                                 config=RunConfig(distributed_config=DistributedConfig(device_ids=list(range(RP)))))
-    run(torch.randn(RP, ROWS, COLS), ids, got)
+    if MODE == "route":
+        x = torch.randn(RP, ROWS, COLS)
+    else:
+        # as pypto-lib's weight generators: a large normal draw, quantized
+        # per row; --shape-only makes none of it, only the shapes
+        w = torch.randn(RP, 512, ROWS * COLS)
+        scale = w.abs().amax(dim=-1, keepdim=True) / 127.0
+        q = torch.round(w / scale).clamp(-127, 127)
+        if MODE == "weights-read":
+            print("largest", float(q.abs().max()))  # FAULT shape-read
+        x = (q[:, 0, :] * scale[:, 0, :]).reshape(RP, ROWS, COLS).contiguous()
+        print("weights on", q.device.type)
+    run(x, ids, got)
     print("received", got[:, 0, 0].tolist())
     sys.exit(0)
 
