@@ -33,6 +33,7 @@ from .values import (
     atomic_code,
     dtype_of_code,
     dtype_of_torch,
+    lazy_zeros,
     index_list,
     int_range,
     is_torch_tensor,
@@ -195,7 +196,7 @@ def create_tensor(shape: Any, dtype: Any, layout: Any = None, manual_dep: bool =
         raise UsageTypeError(op, f"dtype must be a pl dtype pldsim has (such as pl.FP32), got {dtype!r}")
     if layout is not None and getattr(layout, "name", layout) not in ("ND", "nd"):
         raise UnsupportedError(op, f"layout={layout!r}: pldsim's tensors are ND")
-    t = torch().zeros(dims, dtype=getattr(torch(), dtype.torch_name))
+    t = lazy_zeros(dims, getattr(torch(), dtype.torch_name))
     if init_value is not None:
         if isinstance(init_value, bool) or not isinstance(init_value, (int, float)):
             raise UsageTypeError(op, f"init_value must be a number, got {type(init_value).__name__}")

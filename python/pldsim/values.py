@@ -163,6 +163,24 @@ def torch_storage(dt: DataType) -> Any:
     return getattr(torch(), dt.torch_name or "int32")
 
 
+def lazy_zeros(shape: list[int] | tuple[int, ...], dtype: Any) -> Any:
+    """A zero torch tensor whose pages take memory only once written.
+    numpy's zeros come from calloc, which for a large block maps fresh
+    zero pages; torch.zeros writes every page.  A model layer's kernels
+    make scratch tensors of megabytes per rank and call, and under
+    --timing-only most are never written (pl.create_tensor)."""
+    th = torch()
+    n = 1
+    for d in shape:
+        n *= int(d)
+    try:
+        import numpy
+    except ImportError:  # a torch without numpy: the pages are written
+        return th.zeros(tuple(shape), dtype=dtype)
+    size = th.empty(0, dtype=dtype).element_size()
+    return th.from_numpy(numpy.zeros(max(1, n * size), numpy.uint8))[: n * size].view(dtype).reshape(tuple(shape))
+
+
 def dtype_of_torch(t: Any) -> DataType | None:
     """The pl dtype of a torch tensor, or None for one pldsim lacks."""
     if not _BY_TORCH:
