@@ -106,6 +106,8 @@ def run_point(args: argparse.Namespace, rel: str, ep: int, devs: str) -> dict:
         peak = PEAK.search(out)
         point = {"wall_s": float(peak.group(3)) if peak else time.monotonic() - started,
                  "peak_mb": int(peak.group(1)) if peak else None}
+        if r.returncode in (-9, 137) or "signal 9 (SIGKILL)" in out:
+            return {**point, "error": f"killed by SIGKILL (the OOM killer?) at {point['peak_mb']} MB"}
         if r.returncode != 0 or not os.path.exists(summary):
             lines = [l for l in out.splitlines() if l.strip() and not PEAK.search(l)]
             return {**point, "error": lines[-1][:200] if lines else f"exit status {r.returncode}"}

@@ -43,6 +43,7 @@ from .config import FunctionType, Level, Role
 from .cube import MemorySpace
 from .errors import UnsupportedError
 from .errors import UsageTypeError as _UsageTypeError
+from . import levels as _levels
 from .levels import Function
 from .scopes import At as _At
 from .scopes import manual_scope as _manual_scope
@@ -196,6 +197,7 @@ def inline(func: Any = None, **kwargs: Any) -> Any:
 
     def wrap(f: Any) -> Any:
         made: list[Any] = []
+        _levels.bind_module_self(f)
 
         @_functools.wraps(f)
         def call(*args: Any, **kw: Any) -> Any:
@@ -298,6 +300,14 @@ def static_print(*args: Any) -> None:
     print(*args)
 
 
+def no_dep(tensor: Any) -> Any:
+    """``pl.no_dep(t)``: `t` passed to a submitted kernel without making
+    the task depend on its last writer.  pldsim's tasks depend only on
+    their ``deps=`` and on program order, never on the tensors they take,
+    so the mark changes nothing here and `t` is passed as it is."""
+    return tensor
+
+
 def static_assert(condition: Any, msg: str = "") -> None:
     if not condition:
         raise AssertionError(msg or "pl.static_assert failed")
@@ -312,7 +322,7 @@ _UPSTREAM_ONLY = frozenset(
     ors xor xors shl shls shr shrs maximums minimums prelu not_ addc subc addsc subsc lrelu sel
     sels tri tpush_to_aiv tpush_to_aic tpop_from_aic tpop_from_aiv aic_initialize_pipe
     aiv_initialize_pipe reserve_buffer import_peer_buffer tfree_to_aic tfree_to_aiv cos dim
-    no_dep dump_tag scatter_update sin paged_gather random
+    dump_tag scatter_update sin paged_gather random
     while_ cond func_attr cluster parse loads parse_program loads_program Tuple RUNTIME""".split()
 )
 
@@ -428,7 +438,7 @@ prefetch = _Namespace(
 __all__ = [
     "JITFunction", "Mem", "add", "array", "assemble", "at", "cast", "col_max", "col_min", "col_prod", "col_sum", "const",
     "create_l1", "create_tile", "full", "gather_row", "function", "get_block_idx", "get_block_num", "get_subblock_idx", "inline", "jit", "load",
-    "manual_scope", "matmul", "matmul_acc", "max", "maximum", "min", "minimum", "missing_names", "move", "mul", "parallel",
+    "manual_scope", "matmul", "matmul_acc", "max", "maximum", "min", "minimum", "missing_names", "move", "mul", "no_dep", "parallel",
     "pipeline", "prefetch", "program", "range", "read", "reshape", "row_max", "row_min", "row_prod", "row_sum", "slice", "spmd", "spmd_submit",
     "static_assert", "static_print", "store", "sub", "submit", "system", "tensor", "tile", "unroll", "write",
 ]

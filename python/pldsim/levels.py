@@ -51,6 +51,31 @@ def set_entry_points(compile_function: Callable[..., Any], call_outside_run: Cal
     _compile_function, _call_outside_run = compile_function, call_outside_run
 
 
+class ModuleProgram:
+    """`self` in a module's jit functions: the program upstream's @pl.jit
+    makes of the module, whose methods are the module's functions."""
+
+    def __init__(self, globs: dict):
+        self._globs = globs
+
+    def __getattr__(self, name: str) -> Any:
+        fn = self._globs.get(name)
+        if not isinstance(fn, Function):
+            raise AttributeError(f"self.{name}: the module's program has no function {name!r} (a @pl.jit or @pl.jit.incore function of the module)")
+        return fn
+
+
+def bind_module_self(fn: Any) -> None:
+    """Upstream's @pl.jit makes a module's functions the methods of one
+    generated @pl.program, so a function may name its siblings as
+    self.NAME (pypto-lib's pro/moe.py does, for pl.spmd_submit): where a
+    module-level function uses a global `self` and its module has none,
+    `self` is that program (ModuleProgram)."""
+    code, globs = getattr(fn, "__code__", None), getattr(fn, "__globals__", None)
+    if code is not None and "self" in code.co_names and isinstance(globs, dict) and "self" not in globs:
+        globs["self"] = ModuleProgram(globs)
+
+
 class Function:
     """A function of one of the three levels; the decorators make these.
     In a class (``@pl.program``) it binds ``self`` like a method."""
@@ -72,6 +97,7 @@ class Function:
         code = getattr(fn, "__code__", None)
         if code is not None:
             LABELS[code] = f"{_LABELS[kind]} {self.name}"
+        bind_module_self(fn)
 
     def __repr__(self) -> str:
         return f"<pldsim {_KIND_NAMES[self.kind]} {self.fn.__qualname__}>"

@@ -7,7 +7,8 @@ depend on each other, only hidden from the interpreter until it fails
 half-initialised.  The rule this keeps (docs/architecture.md, "The
 package layout"): pypto re-exports what pldsim defines, and pldsim never
 imports pypto; inside pldsim each module sits above the ones it imports;
-an import inside a function is only for an optional dependency (torch).
+an import inside a function is only for an optional dependency (torch,
+numpy).
 
 The façade itself is checked too: a module of python/pypto only imports
 pldsim's names and re-exports them (``__all__``, module-level aliases);
@@ -28,8 +29,9 @@ PYTHON_DIR = os.path.join(SRC, "python")
 PACKAGES = ("pldsim", "pypto")
 #: what a function may import: the optional dependencies, imported when a
 #: program first needs them (torch takes about a second to import, and a
-#: program that uses no host tensor never does)
-OPTIONAL = frozenset({"torch"})
+#: program that uses no host tensor never does; numpy comes with torch,
+#: for calloc's lazily zeroed pages, values.lazy_zeros)
+OPTIONAL = frozenset({"torch", "numpy"})
 
 
 @dataclass(frozen=True)

@@ -44,7 +44,8 @@ class ModelIdioms(unittest.TestCase):
     def test_each_idiom_runs_and_matches_its_reference(self):
         # each program checks its own results against torch (or numpy) and
         # prints OK: task ids through inline helpers, arrays and dummies; the
-        # three forms of pl.spmd; the INT8 row quantisation on whole and
+        # three forms of pl.spmd; pl.spmd_submit(self.KERNEL, pl.no_dep(t));
+        # the INT8 row quantisation on whole and
         # ragged blocks; a tensor matmul in K chunks; the cast modes on
         # halves, saturating; a softmax over a padded valid part; gathers,
         # writes into a value and an accumulator read by vector ops; AIV lanes,
@@ -53,7 +54,7 @@ class ModelIdioms(unittest.TestCase):
         # with samples in another order; torch.unravel_index; pl.sort32 and
         # both forms of pl.mrgsort against a stable argsort (with ties), and
         # gather's output_dtype; a matmul through pl.tile.transpose_view
-        cases = [("task-id",), ("spmd",), ("quant", "13"), ("quant", "16"), ("matmul",), ("rounding",),
+        cases = [("task-id",), ("spmd",), ("self-submit",), ("quant", "13"), ("quant", "16"), ("matmul",), ("rounding",),
                  ("softmax",), ("compile-order",), ("staged",), ("lanes",), ("masks",), ("unravel",),
                  ("sort",), ("transpose-view",), ("orch-assemble",), ("gather-row",), ("prefetch",), ("init-value",),
                  ("big-assemble",), ("tile-assemble",)]

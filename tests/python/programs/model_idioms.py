@@ -231,6 +231,23 @@ def spmd_host(x: pl.Tensor[[P, BLOCKS, COLS], pl.FP32], y: pl.InOut[pl.Tensor[[P
         spmd_on_device(x[rank], y[rank], device=rank)
 
 
+@pl.jit
+def self_submit_on_device(x: pl.Tensor[[BLOCKS, COLS], pl.FP32], y: pl.InOut[pl.Tensor[[BLOCKS, COLS], pl.FP32]]):
+    # pypto-lib's pro/moe.py: a module's functions are methods of the
+    # program @pl.jit makes, and pl.no_dep marks an argument that makes
+    # no dependency; the second launch is ordered by its deps= alone
+    with pl.manual_scope():
+        y, first = pl.spmd_submit(self.add_row, x, pl.no_dep(y), core_num=BLOCKS)  # noqa: F821
+        y, _ = pl.spmd_submit(self.add_row, x, y, core_num=BLOCKS, deps=[first])  # noqa: F821
+    return y
+
+
+@pl.jit.host
+def self_submit_host(x: pl.Tensor[[P, BLOCKS, COLS], pl.FP32], y: pl.InOut[pl.Tensor[[P, BLOCKS, COLS], pl.FP32]]):
+    for rank in pl.range(pld.world_size()):
+        self_submit_on_device(x[rank], y[rank], device=rank)
+
+
 QROWS = ROWS if MODE != "gather" else 5
 QT, QC = 8, 64
 QPAD = (QROWS + QT - 1) // QT * QT
@@ -564,6 +581,11 @@ elif MODE == "spmd":
     spmd_host.compile(x, y, config=config)(x, y)
     want = 3 * x + torch.arange(BLOCKS, dtype=torch.float32).reshape(1, BLOCKS, 1)
     assert torch.allclose(y, want), (y, want)
+elif MODE == "self-submit":
+    x = torch.randn(P, BLOCKS, COLS)
+    y = torch.ones(P, BLOCKS, COLS)
+    self_submit_host.compile(x, y, config=config)(x, y)
+    assert torch.allclose(y, 1 + 2 * x), (y, 1 + 2 * x)
 elif MODE == "quant":
     x = torch.zeros(QPAD, QC)
     x[:QROWS] = torch.randn(QROWS, QC) * 3
