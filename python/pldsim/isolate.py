@@ -21,7 +21,7 @@ import sys
 import traceback
 from typing import Any, Callable, Iterable
 
-from .values import is_torch_tensor
+from .values import is_fork_shared, is_torch_tensor
 
 
 #: signal.signal itself: a run replaces the module's with a refusal (program.py)
@@ -59,7 +59,7 @@ def run_in_child(run: Callable[[], tuple], tensors: list[Any], who: str) -> tupl
     child that dies without a result (a signal, a crash) gives rc None,
     with the reason printed."""
     for t in tensors:
-        if t.device.type == "cpu":
+        if t.device.type == "cpu" and not is_fork_shared(t):
             t.share_memory_()
     sys.stdout.flush()
     sys.stderr.flush()

@@ -13,11 +13,10 @@ handle's result() only reports what the run raised."""
 
 from __future__ import annotations
 
-import math
 
 from typing import Any
 
-from .values import is_torch_tensor
+from .values import fork_shared_zeros, is_torch_tensor
 from .values import torch as torch_module
 
 
@@ -149,7 +148,7 @@ def new_tensor(shape: Any, dtype: Any, init: Any, where: str) -> Any:
         raise ValueError(f"{where}: shape {list(shape)} has a dimension that is not positive")
     if not isinstance(dtype, torch.dtype):
         raise TypeError(f"{where}: dtype must be a torch.dtype, got {dtype!r}")
-    data = shared_zeros(shape, dtype)
+    data = fork_shared_zeros(shape, dtype)
     if init is not None:
         if not is_torch_tensor(init):
             raise TypeError(f"{where}: init must be a torch.Tensor, got {type(init).__name__}")
@@ -164,21 +163,6 @@ def new_tensor(shape: Any, dtype: Any, init: Any, where: str) -> Any:
 NEVER_WRITTEN: set[int] = set()
 
 
-def shared_zeros(shape: tuple[int, ...], dtype: Any) -> Any:
-    """A zero tensor in shared memory that takes no memory until written:
-    the kernel gives a new shared mapping zero-filled pages on first touch.
-    torch.zeros(...).share_memory_() wrote every page twice (the zeros,
-    then the copy into shared memory), which for a model file's resident
-    weights was gigabytes before the run started."""
-    torch = torch_module()
-    nbytes = max(1, math.prod(shape) * torch.empty(0, dtype=dtype).element_size())
-    try:
-        storage = torch.UntypedStorage._new_shared(nbytes)
-    except (AttributeError, RuntimeError):  # a torch without it: the old way
-        return torch.zeros(shape, dtype=dtype).share_memory_()
-    return torch.empty(0, dtype=dtype).set_(storage, 0, shape)
-
-
 def copy_unless_zero(dst: Any, src: Any) -> None:
     """dst.copy_(src) for a freshly zeroed `dst`, skipped when `src` is all
     zeros: the shared memory's pages stay unwritten, so they take no memory
@@ -186,7 +170,7 @@ def copy_unless_zero(dst: Any, src: Any) -> None:
     weights; reading `src` costs no memory either where it is unwritten).
     A shape-only `src` (--shape-only) has no values: nothing is copied,
     and its placeholder is not read (a read would give its pages memory)."""
-    if src.device.type == "meta" or (src.data_ptr() in NEVER_WRITTEN and src.is_shared()):
+    if src.device.type == "meta" or src.data_ptr() in NEVER_WRITTEN:
         return
     if src.dtype.is_floating_point:
         # -0.0 is a zero that any() misses in its bits; copy it faithfully

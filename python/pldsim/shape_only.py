@@ -35,7 +35,8 @@ from typing import Any
 
 from .isolate import tensors_in
 from .options import _TRUE
-from .resident import NEVER_WRITTEN, shared_zeros
+from .resident import NEVER_WRITTEN
+from .values import fork_shared_zeros, is_fork_shared
 
 #: below this many elements a tensor is made as usual: constants, scales
 #: and small tables cost nothing, and a program may well read them
@@ -132,10 +133,15 @@ def _mode_class() -> Any:
                 if isinstance(probe, t.Tensor) and probe.numel() >= MIN_ELEMENTS and not _kept(probe.dtype):
                     return probe
                 return func(*args, **kwargs)
+            name = getattr(func, "__name__", "")
+            if name in ("is_shared", "share_memory_") and args and isinstance(args[0], t.Tensor) \
+                    and args[0].device.type == "cpu" and is_fork_shared(args[0]):
+                # a placeholder is shared with a forked child as it is: a
+                # runner that asks it to be shared must not copy it
+                return True if name == "is_shared" else args[0]
             flat = tensors_in([args, kwargs])
             if not any(_is_meta(a) for a in flat):
                 return func(*args, **kwargs)
-            name = getattr(func, "__name__", "")
             if _is_meta(args[0] if args else None) and (
                 name == "cpu" or (name == "to" and "cpu" in (str(a) for a in [*args[1:], kwargs.get("device")]))
             ):
@@ -194,7 +200,7 @@ def placeholder(x: Any) -> Any:
                   "tensors and holds zeros; a run that steers by it may take another path than with data (said once)",
                   file=sys.stderr)
     with paused():
-        p = shared_zeros(tuple(x.shape), x.dtype)
+        p = fork_shared_zeros(tuple(x.shape), x.dtype)
     if not _kept(x.dtype):
         NEVER_WRITTEN.add(p.data_ptr())
     _PLACEHOLDERS[id(x)] = (x, p)

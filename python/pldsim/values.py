@@ -5,6 +5,7 @@ contexts, each wrapping what libpld returned."""
 from __future__ import annotations
 
 import bisect
+import mmap
 import sys
 from typing import Any, Callable
 
@@ -179,6 +180,35 @@ def lazy_zeros(shape: list[int] | tuple[int, ...], dtype: Any) -> Any:
         return th.zeros(tuple(shape), dtype=dtype)
     size = th.empty(0, dtype=dtype).element_size()
     return th.from_numpy(numpy.zeros(max(1, n * size), numpy.uint8))[: n * size].view(dtype).reshape(tuple(shape))
+
+
+#: the MAP_SHARED mappings behind fork_shared_zeros' tensors, by address
+#: (kept alive with them; isolate.py shares these with a child as they are)
+FORK_SHARED: dict[int, Any] = {}
+
+
+def fork_shared_zeros(shape: list[int] | tuple[int, ...], dtype: Any) -> Any:
+    """A zero tensor in anonymous shared memory (MAP_SHARED): a forked sim
+    child writes the same pages the parent reads, as share_memory_ gives,
+    but a page takes memory only once written.  torch's own shared memory
+    (share_memory_, UntypedStorage._new_shared) reserves every page of its
+    file at once (fallocate), so a model file's gigabytes of resident
+    weights, or a --shape-only placeholder of them, took that memory before
+    the run wrote a byte."""
+    th = torch()
+    n = 1
+    for d in shape:
+        n *= int(d)
+    size = th.empty(0, dtype=dtype).element_size()
+    buf = mmap.mmap(-1, max(1, n * size), flags=mmap.MAP_SHARED | mmap.MAP_ANONYMOUS)
+    t = th.frombuffer(buf, dtype=th.uint8)[: n * size].view(dtype).reshape(tuple(shape))
+    FORK_SHARED[t.untyped_storage().data_ptr()] = buf
+    return t
+
+
+def is_fork_shared(t: Any) -> bool:
+    """Is torch tensor `t` a view of fork_shared_zeros' memory?"""
+    return t.untyped_storage().data_ptr() in FORK_SHARED
 
 
 def dtype_of_torch(t: Any) -> DataType | None:
