@@ -278,7 +278,7 @@ class Runner(unittest.TestCase):
         v = support.pldsim_py("--version")
         self.assertRegex(v.stdout, r"^pldsim-py \(pldsim\) \d+\.\d+\.\d+\n$")
 
-    def test_pldsims_pypto_is_seen_only_inside_the_runner(self):
+    def test_pldsims_pypto_is_seen_only_inside_the_runner_and_its_programs_children(self):
         with support.scratch() as tmp:
             real = os.path.join(tmp, "site", "pypto")
             os.makedirs(real)
@@ -293,6 +293,16 @@ class Runner(unittest.TestCase):
             python = open(support.RUNNER).readline()[2:].strip()
             outside = support.run([python, prog], env=env)
             self.assertEqual(outside.stdout, "the real pypto\n", outside.stderr)
+            # an interpreter the program starts is part of its run (a model
+            # file compiling its parts with `sys.executable part.py
+            # --compile-only`): it sees pldsim's pypto too
+            parent = os.path.join(tmp, "parent.py")
+            with open(parent, "w") as f:
+                f.write("import subprocess, sys\n"
+                        f"r = subprocess.run([sys.executable, {prog!r}], capture_output=True, text=True)\n"
+                        "print('child:', r.stdout.strip() or r.stderr.strip().splitlines()[-1])\n")
+            child = support.pldsim_py(parent, env=env)
+            self.assertEqual(child.stdout, "child: pldsim\n", child.stderr)
 
 
 if __name__ == "__main__":
