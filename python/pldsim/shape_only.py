@@ -33,6 +33,7 @@ import sys
 import traceback
 from typing import Any
 
+from . import PACKAGE_DIRS
 from .isolate import tensors_in
 from .options import _TRUE
 from .resident import NEVER_WRITTEN
@@ -95,11 +96,13 @@ def _to_meta(v: Any) -> Any:
 
 
 def _program_line() -> str:
-    """FILE:LINE of the innermost frame outside torch and pldsim."""
+    """FILE:LINE of the innermost frame outside torch and pldsim (by their
+    directories: a user's own project may well live in one named pldsim)."""
+    skip = (*PACKAGE_DIRS, os.path.dirname(os.path.abspath(_torch().__file__)) + os.sep)
     for fr in reversed(traceback.extract_stack()[:-2]):
-        f = fr.filename
-        if "/torch/" not in f and "/pldsim/" not in f and not f.startswith("<"):
-            return f"{f}:{fr.lineno}"
+        f = os.path.abspath(fr.filename)
+        if not f.startswith(skip) and not fr.filename.startswith("<"):
+            return f"{fr.filename}:{fr.lineno}"
     return "<program>"
 
 
