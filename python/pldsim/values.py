@@ -164,6 +164,17 @@ def torch_storage(dt: DataType) -> Any:
     return getattr(torch(), dt.torch_name or "int32")
 
 
+def _over_bytes(shape: list[int] | tuple[int, ...], dtype: Any, make: Any) -> Any:
+    """A `dtype` tensor of `shape` over the uint8 tensor that `make(nbytes)`
+    gives (at least one byte: an empty mapping cannot be made)."""
+    th = torch()
+    n = 1
+    for d in shape:
+        n *= int(d)
+    nbytes = n * th.empty(0, dtype=dtype).element_size()
+    return make(max(1, nbytes))[:nbytes].view(dtype).reshape(tuple(shape))
+
+
 def lazy_zeros(shape: list[int] | tuple[int, ...], dtype: Any) -> Any:
     """A zero torch tensor whose pages take memory only once written.
     numpy's zeros come from calloc, which for a large block maps fresh
@@ -171,15 +182,11 @@ def lazy_zeros(shape: list[int] | tuple[int, ...], dtype: Any) -> Any:
     make scratch tensors of megabytes per rank and call, and under
     --timing-only most are never written (pl.create_tensor)."""
     th = torch()
-    n = 1
-    for d in shape:
-        n *= int(d)
     try:
         import numpy
     except ImportError:  # a torch without numpy: the pages are written
         return th.zeros(tuple(shape), dtype=dtype)
-    size = th.empty(0, dtype=dtype).element_size()
-    return th.from_numpy(numpy.zeros(max(1, n * size), numpy.uint8))[: n * size].view(dtype).reshape(tuple(shape))
+    return _over_bytes(shape, dtype, lambda nbytes: th.from_numpy(numpy.zeros(nbytes, numpy.uint8)))
 
 
 #: the MAP_SHARED mappings behind fork_shared_zeros' tensors, by address
@@ -196,13 +203,14 @@ def fork_shared_zeros(shape: list[int] | tuple[int, ...], dtype: Any) -> Any:
     weights, or a --shape-only placeholder of them, took that memory before
     the run wrote a byte."""
     th = torch()
-    n = 1
-    for d in shape:
-        n *= int(d)
-    size = th.empty(0, dtype=dtype).element_size()
-    buf = mmap.mmap(-1, max(1, n * size), flags=mmap.MAP_SHARED | mmap.MAP_ANONYMOUS)
-    t = th.frombuffer(buf, dtype=th.uint8)[: n * size].view(dtype).reshape(tuple(shape))
-    FORK_SHARED[t.untyped_storage().data_ptr()] = buf
+    maps: list[Any] = []
+
+    def make(nbytes: int) -> Any:
+        maps.append(mmap.mmap(-1, nbytes, flags=mmap.MAP_SHARED | mmap.MAP_ANONYMOUS))
+        return th.frombuffer(maps[0], dtype=th.uint8)
+
+    t = _over_bytes(shape, dtype, make)
+    FORK_SHARED[t.untyped_storage().data_ptr()] = maps[0]
     return t
 
 
