@@ -56,8 +56,15 @@ typedef enum pl_dtype {
     PL_INT16,
     PL_INT32,
     PL_INT64,
-    PL_UINT32, /* the vector unit's sort indices (pl.sort32); adds wrap modulo 2^32 */
+    PL_UINT32,    /* the vector unit's sort indices (pl.sort32); adds wrap modulo 2^32 */
+    PL_UINT8,     /* raw bytes, such as FP8 payloads and E8M0 scales carried in a window */
+    PL_FP8E4M3FN, /* 8-bit float: 4 exponent bits (bias 7), 3 mantissa bits, no infinity;
+                     casts to it round to nearest even and saturate at +-448 */
+    PL_FP8E8M0,   /* an MX block scale: 2^(code - 127), code 255 is NaN; no sign, no zero */
 } pl_dtype;
+
+/* Whether `dt` is an integer dtype (INT8..INT64, UINT8, UINT32). */
+int pl_dtype_is_int(pl_dtype dt);
 
 /* Size in bytes of one element of `dt`; 0 for an invalid dtype. */
 size_t pl_dtype_size(pl_dtype dt);

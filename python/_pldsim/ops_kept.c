@@ -136,21 +136,29 @@ static PyObject *py_tile_copy_out(PyObject *self, PyObject *args)
     return PyLong_FromLong(1);
 }
 
-/* tile_alias(tile, shape, valid) -> Tile: the same UB bytes seen with
- * another shape of as many elements (a reshape, which copies nothing). */
+/* tile_alias(tile, shape, valid[, dtype]) -> Tile: the same UB bytes seen
+ * with another shape of as many bytes (a reshape, or with `dtype` a
+ * reinterpret_view), which copies nothing. */
 static PyObject *py_tile_alias(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *tile, *shape, *validp;
-    if (!PyArg_ParseTuple(args, "OOO", &tile, &shape, &validp))
+    int dtype = 0;
+    if (!PyArg_ParseTuple(args, "OOO|i", &tile, &shape, &validp, &dtype))
         return NULL;
     pl_tile *t = pldsim_tile(tile, "the tile");
     pl_shape s, v;
     if (!t || pldsim_shape(shape, &s, "shape") || pldsim_shape(validp, &v, "valid shape"))
         return NULL;
-    if (pl_shape_numel(s) != pl_shape_numel(t->shape) || v.ndim != s.ndim)
+    pl_dtype dt = dtype ? (pl_dtype)dtype : t->dtype;
+    if (pl_dtype_size(dt) == 0)
+        return PyErr_Format(PyExc_ValueError, "tile_alias: invalid dtype %d", dtype);
+    if ((size_t)pl_shape_numel(s) * pl_dtype_size(dt) !=
+            (size_t)pl_shape_numel(t->shape) * pl_dtype_size(t->dtype) ||
+        v.ndim != s.ndim)
         return PyErr_Format(PyExc_ValueError, "tile_alias: the shapes do not match");
     pl_tile r = *t;
+    r.dtype = dt;
     r.shape = s;
     r.valid = v;
     return pldsim_new_tile(r);
@@ -229,7 +237,7 @@ PyMethodDef pldsim_kept_methods[] = {
      "tile_element(file, line, op, tile, flat) -> float"},
     {"tile_copy_out", py_tile_copy_out, METH_VARARGS,
      "tile_copy_out(file, line, op, tile, address) -> copied"},
-    {"tile_alias", py_tile_alias, METH_VARARGS, "tile_alias(tile, shape, valid) -> Tile"},
+    {"tile_alias", py_tile_alias, METH_VARARGS, "tile_alias(tile, shape, valid[, dtype]) -> Tile"},
     {"charge_vector", py_charge_vector, METH_VARARGS, "charge_vector(file, line, op, elems)"},
     {NULL, NULL, 0, NULL},
 };

@@ -118,14 +118,16 @@ static PyObject *py_window(PyObject *self, PyObject *args)
     return pldsim_new_view(v, NULL);
 }
 
-/* view_as(view, shape) -> View: the same window bytes seen with another
- * shape of as many elements (what a callee whose parameter declares that
- * shape sees; upstream passes the window's address, not its shape). */
+/* view_as(view, shape[, dtype]) -> View: the same window bytes seen with
+ * another shape of as many bytes (what a callee whose parameter declares
+ * that shape sees; upstream passes the window's address, not its shape),
+ * or with `dtype` as another element type (reinterpret_view). */
 static PyObject *py_view_as(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *view, *shape;
-    if (!PyArg_ParseTuple(args, "OO", &view, &shape))
+    int dtype = 0;
+    if (!PyArg_ParseTuple(args, "OO|i", &view, &shape, &dtype))
         return NULL;
     pl_tensor *t = pldsim_view(view, "the view");
     pl_shape s;
@@ -133,10 +135,18 @@ static PyObject *py_view_as(PyObject *self, PyObject *args)
         return NULL;
     if (!t->win)
         return PyErr_Format(PyExc_TypeError, "view_as takes a window view");
-    if (pl_shape_numel(s) != pl_shape_numel(t->shape))
-        return PyErr_Format(PyExc_ValueError, "view_as: %lld elements cannot be seen as %lld",
-                            (long long)pl_shape_numel(t->shape), (long long)pl_shape_numel(s));
+    pl_dtype dt = dtype ? (pl_dtype)dtype : t->dtype;
+    if (pl_dtype_size(dt) == 0)
+        return PyErr_Format(PyExc_ValueError, "view_as: invalid dtype %d", dtype);
+    if (dt != t->dtype && t->layout.ndim)
+        return PyErr_Format(PyExc_ValueError, "view_as: a strided view cannot change its dtype");
+    size_t have = (size_t)pl_shape_numel(t->shape) * pl_dtype_size(t->dtype),
+           want = (size_t)pl_shape_numel(s) * pl_dtype_size(dt);
+    if (have != want)
+        return PyErr_Format(PyExc_ValueError, "view_as: %zu bytes cannot be seen as %zu", have,
+                            want);
     pl_tensor v = *t;
+    v.dtype = dt;
     v.shape = s;
     return pldsim_new_view(v, NULL);
 }
@@ -419,7 +429,7 @@ PyMethodDef pldsim_local_methods[] = {
      "alloc(file, line, bytes, shape, dtype, name[, group]) -> Buffer (group: device ranks or "
      "None)"},
     {"window", py_window, METH_VARARGS, "window(file, line, buffer, shape, dtype) -> View"},
-    {"view_as", py_view_as, METH_VARARGS, "view_as(view, shape) -> View (same elements)"},
+    {"view_as", py_view_as, METH_VARARGS, "view_as(view, shape[, dtype]) -> View (same bytes)"},
     {"comm_ctx", py_comm_ctx, METH_VARARGS, "comm_ctx(file, line, view) -> (rank, nranks)"},
     {"rank", py_rank, METH_VARARGS, "rank(file, line, rank, nranks) -> int"},
     {"nranks", py_nranks, METH_VARARGS, "nranks(file, line, rank, nranks) -> int"},

@@ -32,6 +32,7 @@ from . import ops as _ops
 from . import prefetch as _prefetch
 from . import program as _program
 from . import reduce as _reduce
+from . import reinterpret as _reinterpret
 from . import scopes as _scopes
 from . import sort as _sort
 from . import spmd as _spmd
@@ -60,6 +61,7 @@ minimum = _ops.minimum
 max = _ops.maximum  # noqa: A001 - upstream's alias
 min = _ops.minimum  # noqa: A001
 read = _tensor_ops.read
+reinterpret_view = _reinterpret.reinterpret_view
 write = _ops.write
 cast = _ops.cast
 range = _ops.range  # noqa: A001 - upstream's name
@@ -315,7 +317,7 @@ def static_assert(condition: Any, msg: str = "") -> None:
 
 # Upstream names that pldsim does not implement: using one says so.
 _UPSTREAM_ONLY = frozenset(
-    """part_add part_mul part_max part_min reinterpret_view batch_matmul row_argmax row_argmin
+    """part_add part_mul part_max part_min batch_matmul row_argmax row_argmin
     col_argmax col_argmin row_expand_max row_expand_min col_expand_max col_expand_min
     expand_clone expands fillpad_expand gatherb mgather mscatter matmul_bias matmul_mx
     matmul_mx_acc matmul_mx_bias gemv gemv_acc gemv_bias cmps rem rems fmod fmods and_ ands or_
@@ -384,6 +386,7 @@ tile = _Namespace(
     matmul=lambda lhs, rhs: _cube.matmul(lhs, rhs),
     matmul_acc=_cube.matmul_acc,
     reshape=_reduce.reshape,
+    reinterpret_view=_reinterpret.reinterpret_view,
     get_block_idx=get_block_idx,
     get_block_num=get_block_num,
     get_subblock_idx=get_subblock_idx,
@@ -414,6 +417,7 @@ tensor = _Namespace(
     create_l1=create_l1,
     gather_row=gather_row,
     reshape=_reduce.unified_reshape,
+    reinterpret_view=_reinterpret.reinterpret_view,
     matmul=matmul,
     matmul_acc=matmul_acc,
     **_VECTOR_MATH,
@@ -439,7 +443,7 @@ __all__ = [
     "JITFunction", "Mem", "add", "array", "assemble", "at", "cast", "col_max", "col_min", "col_prod", "col_sum", "const",
     "create_l1", "create_tile", "full", "gather_row", "function", "get_block_idx", "get_block_num", "get_subblock_idx", "inline", "jit", "load",
     "manual_scope", "matmul", "matmul_acc", "max", "maximum", "min", "minimum", "missing_names", "move", "mul", "no_dep", "parallel",
-    "pipeline", "prefetch", "program", "range", "read", "reshape", "row_max", "row_min", "row_prod", "row_sum", "slice", "spmd", "spmd_submit",
+    "pipeline", "prefetch", "program", "range", "read", "reinterpret_view", "reshape", "row_max", "row_min", "row_prod", "row_sum", "slice", "spmd", "spmd_submit",
     "static_assert", "static_print", "store", "sub", "submit", "system", "tensor", "tile", "unroll", "write",
 ]
 _ = _program  # imported for the entry points it installs (above)

@@ -38,6 +38,7 @@ from .values import (
     int_range,
     is_torch_tensor,
     torch,
+    torch_storage,
     typed_scalar,
 )
 from .where import caller
@@ -196,7 +197,7 @@ def create_tensor(shape: Any, dtype: Any, layout: Any = None, manual_dep: bool =
         raise UsageTypeError(op, f"dtype must be a pl dtype pldsim has (such as pl.FP32), got {dtype!r}")
     if layout is not None and getattr(layout, "name", layout) not in ("ND", "nd"):
         raise UnsupportedError(op, f"layout={layout!r}: pldsim's tensors are ND")
-    t = lazy_zeros(dims, getattr(torch(), dtype.torch_name))
+    t = lazy_zeros(dims, torch_storage(dtype))
     if init_value is not None:
         if isinstance(init_value, bool) or not isinstance(init_value, (int, float)):
             raise UsageTypeError(op, f"init_value must be a number, got {type(init_value).__name__}")

@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 import _pldsim
 
-from .errors import UsageTypeError, UsageValueError
+from .errors import UnsupportedError, UsageTypeError, UsageValueError
 
 
 # why a tile has no values to give: the modes that keep none
@@ -56,17 +56,31 @@ INT8 = DataType("INT8", 8, 4, "int8", False)
 INT16 = DataType("INT16", 16, 5, "int16", False)
 INT32 = DataType("INT32", 32, 6, "int32", False)
 INT64 = DataType("INT64", 64, 7, "int64", False)
-UINT8 = DataType("UINT8", 8, 0, "uint8", False)
+UINT8 = DataType("UINT8", 8, 9, "uint8", False)
 UINT16 = DataType("UINT16", 16, 0, None, False)
 UINT32 = DataType("UINT32", 32, 8, None, False)  # tiles only: torch before 2.3 has no uint32
 UINT64 = DataType("UINT64", 64, 0, None, False)
+# the FP8 formats of MX quantisation (torch 2.1 has float8_e4m3fn, 2.7
+# float8_e8m0fnu); libpld converts them as torch does (docs/api.md)
+FP8E4M3FN = DataType("FP8E4M3FN", 8, 10, "float8_e4m3fn", True)
+FP8E8M0 = DataType("FP8E8M0", 8, 11, "float8_e8m0fnu", True)
+# upstream's other narrow formats, which no pldsim tensor or tile can have
+FP8E5M2 = DataType("FP8E5M2", 8, 0, None, True)
+FP4 = DataType("FP4", 4, 0, None, True)
+HF4 = DataType("HF4", 4, 0, None, True)
+HF8 = DataType("HF8", 8, 0, None, True)
+INT4 = DataType("INT4", 4, 0, None, False)
+UINT4 = DataType("UINT4", 4, 0, None, False)
 BOOL = DataType("BOOL", 8, 0, "bool", False)
 INDEX = DataType("INDEX", 64, 0, None, False)
 # a task of a manual scope (`with pl.spmd(...) as tid`): a scalar and array
 # type only, as upstream's
 TASK_ID = DataType("TASK_ID", 64, 0, None, False)
 
-ALL_DTYPES = (FP32, FP16, BF16, INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64, BOOL, INDEX, TASK_ID)
+ALL_DTYPES = (
+    FP32, FP16, BF16, INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64, BOOL, INDEX, TASK_ID,
+    FP8E4M3FN, FP8E8M0, FP8E5M2, FP4, HF4, HF8, INT4, UINT4,
+)
 _BY_CODE = {d.code: d for d in ALL_DTYPES if d.code}
 
 
@@ -160,8 +174,19 @@ _BY_TORCH: dict[Any, DataType] = {}
 
 def torch_storage(dt: DataType) -> Any:
     """The torch dtype that holds a tile of `dt` in the front end: its own,
-    or for UINT32 (which torch lacks before 2.3) int32, the same bits."""
-    return getattr(torch(), dt.torch_name or "int32")
+    or for UINT32 (which torch lacks before 2.3) int32, the same bits.  An
+    FP8 tile's values need torch's own FP8 dtype (torch 2.1, and 2.7 for
+    E8M0): on an older torch this says so in one line."""
+    th = torch()
+    if dt.torch_name and dt.torch_name.startswith("float8") and not hasattr(th, dt.torch_name):
+        raise UnsupportedError(
+            repr(dt), f"{dt!r} values need torch.{dt.torch_name}, which torch {th.__version__} lacks (torch {_FP8_TORCH[dt.name]} or later has it)"
+        )
+    return getattr(th, dt.torch_name or "int32")
+
+
+# the first torch that has each FP8 dtype
+_FP8_TORCH = {"FP8E4M3FN": "2.1", "FP8E8M0": "2.7"}
 
 
 def _over_bytes(shape: list[int] | tuple[int, ...], dtype: Any, make: Any) -> Any:
@@ -224,7 +249,7 @@ def dtype_of_torch(t: Any) -> DataType | None:
     if not _BY_TORCH:
         tt = torch()
         for d in ALL_DTYPES:
-            if d.torch_name:
+            if d.torch_name and hasattr(tt, d.torch_name):
                 _BY_TORCH[getattr(tt, d.torch_name)] = d
     return _BY_TORCH.get(t.dtype)
 

@@ -49,9 +49,11 @@ static void check_atomic(const char *file, int line, const char *op, pl_atomic a
     if (a != PL_ATOMIC_NONE && a != PL_ATOMIC_ADD)
         pld__fail(PLD_EINVAL, file, line, op,
                   ".atomic is %d; expected PL_ATOMIC_NONE or PL_ATOMIC_ADD", (int)a);
-    if (a == PL_ATOMIC_ADD && dt == PL_INT64)
+    if (a == PL_ATOMIC_ADD && !pld__dtype_can_add(dt))
         pld__fail(PLD_EINVAL, file, line, op,
-                  "atomic Add supports FP32, FP16, BF16, INT32, INT16 and INT8, not INT64");
+                  "atomic Add supports FP32, FP16, BF16, INT32, INT16, INT8, UINT32 and UINT8, "
+                  "not %s",
+                  pl_dtype_name(dt));
 }
 
 pl_tile pld__remote_load(const char *file, int line, pld_dtensor target,

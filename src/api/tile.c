@@ -182,8 +182,9 @@ static void store_values(const char *file, int line, const char *op, double t0, 
                   t.name, pl_dtype_name(t.dtype));
     if (kw.atomic != PL_ATOMIC_NONE && kw.atomic != PL_ATOMIC_ADD)
         pld__fail(PLD_EINVAL, file, line, op, "atomic must be PL_ATOMIC_NONE or PL_ATOMIC_ADD");
-    if (kw.atomic == PL_ATOMIC_ADD && t.dtype == PL_INT64)
-        pld__fail(PLD_EINVAL, file, line, op, "atomic Add does not support INT64");
+    if (kw.atomic == PL_ATOMIC_ADD && !pld__dtype_can_add(t.dtype))
+        pld__fail(PLD_EINVAL, file, line, op, "atomic Add does not support %s",
+                  pl_dtype_name(t.dtype));
     pld__check_region(file, line, op, "destination", t, offsets, valid);
     size_t bytes = (size_t)pl_shape_numel(valid) * pl_dtype_size(t.dtype);
     /* --timing-only asks for the charge alone; --no-data alone would lose a result */
@@ -357,7 +358,7 @@ static pl_tile binop_tt(const char *file, int line, const char *op, enum binop k
      * as upstream's planner does (the vector unit computes in place). */
     int64_t n = pl_shape_numel(a.shape);
     size_t es = pl_dtype_size(a.dtype);
-    int is_int = a.dtype >= PL_INT8;
+    int is_int = pl_dtype_is_int(a.dtype);
     if (a.dtype == PL_FP32 && !r.no_data)
         apply_fp32(k, r.data, a.data, b.data, n);
     for (int64_t i = 0; i < n && !r.no_data && a.dtype != PL_FP32; i++) {
@@ -382,7 +383,7 @@ static pl_tile binop_ts(const char *file, int line, const char *op, enum binop k
     r.valid = a.valid; /* in place over `a` where this is its last use, as above */
     int64_t n = pl_shape_numel(a.shape);
     size_t es = pl_dtype_size(a.dtype);
-    int is_int = a.dtype >= PL_INT8;
+    int is_int = pl_dtype_is_int(a.dtype);
     for (int64_t i = 0; i < n && !r.no_data; i++) {
         double x = pld__elem_get(a.dtype, (char *)a.data + i * es);
         pld__elem_set(a.dtype, (char *)r.data + i * es, apply(k, x, s, is_int));
@@ -466,16 +467,16 @@ void pl__write(const char *file, int line, pl_tensor t, pl_shape idx, double v)
 
 /* The integer dtypes' ranges, by pl_dtype (floats: unused). */
 static const double int_lo[] = {0, 0, 0, 0, INT8_MIN, INT16_MIN, INT32_MIN, -9223372036854775808.0,
-                                0};
+                                0, 0, 0, 0};
 static const double int_hi[] = {
-    0, 0, 0, 0, INT8_MAX, INT16_MAX, INT32_MAX, 9223372036854775807.0, UINT32_MAX};
+    0, 0, 0, 0, INT8_MAX, INT16_MAX, INT32_MAX, 9223372036854775807.0, UINT32_MAX, UINT8_MAX, 0, 0};
 
 double pl__cast(const char *file, int line, double v, pl_dtype dt)
 {
     unsigned char buf[8];
     if (pl_dtype_size(dt) == 0)
         pld__fail(PLD_EINVAL, file, line, "pl_cast", "invalid target dtype %d", (int)dt);
-    if (dt >= PL_INT8) {
+    if (pl_dtype_is_int(dt)) {
         double tv = trunc(v);
         if (!(tv >= int_lo[dt] && tv <= int_hi[dt]))
             pld__fail(PLD_EINVAL, file, line, "pl_cast", "%.17g does not fit in %s", v,
@@ -500,7 +501,7 @@ pl_tile pl__cast_tile(const char *file, int line, pl_tile t, pl_dtype dt)
     size_t es = pl_dtype_size(t.dtype), rs = pl_dtype_size(dt);
     for (int64_t i = 0; i < n && !r.no_data; i++) {
         double v = pld__elem_get(t.dtype, (char *)t.data + i * es);
-        if (dt >= PL_INT8) { /* truncate, then saturate: the vector unit's float-to-int */
+        if (pl_dtype_is_int(dt)) { /* truncate, then saturate: the vector unit's float-to-int */
             v = isnan(v) ? 0 : trunc(v);
             v = v < int_lo[dt] ? int_lo[dt] : v > int_hi[dt] ? int_hi[dt] : v;
         }

@@ -18,6 +18,9 @@ size_t pl_dtype_size(pl_dtype dt)
     case PL_INT16:
         return 2;
     case PL_INT8:
+    case PL_UINT8:
+    case PL_FP8E4M3FN:
+    case PL_FP8E8M0:
         return 1;
     case PL_INT64:
         return 8;
@@ -25,10 +28,26 @@ size_t pl_dtype_size(pl_dtype dt)
     return 0;
 }
 
+int pl_dtype_is_int(pl_dtype dt)
+{
+    switch (dt) {
+    case PL_INT8:
+    case PL_INT16:
+    case PL_INT32:
+    case PL_INT64:
+    case PL_UINT8:
+    case PL_UINT32:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 const char *pl_dtype_name(pl_dtype dt)
 {
-    static const char *const names[] = {"?",     "FP32",  "FP16",  "BF16",  "INT8",
-                                        "INT16", "INT32", "INT64", "UINT32"};
+    static const char *const names[] = {"?",      "FP32",  "FP16",      "BF16",
+                                        "INT8",   "INT16", "INT32",     "INT64",
+                                        "UINT32", "UINT8", "FP8E4M3FN", "FP8E8M0"};
     return (unsigned)dt < sizeof names / sizeof names[0] ? names[dt] : "?";
 }
 
@@ -91,6 +110,65 @@ uint16_t pld__float_to_bf16(float f)
     return (uint16_t)(x >> 16);
 }
 
+float pld__fp8e4m3fn_to_float(uint8_t c)
+{
+    unsigned exp = (c >> 3) & 0xf, man = c & 7;
+    float f;
+    if (exp == 15 && man == 7)
+        f = NAN;
+    else if (exp == 0)
+        f = ldexpf((float)man, -9); /* subnormal: man * 2^-9 */
+    else
+        f = ldexpf((float)(8 + man), (int)exp - 10); /* 1.man * 2^(exp - 7) */
+    return (c & 0x80) ? -f : f;
+}
+
+/* Round to nearest even and saturate at 448, as torch's float8_e4m3fn
+ * conversion and a saturating hardware cast do: the format has no infinity,
+ * and a value past its largest is the largest, not NaN. */
+uint8_t pld__float_to_fp8e4m3fn(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, sizeof x);
+    uint8_t sign = (uint8_t)((x >> 24) & 0x80);
+    uint32_t ax = x & 0x7fffffffu;
+    float a;
+    memcpy(&a, &ax, sizeof a);
+
+    if (ax > 0x7f800000u)
+        return sign | 0x7f;
+    if (a >= 448.0f)
+        return sign | 0x7e;
+    if (a < 0x1p-6f) /* below the smallest normal: a multiple of 2^-9, ties to even */
+        return sign | (uint8_t)lrintf(a * 512.0f); /* 8 rounds up into the normal 0x08 */
+    uint32_t mant = ax & 0x7fffff, exp = (ax >> 23) - 120;
+    uint32_t q = (exp << 3) | (mant >> 20), rest = mant & 0xfffff;
+    if (rest > 0x80000 || (rest == 0x80000 && (q & 1)))
+        q++; /* carries into the exponent correctly; stays <= 0x7e below 448 */
+    return sign | (uint8_t)q;
+}
+
+float pld__fp8e8m0_to_float(uint8_t c)
+{
+    return c == 0xff ? NAN : ldexpf(1.0f, (int)c - 127);
+}
+
+/* A power of two from a float's exponent field: the sign is dropped, a
+ * mantissa of one half or more rounds up (one half exactly stays down for a
+ * subnormal), and NaN, infinity and overflow give NaN (255).  This is what
+ * torch's float8_e8m0fnu conversion does, bit for bit. */
+uint8_t pld__float_to_fp8e8m0(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, sizeof x);
+    uint32_t exp = (x >> 23) & 0xff, mant = x & 0x7fffff;
+    if (exp == 0xff)
+        return 0xff;
+    if (mant > 0x400000 || (mant == 0x400000 && exp != 0))
+        exp++;
+    return exp > 0xfe ? 0xff : (uint8_t)exp;
+}
+
 double pld__elem_get(pl_dtype dt, const void *p)
 {
     switch (dt) {
@@ -111,6 +189,12 @@ double pld__elem_get(pl_dtype dt, const void *p)
     }
     case PL_INT8:
         return *(const int8_t *)p;
+    case PL_UINT8:
+        return *(const uint8_t *)p;
+    case PL_FP8E4M3FN:
+        return pld__fp8e4m3fn_to_float(*(const uint8_t *)p);
+    case PL_FP8E8M0:
+        return pld__fp8e8m0_to_float(*(const uint8_t *)p);
     case PL_INT16: {
         int16_t v;
         memcpy(&v, p, 2);
@@ -157,6 +241,15 @@ void pld__elem_set(pl_dtype dt, void *p, double v)
     case PL_INT8:
         *(int8_t *)p = (int8_t)(int64_t)v;
         return;
+    case PL_UINT8:
+        *(uint8_t *)p = (uint8_t)(int64_t)v;
+        return;
+    case PL_FP8E4M3FN:
+        *(uint8_t *)p = pld__float_to_fp8e4m3fn((float)v);
+        return;
+    case PL_FP8E8M0:
+        *(uint8_t *)p = pld__float_to_fp8e8m0((float)v);
+        return;
     case PL_INT16: {
         int16_t i = (int16_t)(int64_t)v;
         memcpy(p, &i, 2);
@@ -189,6 +282,9 @@ static void add_elem(pl_dtype dt, unsigned char *dst, const unsigned char *src)
     switch (dt) {
     case PL_INT8:
         __atomic_fetch_add((int8_t *)dst, *(const int8_t *)src, __ATOMIC_RELAXED);
+        return;
+    case PL_UINT8:
+        __atomic_fetch_add((uint8_t *)dst, *(const uint8_t *)src, __ATOMIC_RELAXED);
         return;
     case PL_INT16: {
         int16_t v;
@@ -227,7 +323,10 @@ static void add_elem(pl_dtype dt, unsigned char *dst, const unsigned char *src)
             !__atomic_compare_exchange_n(p, &old, want, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
         return;
     }
-    default: { /* FP16, BF16 */
+    case PL_FP8E4M3FN:
+    case PL_FP8E8M0:
+        return; /* refused before any byte moves (pld__dtype_can_add) */
+    default: {  /* FP16, BF16 */
         uint16_t *p = (uint16_t *)(void *)dst, old = __atomic_load_n(p, __ATOMIC_RELAXED), want;
         float add = (float)pld__elem_get(dt, src);
         do {
@@ -239,6 +338,11 @@ static void add_elem(pl_dtype dt, unsigned char *dst, const unsigned char *src)
         return;
     }
     }
+}
+
+int pld__dtype_can_add(pl_dtype dt)
+{
+    return pl_dtype_size(dt) && dt != PL_INT64 && dt != PL_FP8E4M3FN && dt != PL_FP8E8M0;
 }
 
 static void add_elems(pl_dtype dt, unsigned char *dst, const unsigned char *src, int64_t n)

@@ -25,8 +25,10 @@ static MPI_Datatype basic_type(pl_dtype dt)
         return MPI_INT64_T;
     case PL_UINT32:
         return MPI_UINT32_T;
+    case PL_UINT8:
+        return MPI_UINT8_T;
     default:
-        return MPI_DATATYPE_NULL; /* FP16, BF16: no MPI type to add with */
+        return MPI_DATATYPE_NULL; /* FP16, BF16, FP8: no MPI type to add with */
     }
 }
 

@@ -77,6 +77,15 @@ float pld__half_to_float(uint16_t h);
 uint16_t pld__float_to_half(float f);
 float pld__bf16_to_float(uint16_t h);
 uint16_t pld__float_to_bf16(float f);
+/* FP8 codes to float and back: E4M3FN rounds to nearest even and saturates
+ * at +-448; E8M0 drops the sign and rounds half up (torch's conversions). */
+float pld__fp8e4m3fn_to_float(uint8_t c);
+uint8_t pld__float_to_fp8e4m3fn(float f);
+float pld__fp8e8m0_to_float(uint8_t c);
+uint8_t pld__float_to_fp8e8m0(float f);
+/* Whether an atomic Add may target `dt`: not INT64 (no 64-bit atomic add
+ * on the vector unit) and not FP8 (no FP8 arithmetic). */
+int pld__dtype_can_add(pl_dtype dt);
 
 /* Tiles: allocates `bytes` in the executing rank's UB arena (fails with the
  * kernel's name, the bytes asked and the limit on overflow). */

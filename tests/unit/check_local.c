@@ -23,6 +23,51 @@ START_TEST(dtype_sizes_and_names)
     ck_assert_uint_eq(pl_dtype_size((pl_dtype)0), 0);
     ck_assert_str_eq(pl_dtype_name(PL_BF16), "BF16");
     ck_assert_str_eq(pl_dtype_name((pl_dtype)99), "?");
+    ck_assert_uint_eq(pl_dtype_size(PL_UINT8), 1);
+    ck_assert_uint_eq(pl_dtype_size(PL_FP8E4M3FN), 1);
+    ck_assert_uint_eq(pl_dtype_size(PL_FP8E8M0), 1);
+    ck_assert_str_eq(pl_dtype_name(PL_FP8E4M3FN), "FP8E4M3FN");
+    ck_assert_str_eq(pl_dtype_name(PL_FP8E8M0), "FP8E8M0");
+    ck_assert_str_eq(pl_dtype_name(PL_UINT8), "UINT8");
+    ck_assert(pl_dtype_is_int(PL_UINT8) && pl_dtype_is_int(PL_INT64) && pl_dtype_is_int(PL_UINT32));
+    ck_assert(!pl_dtype_is_int(PL_FP8E4M3FN) && !pl_dtype_is_int(PL_FP8E8M0) &&
+              !pl_dtype_is_int(PL_BF16) && !pl_dtype_is_int((pl_dtype)0));
+}
+END_TEST
+
+/* FP8 through host tensors, the bytes torch 2.13's float8_e4m3fn and
+ * float8_e8m0fnu give for the same values (tests/python/test_v41_patterns.py
+ * compares every code with torch itself where torch has them). */
+START_TEST(fp8_rounds_as_torch_does)
+{
+    const double in[] = {1.0,  1.0625, 1.1875,  448.0,     464.0,        1e30,  INFINITY, NAN,
+                         -0.0, 0x1p-9, 0x1p-10, 0x1.8p-10, 2.5 * 0x1p-9, 248.0, -1e30};
+    const uint8_t want_e4m3[] = {0x38, 0x38, 0x3a, 0x7e, 0x7e, 0x7e, 0x7e, 0x7f,
+                                 0x80, 0x01, 0x00, 0x01, 0x02, 0x78, 0xfe};
+    const double in_e8[] = {1.0,      1.5, 1.4, 3.0, 0.75, 0.0, -2.0, 0x1p-127, 0x1.fffffcp-127,
+                            INFINITY, NAN, 3e38};
+    const uint8_t want_e8[] = {127, 128, 127, 129, 127, 0, 128, 0, 1, 255, 255, 255};
+    enum { N = sizeof in / sizeof in[0], M = sizeof in_e8 / sizeof in_e8[0] };
+    pl_tensor q = pl_tensor_new(PL_SHAPE(N), PL_FP8E4M3FN, "q");
+    pl_tensor e = pl_tensor_new(PL_SHAPE(M), PL_FP8E8M0, "e");
+    for (int i = 0; i < N; i++)
+        pl_tensor_set(q, i, in[i]);
+    for (int i = 0; i < M; i++)
+        pl_tensor_set(e, i, in_e8[i]);
+    for (int i = 0; i < N; i++)
+        ck_assert_msg(((uint8_t *)q.data)[i] == want_e4m3[i],
+                      "e4m3fn(%g) = 0x%02x, expected 0x%02x", in[i], ((uint8_t *)q.data)[i],
+                      want_e4m3[i]);
+    for (int i = 0; i < M; i++)
+        ck_assert_msg(((uint8_t *)e.data)[i] == want_e8[i], "e8m0(%g) = %u, expected %u", in_e8[i],
+                      ((uint8_t *)e.data)[i], want_e8[i]);
+    /* and back: 0x7e is 448, 0x01 the smallest subnormal, 0x7f NaN; E8M0 127 is 1 */
+    ck_assert(pl_tensor_get(q, 3) == 448.0 && pl_tensor_get(q, 9) == 0x1p-9);
+    ck_assert(isnan(pl_tensor_get(q, 7)) && pl_tensor_get(q, 14) == -448.0);
+    ck_assert(pl_tensor_get(e, 0) == 1.0 && pl_tensor_get(e, 3) == 4.0 &&
+              isnan(pl_tensor_get(e, 9)));
+    pl_tensor_free(&q);
+    pl_tensor_free(&e);
 }
 END_TEST
 
@@ -401,6 +446,7 @@ int main(void)
     tcase_add_test(tc, dtype_sizes_and_names);
     tcase_add_test(tc, region_bounds_match_128_bit_arithmetic);
     tcase_add_test(tc, fp16_rounds_like_ieee_binary16);
+    tcase_add_test(tc, fp8_rounds_as_torch_does);
     tcase_add_test(tc, bf16_and_integers_convert);
     tcase_add_test(tc, shapes_views_and_fills);
     tcase_add_test(tc, allclose_and_equal_explain_mismatches);

@@ -291,7 +291,7 @@ static const struct {
      "slice of one): to push one window into another use pld_tensor_put"},
     {TRS_MISSING_PEER, "pld_tensor_remote_store", "missing required keyword .peer"},
     {TRS_ADD_INT64, "pld_tensor_remote_store",
-     "atomic Add supports FP32, FP16, BF16, INT32, INT16 and INT8, not INT64"},
+     "atomic Add supports FP32, FP16, BF16, INT32, INT16, INT8, UINT32 and UINT8, not INT64"},
     {SIGNAL_STRIDED, "pld_system_notify",
      "target 'sig' is a strided view ([2, 1] of rows of [2, 2]): pld_system_notify needs a dense "
      "tensor"},

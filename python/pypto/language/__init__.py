@@ -84,6 +84,7 @@ from pldsim.language import (
     range,
     read,
     recip,
+    reinterpret_view,
     relu,
     reshape,
     row_expand,
@@ -125,7 +126,10 @@ from pldsim.language import missing_names as _missing_names
 from pldsim.levels import Function
 from pldsim.loops import yield_
 from pldsim.state import CUBE, DEVICE, HOST, KERNEL, MIXED, VECTOR
-from pldsim.values import BF16, BOOL, FP16, FP32, INDEX, INT8, INT16, INT32, INT64, TASK_ID, UINT8, UINT16, UINT32, UINT64, DataType, TensorValue
+from pldsim.values import (
+    BF16, BOOL, FP4, FP8E4M3FN, FP8E5M2, FP8E8M0, FP16, FP32, HF4, HF8, INDEX, INT4, INT8, INT16, INT32, INT64, TASK_ID, UINT4, UINT8,
+    UINT16, UINT32, UINT64, DataType, TensorValue,
+)
 
 from . import typing
 from .typing import Array, AsyncEvent, AsyncSession, DynVar, InOut, IntLike, Out, Ptr, Scalar, Tensor, Tile, dynamic
@@ -135,6 +139,7 @@ __getattr__ = _missing_names("pypto.language")
 
 __all__ = [
     "Array", "AsyncEvent", "AsyncSession", "AtomicType", "BF16", "BOOL", "DataType", "DynVar", "FP16", "FP32",
+    "FP4", "FP8E4M3FN", "FP8E5M2", "FP8E8M0", "HF4", "HF8", "INT4", "UINT4",
     "FunctionType", "INDEX", "INT8", "INT16", "INT32", "INT64", "TASK_ID", "InOut", "IntLike", "JITFunction",
     "Level", "Out", "Ptr", "Role", "Scalar", "Tensor", "Tile", "UINT8", "UINT16", "UINT32", "UINT64", "add",
     "assemble", "cast", "const", "dynamic", "function", "at", "inline", "jit", "load", "manual_scope", "max",
@@ -142,7 +147,7 @@ __all__ = [
     "static_assert", "static_print", "store", "sub", "system", "tensor", "tile", "typing", "unroll", "write",
     "yield_", "Mem", "MemorySpace", "TileLayout", "array", "col_max", "col_min", "col_prod", "col_sum",
     "create_tile", "full", "get_block_idx", "get_block_num", "get_subblock_idx", "matmul", "matmul_acc", "move",
-    "reshape", "row_max", "row_min", "row_prod", "row_sum", "spmd", "spmd_submit", "submit", "no_dep", "abs", "neg", "exp",
+    "reinterpret_view", "reshape", "row_max", "row_min", "row_prod", "row_sum", "spmd", "spmd_submit", "submit", "no_dep", "abs", "neg", "exp",
     "log", "sqrt", "rsqrt", "recip", "relu", "div", "set_validshape", "row_expand", "col_expand", "row_expand_mul",
     "row_expand_div", "row_expand_add", "row_expand_sub", "col_expand_mul", "col_expand_div", "col_expand_add",
     "col_expand_sub", "create_tensor", "fillpad", "PadValue", "transpose", "arange", "gather", "split_aiv", "aiv_shard", "aic_gather", "SplitMode", "split", "cross_core_slot", "cmp", "scope", "ScopeMode", "scatter", "sort32", "mrgsort", "row_expand_expdif", "col_expand_expdif", "concat",
