@@ -17,10 +17,10 @@ from typing import Any
 
 import _pldsim
 
-from . import cube, tensor_ops
+from . import cube, state, tensor_ops
 from .errors import UsageTypeError, UsageValueError
 from .state import VECTOR
-from .values import FP16, FP32, INT16, INT32, TensorValue, Tile, index_list, torch
+from .values import FP16, FP32, INT16, INT32, TensorValue, Tile, index_list, is_torch_tensor, torch
 from .where import caller
 
 _ROW_MIN_DTYPES = (INT16, INT32, FP16, FP32)
@@ -176,8 +176,11 @@ def unified_reshape(input: Any, shape: Any) -> Any:  # noqa: A002 - upstream's n
         return reshape(input, shape, op)
     if isinstance(input, TensorValue):
         return TensorValue(reshape(input._value, shape, op))
-    if tensor_ops.is_tensor(input) and tensor_ops.load_extent(input)[1] is not None:
-        # a slice with a valid part: lowered as a load, then the tile's reshape
+    strided = is_torch_tensor(input) and not input.is_contiguous() and state.kernel() is not None
+    if tensor_ops.is_tensor(input) and (strided or tensor_ops.load_extent(input)[1] is not None):
+        # a slice with a valid part, or in a kernel a strided window of a
+        # tensor (a column range): lowered as upstream's, a load into a
+        # dense tile, then the tile's reshape
         return TensorValue(reshape(tensor_ops.operand_tile(input, op, "the input"), shape, op))
     if tensor_ops.is_tensor(input):
         return tensor_ops.reshape(input, shape, op)

@@ -53,11 +53,12 @@ class ModelIdioms(unittest.TestCase):
         # stores of a leading region; compile()
         # with samples in another order; torch.unravel_index; pl.sort32 and
         # both forms of pl.mrgsort against a stable argsort (with ties), and
-        # gather's output_dtype; a matmul through pl.tile.transpose_view
+        # gather's output_dtype; a matmul through pl.tile.transpose_view; the
+        # reshape of a strided column window in a kernel
         cases = [("task-id",), ("spmd",), ("self-submit",), ("quant", "13"), ("quant", "16"), ("matmul",), ("rounding",),
                  ("softmax",), ("compile-order",), ("staged",), ("lanes",), ("masks",), ("unravel",),
                  ("sort",), ("transpose-view",), ("orch-assemble",), ("gather-row",), ("prefetch",), ("init-value",),
-                 ("big-assemble",), ("tile-assemble",)]
+                 ("big-assemble",), ("tile-assemble",), ("column-reshape",)]
         for case, r in zip(cases, support.in_parallel(lambda c: idioms(*c), cases)):
             with self.subTest(case=case):
                 self.assertEqual(r.returncode, 0, r.stderr)

@@ -57,6 +57,8 @@ and merged by both forms of pl.mrgsort; the indices and values taken out
 by pl.gather's mask form (output_dtype=pl.INT32 for the index bits);
 checked against a stable argsort; and pl.tile.write of numbers into a
 Vec tile.
+column-reshape: pl.reshape of a column window of a tensor (strided) in a
+kernel, lowered as a load into a dense tile; checked against torch.
 orch-assemble: pl.set_validshape of a tensor region (loaded), and
 pl.assemble of a scratch tensor into an output in the
 per-device function itself (a copy task); orch-assemble-manual: the same
@@ -561,6 +563,16 @@ def assemble_on_device(x: pl.Tensor[[4, COLS], pl.FP32], out: pl.InOut[pl.Tensor
     return out
 
 
+@pl.jit
+def column_reshape_on_device(x: pl.Tensor[[8, 2 * COLS], pl.FP32], y: pl.InOut[pl.Tensor[[1, 4 * COLS], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="column_window"):
+        # a column window of a tensor is strided; its reshape is a load into
+        # a dense tile first (pypto-lib's decode_indexer.py does this)
+        flat = pl.reshape(x[2:6, COLS : 2 * COLS], [1, 4 * COLS])
+        y[0:1, 0 : 4 * COLS] = pl.mul(flat, 2.0)
+    return y
+
+
 config = RunConfig(distributed_config=DistributedConfig(device_ids=list(range(P))))
 if MODE in ("gather", "bind-mismatch"):
     local = (torch.arange(P * ROWS * COLS) % 251).reshape(P, ROWS, COLS).to(torch.bfloat16)
@@ -748,6 +760,11 @@ elif MODE == "tile-assemble":
     y = torch.full((8, 8), 7.0)
     tile_assemble_on_device.compile(x, y, config=RunConfig())(x, y)
     assert torch.equal(y, torch.cat([2 * x, torch.zeros(4, 8)])), y
+elif MODE == "column-reshape":
+    x = torch.randn(8, 2 * COLS)
+    y = torch.zeros(1, 4 * COLS)
+    column_reshape_on_device.compile(x, y, config=RunConfig())(x, y)
+    assert torch.equal(y, 2 * x[2:6, COLS:].reshape(1, -1)), y
 elif MODE == "older-torch":
     from pldsim import torch_compat
 
