@@ -2,7 +2,7 @@
 """peak-memory.py: runs a command and reports the peak memory of it and all
 its descendants together, as the machine sees it.
 
-    python3 tools/peak-memory.py [--every SECONDS] [--out FILE] [--split REGEX] -- COMMAND...
+    python3 tools/peak-memory.py [--every SECONDS] [--out FILE] [--split REGEX] [--mark REGEX] -- COMMAND...
 
 pldsim-py runs a simulation in a child process that shares its tensors with
 the parent through shared memory, so neither /usr/bin/time's maximum
@@ -16,7 +16,10 @@ into --out FILE), and exits with the command's status.  With --split, the
 command's stdout passes through this script, and the first line matching
 REGEX splits the run in two: "before_pss_mb=B after_pss_mb=A split_s=S"
 are added (pypto-lib's golden runner prints "[RUN] runtime ..." once its
-inputs and golden are made, before the simulated run).  Linux only."""
+inputs and golden are made, before the simulated run).  With --mark (which
+implies reading stdout, as --split does), "mark_s=S" is the time of the
+first line matching that REGEX: pypto-lib's model files build their
+tensors before the golden runner's first "[RUN]" line.  Linux only."""
 
 from __future__ import annotations
 
@@ -66,6 +69,7 @@ def main() -> int:
     ap.add_argument("--every", type=float, default=0.2, help="sampling period in seconds (default 0.2)")
     ap.add_argument("--out", help="write the figures to this file instead of stderr")
     ap.add_argument("--split", help="a regular expression: the first stdout line it matches splits the peaks in two")
+    ap.add_argument("--mark", help="a regular expression: report when the first stdout line it matches came")
     ap.add_argument("command", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.command[1:] if a.command[:1] == ["--"] else a.command
@@ -75,25 +79,30 @@ def main() -> int:
         ap.error(f"--every must be between 0.01 and 60 seconds, got {a.every}")
     try:
         split = re.compile(a.split) if a.split else None
+        mark = re.compile(a.mark) if a.mark else None
     except re.error as e:
-        ap.error(f"--split: not a regular expression: {e}")
+        ap.error(f"--split or --mark: not a regular expression: {e}")
+    relayed = split or mark
     start = time.monotonic()
     try:
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE if split else None)
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE if relayed else None)
     except OSError as e:
         print(f"peak-memory.py: cannot run {cmd[0]}: {e.strerror}", file=sys.stderr)
         return 127
     split_at: list[float] = []
+    mark_at: list[float] = []
 
     def relay() -> None:
-        """Copies the command's stdout to ours, noting when REGEX matches."""
+        """Copies the command's stdout to ours, noting when the REGEXes match."""
         for raw in proc.stdout:
             sys.stdout.buffer.write(raw)
             sys.stdout.buffer.flush()
-            if not split_at and split.search(raw.decode("utf-8", "replace")):
-                split_at.append(time.monotonic() - start)
+            text = raw.decode("utf-8", "replace")
+            for regex, seen in ((split, split_at), (mark, mark_at)):
+                if regex and not seen and regex.search(text):
+                    seen.append(time.monotonic() - start)
 
-    reader = threading.Thread(target=relay, daemon=True) if split else None
+    reader = threading.Thread(target=relay, daemon=True) if relayed else None
     if reader:
         reader.start()
     peak_pss = peak_rss = 0
@@ -114,6 +123,8 @@ def main() -> int:
     if split:
         text += f" before_pss_mb={before / 1024:.0f} after_pss_mb={after / 1024:.0f}"
         text += f" split_s={split_at[0]:.1f}" if split_at else " split_s=none"
+    if mark:
+        text += f" mark_s={mark_at[0]:.1f}" if mark_at else " mark_s=none"
     text += "\n"
     if a.out:
         with open(a.out, "w") as f:
