@@ -7,7 +7,7 @@ pl.system.task_dummy as a source (deps=[]) and as a fan-in over a
 pl.array of task ids and over a list of its elements; FP8 payloads and
 E8M0 scales carried in INT8 and UINT8 windows and re-viewed as FP8
 (pl.reinterpret_view), with casts to and from FP8 that must give torch's
-bytes.  Each program checks its results against torch and prints OK."""
+bytes; FP32 values carried as BF16 bit pairs and pulled with remote_load.  Each program checks its results against torch and prints OK."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ class V41Patterns(unittest.TestCase):
                 self.assertNotIn("warning", r.stderr)
 
     def test_each_pattern_computes_what_torch_does(self):
-        self.assert_all_ok([("self-put-load",), ("credit-rounds",), ("credit-rounds", "3"), ("lanes-defer",), ("dummy-fanin",)])
+        self.assert_all_ok([("self-put-load",), ("credit-rounds",), ("credit-rounds", "3"), ("lanes-defer",), ("dummy-fanin",), ("bf16-pairs",)])
 
     def test_the_self_put_moves_nothing_across_the_link(self):
         # each rank's put to itself is a local copy; only the pulls of the

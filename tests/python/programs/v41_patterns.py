@@ -32,6 +32,11 @@ fp8-casts: pl.cast of FP32 tiles to FP8E4M3FN and FP8E8M0 and back, on
 every FP8 code, the midpoints between codes (ties), their neighbours one
 float ulp away, every float exponent, zeros, infinities, NaN and float
 subnormals: the bytes must be torch's.
+bf16-pairs: FP32 values carried as BF16 bit pairs, as dspark's
+decode_cp_allgather.py carries its CSA payload: each rank re-views its
+FP32 row as BF16 (twice the columns), puts it into its own BF16 window,
+and its peer pulls it (pld.tile.remote_load) and re-views it as FP32: the
+values arrive bit for bit, NaN payloads and all.
 reinterpret-odd: a [1, 34] INT8 tile re-viewed as FP32 (34 bytes are no
 whole number of FP32): refused in one line.
 Each mode prints OK when its results match torch."""
@@ -223,6 +228,34 @@ def fp8_casts(
 
 
 @pl.jit
+def bf16_pairs(
+    x: pl.Tensor[[1, COLS], pl.FP32],
+    y: pl.InOut[pl.Tensor[[1, COLS], pl.FP32]],
+    win: pld.DistributedTensor[[1, 2 * COLS], pl.BF16],
+    sig: pld.DistributedTensor[[P, 16], pl.INT32],
+    me: pl.Scalar[pl.INT32],
+):
+    peer = 1 - me
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="pairs"):
+        pl.store(pl.reinterpret_view(pl.load(x, [0, 0], [1, COLS]), pl.BF16), [0, 0], win)
+        pld.system.notify(target=sig, peer=peer, offsets=[me, 0], value=1, op=pld.NotifyOp.AtomicAdd)
+        pld.system.wait(signal=sig, offsets=[peer, 0], expected=1, cmp=pld.WaitCmp.Ge)
+        bits = pld.tile.remote_load(win, peer=peer, offsets=[0, 0], shape=[1, 2 * COLS])
+        pl.store(pl.reinterpret_view(bits, pl.FP32), [0, 0], y)
+    return y
+
+
+@pl.jit.host
+def bf16_pairs_host(x: pl.Tensor[[P, 1, COLS], pl.FP32], y: pl.InOut[pl.Tensor[[P, 1, COLS], pl.FP32]]):
+    win = pld.alloc_window_buffer([1, 2 * COLS], dtype=pl.BF16)
+    sig = pld.alloc_window_buffer([P, 16], dtype=pl.INT32)
+    for rank in pl.range(pld.world_size()):
+        bf16_pairs(
+            x[rank], y[rank], pld.window(win, [1, 2 * COLS], dtype=pl.BF16), pld.window(sig, [P, 16], dtype=pl.INT32), rank, device=rank
+        )
+
+
+@pl.jit
 def reinterpret_odd(x: pl.Tensor[[1, 34], pl.INT8], y: pl.InOut[pl.Tensor[[1, 34], pl.INT8]]):
     with pl.at(level=pl.Level.CORE_GROUP, name_hint="odd"):
         t = pl.load(x, [0, 0], [1, 34])
@@ -333,6 +366,13 @@ elif MODE == "fp8-casts":
         assert bad.numel() == 0, [(x[i, j].item(), got[i, j].view(torch.uint8).item(), want[i, j].view(torch.uint8).item()) for i, j in bad[:8].tolist()]
     want_back = torch.cat([q.float(), e.float()], 1)
     assert torch.equal(back.nan_to_num(-1), want_back.nan_to_num(-1))
+elif MODE == "bf16-pairs":
+    x = torch.randn(P, 1, COLS)
+    x.view(torch.int32)[0, 0, 3] = 0x7FC12345  # a NaN with a payload: copied, never converted
+    y = torch.zeros(P, 1, COLS)
+    bf16_pairs_host.compile(x, y, config=config)(x, y)
+    for r in range(P):
+        assert torch.equal(y[r].view(torch.int32), x[1 - r].view(torch.int32)), (r, y[r], x[1 - r])
 elif MODE == "reinterpret-odd":
     x = torch.zeros(1, 34, dtype=torch.int8)
     reinterpret_odd.compile(x, x.clone(), config=RunConfig())(x, x.clone())
