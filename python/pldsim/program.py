@@ -97,6 +97,18 @@ class CompiledProgram:
     def __repr__(self) -> str:
         return f"<pldsim compiled program {self.name} on {self.platform}, devices {short_ids(self.device_ids)}>"
 
+    @classmethod
+    def from_dir(cls, output_dir: Any, *args: Any, **kwargs: Any) -> "CompiledProgram":
+        """Upstream loads a program that a compile wrote to `output_dir`
+        (pypto-lib's synthetic_token_loop.py compiles in a child, then loads
+        both phases).  pldsim writes no kernels there, only a manifest, so
+        there is nothing to load: this says so in one line."""
+        raise UnsupportedError(
+            "DistributedCompiledProgram.from_dir",
+            f"loading a compiled program from {str(output_dir)!r} is not supported by pldsim, which compiles nothing to disk: "
+            "call the @pl.jit function (or compile the @pl.program) in the process that runs it",
+        )
+
     def _get_metadata(self) -> tuple[list, list[int], list[Any]]:
         """The entry's parameters (name, direction, shape, dtype), the
         indices of its pure outputs, and its declared results, as upstream's

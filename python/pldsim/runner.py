@@ -22,7 +22,7 @@ import traceback
 import _pldsim
 
 from . import PACKAGE_DIRS, __version__, options, shape_only, timing_only, torch_compat
-from .errors import RunError, UsageError
+from .errors import RunError, UnsupportedError, UsageError
 
 USAGE = "usage: pldsim-py [PLDSIM OPTIONS] PROGRAM.py [PROGRAM ARGS]\n       pldsim-py [PLDSIM OPTIONS] -m MODULE [MODULE ARGS]"
 PYTEST_PLUGIN = "pldsim.pytest_plugin"
@@ -233,6 +233,12 @@ def _guarded(run) -> int:
     except torch_compat.NewerTorchNeeded as e:
         sys.stdout.flush()
         print(f"{_innermost_user_line(e)}: {e}", file=sys.stderr)
+        return 2
+    except UnsupportedError as e:
+        # outside a run (a run reports its own): what pldsim lacks, at the
+        # program's line, in one line rather than a traceback
+        sys.stdout.flush()
+        print(f"{e.file}:{e.line}: {e.op}: {e}", file=sys.stderr)
         return 2
     except SystemExit as e:
         code = e.code

@@ -45,6 +45,23 @@ class NewestImports(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(r.stdout.splitlines()[-1], "OK")
 
+    def test_loading_a_compiled_directory_is_refused_in_one_line(self):
+        # pypto-lib's synthetic_token_loop.py compiles in a child, then
+        # loads with from_dir; pldsim writes no kernels to load
+        code = (
+            "from pypto.ir.distributed_compiled_program import DistributedCompiledProgram, DistributedConfig\n"
+            "DistributedCompiledProgram.from_dir('build/prefill', platform='a5sim', distributed_config=DistributedConfig(device_ids=[0, 1]))\n"
+        )
+        with support.scratch() as d:
+            path = f"{d}/load.py"
+            with open(path, "w") as f:
+                f.write(code)
+            r = support.pldsim_py(path)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+        self.assertEqual(len(lines), 1, r.stderr)
+        self.assertRegex(lines[0], r"load\.py:2: .*DistributedCompiledProgram\.from_dir: loading a compiled program from 'build/prefill' is not supported by pldsim")
+
 
 class Benchmark(unittest.TestCase):
     def test_statistics_are_the_simulated_times(self):
