@@ -12,7 +12,11 @@
 #   sh tools/pypto-lib-models.sh PLDSIM_PY PYPTO_LIB [TIMEOUT_S] [FILTER]
 #
 # TIMEOUT_S (default 300) bounds each file's wall time; FILTER, a grep
-# pattern, picks files by path.  PYPTO_LIB_LOGS=DIR keeps each failing
+# pattern, picks files by path.  PYPTO_LIB_SET=no-sim runs the files that
+# upstream's CI keeps off its simulator instead (every model file marked
+# "# ci: no-sim", on as many devices as its "# ci: devices=N" says, else
+# one): pldsim should run each or stop it in one line that names what it
+# lacks.  PYPTO_LIB_LOGS=DIR keeps each failing
 # file's output there.  PYPTO_LIB_TSV=FILE appends a row per file there:
 # name, PASS/FAIL, wall s, peak MB, peak MB before the simulated run (the
 # file's inputs and golden) and after it, the golden runner's input, golden
@@ -37,14 +41,22 @@ mem=$(mktemp)
 trap 'rm -f "$log" "$mem"' EXIT
 fails=0
 total=0
-for f in $(grep -l '^# ci: devices=2' "$lib"/models/deepseek_v4_*/*.py | sort); do
-    grep -q '^# ci: no-sim' "$f" && continue
+set_=${PYPTO_LIB_SET:-sim}
+case $set_ in
+sim) files=$(grep -l '^# ci: devices=2' "$lib"/models/deepseek_v4_*/*.py | sort) ;;
+no-sim) files=$(grep -l '^# ci: no-sim' "$lib"/models/*/*.py | sort) ;;
+*) echo "$0: PYPTO_LIB_SET must be sim or no-sim, got '$set_'" >&2; exit 2 ;;
+esac
+for f in $files; do
+    [ "$set_" = sim ] && grep -q '^# ci: no-sim' "$f" && continue
     echo "$f" | grep -q -- "$filter" || continue
+    ndev=$(sed -n 's/^# ci: devices=\([0-9]*\).*/\1/p' "$f" | head -1)
+    devices=$(seq -s, 0 $((${ndev:-1} - 1)))
     total=$((total + 1))
     name=$(basename "$(dirname "$f")")/$(basename "$f")
     rel=${f#"$lib"/}
     start=$(date +%s.%N)
-    (cd "$lib" && PYTHONPATH="$lib" PLDSIM_PY_PROFILE=1 timeout "$limit" python3 "$peak" --out "$mem" --split '^\[RUN\] runtime \.\.\.' --mark '^\[RUN\]' -- "$py" "$rel" -p a2a3sim -d 0,1) >"$log" 2>&1
+    (cd "$lib" && PYTHONPATH="$lib" PLDSIM_PY_PROFILE=1 timeout "$limit" python3 "$peak" --out "$mem" --split '^\[RUN\] runtime \.\.\.' --mark '^\[RUN\]' -- "$py" "$rel" -p a2a3sim -d "$devices") >"$log" 2>&1
     rc=$?
     end=$(date +%s.%N)
     wall=$(awk "BEGIN { print $end - $start }")
