@@ -69,6 +69,27 @@ class BackendType(enum.Enum):
 
 _PLATFORMS = ("a2a3sim", "a2a3", "a5sim", "a5")
 
+_backend_type: BackendType | None = None
+
+
+def set_backend_type(backend_type: Any) -> None:
+    """Upstream's global backend type: set once (again with the same type
+    is fine, another type is a ValueError, as upstream).  pldsim takes the
+    chip's model from the platform; this only records the choice."""
+    global _backend_type
+    if not isinstance(backend_type, BackendType):
+        raise TypeError(f"set_backend_type: expected a pypto.backend.BackendType, got {backend_type!r}")
+    if _backend_type is not None and _backend_type is not backend_type:
+        raise ValueError(f"set_backend_type: the backend type is already {_backend_type.name}; it cannot become {backend_type.name}")
+    _backend_type = backend_type
+
+
+def get_backend_type() -> BackendType:
+    """The type set_backend_type recorded (ValueError before it is set)."""
+    if _backend_type is None:
+        raise ValueError("get_backend_type: no backend type is configured (call set_backend_type first)")
+    return _backend_type
+
 
 @dataclass
 class RunConfig:

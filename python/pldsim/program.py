@@ -78,6 +78,11 @@ def _output_dir(name: str, keep: bool, where: str | None) -> str:
     return d
 
 
+class _UnsupportedAttribute(UnsupportedError, AttributeError):
+    """An attribute upstream has and pldsim lacks: hasattr() says False,
+    and a use stops the program in one line."""
+
+
 class CompiledProgram:
     """A program ready to run (upstream's DistributedCompiledProgram)."""
 
@@ -96,6 +101,14 @@ class CompiledProgram:
 
     def __repr__(self) -> str:
         return f"<pldsim compiled program {self.name} on {self.platform}, devices {short_ids(self.device_ids)}>"
+
+    @property
+    def program(self) -> Any:
+        """Upstream's compiled IR (its passes' output).  pldsim compiles
+        nothing: a program that inspects the IR stops here, in one line."""
+        raise _UnsupportedAttribute(
+            f"{self.name}.program", "the compiled IR is not available on pldsim, which runs the functions eagerly and compiles nothing"
+        )
 
     @classmethod
     def from_dir(cls, output_dir: Any, *args: Any, **kwargs: Any) -> "CompiledProgram":

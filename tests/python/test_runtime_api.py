@@ -62,6 +62,44 @@ class NewestImports(unittest.TestCase):
         self.assertEqual(len(lines), 1, r.stderr)
         self.assertRegex(lines[0], r"load\.py:2: .*DistributedCompiledProgram\.from_dir: loading a compiled program from 'build/prefill' is not supported by pldsim")
 
+    def test_the_backend_type_is_set_once_and_the_ir_is_refused_in_one_line(self):
+        # pypto-lib's qwen3_14b/rope_qkv_regen.py sets the global backend,
+        # compiles, then reads compiled.program (the IR), which pldsim lacks
+        code = (
+            "import pypto.language as pl\n"
+            "import torch\n"
+            "from pypto.backend import BackendType, get_backend_type, set_backend_type\n"
+            "from pypto.runtime import RunConfig\n"
+            "set_backend_type(BackendType.Ascend910B)\n"
+            "set_backend_type(BackendType.Ascend910B)\n"
+            "try:\n"
+            "    set_backend_type(BackendType.Ascend950)\n"
+            "except ValueError as e:\n"
+            "    print('ValueError', e)\n"
+            "print(get_backend_type().name)\n"
+            "@pl.jit\n"
+            "def double(x: pl.Tensor[[1, 64], pl.FP32], y: pl.InOut[pl.Tensor[[1, 64], pl.FP32]]):\n"
+            "    with pl.at(level=pl.Level.CORE_GROUP, name_hint='double'):\n"
+            "        pl.store(pl.mul(pl.load(x, [0, 0], [1, 64]), 2.0), [0, 0], y)\n"
+            "    return y\n"
+            "compiled = double.compile(torch.ones(1, 64), torch.zeros(1, 64), config=RunConfig())\n"
+            "print(hasattr(compiled, 'program'))\n"
+            "print(compiled.program)\n"
+        )
+        with support.scratch() as d:
+            path = f"{d}/ir.py"
+            with open(path, "w") as f:
+                f.write(code)
+            r = support.pldsim_py(path)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertEqual(
+            r.stdout.splitlines(),
+            ["ValueError set_backend_type: the backend type is already Ascend910B; it cannot become Ascend950", "Ascend910B", "False"],
+        )
+        lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+        self.assertEqual(len(lines), 1, r.stderr)
+        self.assertRegex(lines[0], r"ir\.py:19: .*\.program: the compiled IR is not available on pldsim")
+
 
 class Benchmark(unittest.TestCase):
     def test_statistics_are_the_simulated_times(self):
