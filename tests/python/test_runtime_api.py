@@ -100,6 +100,20 @@ class NewestImports(unittest.TestCase):
         self.assertEqual(len(lines), 1, r.stderr)
         self.assertRegex(lines[0], r"ir\.py:19: .*\.program: the compiled IR is not available on pldsim")
 
+    def test_asking_for_the_pto_isa_headers_is_refused_in_one_line(self):
+        # qwen3_14b/paged_attention_cce.py builds external CCE kernels
+        code = "from pypto.runtime import pto_isa_include_dir\nprint('imported')\nINC = pto_isa_include_dir()\n"
+        with support.scratch() as d:
+            path = f"{d}/cce.py"
+            with open(path, "w") as f:
+                f.write(code)
+            r = support.pldsim_py(path)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertEqual(r.stdout.splitlines(), ["imported"])
+        lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+        self.assertEqual(len(lines), 1, r.stderr)
+        self.assertRegex(lines[0], r"cce\.py:3: pypto\.runtime\.pto_isa_include_dir: the PTO-ISA headers serve external CCE kernels")
+
 
 class Benchmark(unittest.TestCase):
     def test_statistics_are_the_simulated_times(self):
