@@ -514,8 +514,9 @@ IntLike = Union[int, DynVar]
 def bind_dynamic(tensor: Any, dim: Any, var: Any) -> None:
     """``t.bind_dynamic(dim, NR)``: says that dimension `dim` of `t` is the
     pl.dynamic `NR` in the running call.  Upstream's compiler uses it to
-    size the tensor; here it binds NR if nothing has, and refuses a
-    tensor whose dimension contradicts what NR is already bound to."""
+    size the tensor; here it binds NR in the running function if nothing
+    there has, and refuses a tensor whose dimension contradicts what NR is
+    already bound to in that function."""
     op = "bind_dynamic"
     if not isinstance(var, DynVar):
         raise UsageTypeError(op, f"the second argument must be a pl.dynamic variable, got {var!r}")
@@ -526,12 +527,16 @@ def bind_dynamic(tensor: Any, dim: Any, var: Any) -> None:
     stack = getattr(_bound, "stack", None)
     if not stack:
         raise UsageValueError(op, f"binds {var.name} outside a pl function's body")
-    for env in reversed(stack):
-        if var.name in env:
-            if env[var.name] != got:
-                raise UsageValueError(op, f"dimension {dim} of the tensor is {got}, but {var.name} is already bound to {env[var.name]}")
-            return
-    stack[-1][var.name] = got
+    # the running function's own binding: a helper may bind a name of its
+    # caller's to another size (qwen3_14b/prefill_fwd.py's inline
+    # prefill_layer binds PREFILL_TOKENS_DYN to its window's rows, its
+    # caller to the prompt's), as upstream sizes each function on its own
+    env = stack[-1]
+    if var.name in env:
+        if env[var.name] != got:
+            raise UsageValueError(op, f"dimension {dim} of the tensor is {got}, but {var.name} is already bound to {env[var.name]}")
+        return
+    env[var.name] = got
 
 
 def _install_bind_dynamic() -> None:

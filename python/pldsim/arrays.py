@@ -8,7 +8,8 @@ function that made it.  pldsim holds it as a Python list; reading and
 writing cost nothing, as scalar work costs nothing elsewhere.  A value is
 stored as the dtype holds it: an integer wraps to the dtype's width, as C
 would.  An array of pl.TASK_ID holds the task ids of a manual scope, for
-later ``deps=``.  An index outside the array is an error here (upstream
+later ``deps=``; an element not yet set is upstream's invalid id, None
+here, which adds no edge.  An index outside the array is an error here (upstream
 does not check it)."""
 
 from __future__ import annotations
@@ -62,10 +63,10 @@ class Array:
         return value
 
     def __getitem__(self, index: Any) -> Any:
-        i = self._index("array.get_element", index)
-        if self._values[i] is None:
-            raise UsageValueError("array.get_element", f"element {i} of an array of pl.TASK_ID holds no task id yet")
-        return self._values[i]
+        # an element of a TASK_ID array not yet set is upstream's invalid id
+        # (array.create fills PTO2TaskId::invalid()), read as None: in deps=
+        # it adds no edge (qwen3_14b/prefill_fwd.py's first layer does so)
+        return self._values[self._index("array.get_element", index)]
 
     def __setitem__(self, index: Any, value: Any) -> None:
         op = "array.update_element"

@@ -45,6 +45,7 @@ from .cube import MemorySpace
 from .errors import UnsupportedError
 from .errors import UsageTypeError as _UsageTypeError
 from . import levels as _levels
+from .annotations import dims_bound as _dims_bound
 from .levels import Function
 from .scopes import At as _At
 from .scopes import manual_scope as _manual_scope
@@ -205,7 +206,10 @@ def inline(func: Any = None, **kwargs: Any) -> Any:
         def call(*args: Any, **kw: Any) -> Any:
             if not made:
                 made.append(_scopes.rewrite(f))
-            return made[0](*args, **kw)
+            # its own pl.dynamic bindings (bind_dynamic in its body), as
+            # upstream sizes a helper on its own; it still reads its caller's
+            with _dims_bound({}):
+                return made[0](*args, **kw)
 
         return call
 

@@ -514,6 +514,17 @@ def assemble(target: Any, source: Any, offset: Any, *, atomic: Any = 0, op: str 
     an assemble in a per-device function is tiled."""
     if isinstance(source, Tile):
         raise UsageTypeError(op, f"{op} writes a tensor into a tensor; the source is a tile: write a tile with pl.store")
+    if isinstance(target, TensorValue) and isinstance(target._value, Tile) and is_tensor(source):
+        # into a computed value (a Vec tile in UB: pl.full, then assembled,
+        # as qwen3_14b/prefill_fwd.py pads a head): upstream's tile.assemble
+        if atomic_code(atomic, op):
+            raise UnsupportedError(op, "an atomic assemble into a computed value is not supported by pldsim: assemble into a tensor")
+        off = index_list(offset, op, "offset")
+        src_shape = _shape_of(source)
+        if len(off) != len(src_shape):
+            raise UsageValueError(op, f"offset {off} must have one entry per dimension of the source {src_shape}")
+        _write_into_value(target, tuple(builtins.slice(o, o + n) for o, n in zip(off, src_shape)), source)
+        return target
     if isinstance(target, (Tile, TensorValue)) or not _gm(target):
         raise UsageTypeError(op, f"the target of {op} must be a pl.Tensor or a pld.DistributedTensor, got {type(target).__name__}")
     code = atomic_code(atomic, op)

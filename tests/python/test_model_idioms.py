@@ -54,11 +54,13 @@ class ModelIdioms(unittest.TestCase):
         # with samples in another order; torch.unravel_index; pl.sort32 and
         # both forms of pl.mrgsort against a stable argsort (with ties), and
         # gather's output_dtype; a matmul through pl.tile.transpose_view; the
-        # reshape of a strided column window in a kernel
+        # reshape of a strided column window in a kernel; an inline helper's
+        # own binding of a pl.dynamic, an unset task-id element, and an
+        # assemble into a computed value (qwen3_14b/prefill_fwd.py)
         cases = [("task-id",), ("spmd",), ("self-submit",), ("quant", "13"), ("quant", "16"), ("matmul",), ("rounding",),
                  ("softmax",), ("compile-order",), ("staged",), ("lanes",), ("masks",), ("unravel",),
                  ("sort",), ("transpose-view",), ("orch-assemble",), ("gather-row",), ("prefetch",), ("init-value",),
-                 ("big-assemble",), ("tile-assemble",), ("column-reshape",)]
+                 ("big-assemble",), ("tile-assemble",), ("column-reshape",), ("qwen3-idioms",)]
         for case, r in zip(cases, support.in_parallel(lambda c: idioms(*c), cases)):
             with self.subTest(case=case):
                 self.assertEqual(r.returncode, 0, r.stderr)

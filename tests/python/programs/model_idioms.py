@@ -57,6 +57,11 @@ and merged by both forms of pl.mrgsort; the indices and values taken out
 by pl.gather's mask form (output_dtype=pl.INT32 for the index bits);
 checked against a stable argsort; and pl.tile.write of numbers into a
 Vec tile.
+qwen3-idioms: what qwen3_14b/prefill_fwd.py does: an inline helper binds a
+pl.dynamic of its caller's to another size (its own window's rows), a
+pl.array of task ids is read before it is set (upstream's invalid id: no
+edge), and pl.assemble writes a tensor's row into a computed value
+(pl.full padding a head); checked against torch.
 column-reshape: pl.reshape of a column window of a tensor (strided) in a
 kernel, lowered as a load into a dense tile; checked against torch.
 orch-assemble: pl.set_validshape of a tensor region (loaded), and
@@ -573,6 +578,35 @@ def column_reshape_on_device(x: pl.Tensor[[8, 2 * COLS], pl.FP32], y: pl.InOut[p
     return y
 
 
+TOKENS = pl.dynamic("TOKENS")
+
+
+@pl.jit.inline
+def padded_window(rows: pl.Tensor[[TOKENS, COLS], pl.FP32], out: pl.Tensor[[TOKENS, COLS], pl.FP32]):
+    rows.bind_dynamic(0, TOKENS)  # its own rows: 2, where the caller bound 6
+    out.bind_dynamic(0, TOKENS)
+    prev = pl.array.create(2, pl.TASK_ID)
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="pad", deps=[prev[0], prev[1]]) as tid:
+        head = pl.full([4, COLS], dtype=pl.FP32, value=1.0)
+        head = pl.assemble(head, rows[0:2, 0:COLS], [1, 0])
+        out[0:2, 0:COLS] = pl.slice(pl.add(head, 0.0), [2, COLS], [1, 0])
+    prev[0] = tid
+    return out
+
+
+@pl.jit
+def qwen3_idioms_on_device(x: pl.Tensor[[TOKENS, COLS], pl.FP32], y: pl.InOut[pl.Tensor[[TOKENS, COLS], pl.FP32]]):
+    x.bind_dynamic(0, TOKENS)
+    window = pl.create_tensor([2, COLS], dtype=pl.FP32)
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="window"):
+        window[0:2, 0:COLS] = x[4:6, 0:COLS]
+    done = pl.create_tensor([2, COLS], dtype=pl.FP32)
+    done = padded_window(window, done)
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="back"):
+        y[0:2, 0:COLS] = done[0:2, 0:COLS]
+    return y
+
+
 config = RunConfig(distributed_config=DistributedConfig(device_ids=list(range(P))))
 if MODE in ("gather", "bind-mismatch"):
     local = (torch.arange(P * ROWS * COLS) % 251).reshape(P, ROWS, COLS).to(torch.bfloat16)
@@ -760,6 +794,11 @@ elif MODE == "tile-assemble":
     y = torch.full((8, 8), 7.0)
     tile_assemble_on_device.compile(x, y, config=RunConfig())(x, y)
     assert torch.equal(y, torch.cat([2 * x, torch.zeros(4, 8)])), y
+elif MODE == "qwen3-idioms":
+    x = torch.randn(6, COLS)
+    y = torch.zeros(6, COLS)
+    qwen3_idioms_on_device.compile(x, y, config=RunConfig())(x, y)
+    assert torch.equal(y[0:2], x[4:6]) and not y[2:].any(), y
 elif MODE == "column-reshape":
     x = torch.randn(8, 2 * COLS)
     y = torch.zeros(1, 4 * COLS)
