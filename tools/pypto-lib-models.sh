@@ -15,8 +15,8 @@
 # pattern, picks files by path.  PYPTO_LIB_SET=no-sim runs the files that
 # upstream's CI keeps off its simulator instead (every model file marked
 # "# ci: no-sim", on as many devices as its "# ci: devices=N" says, else
-# one): pldsim should run each or stop it in one line that names what it
-# lacks.  PYPTO_LIB_LOGS=DIR keeps each failing
+# one, and with -p a2a3 or a5 where the file takes no simulator name):
+# pldsim should run each or stop it in one line that names what it lacks.  PYPTO_LIB_LOGS=DIR keeps each failing
 # file's output there.  PYPTO_LIB_TSV=FILE appends a row per file there:
 # name, PASS/FAIL, wall s, peak MB, peak MB before the simulated run (the
 # file's inputs and golden) and after it, the golden runner's input, golden
@@ -51,12 +51,15 @@ for f in $files; do
     [ "$set_" = sim ] && grep -q '^# ci: no-sim' "$f" && continue
     echo "$f" | grep -q -- "$filter" || continue
     ndev=$(sed -n 's/^# ci: devices=\([0-9]*\).*/\1/p' "$f" | head -1)
+    # a device-only file's -p takes only hardware names (pldsim runs a2a3 as
+    # the a2a3 model, a5 as the a5 model)
+    if grep -q '"a2a3sim"' "$f"; then platform=a2a3sim; elif grep -q '"a2a3"' "$f"; then platform=a2a3; else platform=a5; fi
     devices=$(seq -s, 0 $((${ndev:-1} - 1)))
     total=$((total + 1))
     name=$(basename "$(dirname "$f")")/$(basename "$f")
     rel=${f#"$lib"/}
     start=$(date +%s.%N)
-    (cd "$lib" && PYTHONPATH="$lib" PLDSIM_PY_PROFILE=1 timeout "$limit" python3 "$peak" --out "$mem" --split '^\[RUN\] runtime \.\.\.' --mark '^\[RUN\]' -- "$py" "$rel" -p a2a3sim -d "$devices") >"$log" 2>&1
+    (cd "$lib" && PYTHONPATH="$lib" PLDSIM_PY_PROFILE=1 timeout "$limit" python3 "$peak" --out "$mem" --split '^\[RUN\] runtime \.\.\.' --mark '^\[RUN\]' -- "$py" "$rel" -p "$platform" -d "$devices") >"$log" 2>&1
     rc=$?
     end=$(date +%s.%N)
     wall=$(awk "BEGIN { print $end - $start }")
