@@ -14,6 +14,7 @@ Which level the running code is at is kept per thread, in state.py."""
 from __future__ import annotations
 
 import functools
+import inspect
 from typing import Any, Callable
 
 import _pldsim
@@ -119,6 +120,12 @@ class Function:
             if code is not None and code is not getattr(self.fn, "__code__", None):
                 LABELS[code] = f"{_LABELS[self.kind]} {self.name}"
         return self._body
+
+    def _param_names(self) -> list[str]:
+        """The parameters' names, in order, without ``self`` (upstream's
+        JIT function has this; pypto-lib's decode_fwd_mtp.py orders its
+        tensor specs by it)."""
+        return [p for p in inspect.signature(self.fn).parameters if p != "self"]
 
     def signature(self) -> Signature:
         if self._sig is None:

@@ -11,6 +11,9 @@ read (a timing-only run copies no float or 8/16-bit value), so under
   forms, asked for at least MIN_ELEMENTS elements of a dtype the run does
   not keep (a float, or an integer of 8 or 16 bits), give a tensor on
   torch's meta device: shape and dtype, no storage, nothing computed;
+* ``torch.zeros`` and ``zeros_like`` of as many elements and such a dtype
+  give real zeros in shared memory that no page backs until written, so
+  that a runner's ``share_memory_`` copies nothing;
 * whatever is computed from such a tensor is one too (torch's meta
   kernels), and a write of one into an ordinary tensor leaves it as it was;
 * when the program hands one to pldsim, or moves it to the CPU
@@ -121,6 +124,7 @@ def _mode_class() -> Any:
     from torch.overrides import TorchFunctionMode
 
     factories = {t.randn, t.randn_like, t.normal, t.empty, t.empty_like, t.empty_strided}
+    zeros = {t.zeros, t.zeros_like}
     # the writes of a value into a tensor, by name: with a shape-only source
     # the destination keeps what it held
     writes = {"__setitem__", "copy_"}
@@ -130,6 +134,15 @@ def _mode_class() -> Any:
         def __torch_function__(self, func: Any, types: Any, args: tuple = (), kwargs: Any = None) -> Any:
             kwargs = kwargs or {}
             if _paused:
+                return func(*args, **kwargs)
+            if func in zeros and set(kwargs) <= {"dtype", "device"} and kwargs.get("device") in (None, "cpu") \
+                    and not any(_is_meta(a) for a in args):
+                probe = func(*args, **{**kwargs, "device": "meta"})
+                if isinstance(probe, t.Tensor) and probe.numel() >= MIN_ELEMENTS and not _kept(probe.dtype):
+                    # real zeros, in shared memory that no page backs until
+                    # written: a runner's share_memory_ then copies nothing
+                    # (pro/decode_fwd.py's caches are larger than /dev/shm)
+                    return fork_shared_zeros(list(probe.shape), probe.dtype)
                 return func(*args, **kwargs)
             if func in factories and kwargs.get("device") in (None, "cpu") and not any(_is_meta(a) for a in args):
                 probe = func(*args, **{**kwargs, "device": "meta"})

@@ -219,6 +219,13 @@ def lazy_zeros(shape: list[int] | tuple[int, ...], dtype: Any) -> Any:
 FORK_SHARED: dict[int, Any] = {}
 
 
+# Linux's MAP_NORESERVE (Python's mmap module names it only from 3.13): no
+# swap is reserved for the mapping, so a --shape-only placeholder larger
+# than the machine (pro/decode_fwd.py's routed experts are 128 GB) can be
+# mapped; pages still take memory when written, and none of these is.
+_MAP_NORESERVE = getattr(mmap, "MAP_NORESERVE", 0x4000 if sys.platform.startswith("linux") else 0)
+
+
 def fork_shared_zeros(shape: list[int] | tuple[int, ...], dtype: Any) -> Any:
     """A zero tensor in anonymous shared memory (MAP_SHARED): a forked sim
     child writes the same pages the parent reads, as share_memory_ gives,
@@ -231,7 +238,7 @@ def fork_shared_zeros(shape: list[int] | tuple[int, ...], dtype: Any) -> Any:
     maps: list[Any] = []
 
     def make(nbytes: int) -> Any:
-        maps.append(mmap.mmap(-1, nbytes, flags=mmap.MAP_SHARED | mmap.MAP_ANONYMOUS))
+        maps.append(mmap.mmap(-1, nbytes, flags=mmap.MAP_SHARED | mmap.MAP_ANONYMOUS | _MAP_NORESERVE))
         return th.frombuffer(maps[0], dtype=th.uint8)
 
     t = _over_bytes(shape, dtype, make)

@@ -128,6 +128,33 @@ class TimingOnly(unittest.TestCase):
             "(made by torch.randn, torch.empty or from one); drop --shape-only to compute it"])
         self.assertNotIn("largest", r.stdout)
 
+    def test_shape_only_zeros_are_shared_and_a_placeholder_may_exceed_the_machine(self):
+        # pro/decode_fwd.py: its KV caches (torch.zeros) were copied by the
+        # runner's share_memory_ until /dev/shm was full, and its routed
+        # experts' placeholder (128 GB of INT8) could not be mapped
+        if support.TORCH_BEFORE_2_1:
+            self.skipTest("--shape-only needs torch 2.1 or later")
+        with open("/proc/sys/vm/overcommit_memory") as f:
+            if f.read().strip() == "2":
+                self.skipTest("strict overcommit (vm.overcommit_memory=2) reserves every mapping")
+        code = (
+            "import torch\n"
+            "z = torch.zeros(1 << 20, dtype=torch.bfloat16)\n"
+            "print(z.is_shared(), z.share_memory_() is z, float(z[12345]))\n"
+            "small = torch.zeros(16)\n"
+            "print(small.is_shared())\n"
+            "from pldsim.values import fork_shared_zeros\n"
+            "big = fork_shared_zeros([256, 1024, 1024, 1024], torch.int8)\n"
+            "print(big.shape[0], int(big[255, 1023, 1023, 1023]))\n"
+        )
+        with support.scratch() as d:
+            path = os.path.join(d, "zeros.py")
+            with open(path, "w") as f:
+                f.write(code)
+            r = support.pldsim_py("--shape-only", path)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.splitlines(), ["True True 0.0", "False", "256 0"])
+
     def test_all_to_all_v_reads_counts_held_in_a_window(self):
         # the host's builtin with its send counts in an INT32 window, one
         # lane and four: the counts are kept, so only the rows counted
