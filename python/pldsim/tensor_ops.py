@@ -397,8 +397,14 @@ def tile_assemble(target: Any, source: Any, offset: Any) -> Any:
     op = "pl.tile.assemble"
     if not isinstance(target, Tile) or not isinstance(source, Tile):
         raise UsageTypeError(op, f"{op} writes a Vec tile into a Vec tile, got {type(target).__name__} and {type(source).__name__}")
+    return _assemble_into_value(target, source, offset, op)
+
+
+def _assemble_into_value(target: Any, source: Any, offset: Any, op: str) -> Any:
+    """`source` (a tile, a value or a tensor) written into the Vec tile or
+    computed value `target` at `offset`; returns `target`."""
     off = index_list(offset, op, "offset")
-    shape = list(source._tile.shape)
+    shape = _shape_of(source)
     if len(off) != len(shape):
         raise UsageValueError(op, f"offset {off} must have one entry per dimension of the source {shape}")
     _write_into_value(target, tuple(builtins.slice(o, o + n) for o, n in zip(off, shape)), source)
@@ -519,12 +525,7 @@ def assemble(target: Any, source: Any, offset: Any, *, atomic: Any = 0, op: str 
         # as qwen3_14b/prefill_fwd.py pads a head): upstream's tile.assemble
         if atomic_code(atomic, op):
             raise UnsupportedError(op, "an atomic assemble into a computed value is not supported by pldsim: assemble into a tensor")
-        off = index_list(offset, op, "offset")
-        src_shape = _shape_of(source)
-        if len(off) != len(src_shape):
-            raise UsageValueError(op, f"offset {off} must have one entry per dimension of the source {src_shape}")
-        _write_into_value(target, tuple(builtins.slice(o, o + n) for o, n in zip(off, src_shape)), source)
-        return target
+        return _assemble_into_value(target, source, offset, op)
     if isinstance(target, (Tile, TensorValue)) or not _gm(target):
         raise UsageTypeError(op, f"the target of {op} must be a pl.Tensor or a pld.DistributedTensor, got {type(target).__name__}")
     code = atomic_code(atomic, op)

@@ -178,11 +178,12 @@ def torch_storage(dt: DataType) -> Any:
     FP8 tile's values need torch's own FP8 dtype (torch 2.1, and 2.7 for
     E8M0): on an older torch this says so in one line."""
     th = torch()
-    if dt.torch_name and dt.torch_name.startswith("float8") and not hasattr(th, dt.torch_name):
+    storage = getattr(th, dt.torch_name or "int32", None)
+    if storage is None:  # only the FP8 dtypes are newer than the torch pldsim needs
         raise UnsupportedError(
             repr(dt), f"{dt!r} values need torch.{dt.torch_name}, which torch {th.__version__} lacks (torch {_FP8_TORCH[dt.name]} or later has it)"
         )
-    return getattr(th, dt.torch_name or "int32")
+    return storage
 
 
 # the first torch that has each FP8 dtype

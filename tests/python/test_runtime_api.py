@@ -19,6 +19,19 @@ def summary_time_us(stderr_or_stdout: str) -> float:
     return float(re.search(r"time=([0-9.]+) us", stderr_or_stdout).group(1))
 
 
+def run_code(name: str, code: str):
+    """pldsim-py on a program of `code`, written to NAME.py in a scratch folder."""
+    with support.scratch() as d:
+        path = f"{d}/{name}.py"
+        with open(path, "w") as f:
+            f.write(code)
+        return support.pldsim_py(path)
+
+
+def refusal_lines(r) -> list[str]:
+    """The non-blank lines of a run's stderr (a refusal is exactly one)."""
+    return [ln for ln in r.stderr.splitlines() if ln.strip()]
+
 class Metadata(unittest.TestCase):
     def test_parameters_directions_shapes_and_dtypes(self):
         r = run("metadata")
@@ -52,13 +65,9 @@ class NewestImports(unittest.TestCase):
             "from pypto.ir.distributed_compiled_program import DistributedCompiledProgram, DistributedConfig\n"
             "DistributedCompiledProgram.from_dir('build/prefill', platform='a5sim', distributed_config=DistributedConfig(device_ids=[0, 1]))\n"
         )
-        with support.scratch() as d:
-            path = f"{d}/load.py"
-            with open(path, "w") as f:
-                f.write(code)
-            r = support.pldsim_py(path)
+        r = run_code("load", code)
         self.assertEqual(r.returncode, 2, r.stderr)
-        lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+        lines = refusal_lines(r)
         self.assertEqual(len(lines), 1, r.stderr)
         self.assertRegex(lines[0], r"load\.py:2: .*DistributedCompiledProgram\.from_dir: loading a compiled program from 'build/prefill' is not supported by pldsim")
 
@@ -87,11 +96,7 @@ class NewestImports(unittest.TestCase):
             "print(hasattr(compiled, 'program'))\n"
             "print(compiled.program)\n"
         )
-        with support.scratch() as d:
-            path = f"{d}/ir.py"
-            with open(path, "w") as f:
-                f.write(code)
-            r = support.pldsim_py(path)
+        r = run_code("ir", code)
         self.assertEqual(r.returncode, 2, r.stderr)
         self.assertEqual(
             r.stdout.splitlines(),
@@ -102,21 +107,17 @@ class NewestImports(unittest.TestCase):
                 "False",
             ],
         )
-        lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+        lines = refusal_lines(r)
         self.assertEqual(len(lines), 1, r.stderr)
         self.assertRegex(lines[0], r"ir\.py:20: .*\.program: the compiled IR is not available on pldsim")
 
     def test_asking_for_the_pto_isa_headers_is_refused_in_one_line(self):
         # qwen3_14b/paged_attention_cce.py builds external CCE kernels
         code = "from pypto.runtime import pto_isa_include_dir\nprint('imported')\nINC = pto_isa_include_dir()\n"
-        with support.scratch() as d:
-            path = f"{d}/cce.py"
-            with open(path, "w") as f:
-                f.write(code)
-            r = support.pldsim_py(path)
+        r = run_code("cce", code)
         self.assertEqual(r.returncode, 2, r.stderr)
         self.assertEqual(r.stdout.splitlines(), ["imported"])
-        lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+        lines = refusal_lines(r)
         self.assertEqual(len(lines), 1, r.stderr)
         self.assertRegex(lines[0], r"cce\.py:3: pypto\.runtime\.pto_isa_include_dir: the PTO-ISA headers serve external CCE kernels")
 
@@ -165,11 +166,7 @@ class RunConfigFormerNames(unittest.TestCase):
             "except ValueError as e:\n"
             "    print('ValueError', e)\n"
         )
-        with support.scratch() as d:
-            path = f"{d}/rc.py"
-            with open(path, "w") as f:
-                f.write(code)
-            r = support.pldsim_py(path)
+        r = run_code("rc", code)
         self.assertEqual(r.returncode, 0, r.stderr)
         lines = r.stdout.splitlines()
         self.assertEqual(lines[0], "True True Ascend950 ['DeprecationWarning']")
