@@ -599,9 +599,12 @@ void pld__defer_wait(const char *file, int line, pld_dtensor signal, struct pld_
  * a free core, and only then does the task complete: what depends on it
  * sees the result.  Errors: not in a pld_at task, a second one in the same
  * task, a collective that has no split form (allreduce, reduce_scatter),
- * more than 64 peers (upstream's limit of conditions per task). */
-#define pld_deferred(call) (pld__defer_next(PLD__SRC), (call))
+ * more than 64 peers (upstream's limit of conditions per task), a wrapped
+ * call that is not one of those collectives (refused at its line; a call
+ * that returns no pld_dtensor does not compile). */
+#define pld_deferred(call) pld__defer_check(PLD__SRC, (pld__defer_next(PLD__SRC), (call)))
 void pld__defer_next(const char *file, int line);
+pld_dtensor pld__defer_check(const char *file, int line, pld_dtensor result);
 
 #ifdef __cplusplus
 }

@@ -339,6 +339,19 @@ void pld__defer_next(const char *file, int line)
     t->defer_line = line;
 }
 
+/* The flag pld__defer_next sets is for the call it wraps and no other:
+ * left set, it would make the next plain collective of the task split-phase
+ * unasked, so a call that did not take it is refused here, at its line. */
+pld_dtensor pld__defer_check(const char *file, int line, pld_dtensor result)
+{
+    struct gtask *t = running_task(file, line, "pld_deferred");
+    if (t->defer_file && !t->rest)
+        pld__fail(PLD_EINVAL, file, line, "pld_deferred",
+                  "the call it wraps is not a split-phase collective (allgather, all_to_all, "
+                  "all_to_all_v, broadcast, barrier)");
+    return result;
+}
+
 int pld__defer_take(const char *file, int line, const char *op, int conditions)
 {
     struct pld__rank *rk = &pld__R->ranks[pld__self()];

@@ -34,10 +34,6 @@ static void run_one(struct gtask *t, int index)
     if (enter && rk->kernel)
         pld__incore_exit();
     rk->task = 0;
-    if (!rest && t->defer_file && !t->rest)
-        pld__fail(PLD_EINVAL, t->defer_file, t->defer_line, "pld_deferred",
-                  "the call it wraps is not a split-phase collective (allgather, all_to_all, "
-                  "all_to_all_v, broadcast, barrier)");
 }
 
 static int condition_holds(const struct condition *c)

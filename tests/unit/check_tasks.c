@@ -842,8 +842,10 @@ static void misuse_kernel(const struct lat_args *a)
     case 12: /* split phase in a kernel launched with pl_incore */
         pld_deferred(pld_tensor_barrier(a->signal));
         break;
-    case 13: /* around something that is not a collective */
-        (void)pld_deferred(pld_time());
+    case 13: /* around something that is not a collective, then a plain collective: the
+              * flag must not carry over and make the barrier split-phase unasked */
+        (void)pld_deferred(pl_slice(a->signal, PL_SHAPE(1, 1), PL_SHAPE(0, 0)));
+        pld_tensor_barrier(a->signal);
         break;
     }
 }
@@ -909,8 +911,9 @@ static void misuse_device(const struct lat_args *a)
 static void misuse_host(const void *unused)
 {
     (void)unused;
-    pld_buffer sb = pld_alloc_window_buffer(PL_SHAPE(1, 1), PL_INT32, .name = "signal");
-    struct lat_args a = {.signal = pld_window(sb, PL_SHAPE(1, 1), PL_INT32), .peer = 1};
+    /* [2, 1]: a barrier's signal over the 2 ranks (misuse 13) */
+    pld_buffer sb = pld_alloc_window_buffer(PL_SHAPE(2, 1), PL_INT32, .name = "signal");
+    struct lat_args a = {.signal = pld_window(sb, PL_SHAPE(2, 1), PL_INT32), .peer = 1};
     if (misuse == 8) { /* on the host */
         pld_manual_scope_begin();
         return;
