@@ -154,6 +154,12 @@ def test_bad_cube_files_are_one_line():
          "expected 'cube peak (N AIC x F flop/cycle x G GHz)'"),
         ("c-gflops.csv", text.replace(",353.9,TFLOPS,", ",353.9,GFLOPS,"),
          "unit 'GFLOPS': expected TFLOPS"),
+        # a GEMM faster than the file's own peak (fp32 against its share of it)
+        ("c-fast.csv", text.replace(row, row.replace(",251.0,", ",400.0,")),
+         f"c-fast.csv{at} value '400.0' TFLOPS is above the cube peak of line",
+         "353.9 TFLOPS; expected a GEMM at or below the peak"),
+        ("c-fast32.csv", text.replace(",fp32,4096,4096,4096,,84.5,", ",fp32,4096,4096,4096,,90,"),
+         "value '90' TFLOPS is above the cube peak of line", "88.475 TFLOPS (fp32: 1/4 of it)"),
     ]
     for name, body, *msg in cases:
         refused(["--cube", file(name, body), "fit", "--only", "cube"], *msg)
@@ -185,6 +191,10 @@ def test_bad_gemm_ar_files_are_one_line():
          f"g-unit.csv{where} unit 'us': expected x for gemm_ratio"),
         ("g-nan.csv", text.replace(row, row.replace(",1.24,", ",nan,", 1)),
          f"g-nan.csv{where} value 'nan': expected a ratio, a finite number above 0"),
+        # a point given twice would be reported (and counted) twice
+        ("g-twice.csv", text + row.replace(",1.24,", ",1.30,", 1),
+         f"g-twice.csv:{len(lines) + 1}: gemm_ratio at 48 comm AIV against 24 is given twice "
+         f"(first at line {at + 1}); expected one row of each point"),
     ]
     for name, body, *msg in cases:
         refused(["--gemm-ar", file(name, body), "validate"], *msg)
