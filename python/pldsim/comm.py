@@ -439,6 +439,23 @@ def _split(defer: Any, op: str, file: str, line: int) -> None:
         _pldsim.defer_next(file, line)
 
 
+#: the largest core_num libpld can be handed (an int64); a larger one is
+#: refused here, where it would otherwise be an OverflowError traceback
+_CORE_NUM_MAX = 2**63 - 1
+
+
+def _core_num(op: str, core_num: Any) -> None:
+    """A collective's core_num: a positive int that libpld can take (the
+    device's own AIV count is checked there, with the device named)."""
+    if not isinstance(core_num, int) or isinstance(core_num, bool):
+        raise UsageTypeError(op, f"{op} core_num must be a positive compile-time int, got {type(core_num).__name__}")
+    if core_num <= 0:
+        raise UsageValueError(op, f"{op} core_num must be positive, got {core_num}")
+    if core_num > _CORE_NUM_MAX:
+        raise UsageValueError(op, f"{op} core_num {core_num} is more cores than any device has; expected 1 to "
+                                  "the device's vector cores (aiv_cores)")
+
+
 def barrier(signal: Any, *, defer: bool = False) -> Any:
     """Every rank meets; returns `signal` (reusable: self-clearing)."""
     op = "pld.tensor.barrier"
@@ -452,10 +469,7 @@ def barrier(signal: Any, *, defer: bool = False) -> Any:
 def allreduce(target: Any, signal: Any = _MISSING, *, op: Any = ReduceOp.Sum, mode: str = "mesh", core_num: int = 1) -> Any:
     """Every rank's `target` becomes the reduction over ranks; returns it."""
     name = "pld.tensor.allreduce"
-    if not isinstance(core_num, int) or isinstance(core_num, bool):
-        raise UsageTypeError(name, f"pld.tensor.allreduce core_num must be a positive compile-time int, got {type(core_num).__name__}")
-    if core_num <= 0:
-        raise UsageValueError(name, f"pld.tensor.allreduce core_num must be positive, got {core_num}")
+    _core_num(name, core_num)
     on_host = level() == HOST
     file, line = caller()
     if signal is _MISSING:
@@ -530,10 +544,7 @@ def all_to_all_v(input: Any, target: Any, signal: Any, send_counts: Any, recv_co
     recv_counts[me]; returns `target`.  On the host, core_num = L launches
     the builtin B = L if L < P else L // P * P blocks wide (signal [P, >= B])."""
     op = "pld.tensor.all_to_all_v"
-    if not isinstance(core_num, int) or isinstance(core_num, bool):
-        raise UsageTypeError(op, f"pld.tensor.all_to_all_v core_num must be a positive compile-time int, got {type(core_num).__name__}")
-    if core_num <= 0:
-        raise UsageValueError(op, f"pld.tensor.all_to_all_v core_num must be positive, got {core_num}")
+    _core_num(op, core_num)
     i, c = any_view(input, op, "input"), any_view(send_counts, op, "send_counts")
     t, s, r = _window(target, op, "target"), _window(signal, op, "signal"), _window(recv_counts, op, "recv_counts")
     file, line = caller()

@@ -151,6 +151,14 @@ class Constructs(unittest.TestCase):
             r.stderr,
             r"host_builtins\.py:\d+: host: pld\.tensor\.allreduce: \.core_num 49 exceeds the 48 vector cores \(aiv_cores\) of dev0",
         )
+        r = support.pldsim_py(prog, "cores-huge")  # an OverflowError traceback once
+        self.assertEqual(r.returncode, 3, r.stderr)
+        self.assertNotIn("Traceback", r.stderr)
+        self.assertRegex(
+            r.stderr,
+            r"host_builtins\.py:\d+: host: pld\.tensor\.allreduce: core_num 100000000000000000000 is more "
+            r"cores than any device has; expected 1 to the device's vector cores \(aiv_cores\)",
+        )
         r = support.pldsim_py(prog, "ring-max")
         self.assertEqual(r.returncode, 3)
         self.assertRegex(r.stderr, r"host_builtins\.py:\d+: host: pld\.tensor\.allreduce: the host ring allreduce supports only PLD_REDUCE_SUM")

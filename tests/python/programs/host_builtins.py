@@ -9,7 +9,8 @@ MODE: ok (default), ring (the allreduce is the host ring, with its
 [2(P-1)+1, P] signal), ring-mesh-signal (a host ring given a mesh signal),
 ring-max (a host ring with ReduceOp.Max), cores (the allreduce on 3 cores
 per rank, with no signal: pldsim makes the [P, 3] one), cores-too-many
-(core_num 49, more than a2a3's 48 AIV cores), kernel-no-signal (an
+(core_num 49, more than a2a3's 48 AIV cores), cores-huge (core_num 10**20,
+more than libpld's int64 takes), kernel-no-signal (an
 allreduce without a signal inside a kernel)."""
 
 import sys
@@ -80,6 +81,8 @@ def host(x: pl.Tensor[[P, 1, COLS], pl.FP32], y: pl.Out[pl.Tensor[[P, 1, COLS], 
         data = pld.tensor.allreduce(data, core_num=3)
     elif MODE == "cores-too-many":
         data = pld.tensor.allreduce(data, core_num=49)
+    elif MODE == "cores-huge":
+        data = pld.tensor.allreduce(data, core_num=10**20)
     else:
         data = pld.tensor.allreduce(data)  # the host form: no signal
     sig = pld.tensor.barrier(sig)
