@@ -46,7 +46,8 @@ def arguments() -> argparse.Namespace:
         a.tile_k = 64 if a.dtype == "fp16" else 32
     for name in ("m", "k", "n", "cores", "tile_m", "tile_n", "tile_k", "step_k"):
         if getattr(a, name) <= 0:
-            ap.error(f"--{name.replace('_', '-')} must be positive")
+            flag = f"-{name}" if len(name) == 1 else f"--{name.replace('_', '-')}"  # -m, -k, -n
+            ap.error(f"{flag} must be positive")
     for size, tile in (("m", a.tile_m), ("n", a.tile_n), ("k", a.tile_k * a.step_k)):
         if getattr(a, size) % tile:
             ap.error(f"-{size} {getattr(a, size)} is not a multiple of its tile ({tile})")

@@ -46,6 +46,10 @@ def devices(text: str) -> list[int]:
     return out
 
 
+#: the a2a3 (910B) vector cores: the most comm blocks that can all run at once
+AIV_CORES = 48
+
+
 def arguments() -> argparse.Namespace:
     ap = argparse.ArgumentParser(description="GEMM + allreduce, the allreduce beside the GEMM (pto-isa's gemm_ar)")
     ap.add_argument("-d", "--devices", default="0-7", help="device ids: 0,1,2,3 or 0-7 (default 0-7)")
@@ -63,6 +67,11 @@ def arguments() -> argparse.Namespace:
         ap.error(f"-d {a.devices!r}: expected distinct device ids, such as 0,1,2,3 or 0-7")
     if a.gemm_cores <= 0 or a.comm_cores < 0:
         ap.error("--gemm-cores must be positive and --comm-cores at least 0")
+    if a.comm_cores > AIV_CORES:
+        # the comm blocks wait on each other: those without a core would
+        # never start, and the run would end in a deadlock report
+        ap.error(f"--comm-cores {a.comm_cores}: expected at most {AIV_CORES}, the AIV cores of the 910B this "
+                 "kernel runs on (every comm block must be resident at once)")
     if a.comm_cores and a.comm_cores % a.gemm_cores and a.gemm_cores % a.comm_cores:
         ap.error(f"--comm-cores {a.comm_cores} and --gemm-cores {a.gemm_cores}: one must divide the other")
     for size, tile in (("m", 128), ("n", 256), ("k", 256)):

@@ -110,6 +110,18 @@ class Timing(unittest.TestCase):
         self.assertGreater(loads, drain)
         self.assertAlmostEqual(sim_time_us(hundred) - sim_time_us(none), moves + mad + 99 * max(moves, mad) + drain, delta=0.002)
 
+    def test_gemm_py_refuses_bad_sizes_naming_its_own_flags(self):
+        gemm = os.path.join(support.SRC, "bench", "gemm.py")
+        for args, msg in (
+            (["-m", "0"], "-m must be positive"),  # it named a --m flag, which does not exist
+            (["--tile-k", "-1"], "--tile-k must be positive"),
+            (["-n", "100"], "-n 100 is not a multiple of its tile (256)"),
+        ):
+            with self.subTest(args=args):
+                r = support.pldsim_py("--timing-only", gemm, *args)
+                self.assertEqual(r.returncode, 2, r.stderr)
+                self.assertTrue(r.stderr.splitlines()[-1].endswith(f"error: {msg}"), r.stderr)
+
     def test_a_gemm_k_loop_runs_at_its_slowest_pipe(self):
         """bench/gemm.py on one AIC: one 128 x 256 output tile, K = 1024 in
         4 L1 panels of 4 matmuls each (docs/models.md, "The cube's pipes").

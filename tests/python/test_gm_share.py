@@ -133,6 +133,8 @@ class GemmAllreduce(unittest.TestCase):
             (["-d", "0,0"], "-d '0,0': expected distinct device ids, such as 0,1,2,3 or 0-7"),
             (["-m", "100"], "-m 100 is not a positive multiple of 128"),
             (["--gemm-cores", "0"], "--gemm-cores must be positive and --comm-cores at least 0"),
+            # it passed, and the run ended in a 101-line deadlock report
+            (["--comm-cores", "96"], "--comm-cores 96: expected at most 48, the AIV cores of the 910B"),
         ]
         for args, msg in cases:
             with self.subTest(args=args):
