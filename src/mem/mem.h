@@ -54,6 +54,9 @@ unsigned char *pld__sparse_reserve(size_t copies, size_t copy_bytes);
 /* Bytes of made-up addresses the live sparse buffers share (2^56 - 2^53),
  * or 0 where sparse buffers reserve the address space instead. */
 size_t pld__sparse_room(void);
+/* Bytes of that room the run's earlier sparse buffers have taken (0 when
+ * none is live, or where there is no room). */
+size_t pld__sparse_taken(void);
 /* Frees a range made by pld__sparse_reserve and all its lines. */
 void pld__sparse_release(unsigned char *base);
 /* The real address of the element at p: p itself, or its place in the

@@ -142,6 +142,16 @@ size_t pld__sparse_room(void)
 #endif
 }
 
+size_t pld__sparse_taken(void)
+{
+#ifdef MADE_UP
+    /* a freed range is taken until none is live: the room is reused then */
+    return made_up_live ? made_up_next - MADE_UP_LO : 0;
+#else
+    return 0;
+#endif
+}
+
 unsigned char *pld__sparse_reserve(size_t copies, size_t copy_bytes)
 {
     size_t bytes = copies * copy_bytes;

@@ -55,21 +55,27 @@ static void fault_in(struct pld__wbuf *b, size_t bytes)
 _Noreturn static void sparse_refused(const char *file, int line, const char *op,
                                      const struct pld__wbuf *b)
 {
-    size_t room = pld__sparse_room();
-    char limit[128] = "", need[32], size[32];
+    size_t room = pld__sparse_room(), taken = pld__sparse_taken();
+    char limit[192] = "", need[32], size[32], used[32];
     struct rlimit rl;
-    if (room)
+    if (room && taken)
+        snprintf(limit, sizeof limit,
+                 "; the sparse windows of a run share %s of addresses, and its earlier ones have "
+                 "taken %s of it",
+                 pld__format_size((double)room, size, sizeof size),
+                 pld__format_size((double)taken, used, sizeof used));
+    else if (room)
         snprintf(limit, sizeof limit, "; the sparse windows of a run share %s of addresses",
                  pld__format_size((double)room, size, sizeof size));
     else if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
         snprintf(limit, sizeof limit, "; this process's address space is limited to %s (ulimit -v)",
                  pld__format_size((double)rl.rlim_cur, size, sizeof size));
     pld__fail(PLD_ENOMEM, file, line, op,
-              "cannot give window '%s' %s of addresses (%d copies of %lld bytes; a sparse "
+              "cannot give window '%s' %s of addresses (%d cop%s of %lld bytes; a sparse "
               "INT32 window uses memory only for the cells written, but each copy needs its own "
               "addresses)%s; expected a window whose copies fit: %s",
               b->name, pld__format_size((double)pld__R->P * (double)b->slot, need, sizeof need),
-              pld__R->P, (long long)b->slot, limit,
+              pld__R->P, pld__R->P == 1 ? "y" : "ies", (long long)b->slot, limit,
               room ? "make the window smaller" : "raise the limit or make the window smaller");
 }
 

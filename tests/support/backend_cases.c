@@ -428,10 +428,13 @@ static void host(const struct io *h)
         w.huge = pld_window(pld_alloc_window_buffer(PL_SHAPE(HR, HC), PL_INT32, .name = "huge"),
                             PL_SHAPE(HR, HC), PL_INT32);
     /* 2^55 bytes a copy: one copy's addresses fit the sparse room, two do not */
-    if (strcmp(which, "vast") == 0)
+    if (strcmp(which, "vast") == 0 || strcmp(which, "vast2") == 0)
         w.huge = pld_window(
             pld_alloc_window_buffer(PL_SHAPE(1LL << 27, 1LL << 26), PL_INT32, .name = "vast"),
             PL_SHAPE(1LL << 27, 1LL << 26), PL_INT32);
+    /* a second one on one device: its one copy would fit the room alone */
+    if (strcmp(which, "vast2") == 0)
+        pld_alloc_window_buffer(PL_SHAPE(1LL << 27, 1LL << 26), PL_INT32, .name = "vast2");
     for (int r = 0; r < P; r++) {
         struct rank_args a = {h, w, r, P};
         if (strcmp(which, "atomics") == 0)
@@ -442,7 +445,8 @@ static void host(const struct io *h)
             pld_dispatch(r, deadlock_device, a);
         else if (strcmp(which, "sparse") == 0)
             pld_dispatch(r, sparse_device, a);
-        else if (strcmp(which, "huge") == 0 || strcmp(which, "vast") == 0)
+        else if (strcmp(which, "huge") == 0 || strcmp(which, "vast") == 0 ||
+                 strcmp(which, "vast2") == 0)
             pld_dispatch(r, huge_device, a);
         else if (strcmp(which, "lines") == 0)
             pld_dispatch(r, lines_device, a);
@@ -465,15 +469,16 @@ int main(int argc, char **argv)
     int rc = pld_parse_args(&cfg, &argc, argv);
     static const char *const modes[] = {"atomics",   "strided", "deadlock", "bad_peer",
                                         "sparse",    "huge",    "lines",    "killed",
-                                        "interrupt", "spin",    "vast"};
+                                        "interrupt", "spin",    "vast",     "vast2"};
     size_t m = 0;
     while (argc == 2 && m < sizeof modes / sizeof modes[0] && strcmp(argv[1], modes[m]) != 0)
         m++;
     if (rc != 0 || argc != 2 || m == sizeof modes / sizeof modes[0]) {
-        fprintf(stderr,
-                "usage: backend_cases "
-                "atomics|strided|deadlock|bad_peer|sparse|huge|lines|killed|interrupt|spin|vast "
-                "[flags]\n");
+        fprintf(
+            stderr,
+            "usage: backend_cases "
+            "atomics|strided|deadlock|bad_peer|sparse|huge|lines|killed|interrupt|spin|vast|vast2 "
+            "[flags]\n");
         return 2;
     }
     which = argv[1];

@@ -355,6 +355,17 @@ START_TEST(a_sparse_window_past_its_room_says_so)
                               "a window whose copies fit: make the window smaller");
     ck_assert_msg(!strstr(r.err, "--no-data"), "%s", r.err);
     cmd_result_free(&r);
+    /* the room already taken is said, or "32 PiB of 56 PiB" reads as a
+     * contradiction; one copy is not "1 copies" */
+    r = run_cmd("%s vast2 -d 0", cases_prog());
+    ck_assert_msg(r.status == 3, "exit %d\n%s", r.status, r.err);
+    ck_assert_int_eq(count_error_lines(r.err), 1);
+    ck_assert_contains(r.err, "cannot give window 'vast2' 32.0 PiB of addresses (1 copy of "
+                              "36028797018963968 bytes;");
+    ck_assert_contains(r.err, "the sparse windows of a run share 56.0 PiB of addresses, and its "
+                              "earlier ones have taken 32.0 PiB of it; expected a window whose "
+                              "copies fit");
+    cmd_result_free(&r);
 }
 END_TEST
 
