@@ -336,6 +336,14 @@ struct pld_backend {
      * booked before any is priced (gm_share.c).  Read only when `size`
      * says the table has it. */
     void (*yield)(void);
+
+    /* Optional (backends whose ranks are processes): 1 in exactly one
+     * process of the job, the first to ask, 0 in every other.  The run's
+     * first error is reported by the rank that meets it; where every
+     * process meets the same one (a refusal of the backend itself), each
+     * process would print it, and their lines interleave.  NULL: the
+     * in-process first (one address space) is the job's. */
+    int (*claim_report)(void);
 };
 
 /* Checks a backend's table when the backend is chosen (run.c): a name,

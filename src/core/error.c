@@ -107,7 +107,9 @@ _Noreturn void pld__vfail(int code, const char *file, int line, const char *op, 
     int first =
         self == PLD__NOBODY || __atomic_compare_exchange_n(&pld__R->error, &zero, code, 0,
                                                            __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
-    if (first && !(self == PLD__HOST && pld__mute_host)) {
+    /* a muted host never claims: the claim is for the process that prints */
+    if (first && !(self == PLD__HOST && pld__mute_host) &&
+        (!pld__R->be->claim_report || self == PLD__NOBODY || pld__R->be->claim_report())) {
         op = pld__op_shown(op);
         fflush(stdout);
         if (preface)

@@ -199,9 +199,9 @@ static int run_process(const struct pld__run_env *env, pld__host_fn host, const 
     for (int r = 0; r < env->P; r++)
         pld__mpi->fe->set_device(r, &dev);
     pld__mpi_liveness_start();
-    MPI_Win_allocate(sizeof(int32_t), sizeof(int32_t), MPI_INFO_NULL, MPI_COMM_WORLD,
+    MPI_Win_allocate(2 * sizeof(int32_t), sizeof(int32_t), MPI_INFO_NULL, MPI_COMM_WORLD,
                      &pld__mpi->abort_cell, &pld__mpi->ctl);
-    *pld__mpi->abort_cell = 0;
+    pld__mpi->abort_cell[0] = pld__mpi->abort_cell[1] = 0;
     MPI_Win_lock_all(MPI_MODE_NOCHECK, pld__mpi->ctl);
     MPI_Barrier(MPI_COMM_WORLD);
     pld__mpi->t0 = MPI_Wtime();
@@ -238,6 +238,7 @@ static int run_process(const struct pld__run_env *env, pld__host_fn host, const 
     MPI_Allreduce(&mine, &out->end_time, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     MPI_Win_unlock_all(pld__mpi->ctl);
     MPI_Win_free(&pld__mpi->ctl);
+    pld__mpi->abort_cell = NULL; /* no claim after this: see pld__mpi_claim_report */
 
     const char *all = getenv("PLD_MPI_ALL_STDOUT");
     if (pld__mpi->me != 0 && !(all && strcmp(all, "1") == 0)) {
@@ -291,4 +292,5 @@ const struct pld_backend pld_backend_mpi = {
     .abort_run = pld__mpi_abort_run,
     .window_alloc = pld__mpi_window_alloc,
     .window_free = pld__mpi_window_free,
+    .claim_report = pld__mpi_claim_report,
 };

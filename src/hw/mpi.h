@@ -28,7 +28,9 @@ struct mpi_state {
     double t0;
     struct pld__task_queue tasks; /* this process's rank's */
     struct pld__task *current;    /* running; freed by run_tasks after an error */
-    MPI_Win ctl;                  /* one INT32 per process: an error code, 0 while running */
+    /* two INT32 per process: [0] an error code, 0 while running; [1], used
+     * in process 0 only, 1 once a process has claimed the error report */
+    MPI_Win ctl;
     int32_t *abort_cell;
     jmp_buf unwind;         /* back to the runner of the host or of a task */
     struct mpi_peer *peers; /* every process's, by rank */
@@ -79,6 +81,9 @@ int pld__mpi_notify(int owner, const struct pld__cell_ref *cell, pld_notify_op o
                     struct pld__cost *c);
 void pld__mpi_wait(const struct pld__cell_ref *ref, pld_wait_cmp cmp, int32_t expected);
 _Noreturn void pld__mpi_abort_run(void);
+/* The backend's claim_report: the first process to ask, job-wide, by a
+ * compare-and-swap on process 0's second control cell. */
+int pld__mpi_claim_report(void);
 
 /* mpi_liveness.c: a watchdog thread that ends the job when a process on
  * this host dies. */

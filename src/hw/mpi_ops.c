@@ -231,6 +231,17 @@ static int abort_seen(void)
     return __atomic_load_n(pld__mpi->abort_cell, __ATOMIC_ACQUIRE) != 0;
 }
 
+int pld__mpi_claim_report(void)
+{
+    const int32_t one = 1, zero = 0;
+    int32_t was = 1;
+    if (!pld__mpi->abort_cell) /* outside the run's window: no job-wide claim, each speaks */
+        return 1;
+    MPI_Compare_and_swap(&one, &zero, &was, MPI_INT32_T, 0, 1, pld__mpi->ctl);
+    MPI_Win_flush(0, pld__mpi->ctl);
+    return was == 0;
+}
+
 _Noreturn void pld__mpi_abort_run(void)
 {
     int error = pld__mpi->fe->error(), code = error ? error : PLD_EINVAL;

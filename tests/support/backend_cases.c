@@ -324,6 +324,22 @@ static void deadlock_device(const struct rank_args *a)
     pl_incore(deadlock_kernel, a->w, a->rank, a->P);
 }
 
+/* ---------------------------------------------------------------- defer */
+
+/* A split-phase barrier in a task on every rank: sim and threads run it;
+ * mpi refuses it, and every process meets the refusal at once. */
+static void defer_kernel(const struct win *w)
+{
+    pld_deferred(pld_tensor_barrier(w->sig));
+}
+
+static void defer_device(const struct rank_args *a)
+{
+    pld_manual_scope_begin();
+    pld_at(defer_kernel, a->w);
+    pld_manual_scope_end();
+}
+
 static void bad_peer_kernel(struct win w, int r, int P)
 {
     if (r == P - 1) {
@@ -456,6 +472,8 @@ static void host(const struct io *h)
             pld_dispatch(r, interrupt_device, a);
         else if (strcmp(which, "spin") == 0)
             pld_dispatch(r, spin_device, a);
+        else if (strcmp(which, "defer") == 0)
+            pld_dispatch(r, defer_device, a);
         else
             pld_dispatch(r, bad_peer_device, a);
     }
@@ -467,18 +485,17 @@ int main(int argc, char **argv)
     pld_config_init(&cfg);
     cfg.no_cacheline_check = 1; /* small buffers back to back; hardware layout is not the point */
     int rc = pld_parse_args(&cfg, &argc, argv);
-    static const char *const modes[] = {"atomics",   "strided", "deadlock", "bad_peer",
-                                        "sparse",    "huge",    "lines",    "killed",
-                                        "interrupt", "spin",    "vast",     "vast2"};
+    static const char *const modes[] = {"atomics", "strided", "deadlock", "bad_peer",  "sparse",
+                                        "huge",    "lines",   "killed",   "interrupt", "spin",
+                                        "vast",    "vast2",   "defer"};
     size_t m = 0;
     while (argc == 2 && m < sizeof modes / sizeof modes[0] && strcmp(argv[1], modes[m]) != 0)
         m++;
     if (rc != 0 || argc != 2 || m == sizeof modes / sizeof modes[0]) {
-        fprintf(
-            stderr,
-            "usage: backend_cases "
-            "atomics|strided|deadlock|bad_peer|sparse|huge|lines|killed|interrupt|spin|vast|vast2 "
-            "[flags]\n");
+        fprintf(stderr, "usage: backend_cases "
+                        "atomics|strided|deadlock|bad_peer|sparse|huge|lines|killed|interrupt|spin|"
+                        "vast|vast2|defer "
+                        "[flags]\n");
         return 2;
     }
     which = argv[1];

@@ -423,6 +423,29 @@ START_TEST(mpi_rank_error_is_reported_once_and_others_unwind)
 }
 END_TEST
 
+/* Issue 51, class 5: a refusal every process meets at once (the mpi
+ * backend has no split-phase collectives) was printed by each, and two
+ * processes interleaved it into one garbled line.  One process claims the
+ * report, job-wide; the others stay silent.  sim and threads run it. */
+START_TEST(mpi_refusal_met_by_every_process_is_printed_once)
+{
+    struct cmd_result r = mpi_run(4, cases_prog(), "defer -d 0-3 --wait-timeout 20s");
+    ck_assert_msg(r.status == 3, "exit %d\nstderr:\n%s", r.status, tail(r.err, 2000));
+    ck_assert_int_eq(count_lines_with(r.err, "split-phase collectives need the sim or threads "
+                                             "backend; on mpi call the collective without defer"),
+                     1);
+    /* mpirun adds its own lines: count pldsim's (file:line), whole */
+    ck_assert_int_eq(count_lines_with(r.err, "backend_cases.c:"), 1);
+    ck_assert_int_eq(count_lines_with(r.err, "pld_deferred"), 1);
+    cmd_result_free(&r);
+    for (int b = 0; b < 2; b++) {
+        r = run_cmd("%s defer -d 0-3 --backend %s", cases_prog(), b ? "threads" : "sim");
+        ck_assert_msg(r.status == 0 && strstr(r.out, "OK\n"), "exit %d\n%s", r.status, r.err);
+        cmd_result_free(&r);
+    }
+}
+END_TEST
+
 /* Issue 18, item 7: a rank's process killed in the middle of an allreduce.
  * Open MPI's mpirun sees the death, names the rank and ends the others, so
  * the job ends at once, non-zero; nothing may wait out the whole
@@ -644,6 +667,7 @@ int main(void)
     tcase_add_test(mpi, mpi_rank_error_is_reported_once_and_others_unwind);
     tcase_add_test(mpi, mpi_killed_rank_ends_the_job_and_is_named);
     tcase_add_loop_test(mpi, mpi_killed_rank_without_mpirun_abort_is_named_by_pldsim, 0, 2);
+    tcase_add_test(mpi, mpi_refusal_met_by_every_process_is_printed_once);
     tcase_add_test(mpi, mpi_process_count_must_match_the_devices);
     tcase_add_test(mpi, mpi_refuses_what_it_cannot_do);
     tcase_add_test(mpi, mpi_module_is_loaded_only_when_asked_for);
