@@ -149,6 +149,14 @@ pld_dtensor pld__window(const char *file, int line, pld_buffer buf, pl_shape sha
                   "a %s %s view needs %lld bytes but buffer '%s' has %lld",
                   pld__shape_str(shape, a, sizeof a), pl_dtype_name(dtype), (long long)need,
                   buf.buf->name, (long long)buf.buf->bytes);
+    /* A buffer allocated by bytes has no dtype to say it keeps values under
+     * --timing-only; a view that holds integers the run keeps (the counts
+     * all_to_all_v reads, routes) says it for it.  Without this the view's
+     * writes were dropped and the counts read as absent: every block moved
+     * whole, unlike the data run (issue 51). */
+    struct pld__run *R = pld__R;
+    if (R->cfg->timing_only && !buf.buf->mem && !R->be->window_alloc && pld__keeps_values(dtype))
+        pld__materialize(file, line, op, buf.buf);
     pl_tensor t = {.dtype = dtype, .shape = shape, .name = buf.buf->name, .win = buf.buf};
     return t;
 }

@@ -24,8 +24,24 @@
 /* send_counts[d] clamped to 0..max, read like pl_read (a GM access). */
 static int32_t count_for(struct pld__coll *c, pl_tensor counts, int d, int64_t max)
 {
-    if (!pld__has_data(&counts))
-        return (int32_t)max; /* --no-data: the count is not kept; the transfer is the same */
+    if (!pld__has_data(&counts)) {
+        /* --no-data keeps no window payloads, counts included (--timing-only
+         * keeps them): the schedule then depends on a value the mode does
+         * not have, which a timing study must be told, once a process */
+        static int warned;
+        if (!warned && !pld__mute_host) {
+            warned = 1;
+            fflush(stdout);
+            fprintf(stderr,
+                    "%s:%d: rank %d: %s: warning: --no-data keeps no send_counts ('%s' is in a "
+                    "window), so every block moves whole (%lld rows) where the data run moves "
+                    "its count; --timing-only keeps them and moves what the data run moves "
+                    "(said once)\n",
+                    c->file, c->line, pld__self(), pld__op_shown(c->name),
+                    counts.name ? counts.name : "?", (long long)max);
+        }
+        return (int32_t)max;
+    }
     pl_shape at = counts.shape.ndim == 2 ? PL_IDX(d, 0) : PL_IDX(d);
     double n = pl__read(c->file, c->line, counts, at);
     return (int32_t)(n < 0 ? 0 : n > (double)max ? max : n);

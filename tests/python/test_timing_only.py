@@ -161,17 +161,25 @@ class TimingOnly(unittest.TestCase):
         # move (issue 51: the mode once moved every block whole).  The
         # program's own check of the rows fails by construction.
         prog = support.program("a2av_blocks.py")
-        cases = [("1",), ("4",)]
+        # and in a buffer allocated by bytes, with no dtype of its own
+        cases = [("1",), ("4",), ("1", "bytes"), ("4", "bytes")]
 
         def both(case):
-            return (support.pldsim_py(prog, *case, "-d", "0,1,2"),
-                    support.pldsim_py("--timing-only", prog, *case, "-d", "0,1,2"))
+            with support.scratch() as d:
+                runs = []
+                for flags in ((), ("--timing-only",)):
+                    trace = os.path.join(d, f"trace{len(flags)}.txt")
+                    r = support.pldsim_py("--trace", trace, *flags, prog, *case, "-d", "0,1,2")
+                    with open(trace) as f:  # the reads of the counts are in both
+                        runs.append((r, f.read()))
+                return runs
 
-        for case, (data, timed) in zip(cases, support.in_parallel(both, cases)):
-            with self.subTest(core_num=case[0]):
+        for case, ((data, data_trace), (timed, timed_trace)) in zip(cases, support.in_parallel(both, cases)):
+            with self.subTest(case=case):
                 self.assertEqual(data.returncode, 0, data.stderr)
                 self.assertEqual(summary(data.stdout)[:2], summary(timed.stdout)[:2])
                 self.assertEqual(summary(data.stdout)[1], "36.1 KiB")
+                self.assertEqual(data_trace, timed_trace)
 
     def test_the_golden_runner_computes_and_checks_nothing(self):
         data = support.pldsim_py(PROGRAM, "golden", cwd=support.PROGRAMS)

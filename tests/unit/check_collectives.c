@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 enum kind { AR_MESH, AR_RING, BCAST, AGATHER, RSCATTER, A2A, NKINDS };
 static const char *const kind_name[] = {"allreduce/mesh", "allreduce/ring", "broadcast",
@@ -468,6 +470,8 @@ struct vc_args {
     int phase;
 };
 
+static int vc_no_collect;
+
 static int vc_count(int r, int d)
 {
     return (r + 2 * d) % (VC_MAX + 2);
@@ -519,6 +523,8 @@ static void vc_host(const void *unused)
         pld_dispatch(r, vc_device, a);
     for (int call = 0; call < 2; call++)
         pld_tensor_all_to_all_v(a.in, a.tgt, a.sig, a.cnt, a.rc, .core_num = vc_cores);
+    if (vc_no_collect) /* --no-data: nothing to store into the host's tensors */
+        return;
     a.phase = 1;
     for (int r = 0; r < P; r++) {
         a.out = pl_at(vc_out, r);
@@ -562,6 +568,74 @@ START_TEST(core_num_spreads_the_all_to_all_v_over_blocks_and_resets_its_lanes)
     }
     pl_tensor_free(&vc_out);
     pl_tensor_free(&vc_rc_out);
+}
+END_TEST
+
+/* Issue 51, class 2: with the send counts in a window buffer allocated by
+ * bytes (no dtype), --timing-only dropped their writes, so every block
+ * moved whole and the trace lacked the counts' reads: at P = 3 the run
+ * moved more and took longer than with data.  A view that holds INT32
+ * keeps the buffer's values now: the time and bytes are the data run's. */
+START_TEST(timing_only_all_to_all_v_moves_what_the_data_run_moves)
+{
+    static const int cores[] = {1, 4};
+    P = 3;
+    vc_cores = cores[_i];
+    vc_stride = cores[_i];
+    pld_run_stats st[2];
+    for (int timed = 0; timed < 2; timed++) {
+        /* SimGrid runs once a process: each run in a child of its own */
+        int fd[2];
+        ck_assert_int_eq(pipe(fd), 0);
+        pid_t pid = fork();
+        ck_assert_int_ge(pid, 0);
+        if (pid == 0) {
+            vc_out = pl_tensor_new(PL_SHAPE(P, P * VC_MAX, V_COLS), PL_FP32, "out");
+            vc_rc_out = pl_tensor_new(PL_SHAPE(P, P + 1), PL_INT32, "recv_counts");
+            pld_config cfg;
+            pld_config_init(&cfg);
+            cfg.summary = 0;
+            cfg.no_data = cfg.timing_only = timed;
+            pld_run_stats mine = {0};
+            if (pld_config_set_devices(&cfg, "0-2") == 0 && pld_run(&cfg, vc_host, NULL) == 0)
+                pld_last_run_stats(&mine);
+            _exit(write(fd[1], &mine, sizeof mine) == (ssize_t)sizeof mine ? 0 : 1);
+        }
+        close(fd[1]);
+        ck_assert_int_eq(read(fd[0], &st[timed], sizeof st[timed]), (ssize_t)sizeof st[timed]);
+        close(fd[0]);
+        waitpid(pid, NULL, 0);
+        ck_assert_msg(st[timed].time_s > 0, "the %s run failed", timed ? "timing-only" : "data");
+    }
+    ck_assert_msg(st[1].bytes_moved == st[0].bytes_moved && st[1].time_s == st[0].time_s,
+                  "core_num %d: timing-only %llu B in %.3f us, with data %llu B in %.3f us",
+                  vc_cores, (unsigned long long)st[1].bytes_moved, st[1].time_s * 1e6,
+                  (unsigned long long)st[0].bytes_moved, st[0].time_s * 1e6);
+}
+END_TEST
+
+/* Under --no-data the counts in a window are not kept, so every block
+ * moves whole: the run says so, once, at the call (issue 51, class 2). */
+START_TEST(no_data_all_to_all_v_says_its_counts_are_not_kept)
+{
+    P = 3;
+    vc_cores = vc_stride = 1;
+    vc_no_collect = 1;
+    pld_config cfg;
+    pld_config_init(&cfg);
+    cfg.summary = 0;
+    cfg.no_data = 1;
+    ck_assert_int_eq(pld_config_set_devices(&cfg, "0-2"), 0);
+    capture_stderr_begin();
+    int rc = pld_run(&cfg, vc_host, NULL);
+    char *err = capture_stderr_end();
+    ck_assert_int_eq(rc, 0);
+    ck_assert_int_eq(count_lines_with(err, "warning"), 1);
+    ck_assert_contains(err, "check_collectives.c:");
+    ck_assert_contains(err, ": pld_tensor_all_to_all_v: warning: --no-data keeps no send_counts "
+                            "('cnt' is in a window), so every block moves whole (5 rows) where the "
+                            "data run moves its count; --timing-only keeps them");
+    free(err);
 }
 END_TEST
 
@@ -1006,6 +1080,8 @@ int main(void)
     tcase_add_loop_test(v, core_num_spreads_the_all_to_all_v_over_blocks_and_resets_its_lanes, 0,
                         6);
     tcase_add_test(v, core_num_all_to_all_v_refuses_a_signal_narrower_than_its_blocks);
+    tcase_add_loop_test(v, timing_only_all_to_all_v_moves_what_the_data_run_moves, 0, 2);
+    tcase_add_test(v, no_data_all_to_all_v_says_its_counts_are_not_kept);
     tcase_add_loop_test(v, host_builtins_run_the_collective_on_every_rank, 0, 3);
     tcase_add_loop_test(v, the_host_ring_allreduce_sums_and_leaves_its_signal_zero, 0, 4);
     tcase_add_loop_test(v, the_host_ring_allreduce_refuses_what_upstream_refuses, 0, 3);

@@ -4,10 +4,11 @@ rows of 256 FP32 to every rank, the count of rank r to d being
 (r + 2d) % (ROWS + 2) rows (some past the capacity, some zero), twice on
 one signal, then copies what it received out.
 
-    pldsim-py a2av_blocks.py CORE_NUM [STRIDE [ROWS [full]]] -d 0,1,...
+    pldsim-py a2av_blocks.py CORE_NUM [STRIDE [ROWS [full]]] [bytes] -d 0,1,...
 
 STRIDE: the signal's columns (default CORE_NUM); ROWS: MAX_RECV (default
-5); full: every count is ROWS (for timing).  Checks the rows, the
+5); full: every count is ROWS (for timing); bytes: the send counts' buffer
+is allocated by bytes, with no dtype (upstream's programs often do).  Checks the rows, the
 clamped counts, and that every lane of the signal reads zero after."""
 
 import sys
@@ -24,6 +25,9 @@ if "-d" in ARGS:  # the device list, as upstream's programs take it
     at = ARGS.index("-d")
     DEVICES = [int(d) for d in ARGS[at + 1].split(",")]
     del ARGS[at:at + 2]
+BYTES = "bytes" in ARGS
+if BYTES:
+    ARGS.remove("bytes")
 CORES = int(ARGS[0])
 STRIDE = int(ARGS[1]) if len(ARGS) > 1 else CORES
 ROWS = int(ARGS[2]) if len(ARGS) > 2 else 5
@@ -68,7 +72,7 @@ def host(x: pl.Tensor[[P, P * ROWS, COLS], pl.FP32], n: pl.Tensor[[P, P, 1], pl.
     inp_buf = pld.alloc_window_buffer([P * ROWS, COLS], dtype=pl.FP32)
     target_buf = pld.alloc_window_buffer([P * ROWS, COLS], dtype=pl.FP32)
     sig_buf = pld.alloc_window_buffer([(P * STRIDE + 15) // 16 * 16], dtype=pl.INT32)  # whole cache lines
-    cnt_buf = pld.alloc_window_buffer([16], dtype=pl.INT32)
+    cnt_buf = pld.alloc_window_buffer(64) if BYTES else pld.alloc_window_buffer([16], dtype=pl.INT32)
     recv_buf = pld.alloc_window_buffer([16], dtype=pl.INT32)
     inp = pld.window(inp_buf, [P * ROWS, COLS], dtype=pl.FP32)
     target = pld.window(target_buf, [P * ROWS, COLS], dtype=pl.FP32)
