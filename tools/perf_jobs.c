@@ -89,7 +89,13 @@ static void stop_all(struct running *run, int slots)
  * can slip in between a check and a blocking waitpid: it stops every child
  * (SIGKILL: a simulation holds nothing worth saving; their results files
  * are unlinked tmpfiles), says so in one line, and ends this process with
- * the same signal, as a shell expects of an interrupted program. */
+ * the same signal, as a shell expects of an interrupted program.
+ *
+ * SIGINT and SIGTERM are caught even when this process was started with
+ * them ignored: a shell script's background job gets SIGINT ignored, and a
+ * CI runner or supervisor that cancels the job by signalling its process
+ * group then left the parent and every child simulating (issue 51).  Only
+ * SIGHUP keeps an inherited ignore: that is nohup's request. */
 static const int interrupts[] = {SIGINT, SIGTERM, SIGHUP};
 enum { NINTERRUPTS = sizeof interrupts / sizeof interrupts[0] };
 static struct sigaction before[NINTERRUPTS]; /* the dispositions a child gets back */
@@ -125,7 +131,7 @@ void perf_jobs_catch_interrupts(void)
     sigemptyset(&sa.sa_mask);
     for (int i = 0; i < NINTERRUPTS; i++) {
         sigaction(interrupts[i], NULL, &before[i]);
-        if (before[i].sa_handler != SIG_IGN) /* nohup's choice stands */
+        if (interrupts[i] != SIGHUP || before[i].sa_handler != SIG_IGN)
             sigaction(interrupts[i], &sa, NULL);
     }
 }

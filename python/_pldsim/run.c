@@ -25,8 +25,13 @@
 #include "core.h"
 #include "gilstate.h"
 
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 /* Whether the ranks of the run in progress share this OS thread (SimGrid's
  * coroutines), and the interpreter that their thread states belong to. */
@@ -511,6 +516,28 @@ static PyObject *py_time(PyObject *self, PyObject *unused)
     return PyFloat_FromDouble(pld_time());
 }
 
+/* die_with_parent(parent_pid): in a forked sim child, ties its life to the
+ * parent's.  A SIGKILL (or any death) of the process that forked it must
+ * not leave a simulation running, adopted by init, that nobody will read.
+ * Linux's PR_SET_PDEATHSIG does it; the parent may have died before the
+ * call, so that is checked after it.  Returns True if the child should go
+ * on, False if its parent is already gone.  Elsewhere, always True: the
+ * parent's handlers (isolate.py) still stop it on SIGINT and SIGTERM. */
+static PyObject *py_die_with_parent(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    long parent = PyLong_AsLong(arg);
+    if (parent == -1 && PyErr_Occurred())
+        return NULL;
+#ifdef __linux__
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0)
+        return PyErr_SetFromErrno(PyExc_OSError);
+    if ((long)getppid() != parent)
+        Py_RETURN_FALSE;
+#endif
+    Py_RETURN_TRUE;
+}
+
 /* exit_code(rc): the process status pldsim gives a run's result. */
 static PyObject *py_exit_code(PyObject *self, PyObject *arg)
 {
@@ -557,6 +584,8 @@ PyMethodDef pldsim_run_methods[] = {
      "the UB bytes a kernel of the executing rank may use (0: none)"},
     {"aborting", py_aborting, METH_NOARGS, "whether the run is ending after an error"},
     {"time", py_time, METH_NOARGS, "seconds since the run started (simulated on sim)"},
+    {"die_with_parent", py_die_with_parent, METH_O,
+     "die_with_parent(parent_pid) -> False if the parent is gone (a forked sim child)"},
     {"exit_code", py_exit_code, METH_O, "exit_code(rc) -> the process status for a run result"},
     {"usage", py_usage, METH_NOARGS, "the help text of pldsim's common options"},
     {NULL, NULL, 0, NULL},

@@ -18,14 +18,25 @@ import os
 import pickle
 import signal
 import sys
+import threading
 import traceback
 from typing import Any, Callable, Iterable
+
+import _pldsim
 
 from .values import is_fork_shared, is_torch_tensor
 
 
 #: signal.signal itself: a run replaces the module's with a refusal (program.py)
 _install_handler = signal.signal
+
+#: what ends a run from outside, sent to this process alone (a supervisor,
+#: timeout(1), a CI runner) rather than to its whole process group
+_PASSED_ON = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+#: the line for a signal the child could not say itself (it is libpld's
+#: interrupt handler that says SIGINT's and SIGTERM's)
+_ENDED = {signal.SIGINT: "interrupted (SIGINT)", signal.SIGTERM: "terminated (SIGTERM)",
+          signal.SIGHUP: "hung up (SIGHUP)"}
 
 def tensors_in(values: Iterable[Any]) -> list[Any]:
     """The torch tensors among `values`, looking into lists, tuples and
@@ -64,10 +75,15 @@ def run_in_child(run: Callable[[], tuple], tensors: list[Any], who: str) -> tupl
     sys.stdout.flush()
     sys.stderr.flush()
     rfd, wfd = os.pipe()
+    parent = os.getpid()
     pid = os.fork()
     if pid == 0:  # the child: run, report, and leave without Python's exit
         os.close(rfd)
         code = 70
+        # it dies with its parent, SIGKILL included; and the parent's
+        # forwarding handlers (installed after the fork) are not its own
+        if not _pldsim.die_with_parent(parent):
+            os._exit(code)
         t = sys.modules.get("torch")
         if t is not None:
             # the parent's OpenMP pool did not survive the fork, and torch's
@@ -88,24 +104,69 @@ def run_in_child(run: Callable[[], tuple], tensors: list[Any], who: str) -> tupl
             finally:
                 os._exit(code)
     os.close(wfd)
-    with os.fdopen(rfd, "rb") as r:
-        data = r.read()
-    _, status = os.waitpid(pid, 0)
+    received: list[int] = []
+    previous = _pass_signals_on(pid, received)
+    try:
+        with os.fdopen(rfd, "rb") as r:
+            data = r.read()
+        _, status = os.waitpid(pid, 0)
+    finally:
+        for n, handler in previous.items():
+            _install_handler(n, handler)
+    if received and not (os.WIFSIGNALED(status) and os.WTERMSIG(status) == received[0]):
+        # the child finished (or died otherwise) before the signal reached
+        # it: the signal still ends this process, as it would have
+        _end_by(received[0], said=False)
     try:
         return pickle.loads(data) if data else _dead(status, who)
     except (pickle.UnpicklingError, EOFError, ValueError):
         return _dead(status, who)
 
 
+def _pass_signals_on(child: int, received: list[int]) -> dict[int, Any]:
+    """While the child runs, SIGINT, SIGTERM and SIGHUP sent to this
+    process alone go to the child: it ends the run and says so, and this
+    process then ends by the same signal (_dead).  A second signal kills
+    the child outright.  A signal the program ignores (or handles itself)
+    is left alone, and so is every signal off the main thread, where
+    Python cannot install handlers: the child still dies with this
+    process (die_with_parent).  Returns the handlers to put back."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+
+    def forward(n: int, _frame: Any) -> None:
+        received.append(n)
+        try:
+            os.kill(child, n if len(received) == 1 else signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+    previous: dict[int, Any] = {}
+    for n in _PASSED_ON:
+        handler = signal.getsignal(n)
+        if handler in (signal.SIG_DFL, signal.default_int_handler):
+            previous[n] = _install_handler(n, forward)
+    return previous
+
+
+def _end_by(n: int, said: bool) -> None:
+    """Ends this process by signal `n`, as a shell expects (128 + n),
+    after one line saying so unless the child said it."""
+    sys.stdout.flush()
+    if not said:
+        print(f"pldsim: {_ENDED[n]}; the run has no result", file=sys.stderr)
+        sys.stderr.flush()
+    _install_handler(n, signal.SIG_DFL)
+    os.kill(os.getpid(), n)
+
+
 def _dead(status: int, who: str) -> tuple[Any, ...]:
     if os.WIFSIGNALED(status):
         n = os.WTERMSIG(status)
-        if n in (signal.SIGINT, signal.SIGTERM):
-            # an interrupt: the child said so in one line (libpld's handler);
-            # this process ends the same way, as a shell expects (130, 143)
-            sys.stdout.flush()
-            _install_handler(n, signal.SIG_DFL)
-            os.kill(os.getpid(), n)
+        if n in _ENDED:
+            # an interrupt: the child said so in one line (libpld's handler
+            # says SIGINT's and SIGTERM's); this process ends the same way
+            _end_by(n, said=n != signal.SIGHUP)
         try:
             name = f" ({signal.Signals(n).name})"
         except ValueError:

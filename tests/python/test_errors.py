@@ -7,7 +7,9 @@ from __future__ import annotations
 import os
 import re
 import signal
+import subprocess
 import tempfile
+import time
 import unittest
 
 import support
@@ -22,6 +24,15 @@ def fault_line(name: str) -> int:
 
 def run(mode: str, *opts: str):
     return support.pldsim_py(*opts, "tests/python/programs/faults.py", mode, cwd=support.SRC)
+
+
+def alive(pid: int) -> bool:
+    """Is process `pid` still running (not gone, not a zombie)?"""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
 
 
 def message_lines(stderr: str) -> list[str]:
@@ -283,6 +294,48 @@ class RunnerErrors(unittest.TestCase):
                 self.assertEqual(r.returncode, -getattr(signal, sig), r.stderr)
                 lines = [l for l in r.stderr.splitlines() if not l.startswith("[pldsim]")]
                 self.assertEqual(lines, [said[sig]])
+
+    def test_a_signal_to_pldsim_py_alone_ends_its_simulation_too(self):
+        # issue 51, class 1: SIGINT, SIGTERM or SIGKILL sent to pldsim-py's
+        # own process (a supervisor's, timeout(1)'s) ended it at once and
+        # left the child simulating, adopted by init.  Now the child dies
+        # with it, and the status is the signal's, with one line.
+        said = {signal.SIGINT: "pldsim: interrupted (SIGINT); the run has no result",
+                signal.SIGTERM: "pldsim: terminated (SIGTERM); the run has no result",
+                signal.SIGHUP: "pldsim: hung up (SIGHUP); the run has no result"}
+
+        def one(sig: int) -> tuple:
+            with tempfile.TemporaryDirectory() as d:
+                ready = os.path.join(d, "ready")
+                env = {k: v for k, v in os.environ.items() if not k.startswith("PLD_")}
+                env["EXITS_READY"] = ready
+                p = subprocess.Popen([support.RUNNER, "tests/python/programs/exits.py", "kernel", "wait"],
+                                     cwd=support.SRC, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     text=True, start_new_session=True)
+                deadline = time.monotonic() + 60
+                while not os.path.exists(ready) and p.poll() is None and time.monotonic() < deadline:
+                    time.sleep(0.05)
+                with open(ready) as f:
+                    child = int(f.read())
+                os.kill(p.pid, sig)  # the parent alone, not its group
+                try:
+                    out, err = p.communicate(timeout=30)
+                finally:
+                    if p.poll() is None:
+                        os.killpg(p.pid, signal.SIGKILL)
+                # the child is gone (a zombie where init reaps nothing)
+                gone = time.monotonic() + 10
+                while alive(child) and time.monotonic() < gone:
+                    time.sleep(0.05)
+                return p.returncode, err, alive(child)
+
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGKILL):
+            with self.subTest(sig=signal.Signals(sig).name):
+                rc, err, child_alive = one(sig)
+                self.assertEqual(rc, -sig, err)
+                self.assertFalse(child_alive, "the simulating child outlived pldsim-py")
+                lines = [l for l in err.splitlines() if not l.startswith("[pldsim]")]
+                self.assertEqual(lines, [said[sig]] if sig in said else [])
 
     def test_a_signal_handler_installed_in_a_run_is_refused_alike(self):
         # issue 41, class 1: signal.signal in a kernel worked on coroutines

@@ -1156,25 +1156,31 @@ END_TEST
  * its children went on simulating, holding the output open.  Ctrl-C (the
  * whole group) exited silently.  Now either stops every child, says so in
  * one line, and ends with the signal; the children's results files are
- * unlinked tmpfiles, so nothing is left behind. */
+ * unlinked tmpfiles, so nothing is left behind.  Issue 51, class 1: started
+ * with SIGINT ignored (a shell script's background job is), Ctrl-C to the
+ * group left the parent and both children running; it had to be killed. */
 START_TEST(pldsim_perf_interrupted_stops_its_children)
 {
     static const struct {
-        int sig, group;
+        int sig, group, ignored;
         const char *said;
     } cases[] = {
-        {SIGTERM, 0,
+        {SIGTERM, 0, 0,
          "pldsim-perf: terminated (SIGTERM): the simulations still running were stopped"},
-        {SIGINT, 1,
+        {SIGINT, 1, 0,
          "pldsim-perf: interrupted (SIGINT): the simulations still running were stopped"},
-        {SIGINT, 0,
+        {SIGINT, 0, 0,
+         "pldsim-perf: interrupted (SIGINT): the simulations still running were stopped"},
+        {SIGINT, 1, 1,
          "pldsim-perf: interrupted (SIGINT): the simulations still running were stopped"},
     };
     int left = -1;
     /* sizes that take minutes: the signal comes once both children run */
-    struct cmd_result r = run_cmd_signalled(
-        cases[_i].sig, cases[_i].group, 3, "pldsim-perf", &left,
-        "%s/tools/pldsim-perf allreduce -g 64 -b 256M -e 1G -f 2 -n 20 -j 2", PLD_BUILDDIR);
+    struct cmd_result r =
+        run_cmd_signalled(cases[_i].sig, cases[_i].group, 3, "pldsim-perf", &left,
+                          "%s%s/tools/pldsim-perf allreduce -g 64 -b 256M -e 1G -f 2 -n 20 -j 2%s",
+                          cases[_i].ignored ? "sh -c \"trap '' INT; exec " : "", PLD_BUILDDIR,
+                          cases[_i].ignored ? "\"" : "");
     ck_assert_msg(r.status == 128 + cases[_i].sig, "exit %d\n%s", r.status, r.err);
     ck_assert_int_eq(left, 0);
     ck_assert_int_eq(count_lines_with(r.err, ""), 1);
@@ -1510,7 +1516,7 @@ int main(void)
     tcase_add_loop_test(cli, bad_topology_specs, 0, (int)(sizeof bad_specs / sizeof bad_specs[0]));
     tcase_add_loop_test(cli, pldsim_perf_refuses_bad_values, 0, 12);
     tcase_add_test(cli, pldsim_perf_reports_a_failed_csv_and_no_inf_at_one_rank);
-    tcase_add_loop_test(cli, pldsim_perf_interrupted_stops_its_children, 0, 3);
+    tcase_add_loop_test(cli, pldsim_perf_interrupted_stops_its_children, 0, 4);
     tcase_add_loop_test(cli, every_program_prints_its_version, 0,
                         (int)(sizeof versioned / sizeof versioned[0]));
     suite_add_tcase(s, cli);

@@ -6,7 +6,8 @@ status, as python does (None: 0, an int: itself, any other value: 1).
 WHERE: top (after the run), host, device or kernel; CODE: an int (default
 7), none, or any other text; or SIGINT / SIGTERM: the process sends itself
 that signal from WHERE, as an interrupt from outside would arrive; or
-handler: WHERE installs a signal handler."""
+handler: WHERE installs a signal handler; or wait: WHERE writes its
+process id to the file $EXITS_READY and sleeps, for a signal from outside."""
 
 import os
 import signal
@@ -27,6 +28,11 @@ CODE = None if ARG == "none" else int(ARG) if ARG.lstrip("-").isdigit() else ARG
 def interrupt(code):
     if code == "handler":  # refused during a run, on every context alike
         signal.signal(signal.SIGUSR1, lambda *a: None)  # HANDLER
+    if code == "wait":
+        with open(os.environ["EXITS_READY"] + ".tmp", "w") as f:
+            f.write(str(os.getpid()))
+        os.rename(os.environ["EXITS_READY"] + ".tmp", os.environ["EXITS_READY"])
+        time.sleep(60)
     if code in ("SIGINT", "SIGTERM"):
         os.kill(os.getpid(), getattr(signal, code))
         time.sleep(10)  # where the signal ends the process; else the exit says it did not
