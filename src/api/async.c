@@ -47,7 +47,7 @@ static struct pld__async *table(const char *file, int line, const char *op, stru
 pld_async_session pld__async_session(const char *file, int line, struct pld_async_session_kw kw)
 {
     static const char op[] = "pld_system_async_session";
-    struct pld__rank *rk = pld__kernel_rank(file, line, op);
+    struct pld__rank *rk = pld__op_rank(file, line, op);
     if (kw.sync_id < 0 || kw.sync_id > 7)
         pld__fail(PLD_EINVAL, file, line, op, ".sync_id is %lld; expected 0..7",
                   (long long)kw.sync_id);
@@ -100,7 +100,7 @@ pld_async_event pld__async_add(const char *file, int line, const char *op, pld_a
 int pld__wait_async_event(const char *file, int line, pld_async_event e, pld_async_session s)
 {
     static const char op[] = "pld_system_wait_async_event";
-    struct pld__rank *rk = pld__kernel_rank(file, line, op);
+    struct pld__rank *rk = pld__op_rank(file, line, op);
     int me = pld__self();
     struct pld__async *a = table(file, line, op, rk);
     check_session(file, line, op, rk, a, s);

@@ -103,7 +103,7 @@ pl_tile pld_embed_tile(const char *file, int line, const char *op, pl_dtype dtyp
 
 void pld_embed_charge_vector(const char *file, int line, const char *op, int64_t elems)
 {
-    pld__kernel_rank(file, line, op);
+    pld__op_rank(file, line, op);
     pld__charge_vector(elems);
 }
 

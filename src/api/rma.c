@@ -38,7 +38,7 @@ static int check_remote(const char *file, int line, const char *op, const char *
 static int begin_remote(const char *file, int line, const char *op, const char *what, pl_tensor t,
                         int64_t peer, int *me, double *t0)
 {
-    pld__kernel_rank(file, line, op);
+    pld__op_rank(file, line, op);
     *me = pld__self();
     *t0 = pld__now();
     return check_remote(file, line, op, what, t, peer);
@@ -100,7 +100,7 @@ pl_tile pld__remote_load(const char *file, int line, pld_dtensor target,
 static void remote_store(const char *file, int line, const char *op, pl_tile tile,
                          pld_dtensor target, struct pld_remote_store_kw kw)
 {
-    pld__kernel_rank(file, line, op);
+    pld__op_rank(file, line, op);
     int me = pld__self();
     double t0 = pld__now();
     pld__check_tile(file, line, op, "source tile", tile);
@@ -155,7 +155,7 @@ void pld__tensor_remote_store(const char *file, int line, pl_tensor src, pld_dte
                               struct pld_remote_store_kw kw)
 {
     static const char op[] = "pld_tensor_remote_store";
-    pld__kernel_rank(file, line, op);
+    pld__op_rank(file, line, op);
     pld__check_tensor(file, line, op, "src", src);
     if (src.win)
         pld__fail(PLD_EINVAL, file, line, op,
@@ -302,7 +302,7 @@ static void put(const char *file, int line, const char *op, pld_dtensor dst, str
 static void get(const char *file, int line, const char *op, pl_tensor dst, struct pld_p2p_kw kw,
                 int user_stage)
 {
-    pld__kernel_rank(file, line, op);
+    pld__op_rank(file, line, op);
     int me = pld__self();
     double t0 = pld__now();
     int64_t n, chunk, last;
@@ -408,7 +408,7 @@ void pld__tile_put(const char *file, int line, pld_dtensor dst, struct pld_tile_
 void pld__tile_get(const char *file, int line, pl_tensor dst, struct pld_tile_p2p_kw kw)
 {
     static const char op[] = "pld_tile_get";
-    pld__kernel_rank(file, line, op);
+    pld__op_rank(file, line, op);
     if (kw.atomic != PL_ATOMIC_NONE)
         pld__fail(PLD_EINVAL, file, line, op, "get has no .atomic");
     get(file, line, op, dst, staged_kw(file, line, op, dst, &kw), 1);

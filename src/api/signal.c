@@ -57,7 +57,7 @@ int64_t pld__cell_offset(pl_tensor t, pl_shape offsets)
 void pld__notify(const char *file, int line, pld_dtensor target, struct pld_notify_kw kw)
 {
     static const char op[] = "pld_system_notify";
-    struct pld__rank *rk = pld__kernel_rank(file, line, op);
+    struct pld__rank *rk = pld__op_rank(file, line, op);
     int me = (int)(rk - pld__R->ranks);
     double t0 = pld__now();
 

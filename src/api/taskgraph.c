@@ -244,7 +244,7 @@ pld_task_id pld__at_task(const char *file, int line, const char *name, pld__task
 void pld__defer_wait(const char *file, int line, pld_dtensor signal, struct pld_wait_kw kw)
 {
     static const char op[] = "pld_system_defer_wait";
-    struct pld__rank *rk = pld__kernel_rank(file, line, op);
+    struct pld__rank *rk = pld__op_rank(file, line, op);
     int me = pld__self();
     double t0 = pld__now();
     struct pld__graph *g = rk->graph;
@@ -312,7 +312,7 @@ static struct gtask *running_task(const char *file, int line, const char *op)
                   "(in Python, pl.at(level=CORE_GROUP) in pl.manual_scope()); called by %s, a "
                   "collective is a builtin kernel, which has no split form",
                   self < 0 ? "the host orchestrator" : "a per-device function");
-    struct pld__rank *rk = pld__kernel_rank(file, line, op);
+    struct pld__rank *rk = pld__op_rank(file, line, op);
     if (!rk->task || !rk->graph)
         pld__fail(PLD_EINVAL, file, line, op,
                   "a split-phase collective (defer=True) belongs in a task of its own (pld_at; in "

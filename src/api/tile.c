@@ -129,7 +129,7 @@ static void load_region(const char *file, int line, const char *op, double t0, p
 pl_tile pld__load_as(const char *file, int line, const char *op, pl_tensor t, pl_shape offsets,
                      pl_shape shape, struct pl_load_kw kw)
 {
-    pld__kernel_rank(file, line, op);
+    pld__op_rank(file, line, op);
     double t0 = pld__now();
     check_gm(file, line, op, "source", t);
     pl_shape valid =
@@ -228,7 +228,7 @@ static void store_values(const char *file, int line, const char *op, double t0, 
 pl_tensor pld__store_as(const char *file, int line, const char *op, pl_tile tile, pl_shape offsets,
                         pl_tensor t, struct pl_store_kw kw)
 {
-    pld__kernel_rank(file, line, op); /* a cube kernel's pipes settle first */
+    pld__op_rank(file, line, op); /* a cube kernel's pipes settle first */
     double t0 = pld__now();
     pld__check_tile(file, line, op, "tile", tile);
     store_values(file, line, op, t0, tile.dtype, tile.no_data ? NULL : tile.data, tile.shape,
@@ -245,7 +245,7 @@ void pld__store_from(const char *file, int line, const char *op, pl_dtype dtype,
     if (drain && !t.win)
         pld__cube_rank(file, line, op);
     else
-        pld__kernel_rank(file, line, op);
+        pld__op_rank(file, line, op);
     double t0 = pld__now();
     /* the values are only read; the backend's span type is not const */
     store_values(file, line, op, t0, dtype, (void *)(uintptr_t)data, shape, valid, offsets, t, kw,
@@ -418,7 +418,7 @@ static void check_index(const char *file, int line, const char *op, pl_tensor t,
 
 double pl__read(const char *file, int line, pl_tensor t, pl_shape idx)
 {
-    pld__kernel_rank(file, line, "pl_read");
+    pld__op_rank(file, line, "pl_read");
     double t0 = pld__now();
     check_gm(file, line, "pl_read", "tensor", t);
     check_index(file, line, "pl_read", t, idx);
@@ -443,7 +443,7 @@ double pl__read(const char *file, int line, pl_tensor t, pl_shape idx)
 
 void pl__write(const char *file, int line, pl_tensor t, pl_shape idx, double v)
 {
-    pld__kernel_rank(file, line, "pl_write");
+    pld__op_rank(file, line, "pl_write");
     double t0 = pld__now();
     check_gm(file, line, "pl_write", "tensor", t);
     check_index(file, line, "pl_write", t, idx);
@@ -490,7 +490,7 @@ double pl__cast(const char *file, int line, double v, pl_dtype dt)
 pl_tile pl__cast_tile(const char *file, int line, pl_tile t, pl_dtype dt)
 {
     static const char op[] = "pl_cast";
-    pld__kernel_rank(file, line, op);
+    pld__op_rank(file, line, op);
     double t0 = pld__now();
     pld__check_tile(file, line, op, "tile", t);
     if (pl_dtype_size(dt) == 0)

@@ -23,7 +23,7 @@ void pld__coll_begin(struct pld__coll *c, const char *file, int line, const char
                      pld_dtensor ctx_of)
 {
     *c = (struct pld__coll){.file = file, .line = line, .name = name};
-    c->rk = pld__kernel_rank(file, line, name);
+    c->rk = pld__op_rank(file, line, name);
     if (ctx_of.dtype == 0 || !ctx_of.win)
         pld__fail(PLD_EINVAL, file, line, name,
                   "'%s' must be a window view (pld_window): collectives work on windows",

@@ -164,12 +164,8 @@ void pld__require_level(const char *file, int line, const char *op, unsigned all
 struct pld__rank *pld__kernel_rank(const char *file, int line, const char *op)
 {
     int self = pld__self(); /* once: every kernel op asks */
-    if (self >= 0 && pld__R->ranks[self].kernel) {
-        struct pld__rank *rk = &pld__R->ranks[self];
-        if (rk->pipes.ahead) /* an op of the cube's before this one */
-            pld__pipes_settle(rk);
-        return rk;
-    }
+    if (self >= 0 && pld__R->ranks[self].kernel)
+        return &pld__R->ranks[self];
     pld__require_level(file, line, op, PLD__LVL_KERNEL); /* fails, saying where we are */
     return &pld__R->ranks[self];
 }

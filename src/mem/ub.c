@@ -229,7 +229,7 @@ static int add_block(const char *file, int line, const char *op, struct pld__ran
 pl_tile pld__tile_alloc(const char *file, int line, const char *op, pl_dtype dt, pl_shape shape,
                         int no_data)
 {
-    struct pld__rank *rk = pld__kernel_rank(file, line, op);
+    struct pld__rank *rk = pld__op_rank(file, line, op);
     size_t bytes = (size_t)pld__shape_bytes(shape, pl_dtype_size(dt)); /* saturates */
     char a[64];
 
@@ -287,13 +287,13 @@ void pld__check_tile_rows(const char *file, int line, const char *op, pl_shape s
 
 void pld__ub_transient(const char *file, int line, const char *op, size_t bytes)
 {
-    struct pld__rank *rk = pld__kernel_rank(file, line, op);
+    struct pld__rank *rk = pld__op_rank(file, line, op);
     add_block(file, line, op, rk, NULL, bytes);
 }
 
 void pld__check_tile(const char *file, int line, const char *op, const char *what, pl_tile t)
 {
-    struct pld__rank *rk = pld__kernel_rank(file, line, op);
+    struct pld__rank *rk = pld__op_rank(file, line, op);
     if (t.data == NULL || t.dtype == 0)
         pld__fail(PLD_EINVAL, file, line, op, "%s is not a tile (uninitialised?)", what);
     if (t.epoch != rk->epoch || t.index < 0 || t.index >= rk->ub_nblocks ||

@@ -39,6 +39,10 @@ double pld__pipe_issue(struct pld__rank *rk, enum pld__pipe p, double seconds, d
  * (l0c_lat, then l0c_bw), sharing the device's GM (pld__gm_seconds). */
 double pld__pipe_issue_gm(struct pld__rank *rk, enum pld__pipe p, double bytes, double *end);
 struct pld__rank *pld__cube_rank(const char *file, int line, const char *op);
+/* pld__kernel_rank for every op that is not the cube's: the executing
+ * kernel's rank, its cube's pipes settled first (the op starts once the
+ * cube's work before it is done).  Fails unless inside a kernel. */
+struct pld__rank *pld__op_rank(const char *file, int line, const char *op);
 /* The GM bandwidth a device's cores share (gm_share.c).  pld__gm_seconds
  * is what a GM read (or a `write`) of `bytes` by the executing core `rk`
  * takes, in model seconds (speed_factor included): `lat` plus the bytes at

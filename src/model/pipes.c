@@ -83,6 +83,14 @@ double pld__pipe_issue_gm(struct pld__rank *rk, enum pld__pipe p, double bytes, 
     return occupy(q, p, start, *end);
 }
 
+struct pld__rank *pld__op_rank(const char *file, int line, const char *op)
+{
+    struct pld__rank *rk = pld__kernel_rank(file, line, op);
+    if (rk->pipes.ahead) /* an op of the cube's before this one */
+        pld__pipes_settle(rk);
+    return rk;
+}
+
 struct pld__rank *pld__cube_rank(const char *file, int line, const char *op)
 {
     int self = pld__self();
