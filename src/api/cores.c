@@ -2,14 +2,14 @@
  * (upstream's core_num: a builtin launches a grid of blocks, one per AIV).
  *
  * Every core of a rank is that rank to the rest of libpld: the same window
- * slot, the same ops, the same race-detector clock (so a race between two
- * cores of one rank goes unseen; their lanes touch disjoint data).  What
- * each core has of its own is the kernel state, the fields of struct
- * pld__rank from `kernel` to `task`: its UB arena, the wait it is blocked
- * in, the builtin it is in, its put_async events, its cube pipes.  A
- * backend that runs cores at once keeps one copy of that state per core
- * and swaps it into the rank while the core runs; the fields are kept
- * together for that. */
+ * slot, the same ops.  What each core has of its own is the kernel state,
+ * the fields of struct pld__rank from `kernel` to `race_thread`: its UB
+ * arena, the wait it is blocked in, the builtin it is in, its put_async
+ * events, its cube pipes, and its program order for the race detector (a
+ * credit one core receives orders nothing another core does).  A backend
+ * that runs cores at once keeps one copy of that state per core and swaps
+ * it into the rank while the core runs; the fields are kept together for
+ * that. */
 #include "internal.h"
 #include "backend.h"
 #include "cost.h"
@@ -56,15 +56,39 @@ void pld__kstate_release(struct pld__rank *rk)
     pld__async_release(rk);
 }
 
+/* A launch's cores, as the race detector sees them: each core enters its
+ * own program order before it runs. */
+struct launch {
+    void (*fn)(void *arg, int core);
+    void *arg;
+    int rank, launcher;
+};
+
+static void core_of_launch(void *p, int core)
+{
+    const struct launch *l = p;
+    pld__races_core_enter(l->rank, core, l->launcher);
+    l->fn(l->arg, core);
+}
+
 void pld__run_cores(int n, void (*fn)(void *arg, int core), void *arg)
 {
     const struct pld_backend *be = pld__R->be;
+    int me = pld__self();
+    struct launch l = {fn, arg, me, n > 1 && me >= 0 ? pld__races_thread(me) : -1};
+    if (l.launcher >= 0) {
+        pld__races_cores_begin(me, n, l.launcher);
+        fn = core_of_launch;
+        arg = &l;
+    }
     if (n > 1 && be->run_cores) {
         pld__gm_cores(n); /* its cores may now share the device's GM */
         be->run_cores(n, fn, arg);
         pld__gm_cores(-n);
-        return;
+    } else {
+        for (int c = 0; c < n; c++)
+            fn(arg, c);
     }
-    for (int c = 0; c < n; c++)
-        fn(arg, c);
+    if (l.launcher >= 0)
+        pld__races_cores_done(me, n, l.launcher);
 }

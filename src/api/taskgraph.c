@@ -123,6 +123,7 @@ void pld__scope_end(const char *file, int line)
         pld__gm_cube_cores(g->pools[1]); /* how much its cores may ask of GM */
         pld__run_cores(g->cores, pld__graph_core_loop, g);
         pld__gm_cube_cores(-g->pools[1]);
+        pld__graph_join_clocks(g);
     }
     rk->graph = NULL;
     graph_free(g);
@@ -186,6 +187,7 @@ pld_task_id pld__at_task(const char *file, int line, const char *name, pld__task
             pld__fail(PLD_ENOMEM, file, line, op, "out of memory");
         pld__graph_core_loop(
             one, cube); /* core 0 of its pool: 0 a vector core, 1 (pools[0] = 0) a cube */
+        pld__graph_join_clocks(one);
         rk->graph = NULL;
         graph_free(one);
         return (pld_task_id){.scope = 0, .index = -1};

@@ -46,6 +46,9 @@ struct gtask {
     void (*rest)(void *);
     void *rest_arg; /* malloc'd; freed with the graph if the run ends first */
     int rest_due;   /* queued again to run `rest` */
+    /* 1 + its race-detector snapshot (what it did and acquired, for what
+     * depends on it), or 0 */
+    int clock;
 };
 
 struct pld__graph {
@@ -76,5 +79,8 @@ struct pld__graph {
 int pld__graph_start(struct pld__graph *g);
 /* The loop of one of g's cores (arg: the graph), for pld__run_cores. */
 void pld__graph_core_loop(void *arg, int core);
+/* Once g has run: the executing thread (its launcher) goes on after what
+ * every task did and acquired, and the tasks' snapshots go. */
+void pld__graph_join_clocks(struct pld__graph *g);
 
 #endif

@@ -13,12 +13,20 @@
 
 /* Runs task `t` on the calling core, or the rest of its split-phase
  * collective once that is due; the caller has made it RUNNING. */
-static void run_one(struct gtask *t, int index)
+static void run_one(const struct pld__graph *g, struct gtask *t, int index)
 {
     struct pld__rank *rk = &pld__R->ranks[pld__self()];
     void (*rest)(void *) = t->rest_due ? t->rest : NULL;
     void *arg = t->rest_arg;
     rk->task = index + 1;
+    /* program order is per core: the task starts after what its
+     * dependencies did (the rest after what the task did and acquired) */
+    int me = pld__self();
+    if (rest)
+        pld__races_snapshot_join(me, t->clock - 1);
+    for (int k = 0; k < t->ndeps; k++)
+        if (!rest)
+            pld__races_snapshot_join(me, g->t[t->deps[k]].clock - 1);
     /* a front end's task enters its kernel itself; the rest has only us */
     int enter = t->kernel || rest;
     if (enter)
@@ -34,6 +42,7 @@ static void run_one(struct gtask *t, int index)
     if (enter && rk->kernel)
         pld__incore_exit();
     rk->task = 0;
+    t->clock = pld__races_snapshot(me, t->clock - 1) + 1;
 }
 
 static int condition_holds(const struct condition *c)
@@ -114,7 +123,7 @@ static void complete(struct pld__graph *g, struct gtask *t)
 static void finish(struct pld__graph *g, struct gtask *t, int i)
 {
     for (int k = 0; k < t->nconds; k++)
-        pld__races_acquire(pld__self(), t->conds[k].cell, PLD_WAIT_GE, t->conds[k].expected);
+        pld__races_snapshot_acquire(t->clock - 1, t->conds[k].cell, t->conds[k].expected);
     if (t->rest) {
         t->nconds = 0;
         t->rest_due = 1;
@@ -224,7 +233,7 @@ void pld__graph_core_loop(void *arg, int core)
         if (i >= 0) {
             struct gtask *t = &g->t[i];
             t->state = RUNNING;
-            run_one(t, i);
+            run_one(g, t, i);
             if (pld_run_aborting())
                 return;
             if (has_idle)
@@ -249,6 +258,17 @@ void pld__graph_core_loop(void *arg, int core)
         if (woke && has_idle)
             be->kick();
     }
+}
+
+void pld__graph_join_clocks(struct pld__graph *g)
+{
+    int me = pld__self();
+    for (int i = 0; i < g->n; i++)
+        if (g->t[i].clock) {
+            pld__races_snapshot_join(me, g->t[i].clock - 1);
+            pld__races_snapshot_free(g->t[i].clock - 1);
+            g->t[i].clock = 0;
+        }
 }
 
 int pld__graph_stuck(const struct pld__run *R, int rank)

@@ -179,6 +179,9 @@ struct pld__rank {
      * core of a task graph runs front-end code of its own */
     struct pld_guard *guard;
     int task; /* 1 + the index of the task-graph task this core runs (taskgraph.c), or 0 */
+    /* 1 + the race detector's thread of this core (its program order), or
+     * 0: the rank's own, which its first core and all it runs alone share */
+    int race_thread;
     /* end of the kernel state */
     uint64_t bytes_sent, bytes_received;
     /* The device span of each dispatch the rank ran, in order (levels.c):

@@ -21,6 +21,28 @@ void pld__races_release_land(int me, const void *cell, pld_notify_op op, int32_t
 /* After a wait on the caller's own `cell` saw its condition hold: it
  * acquires only the notifies that condition needed. */
 void pld__races_acquire(int me, const void *cell, pld_wait_cmp cmp, int32_t expected);
+
+/* Program order is per core (docs/races.md).  pld__races_thread: the
+ * thread of rank `me`'s executing core, or -1 without a detector.  A
+ * launch of n cores by thread `launcher` (pld__run_cores): cores_begin
+ * before any runs (each starts after what the launcher did), core_enter
+ * as core `core` starts (its thread becomes the executing one), and
+ * cores_done once all have ended (the launcher goes on after all they
+ * did, and is the executing thread again). */
+int pld__races_thread(int me);
+void pld__races_cores_begin(int me, int n, int launcher);
+void pld__races_core_enter(int me, int core, int launcher);
+void pld__races_cores_done(int me, int n, int launcher);
+/* A task's clock, for what depends on it (taskgraph_run.c): a snapshot of
+ * the executing thread's clock into handle h (h < 0: a new one); returns
+ * the handle, or -1 (no detector, out of memory: nothing is ordered by
+ * it).  snapshot_join: the executing thread learns it; snapshot_acquire:
+ * it acquires what a deferred condition (the rank's cell >= expected)
+ * needed, as a wait would; snapshot_free lets the handle go. */
+int pld__races_snapshot(int me, int h);
+void pld__races_snapshot_join(int me, int h);
+void pld__races_snapshot_acquire(int h, const void *cell, int32_t expected);
+void pld__races_snapshot_free(int h);
 void pld__races_access(int me, const struct pld__wbuf *b, int copy, int64_t lo, int64_t hi,
                        int write, int atomic, const char *op, const char *file, int line);
 /* A notify's update of its cell, at byte `at` of `copy` of b: an atomic
@@ -57,6 +79,21 @@ void pld__racer_on_race(struct pld__racer *RC,
                         void (*fn)(void *ctx, const char *f1, int l1, const char *f2, int l2),
                         void *ctx);
 int pld__racer_races(const struct pld__racer *RC); /* pairs reported so far */
+/* Threads: 0 .. P-1 are the ranks'; pld__racer_thread gives core `core`
+ * of `rank` one of its own (core 0: the rank's), made on first use (-1:
+ * out of memory).  The calls below that take `me` take a thread. */
+int pld__racer_thread(struct pld__racer *RC, int rank, int core);
+/* Thread `to` learns all that `from` knows; what `from` does next is not
+ * ordered by this. */
+void pld__racer_join(struct pld__racer *RC, int to, int from);
+/* A copy of thread t's clock in snapshot h (h < 0: a new one), t going on
+ * unordered by it; the handle, or -1 when out of memory.  Thread t learns
+ * snapshot h; snapshot h acquires a wait on `cell`; h is freed. */
+int pld__racer_snapshot(struct pld__racer *RC, int h, int t);
+void pld__racer_snapshot_join(struct pld__racer *RC, int t, int h);
+void pld__racer_snapshot_acquire(struct pld__racer *RC, int h, const int32_t *cell,
+                                 pld_wait_cmp cmp, int32_t expected);
+void pld__racer_snapshot_free(struct pld__racer *RC, int h);
 void pld__racer_release(struct pld__racer *RC, int me, const int32_t *cell, pld_notify_op op,
                         int32_t value);
 void pld__racer_acquire(struct pld__racer *RC, int me, const int32_t *cell, pld_wait_cmp cmp,

@@ -1,9 +1,12 @@
 /* races.c: the data-race detector (docs/races.md).
  *
- * Happens-before comes from vector clocks.  Program order within a rank is
- * one source of edges; the other is a notify (release) and a wait that
- * needed it (acquire).  A rank's own component advances after each notify,
- * so what it does after a notify is not ordered by it.
+ * Happens-before comes from vector clocks, one per thread: a core of a
+ * rank (races_clocks.c; a rank that runs one core at a time is one
+ * thread).  Program order within a thread is one source of edges; a
+ * notify (release) and a wait that needed it (acquire) another; a launch
+ * and a task graph's dependencies the last (races_clocks.c).  A thread's
+ * own component advances after each notify, so what it does after a
+ * notify is not ordered by it.
  *
  * Which notifies a wait needed: per cell, the detector keeps the arrivals
  * since the last Set (or since the owner's last wait), each with the value
@@ -12,9 +15,12 @@
  * a break until the wait read the cell: for AtomicAdd, the updates that
  * brought the cell to its threshold; for a Set, the Set (and the adds it
  * needed after it).  A condition that held before any arrival acquires
- * nothing.  Only the owner waits on a cell, so once it has acquired up to
- * an arrival the earlier ones can go: a later wait that needs no more than
- * them adds nothing to its clock.
+ * nothing.  Only the owner rank waits on a cell, so once one of its waits
+ * has acquired up to an arrival the earlier ones can go: what they ordered
+ * is kept as one clock for the cell, which a later wait on another core of
+ * the owner acquires whole unless its condition held before them too (a
+ * join that may order more than the fewest arrivals it needed; a wait on
+ * the same core adds nothing with it).
  *
  * Accesses: per window buffer and per rank's copy (and one for all host
  * tensor memory, by address) a treap of records keyed by their first byte,
@@ -53,26 +59,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct pld__racer *pld__racer_new(int P)
-{
-    struct pld__racer *RC = calloc(1, sizeof *RC);
-    if (!RC)
-        return NULL;
-    RC->P = P;
-    RC->vc = calloc((size_t)P * (size_t)P, sizeof *RC->vc);
-    RC->mins = calloc((size_t)P, sizeof *RC->mins);
-    if (!RC->vc || !RC->mins) {
-        free(RC->vc);
-        free(RC->mins);
-        free(RC);
-        return NULL;
-    }
-    for (int r = 0; r < P; r++)
-        RC->vc[(size_t)r * P + r] = 1;
-    pld__shadow_init(&RC->host);
-    return RC;
-}
-
 void pld__racer_on_race(struct pld__racer *RC,
                         void (*fn)(void *ctx, const char *f1, int l1, const char *f2, int l2),
                         void *ctx)
@@ -84,30 +70,6 @@ void pld__racer_on_race(struct pld__racer *RC,
 int pld__racer_races(const struct pld__racer *RC)
 {
     return RC->races;
-}
-
-void pld__racer_free(struct pld__racer *RC)
-{
-    if (!RC)
-        return;
-    pld__ptrmap_free(&RC->cells);
-    for (int i = 0; i < RC->ncells; i++) {
-        free(RC->cell[i].a);
-        free(RC->cell[i].clock);
-    }
-    free(RC->cell);
-    for (int b = 0; b < RC->nbufs; b++) {
-        for (int c = 0; RC->shadow[b] && c < RC->P; c++)
-            free(RC->shadow[b][c].r);
-        free(RC->shadow[b]);
-    }
-    free(RC->shadow);
-    free(RC->host.r);
-    free(RC->seen);
-    free(RC->found);
-    free(RC->mins);
-    free(RC->vc);
-    free(RC);
 }
 
 void pld__races_begin(struct pld__run *R)
@@ -133,25 +95,6 @@ void pld__races_free(struct pld__run *R)
 {
     pld__racer_free(R->racer);
     R->racer = NULL;
-}
-
-static uint32_t *clock_of(const struct pld__racer *RC, int r)
-{
-    return RC->vc + (size_t)r * RC->P;
-}
-
-/* to[q] = max(to[q], from[q]); in blocks of eight so that -O2 vectorizes it */
-static void join(uint32_t *restrict to, const uint32_t *restrict from, int n)
-{
-    int q = 0;
-    for (; q + 8 <= n; q += 8) {
-        uint32_t *t = to + q;
-        const uint32_t *f = from + q;
-        for (int k = 0; k < 8; k++)
-            t[k] = t[k] > f[k] ? t[k] : f[k];
-    }
-    for (; q < n; q++)
-        to[q] = to[q] > from[q] ? to[q] : from[q];
 }
 
 /* ---- signal cells ---- */
@@ -181,40 +124,44 @@ static struct cell *cell_of(struct pld__racer *RC, const int32_t *addr, int make
 }
 
 /* The arrival of an update at `addr`, which left it as it is now, from
- * `me` with the vector clock `from`. */
+ * thread `me` with the vector clock `from` (its first n entries; from[me]
+ * is the notifier's own entry at the notify). */
 static void arrive(struct pld__racer *RC, int me, const int32_t *addr, pld_notify_op op,
-                   int32_t value, const uint32_t *from)
+                   int32_t value, const uint32_t *from, int n)
 {
     struct cell *c = cell_of(RC, addr, 1);
-    size_t P = (size_t)RC->P;
+    size_t S = (size_t)RC->Tcap;
     if (c && !c->a) /* the first arrival: the value before it */
         c->floor = (int32_t)((uint32_t)*addr - (uint32_t)value);
     if (c && op == PLD_NOTIFY_SET) { /* what came before cannot satisfy a wait any more */
         c->n = 0;
         c->floor_fails = 1;
+        free(c->acquired);
+        c->acquired = NULL;
     }
     if (c && c->n == c->cap) {
         int cap = c->cap ? 2 * c->cap : 1; /* most cells see one arrival per wait */
         struct arrival *na = realloc(c->a, (size_t)cap * sizeof *na);
         if (na)
             c->a = na;
-        uint32_t *nk = na ? realloc(c->clock, (size_t)cap * P * sizeof *nk) : NULL;
+        uint32_t *nk = na ? realloc(c->clock, (size_t)cap * S * sizeof *nk) : NULL;
         if (nk) {
             c->clock = nk;
             c->cap = cap;
         }
     }
     if (c && c->n < c->cap) {
-        uint32_t *k = c->clock + (size_t)c->n * P;
+        uint32_t *k = c->clock + (size_t)c->n * S;
         if (c->n)
-            memcpy(k, k - P, P * sizeof *k);
+            memcpy(k, k - S, S * sizeof *k);
         else
-            memset(k, 0, P * sizeof *k);
-        join(k, from, RC->P);
+            memset(k, 0, S * sizeof *k);
+        pld__clock_join(k, from, n);
         c->a[c->n++] = (struct arrival){
             .value = *addr, /* as the update left it */
             .delta = op == PLD_NOTIFY_SET ? 0 : value,
-            .rank = me,
+            .tid = me,
+            .epoch = from[me],
         };
     }
 }
@@ -222,91 +169,144 @@ static void arrive(struct pld__racer *RC, int me, const int32_t *addr, pld_notif
 void pld__racer_release(struct pld__racer *RC, int me, const int32_t *addr, pld_notify_op op,
                         int32_t value)
 {
-    uint32_t *mine = clock_of(RC, me);
-    arrive(RC, me, addr, op, value, mine);
+    uint32_t *mine = pld__clock_of(RC, me);
+    arrive(RC, me, addr, op, value, mine, RC->T);
     mine[me]++; /* what follows the notify is not ordered by it */
 }
 
-/* The owner's own updates precede its wait in program order, so each
- * point of the arrival order is judged with all of them applied: the value
- * after arrival i plus the owner's adds that arrived after it.  (A barrier
- * takes its credits back with an add of its own that may land after a
- * fast peer's next credit: that credit is then still needed.) */
-void pld__racer_acquire(struct pld__racer *RC, int me, const int32_t *addr, pld_wait_cmp cmp,
-                        int32_t expected)
+/* The join of the arrivals a wait on `addr` needed goes into `to` (the
+ * waiting thread's clock, or a task's snapshot).  The updates that happen
+ * before the wait anyway (its own thread's, or any that `to` already
+ * covers) need no acquiring, and count at every point of the arrival
+ * order: each point is judged with all of them applied, the value after
+ * arrival i plus those that arrived after it.  (A barrier takes its
+ * credits back with an add of its own that may land after a fast peer's
+ * next credit: that credit is then still needed.)  Only updates in the
+ * wait's own past count so: another core of the owner rank that adds to
+ * the cell is a peer like any other. */
+static void acquire_into(struct pld__racer *RC, uint32_t *to, const int32_t *addr, pld_wait_cmp cmp,
+                         int32_t expected)
 {
     struct cell *c = cell_of(RC, addr, 0);
-    if (!c || c->n == 0)
+    if (!c)
         return;
-    uint32_t own = 0; /* the owner's adds after arrival i */
+    uint32_t own = 0; /* the adds in the wait's past that arrived after arrival i */
     int i = c->n - 1;
     for (; i >= 0; i--) {
         if (!pld__wait_holds((int32_t)((uint32_t)c->a[i].value + own), cmp, expected))
             break;
-        if (c->a[i].rank == me)
+        if (to[c->a[i].tid] >= c->a[i].epoch)
             own += (uint32_t)c->a[i].delta;
     }
-    if (i == c->n - 1) /* not satisfied by an arrival: a plain store changed the cell */
+    if (c->n && i == c->n - 1) /* not satisfied by an arrival: a plain store changed the cell */
         return;
-    if (i < 0 && !c->floor_fails &&
-        pld__wait_holds((int32_t)((uint32_t)c->floor + own), cmp, expected))
-        return;    /* it held before these arrivals: none was needed */
+    if (i < 0 &&
+        (c->n == 0 || (!c->floor_fails &&
+                       pld__wait_holds((int32_t)((uint32_t)c->floor + own), cmp, expected)))) {
+        /* it held before these arrivals: none of them was needed.  Those an
+         * earlier wait dropped may be (that wait's core is not this one's):
+         * unless it held before them too, this wait acquires them all, a
+         * join that may order more than the fewest it needed */
+        if (c->acquired &&
+            (c->base_fails || !pld__wait_holds((int32_t)((uint32_t)c->base + own), cmp, expected)))
+            pld__clock_join(to, c->acquired, RC->T);
+        return;
+    }
     int k = i + 1; /* the arrival after which it held */
-    size_t P = (size_t)RC->P;
-    join(clock_of(RC, me), c->clock + (size_t)k * P, RC->P);
+    size_t S = (size_t)RC->Tcap;
+    pld__clock_join(to, c->clock + (size_t)k * S, RC->T);
+    /* what it drops, kept as one clock for the owner's other cores */
+    if (!c->acquired && (c->acquired = calloc(S, sizeof *c->acquired))) {
+        c->base = c->floor;
+        c->base_fails = c->floor_fails;
+    }
+    if (c->acquired)
+        pld__clock_join(c->acquired, c->clock + (size_t)k * S, RC->T);
     c->floor = c->a[k].value;
     c->floor_fails = 0;
     c->n -= k + 1;
     memmove(c->a, c->a + k + 1, (size_t)c->n * sizeof *c->a);
-    memmove(c->clock, c->clock + (size_t)(k + 1) * P, (size_t)c->n * P * sizeof *c->clock);
+    memmove(c->clock, c->clock + (size_t)(k + 1) * S, (size_t)c->n * S * sizeof *c->clock);
+}
+
+void pld__racer_acquire(struct pld__racer *RC, int me, const int32_t *addr, pld_wait_cmp cmp,
+                        int32_t expected)
+{
+    acquire_into(RC, pld__clock_of(RC, me), addr, cmp, expected);
+}
+
+void pld__racer_snapshot_acquire(struct pld__racer *RC, int h, const int32_t *addr,
+                                 pld_wait_cmp cmp, int32_t expected)
+{
+    if (h >= 0)
+        acquire_into(RC, pld__racer_snap(RC, h), addr, cmp, expected);
+}
+
+void pld__races_snapshot_acquire(int h, const void *cell, int32_t expected)
+{
+    if (pld__R->racer)
+        pld__racer_snapshot_acquire(pld__R->racer, h, cell, PLD_WAIT_GE, expected);
 }
 
 void pld__races_release(int me, const void *cell, pld_notify_op op, int32_t value)
 {
     if (pld__R->racer)
-        pld__racer_release(pld__R->racer, me, cell, op, value);
+        pld__racer_release(pld__R->racer, pld__race_thread_of(me), cell, op, value);
 }
+
+/* A notify's clock, from the notify to where its update lands. */
+struct in_flight_clock {
+    int tid, n;
+    uint32_t v[];
+};
 
 void *pld__races_release_begin(int me)
 {
     struct pld__racer *RC = pld__R->racer;
     if (!RC)
         return NULL;
-    uint32_t *mine = clock_of(RC, me), *k = malloc((size_t)RC->P * sizeof *k);
-    if (k) /* out of memory: the arrival is left out, as when its cell cannot be made */
-        memcpy(k, mine, (size_t)RC->P * sizeof *k);
-    mine[me]++; /* what follows the notify is not ordered by it */
+    int t = pld__race_thread_of(me);
+    uint32_t *mine = pld__clock_of(RC, t);
+    struct in_flight_clock *k = malloc(sizeof *k + (size_t)RC->T * sizeof *k->v);
+    if (k) { /* out of memory: the arrival is left out, as when its cell cannot be made */
+        k->tid = t;
+        k->n = RC->T;
+        memcpy(k->v, mine, (size_t)RC->T * sizeof *k->v);
+    }
+    mine[t]++; /* what follows the notify is not ordered by it */
     return k;
 }
 
 void pld__races_release_land(int me, const void *cell, pld_notify_op op, int32_t value, void *clock)
 {
-    if (clock && pld__R->racer) /* NULL: no detector, or out of memory at the notify */
-        arrive(pld__R->racer, me, cell, op, value, clock);
+    (void)me; /* the notifier's thread came with its clock */
+    const struct in_flight_clock *k = clock;
+    if (k && pld__R->racer) /* NULL: no detector, or out of memory at the notify */
+        arrive(pld__R->racer, k->tid, cell, op, value, k->v, k->n);
     free(clock);
 }
 
 void pld__races_acquire(int me, const void *cell, pld_wait_cmp cmp, int32_t expected)
 {
     if (pld__R->racer)
-        pld__racer_acquire(pld__R->racer, me, cell, cmp, expected);
+        pld__racer_acquire(pld__R->racer, pld__race_thread_of(me), cell, cmp, expected);
 }
 
-/* Drops the records that every rank's clock has passed. */
+/* Drops the records that every thread's clock has passed. */
 static void sweep(struct pld__racer *RC, struct shadow *s)
 {
-    for (int q = 0; q < RC->P; q++) {
+    for (int q = 0; q < RC->T; q++) {
         uint32_t m = UINT32_MAX;
-        for (int r = 0; r < RC->P; r++)
-            if (clock_of(RC, r)[q] < m)
-                m = clock_of(RC, r)[q];
+        for (int r = 0; r < RC->T; r++)
+            if (pld__clock_of(RC, r)[q] < m)
+                m = pld__clock_of(RC, r)[q];
         RC->mins[q] = m;
     }
     for (int x = 0; x < s->cap; x++)
-        if (s->r[x].live && !s->r[x].inflight && s->r[x].epoch <= RC->mins[s->r[x].rank])
+        if (s->r[x].live && !s->r[x].inflight && s->r[x].epoch <= RC->mins[s->r[x].tid])
             pld__shadow_drop(s,
                              x); /* one in flight lasts until its wait, whatever the clocks say */
-    pld__shadow_swept(s, RC->P);
+    pld__shadow_swept(s, RC->T);
 }
 
 /* ---- data accesses ---- */
@@ -350,8 +350,8 @@ static int same_kind(const struct rec *a, const struct rec *b)
            a->notify == b->notify && a->value == b->value;
 }
 
-/* An access (flight 0), or one of put_async `flight`'s in-flight accesses;
- * returns the record kept for it, or -1. */
+/* An access by thread `me` (flight 0), or one of put_async `flight`'s
+ * in-flight accesses; returns the record kept for it, or -1. */
 static int64_t access(struct pld__racer *RC, int me, const struct pld__wbuf *b, int copy,
                       struct pld__rows rows, int write, int atomic, int flight, const char *op,
                       const char *file, int line, double t, const struct update *u)
@@ -361,13 +361,14 @@ static int64_t access(struct pld__racer *RC, int me, const struct pld__wbuf *b, 
     struct shadow *s = shadow_of(RC, b, copy);
     if (!s)
         return -1;
-    const uint32_t *mine = clock_of(RC, me);
+    const uint32_t *mine = pld__clock_of(RC, me);
     struct rec now = {
         .lo = rows.lo,
         .len = rows.len,
         .stride = rows.n > 1 ? rows.stride : rows.len,
         .n = rows.n,
-        .rank = me,
+        .rank = RC->rank_of[me],
+        .tid = me,
         .epoch = mine[me],
         .write = (unsigned)write,
         .atomic = (unsigned)atomic,
@@ -399,8 +400,8 @@ static int64_t access(struct pld__racer *RC, int me, const struct pld__wbuf *b, 
             }
             continue;
         }
-        if (a->rank != me) {
-            if (mine[a->rank] < a->epoch && pld__rec_conflict(a, &now) &&
+        if (a->tid != me) {
+            if (mine[a->tid] < a->epoch && pld__rec_conflict(a, &now) &&
                 pld__rows_meet(a, &now, &lo, &hi)) {
                 now.t = now.t < 0 ? pld__now() : now.t;
                 pld__races_report(RC, a, &now, w, lo, hi);
@@ -408,7 +409,7 @@ static int64_t access(struct pld__racer *RC, int me, const struct pld__wbuf *b, 
             continue;
         }
         if (flight || !pld__rec_same_site(a, &now))
-            continue; /* an issue follows the rank's earlier accesses in program order */
+            continue; /* an issue follows the thread's earlier accesses in program order */
         int same = a->epoch == now.epoch && same_kind(a, &now);
         if (same && pld__rows_covers(a, &now))
             kept = 1; /* nothing new: it is already recorded */
@@ -479,7 +480,7 @@ void pld__races_access(int me, const struct pld__wbuf *b, int copy, int64_t lo, 
                        int write, int atomic, const char *op, const char *file, int line)
 {
     if (pld__R->racer && hi > lo)
-        pld__racer_access(pld__R->racer, me, b, copy,
+        pld__racer_access(pld__R->racer, pld__race_thread_of(me), b, copy,
                           (struct pld__rows){.lo = lo, .len = hi - lo, .stride = hi - lo, .n = 1},
                           write, atomic, op, file, line, -1);
 }
@@ -488,7 +489,8 @@ void pld__races_notify(int me, const struct pld__wbuf *b, int copy, int64_t at, 
                        int32_t value, const char *op, const char *file, int line)
 {
     if (pld__R->racer)
-        pld__racer_notify(pld__R->racer, me, b, copy, at, how, value, op, file, line, -1);
+        pld__racer_notify(pld__R->racer, pld__race_thread_of(me), b, copy, at, how, value, op, file,
+                          line, -1);
 }
 
 void pld__races_region(int me, pl_tensor t, int copy, pl_shape offsets, pl_shape shape, int write,
@@ -514,7 +516,8 @@ void pld__races_region(int me, pl_tensor t, int copy, pl_shape offsets, pl_shape
         for (int i = 0; i < nd; i++)
             flat = flat * layout.dim[i] + offsets.dim[i] + (i < nd - 2 ? idx[i] : 0);
         rows.lo = base + flat * es;
-        pld__racer_access(RC, me, t.win, t.win ? copy : 0, rows, write, atomic, op, file, line, -1);
+        pld__racer_access(RC, pld__race_thread_of(me), t.win, t.win ? copy : 0, rows, write, atomic,
+                          op, file, line, -1);
         int i = nd - 3;
         while (i >= 0 && ++idx[i] == shape.dim[i])
             idx[i--] = 0;
@@ -546,12 +549,12 @@ void pld__races_put_async_issued(int me, const struct pld__async_put *p, const c
     int id = pld__racer_flight(RC);
     f->b[0] = p->src.win;
     f->copy[0] = p->src.win ? me : 0;
-    f->h[0] = pld__racer_access_in_flight(RC, me, f->b[0], f->copy[0],
+    f->h[0] = pld__racer_access_in_flight(RC, pld__race_thread_of(me), f->b[0], f->copy[0],
                                           flat_rows(p->src, p->src_off, p->shape), 0, id, op,
                                           p->file, p->line, -1);
     f->b[1] = p->dst.win;
     f->copy[1] = p->dst.win ? p->peer : 0;
-    f->h[1] = pld__racer_access_in_flight(RC, me, f->b[1], f->copy[1],
+    f->h[1] = pld__racer_access_in_flight(RC, pld__race_thread_of(me), f->b[1], f->copy[1],
                                           flat_rows(p->dst, p->dst_off, p->shape), 1, id, op,
                                           p->file, p->line, -1);
 }

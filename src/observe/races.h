@@ -1,8 +1,9 @@
-/* races.h: the data-race detector's own types (races.c, races_shadow.c,
- * races_report.c; private to the three).  races.c holds the rules: vector
- * clocks, signal cells and what conflicts; races_report.c the report;
- * races_shadow.c the interval structure it keeps the accesses in: a treap
- * of row sets per copy. */
+/* races.h: the data-race detector's own types (races.c, races_clocks.c,
+ * races_shadow.c, races_report.c; private to the four).  races.c holds the
+ * rules: signal cells, accesses and what conflicts; races_clocks.c the
+ * vector clocks, one per thread (a core of a rank) and per task snapshot;
+ * races_report.c the report; races_shadow.c the interval structure it
+ * keeps the accesses in: a treap of row sets per copy. */
 #ifndef PLD_RACES_H
 #define PLD_RACES_H
 
@@ -16,8 +17,9 @@ struct rec {
     int64_t max;                /* the largest end in the subtree */
     int l, r;                   /* children, -1 for none; l: the next free one */
     uint32_t prio;
-    int rank;
-    uint32_t epoch;
+    int rank;       /* whose access, for the report */
+    int tid;        /* the thread (a core of that rank) whose program order it is in */
+    uint32_t epoch; /* that thread's own clock entry at the access */
     unsigned write : 1, atomic : 1, live : 1;
     unsigned set : 1;      /* a notify's Set: atomic, but its order with a peer's update counts */
     unsigned notify : 1;   /* a notify's update of its cell (Set or AtomicAdd), for the report */
@@ -44,11 +46,19 @@ struct cell {
     int n, cap;
     int32_t floor;   /* the value before the first arrival kept */
     int floor_fails; /* a Set is the first: no earlier value counts */
+    /* The arrivals a wait acquired and dropped since the last Set, for a
+     * wait of another core of the owner that needs them too: the value
+     * before them (base, and base_fails as floor_fails) and the join of
+     * their clocks (Tcap entries; NULL until a wait acquires). */
+    int32_t base;
+    int base_fails;
+    uint32_t *acquired;
     struct arrival {
         int32_t value, delta; /* the value it left; what it added (0: a Set) */
-        int rank;
+        int tid;              /* the notifier's thread, */
+        uint32_t epoch;       /* and its own clock entry at the notify */
     } * a;
-    uint32_t *clock; /* n x P: the join of the arrivals' clocks up to each */
+    uint32_t *clock; /* n x Tcap: the join of the arrivals' clocks up to each */
 };
 
 /* Where an access went, for the report. */
@@ -57,9 +67,20 @@ struct where {
     int copy;
 };
 
+/* The threads of program order: threads 0 .. P-1 are the ranks (each
+ * rank's first core, and what it runs alone); a rank running several cores
+ * at once (pld__run_cores) gets a thread for each other core, made when
+ * first used and kept for the run (races_clocks.c). */
 struct pld__racer {
     int P;
-    uint32_t *vc;             /* P x P: vc[r * P + q] = what rank r knows of rank q */
+    int T, Tcap;              /* threads so far; the stride of every clock (T <= Tcap) */
+    uint32_t *vc;             /* Tcap x Tcap: vc[t * Tcap + q] = what thread t knows of q */
+    int *rank_of, *core_of;   /* each thread's rank, and its core there (0: the rank's own) */
+    int **core_tid;           /* per rank: core_tid[r][c] = 1 + the thread of core c, or 0 */
+    int *ncore_tid;           /* per rank: entries of core_tid[r] */
+    uint32_t *snap;           /* task snapshots (pld__racer_snapshot): capsnap x Tcap */
+    unsigned char *snap_used; /* capsnap: in use */
+    int capsnap;
     struct pld__ptrmap cells; /* cell address -> 1 + index in cell[] */
     struct cell *cell;
     int ncells, capcells;
@@ -77,9 +98,30 @@ struct pld__racer {
     void *on_race_ctx;
     int64_t *found; /* query results */
     int capfound;
-    uint32_t *mins; /* P: what every rank knows of each */
+    uint32_t *mins; /* Tcap: what every thread knows of each */
     int flights;    /* put_asyncs issued (pld__racer_flight) */
 };
+
+/* ---- the clocks (races_clocks.c) ---- */
+
+/* Thread t's clock: Tcap entries, the first T in use. */
+static inline uint32_t *pld__clock_of(const struct pld__racer *RC, int t)
+{
+    return RC->vc + (size_t)t * (size_t)RC->Tcap;
+}
+/* The thread of rank `me`'s executing core (its kernel state says which). */
+static inline int pld__race_thread_of(int me)
+{
+    int t = pld__R->ranks[me].race_thread;
+    return t > 0 ? t - 1 : me;
+}
+/* Snapshot h's clock (pld__racer_snapshot): Tcap entries. */
+static inline uint32_t *pld__racer_snap(const struct pld__racer *RC, int h)
+{
+    return RC->snap + (size_t)h * (size_t)RC->Tcap;
+}
+/* to[q] = max(to[q], from[q]) for q < n. */
+void pld__clock_join(uint32_t *restrict to, const uint32_t *restrict from, int n);
 
 /* ---- the interval structure (races_shadow.c) ---- */
 

@@ -81,15 +81,21 @@ void pld__races_report(struct pld__racer *RC, const struct rec *old, const struc
         update_shown(now, u, sizeof u);
         snprintf(nowop, sizeof nowop, "%s (%s)", pld__op_shown(now->op), u);
     }
+    /* two cores of one rank: which cores (each has a program order) */
+    char nowcore[24] = "", oldcore[24] = "";
+    if (old->rank == now->rank && old->tid != now->tid && !flying) {
+        snprintf(nowcore, sizeof nowcore, " core %d", RC->core_of[now->tid]);
+        snprintf(oldcore, sizeof oldcore, " core %d", RC->core_of[old->tid]);
+    }
     fflush(stdout);
     fprintf(stderr,
-            "%s:%d: rank %d: race: %s %s %s%s at t=%.3f us, unordered with rank %d's %s (%s%s) "
+            "%s:%d: rank %d%s: race: %s %s %s%s at t=%.3f us, unordered with rank %d%s's %s (%s%s) "
             "at %s:%d at t=%.3f us: %s%s\n",
-            now->file, now->line, now->rank, nowop,
+            now->file, now->line, now->rank, nowcore, nowop,
             now->inflight ? (now->write ? "writes" : "reads")
             : now->write  ? "wrote"
                           : "read",
-            what, now->inflight ? " (in flight from here)" : "", now->t * 1e6, old->rank,
+            what, now->inflight ? " (in flight from here)" : "", now->t * 1e6, old->rank, oldcore,
             pld__op_shown(old->op),
             clash        ? oldkind
             : old->write ? "a write"

@@ -241,7 +241,7 @@ int pld__rows_covers(const struct rec *w, const struct rec *a)
 
 int pld__rec_same_site(const struct rec *a, const struct rec *b)
 {
-    return a->rank == b->rank && a->line == b->line && a->file == b->file && a->op == b->op;
+    return a->tid == b->tid && a->line == b->line && a->file == b->file && a->op == b->op;
 }
 
 int pld__rec_conflict(const struct rec *a, const struct rec *b)

@@ -123,6 +123,9 @@ static void host(const struct host_args *h)
 
 static int no_line_check;    /* the next run_host's --no-cacheline-check */
 static const char *topology; /* and its --topology, or NULL */
+/* the --topology of a test that names none: the calibrated model's skew,
+ * or every rank at once (the suite's second pass; issue 51) */
+static const char *base_topology;
 
 /* Runs `host` on devices 0..P-1 with x [P, 1, SIZE] and y (`yshape`, named
  * `yname`); returns what it printed on stderr. */
@@ -134,7 +137,7 @@ static char *run_host(void (*host_fn)(const struct host_args *), int P, int race
     cfg.summary = 0;
     cfg.races = races;
     cfg.no_cacheline_check = no_line_check;
-    cfg.topology = topology;
+    cfg.topology = topology ? topology : base_topology;
     char list[16];
     snprintf(list, sizeof list, "0-%d", P - 1);
     ck_assert_int_eq(pld_config_set_devices(&cfg, list), 0);
@@ -575,6 +578,111 @@ START_TEST(updates_whose_order_does_not_matter_are_not_reported)
 }
 END_TEST
 
+/* ---- one program order per core (issue 51, class 3) ----
+ *
+ * The host's all_to_all_v at P = 3 on core_num blocks a rank, in the lane
+ * form (core_num 3 and 6), which has no barrier: each block credits only
+ * the peer it serves.  Then rank 0 reads, from rank 1's target, the row
+ * rank 2 wrote.  Nothing orders that write before the read: rank 0 hears
+ * from rank 2's block that serves rank 0, not from the one that wrote to
+ * rank 1.  With one clock per rank, rank 2's write was in the clock its
+ * other block released to rank 0, and the read went unreported.  Correct
+ * twins: core_num 1 (its mesh barrier credits each peer after all of the
+ * rank's puts), and any width with the host's barrier between. */
+enum { LANE_ROWS = 256, LANE_COLS = 1024 }; /* 1 MiB a block */
+static int lane_cores, lane_barrier, lane_read_line, lane_call_line;
+
+struct lane_args {
+    pld_dtensor in, tgt, sig, cnt, rc, bar;
+};
+
+static int lane_count(int r, int d)
+{
+    return r == 1 && d == 0 ? LANE_ROWS : 1; /* rank 1's block for rank 0 is slow */
+}
+
+static void lane_stage(const struct lane_args *a)
+{
+    int me = pld_rank(pld_get_comm_ctx(a->tgt));
+    for (int d = 0; d < 3; d++)
+        pl_write(a->cnt, PL_IDX(d), lane_count(me, d));
+}
+
+static void lane_read(const struct lane_args *a)
+{
+    lane_read_line = __LINE__ + 1;
+    pl_tile t = pld_tile_remote_load(a->tgt, .peer = 1, .offsets = PL_IDX(2 * LANE_ROWS, 0),
+                                     .shape = PL_SHAPE(1, LANE_COLS));
+    (void)t;
+}
+
+static void lane_stage_device(const struct lane_args *a)
+{
+    pl_incore(lane_stage, a);
+}
+
+static void lane_read_device(const struct lane_args *a)
+{
+    pl_incore(lane_read, a);
+}
+
+static void lanes_host(const struct host_args *h)
+{
+    (void)h;
+    int stride = lane_cores > 1 ? lane_cores : 1;
+    pl_shape rows = PL_SHAPE(3 * LANE_ROWS, LANE_COLS);
+    struct lane_args a = {
+        .in = pld_window(pld_alloc_window_buffer(rows, PL_FP32, .name = "in"), rows, PL_FP32),
+        .tgt = pld_window(pld_alloc_window_buffer(rows, PL_FP32, .name = "tgt"), rows, PL_FP32),
+        .sig = pld_window(pld_alloc_window_buffer(PL_SHAPE(32, 1), PL_INT32, .name = "lanes"),
+                          PL_SHAPE(3, stride), PL_INT32),
+        .cnt = pld_window(pld_alloc_window_buffer(PL_SHAPE(16), PL_INT32, .name = "cnt"),
+                          PL_SHAPE(3), PL_INT32),
+        .rc = pld_window(pld_alloc_window_buffer(PL_SHAPE(16), PL_INT32, .name = "rc"), PL_SHAPE(3),
+                         PL_INT32),
+        .bar = pld_window(pld_alloc_window_buffer(PL_SHAPE(16), PL_INT32, .name = "bar"),
+                          PL_SHAPE(3), PL_INT32)};
+    for (int r = 0; r < 3; r++)
+        pld_dispatch(r, lane_stage_device, a);
+    lane_call_line = __LINE__ + 1;
+    pld_tensor_all_to_all_v(a.in, a.tgt, a.sig, a.cnt, a.rc, .core_num = lane_cores);
+    if (lane_barrier)
+        pld_tensor_barrier(a.bar);
+    pld_dispatch(0, lane_read_device, a);
+}
+
+START_TEST(a_read_that_only_another_core_ordered_is_reported)
+{
+    lane_cores = _i / 2 ? 6 : 3;
+    topology = timings[_i % 2];
+    int code;
+    char *err = run_host(lanes_host, 3, PLD_RACES_DEFAULT, PL_SHAPE(3, 1, SIZE), "y", &code);
+    char want[96];
+    ck_assert_msg(code == 5, "core_num %d (%s): exit %d, expected the race:\n%s", lane_cores,
+                  topology ? topology : "calibrated", code, err);
+    snprintf(want, sizeof want, "check_races.c:%d", lane_read_line);
+    ck_assert_contains(err, want);
+    snprintf(want, sizeof want, "check_races.c:%d", lane_call_line);
+    ck_assert_contains(err, want);
+    ck_assert_contains(err, "window 'tgt' bytes [2097152, 2101248) of rank 1's copy");
+    free(err);
+}
+END_TEST
+
+START_TEST(a_read_that_a_credit_or_a_barrier_orders_is_not_reported)
+{
+    static const int cores[] = {1, 1, 3, 6}, barrier[] = {0, 1, 1, 1};
+    lane_cores = cores[_i / 2];
+    lane_barrier = barrier[_i / 2];
+    topology = timings[_i % 2];
+    int code;
+    char *err = run_host(lanes_host, 3, PLD_RACES_DEFAULT, PL_SHAPE(3, 1, SIZE), "y", &code);
+    ck_assert_msg(code == 0 && !strstr(err, "race"), "core_num %d (%s): exit %d:\n%s", lane_cores,
+                  topology ? topology : "calibrated", code, err);
+    free(err);
+}
+END_TEST
+
 START_TEST(put_async_source_stored_before_the_wait_is_reported)
 {
     int code;
@@ -617,15 +725,18 @@ START_TEST(a_put_async_waited_before_the_notify_is_not_reported)
 }
 END_TEST
 
-int main(void)
+static void every_rank_at_once(void)
 {
-    Suite *s = suite_create("races");
-    TCase *tc = tcase_create("races");
+    base_topology = "hccs,dispatch_lat=0";
+}
+
+/* The scenarios that take the timing they are given: run on both. */
+static void add_timed(TCase *tc)
+{
     tcase_add_loop_exit_test(tc, seeded_race_is_reported, 5, 0, 3);
     tcase_add_loop_test(tc, correct_code_is_not_reported, 0, 4); /* P = 2..5 */
     tcase_add_test(tc, warn_reports_without_failing);
     tcase_add_test(tc, off_reports_nothing);
-    tcase_add_loop_test(tc, cache_line_sharing_is_warned, 0, 2);
     tcase_add_test(tc, race_across_long_history_is_reported);
     tcase_add_test(tc, race_across_big_region_is_reported);
     tcase_add_test(tc, race_on_host_tensor_is_reported);
@@ -635,9 +746,24 @@ int main(void)
     tcase_add_test(tc, two_put_asyncs_in_flight_into_one_region_are_reported);
     tcase_add_test(tc, a_peer_store_while_a_put_async_is_in_flight_is_reported);
     tcase_add_test(tc, a_put_async_waited_before_the_notify_is_not_reported);
+}
+
+int main(void)
+{
+    Suite *s = suite_create("races");
+    TCase *tc = tcase_create("races");
+    add_timed(tc);
+    tcase_add_loop_test(tc, cache_line_sharing_is_warned, 0, 2);
+    /* these name both timings themselves */
     tcase_add_loop_test(tc, a_forged_barrier_arrival_is_reported, 0, 4);
     tcase_add_loop_test(tc, two_sets_of_other_values_are_reported, 0, 2);
     tcase_add_loop_test(tc, updates_whose_order_does_not_matter_are_not_reported, 0, 6);
+    tcase_add_loop_test(tc, a_read_that_only_another_core_ordered_is_reported, 0, 4);
+    tcase_add_loop_test(tc, a_read_that_a_credit_or_a_barrier_orders_is_not_reported, 0, 8);
     suite_add_tcase(s, tc);
+    TCase *at_once = tcase_create("races, every rank at once");
+    tcase_add_unchecked_fixture(at_once, every_rank_at_once, NULL);
+    add_timed(at_once);
+    suite_add_tcase(s, at_once);
     return run_suite(s);
 }
