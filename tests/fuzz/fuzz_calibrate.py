@@ -1,10 +1,11 @@
-"""fuzz_calibrate.py: tools/pldsim-calibrate's readers (select() for the
-measurements, read_record() for a fit record, model_lines() for a model
-file) on mutated copies of the real files: each input is either taken,
-and then holds only what the tool can use, or refused with the tool's own
-Refused, one line starting with the file's name.  Any other exception, a
-second line, or a taken input that breaks a property is a bug: the input
-is saved and the run fails.
+"""fuzz_calibrate.py: tools/pldsim-calibrate's readers, from its package
+tools/pldsim_calibrate/ (measurements.py's select(), cube_data() and
+gemm_ar_points() for the measurements, guard.py's read_record() for a fit
+record, fit.py's model_lines() for a model file) on mutated copies of the
+real files: each input is either taken, and then holds only what the tool
+can use, or refused with the tool's own Refused, one line starting with
+the file's name.  Any other exception, a second line, or a taken input
+that breaks a property is a bug: the input is saved and the run fails.
 
 Deterministic: input I of seed S is made from random.Random(f"{S}:{I}")
 alone, so `--seed S --start I --count 1` replays it.  libFuzzer's Python
@@ -29,24 +30,21 @@ import sys
 import tempfile
 import time
 import traceback
-from importlib.machinery import SourceFileLoader
-from importlib.util import module_from_spec, spec_from_loader
 from typing import Callable
 
 SRC = os.environ.get("PLDSIM_SRCDIR", os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                                     "..", ".."))
+# the package of the tree under test, found as tools/pldsim-calibrate finds
+# it (beside the script); and no __pycache__ left in that tree
+sys.path.insert(0, os.path.join(SRC, "tools"))
+sys.dont_write_bytecode = True
 
-
-def load_tool():
-    """tools/pldsim-calibrate as a module: it is a script without .py."""
-    loader = SourceFileLoader("pldsim_calibrate", os.path.join(SRC, "tools", "pldsim-calibrate"))
-    mod = module_from_spec(spec_from_loader(loader.name, loader))
-    sys.modules[loader.name] = mod  # @dataclass looks its module up there
-    loader.exec_module(mod)
-    return mod
-
-
-cal = load_tool()
+from pldsim_calibrate.fit import FIT_KEYS, SPEC_KEYS, fmt_key, model_lines  # noqa: E402
+from pldsim_calibrate.guard import GUARD, read_record  # noqa: E402
+from pldsim_calibrate.measurements import (CORE_NUM_MAX, GEMM_AR_G, GEMM_AR_METRICS,  # noqa: E402
+                                           GEMM_AR_P, P_MAX, SIZE_MAX, cube_data,
+                                           gemm_ar_points, select)
+from pldsim_calibrate.readers import Refused  # noqa: E402
 
 TOKENS = [b"", b"0", b"-0", b"-1", b"1", b"2", b"4", b"64", b"65", b"1e400", b"-1e400",
           b"1e-400", b"nan", b"NaN", b"inf", b"-inf", b"Infinity", b"1_0", b" 1", b"0x10",
@@ -106,50 +104,50 @@ def finite_time(v: float) -> bool:
 
 
 def take_measurements(path: str, rng: random.Random) -> None:
-    pts = cal.select(path, rng.choice([None, {2, 4}]))
+    pts = select(path, rng.choice([None, {2, 4}]))
     assert pts, "select() took a file with no point"
     for p in pts:
-        assert 1 <= p.P <= cal.P_MAX and 1 <= p.core_num <= cal.CORE_NUM_MAX, p
-        assert 0 <= p.size <= cal.SIZE_MAX, p
+        assert 1 <= p.P <= P_MAX and 1 <= p.core_num <= CORE_NUM_MAX, p
+        assert 0 <= p.size <= SIZE_MAX, p
         assert p.values and all(finite_time(v) for v in p.values), p
         assert finite_time(float(p.measured)), p
         p.args()  # what would run it
 
 
 def take_record(path: str, rng: random.Random) -> None:
-    rec = cal.read_record(path)
-    assert all(g in rec for g in cal.GUARD), rec
+    rec = read_record(path)
+    assert all(g in rec for g in GUARD), rec
     assert all(finite_time(v) for v in rec.values()), rec
 
 
 def take_model(path: str, rng: random.Random) -> None:
-    lines = cal.model_lines(path)
+    lines = model_lines(path)
     with open(path, "rb") as f:
         text = f.read().decode("utf-8-sig")
     # write_model() rewrites the key lines and copies the rest: the lines
     # must be the file's text, every byte once
     assert "".join(line for line, _, _ in lines) == text
-    assert {k[0] for k in cal.FIT_KEYS} <= {k for _, k, _ in lines}
+    assert {k[0] for k in FIT_KEYS} <= {k for _, k, _ in lines}
 
 
 def take_cube(path: str, rng: random.Random) -> None:
-    d = cal.cube_data(path, heldout=rng.random() < 0.5)
+    d = cube_data(path, heldout=rng.random() < 0.5)
     for p in d.points():
         assert p.values and all(finite_time(v) for v in p.values), p
         assert p.size >= 1 and p.P in (1, 2), p
         p.args()
     for k, v in d.spec.items():
-        assert k in cal.SPEC_KEYS and finite_time(v), (k, v)
-        cal.fmt_key(k, v)
+        assert k in SPEC_KEYS and finite_time(v), (k, v)
+        fmt_key(k, v)
 
 
 def take_gemm_ar(path: str, rng: random.Random) -> None:
-    for p in cal.gemm_ar_points(path):
+    for p in gemm_ar_points(path):
         assert p.values and all(finite_time(v) for v in p.values), p
-        assert p.P == cal.GEMM_AR_P and p.program.split("/")[1] in cal.GEMM_AR_METRICS, p
+        assert p.P == GEMM_AR_P and p.program.split("/")[1] in GEMM_AR_METRICS, p
         for n in (p.size, p.core_num):
-            assert 0 <= n <= cal.CORE_NUM_MAX and (not n or cal.GEMM_AR_G % n == 0
-                                                   or n % cal.GEMM_AR_G == 0), p
+            assert 0 <= n <= CORE_NUM_MAX and (not n or GEMM_AR_G % n == 0
+                                               or n % GEMM_AR_G == 0), p
 
 
 def seeds() -> dict[str, tuple[Callable, list[bytes]]]:
@@ -188,7 +186,7 @@ def one(seed: int, i: int, path: str, pool: dict) -> tuple[str, bytes, str | Non
         f.write(data)
     try:
         take(path, rng)
-    except cal.Refused as e:
+    except Refused as e:
         msg = str(e)
         if not msg.startswith(path) or "\n" in msg or "\r" in msg:
             return kind, data, f"a refusal that is not one line naming the file: {msg!r}"
