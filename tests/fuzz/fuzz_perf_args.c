@@ -7,12 +7,24 @@
  * trip ASan/UBSan; what is accepted must hold what the tools rely on:
  * sizes within 1..SIZE_ARG_MAX and -b <= -e.
  *
- * pldsim-perf.c is included whole, without its main (PLDSIM_PERF_NO_MAIN),
- * so that the fuzzer reaches its static parser and state. */
+ * pldsim-perf's sources are included whole, so that the fuzzer reaches the
+ * parser and the state S; the files the parser does not run are here for
+ * what its callees refer to.  Left out: main (PLDSIM_PERF_NO_MAIN) and
+ * perf_output.c, which only main calls. */
 #define PLDSIM_PERF_NO_MAIN
 #include "../../tools/pldsim-perf.c"
-#include "../../tools/perf_jobs.c"   /* what main calls, never reached here */
-#include "../../tools/perf_steady.c" /* what the kernels call, never reached here */
+#include "../../tools/perf_args.c"
+#include "../../tools/perf_sweep.c"
+#include "../../tools/perf_kernel.c"
+#include "../../tools/perf_check.c"
+#include "../../tools/perf_allreduce.c"
+#include "../../tools/perf_broadcast.c"
+#include "../../tools/perf_allgather.c"
+#include "../../tools/perf_reduce_scatter.c"
+#include "../../tools/perf_alltoall.c"
+#include "../../tools/perf_sendrecv.c"
+#include "../../tools/perf_jobs.c"
+#include "../../tools/perf_steady.c"
 
 #include "../../src/core/internal.h"
 #include "fuzz_argv.h"
