@@ -168,7 +168,17 @@ int perf_jobs_run(int n, const int *order, int jobs, int (*job)(int k, FILE *out
                 break;
             }
             fflush(stderr);
+            /* the interrupts wait while the child is made: one that came
+             * before it put its own dispositions back would run this
+             * process's handler in it, and say it twice */
+            sigset_t hold, was;
+            sigemptyset(&hold);
+            for (int i = 0; i < NINTERRUPTS; i++)
+                sigaddset(&hold, interrupts[i]);
+            sigprocmask(SIG_BLOCK, &hold, &was);
             pid_t pid = fork();
+            if (pid != 0)
+                sigprocmask(SIG_SETMASK, &was, NULL);
             if (pid < 0) {
                 fprintf(stderr, "pldsim-perf: cannot start a job: %s\n", strerror(errno));
                 fclose(out);
@@ -184,6 +194,7 @@ int perf_jobs_run(int n, const int *order, int jobs, int (*job)(int k, FILE *out
                     _exit(1);
                 for (int i = 0; i < NINTERRUPTS; i++)
                     sigaction(interrupts[i], &before[i], NULL);
+                sigprocmask(SIG_SETMASK, &was, NULL); /* a held one now ends it plainly */
                 if (dup2(fileno(err), STDERR_FILENO) < 0)
                     _exit(1);
                 int rc = job(order[next], out);
