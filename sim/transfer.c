@@ -2,6 +2,7 @@
  * per read or write over the memoised route, and the DMA engine actors that
  * carry asynchronous writes (put_async). */
 #include "engine.h"
+#include "mem.h"
 
 #include <stdio.h>
 #include <stdlib.h>

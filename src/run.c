@@ -1,6 +1,9 @@
 /* run.c: configuration, backend selection, and pld_run() itself (the
  * common command-line flags are options.c's). */
 #include "internal.h"
+#include "mem.h"
+#include "observe.h"
+#include "detect.h"
 #include "backend.h"
 #include "cost.h"
 #include "units.h"

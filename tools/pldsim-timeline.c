@@ -2,6 +2,7 @@
  * OUT.svg: draws a text trace (--trace FILE.txt) as the SVG timeline that
  * --trace FILE.svg writes directly, or a time window of it. */
 #include "../src/observe/trace.h"
+#include "observe.h"
 
 #include <pld/pld_run.h>
 

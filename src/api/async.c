@@ -10,6 +10,9 @@
  * accesses at the wait: an access by the peer is ordered after the write
  * only through a notify that comes after the wait, as upstream requires. */
 #include "internal.h"
+#include "cost.h"
+#include "observe.h"
+#include "detect.h"
 #include "backend.h"
 #include "async.h"
 

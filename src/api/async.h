@@ -3,6 +3,7 @@
 #define PLD_ASYNC_H
 
 #include "internal.h"
+#include "detect.h"
 
 /* Fails unless `s` is a session of the running kernel. */
 void pld__async_check_session(const char *file, int line, const char *op, pld_async_session s);

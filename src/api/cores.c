@@ -11,6 +11,8 @@
  * it into the rank while the core runs; the fields are kept together for
  * that. */
 #include "internal.h"
+#include "mem.h"
+#include "detect.h"
 #include "backend.h"
 #include "cost.h"
 

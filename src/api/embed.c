@@ -3,6 +3,9 @@
  * names, and errors that the front end found itself.  The guards are
  * guard.c's: the backends call them, and must not climb up to the API. */
 #include "internal.h"
+#include "cost.h"
+#include "mem.h"
+#include "observe.h"
 #include "backend.h"
 
 #include <pld/pld_embed.h>

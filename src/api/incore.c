@@ -3,6 +3,9 @@
  * Below the dispatch (levels.c) and the task graphs (taskgraph_run.c),
  * which both run kernels, so that neither calls the other back. */
 #include "internal.h"
+#include "cost.h"
+#include "mem.h"
+#include "observe.h"
 #include "backend.h"
 
 void pld__incore_enter(const char *file, int line, const char *kernel)

@@ -1,6 +1,8 @@
 /* levels.c: the three levels (host orchestrator, per-device function,
  * kernel), and the system queries that depend on where they are called. */
 #include "internal.h"
+#include "cost.h"
+#include "observe.h"
 #include "backend.h"
 
 #include <stdlib.h>

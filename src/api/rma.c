@@ -3,6 +3,10 @@
  * signal; the bytes land when the transfer completes.  Every one is: check
  * the arguments, price it (cost.c), one backend call, record it (observe.c). */
 #include "internal.h"
+#include "cost.h"
+#include "mem.h"
+#include "observe.h"
+#include "detect.h"
 #include "backend.h"
 #include "async.h"
 

@@ -1,5 +1,8 @@
 /* signal.c: notify and wait on INT32 signal cells (release/acquire). */
 #include "internal.h"
+#include "cost.h"
+#include "mem.h"
+#include "observe.h"
 #include "backend.h"
 
 /* Is `t` a dense INT32 window view, already made, with `offsets` naming

@@ -21,6 +21,7 @@
  * backend without cores runs the graph on one core; without an idle hook it
  * polls (docs/python.md says what that changes). */
 #include "taskgraph.h"
+#include "observe.h"
 #include "cost.h"
 
 #include <pld/pld_embed.h>

@@ -3,6 +3,7 @@
  * completions, one loop per core, and what holds a graph up when the run
  * deadlocks. */
 #include "taskgraph.h"
+#include "detect.h"
 
 #include <pld/pld_embed.h>
 

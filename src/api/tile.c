@@ -1,6 +1,9 @@
 /* tile.c: the local ops between global memory and UB (pl_load, pl_store,
  * pl_read, pl_write) and on tiles (pl_add, pl_mul). */
 #include "internal.h"
+#include "cost.h"
+#include "mem.h"
+#include "observe.h"
 #include "backend.h"
 
 #include <math.h>

@@ -2,6 +2,7 @@
  * typed per-rank views (pld_window).  Their storage is wbuf.c's, below,
  * which the backends and persist.c use without climbing up to the API. */
 #include "internal.h"
+#include "mem.h"
 #include "backend.h"
 
 #include <stdlib.h>

@@ -2,6 +2,7 @@
  * in this process's memory (the sim and threads backends).  The backend
  * adds the time; this moves the bytes. */
 #include "internal.h"
+#include "mem.h"
 #include "backend.h"
 
 static unsigned char *region_ptr(const struct pld__wbuf *b, int rank, const struct pld__region *rg)

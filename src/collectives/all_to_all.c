@@ -2,6 +2,7 @@
  * destination d (ourselves included) put input row d into row `me` of d's
  * target, then a barrier. */
 #include "collective.h"
+#include "mem.h"
 
 /* The builtin kernel of the host's call, on one rank (host_builtin.c). */
 static void all_to_all_kernel(const struct pld__host_call *h)

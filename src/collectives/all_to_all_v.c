@@ -18,6 +18,7 @@
  * peer's credit back once it holds, so the signal is zero again after the
  * call with nothing cleared by the host. */
 #include "collective.h"
+#include "mem.h"
 
 #include <stdio.h>
 

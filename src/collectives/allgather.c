@@ -1,6 +1,7 @@
 /* allgather.c: pld_tensor_allgather as upstream lowers it: put our data into
  * row `me` of every rank's target (our own included), then a barrier. */
 #include "collective.h"
+#include "mem.h"
 
 /* The builtin kernel of the host's call, on one rank (host_builtin.c). */
 static void allgather_kernel(const struct pld__host_call *h)

@@ -1,6 +1,7 @@
 /* allreduce.c: pld_tensor_allreduce, the checks and the choice between the
  * mesh and ring lowerings (chosen only by the caller's .mode, as upstream). */
 #include "collective.h"
+#include "mem.h"
 
 /* Upstream's compile-time checks of the host ring builtin, made on the
  * host before any rank is dispatched. */

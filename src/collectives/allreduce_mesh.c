@@ -6,6 +6,7 @@
  * rank computes the same bits (upstream starts from its own chunk, which
  * gives each rank a differently rounded FP sum). */
 #include "collective.h"
+#include "mem.h"
 
 void pld__allreduce_mesh(struct pld__coll *c, pl_tensor flat, pld_reduce_op op)
 {

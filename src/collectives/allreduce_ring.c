@@ -22,6 +22,7 @@
  * are the same rank, so one cell takes both credits: thresholds 1 then 2.
  * The epilogue takes back the 2 credits of every row. */
 #include "collective.h"
+#include "mem.h"
 
 static int64_t bound(int64_t i, int64_t n, int nr, pl_dtype dt)
 {

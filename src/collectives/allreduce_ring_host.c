@@ -14,6 +14,7 @@
  * whole barrier per step is what upstream's builtin pays, and the kernel
  * ring (allreduce_ring.c) does with neighbour handshakes. */
 #include "collective.h"
+#include "mem.h"
 
 static void round_barrier(struct pld__coll *c, pld_dtensor sig, int row)
 {

@@ -1,6 +1,8 @@
 /* collective.c: the self-clearing credit barrier and the checks and views
  * that every builtin collective shares. */
 #include "collective.h"
+#include "cost.h"
+#include "mem.h"
 
 #include <stddef.h>
 #include <stdlib.h>

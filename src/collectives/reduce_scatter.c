@@ -5,6 +5,7 @@
  * Rows longer than 16 KiB go chunk by chunk, each chunk with its own
  * read-done barrier (so 1 + chunks credits), as the mesh allreduce does. */
 #include "collective.h"
+#include "mem.h"
 
 /* The builtin kernel of the host's call, on one rank (host_builtin.c). */
 static void reduce_scatter_kernel(const struct pld__host_call *h)

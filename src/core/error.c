@@ -1,7 +1,7 @@
 /* error.c: error codes, their text, the single way an API error ends a run,
  * and whether an output file named by a flag can be written. */
 #include "internal.h"
-#include "backend.h"
+#include "contract.h"
 
 #include <errno.h>
 #include <stdlib.h>

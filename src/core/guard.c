@@ -3,7 +3,7 @@
  * backends call pld__guard_escape and the task graph pld_run_aborting, and
  * neither may depend on the embedding API above them. */
 #include "internal.h"
-#include "backend.h"
+#include "contract.h"
 
 #include <pld/pld_embed.h>
 

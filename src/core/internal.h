@@ -4,11 +4,23 @@
 #define PLD_INTERNAL_H
 
 #include <pld/pld.h>
-#include "backend.h"
+#include "contract.h"
 #include "ops.h"
-#include "pipes.h"
 #include <stdarg.h>
 #include <stdio.h>
+
+/* The cube unit's pipes (model/pipes.c, which prices them), part of a
+ * core's kernel state.  MTE2 loads GM into L1, MTE1 moves L1 into L0A and
+ * L0B, M multiplies, FIX drains L0C.  Each pipe runs its ops in issue
+ * order. */
+enum pld__pipe { PLD__PIPE_MTE2, PLD__PIPE_MTE1, PLD__PIPE_M, PLD__PIPE_FIX, PLD__NPIPES };
+
+/* One core's pipes: when each is free next, in model seconds (absolute,
+ * as pld__now), and whether any is past the core's own clock. */
+struct pld__pipes {
+    double free[PLD__NPIPES];
+    int ahead;
+};
 
 /* Window slots are rounded up to this many bytes (upstream
  * kCommBufferAlignmentBytes). */
@@ -308,6 +320,36 @@ int pld__self(void);
  * seconds on sim); 0 outside a run.  state.c. */
 double pld__now(void);
 
+/* ---- dtypes (dtype.c): elements, conversions, rows ---- */
+
+/* Element get/set as double (integers converted exactly up to 2^53). */
+double pld__elem_get(pl_dtype dt, const void *p);
+void pld__elem_set(pl_dtype dt, void *p, double v);
+/* Scalar conversions for 16-bit floats. */
+float pld__half_to_float(uint16_t h);
+uint16_t pld__float_to_half(float f);
+float pld__bf16_to_float(uint16_t h);
+uint16_t pld__float_to_bf16(float f);
+/* FP8 codes to float and back: E4M3FN rounds to nearest even and saturates
+ * at +-448; E8M0 drops the sign and rounds half up (torch's conversions). */
+float pld__fp8e4m3fn_to_float(uint8_t c);
+uint8_t pld__float_to_fp8e4m3fn(float f);
+float pld__fp8e8m0_to_float(uint8_t c);
+uint8_t pld__float_to_fp8e8m0(float f);
+/* Whether an atomic Add may target `dt`: not INT64 (no 64-bit atomic add
+ * on the vector unit) and not FP8 (no FP8 arithmetic). */
+int pld__dtype_can_add(pl_dtype dt);
+
+/* One row of a region copy in plain memory: `bytes` bytes from src to dst
+ * (op ADD adds element by element, atomically).  a sparse window's
+ * rows reach it through pld__sparse_row, which resolves their lines. */
+void pld__row_apply(pl_dtype dt, unsigned char *dst, const unsigned char *src, size_t bytes,
+                    pl_atomic op);
+
+/* Set in every process but the first of a distributed run: the host runs
+ * everywhere, so its messages are printed once, by process 0. */
+extern int pld__mute_host;
+
 /* Reports an API error at the user's file:line for `op` and ends the run
  * (never returns).  The message is formatted like
  *   file:line: rank 1: pld_tile_remote_load: peer 5 out of range [0, 2)
@@ -481,12 +523,5 @@ struct pld__builtin_model {
     const char *text;
 };
 extern const struct pld__builtin_model pld__builtin_models[];
-
-/* The layers' own declarations, which every file that includes this one
- * also sees (each header includes this one first, so either order works). */
-#include "cost.h"
-#include "detect.h"
-#include "mem.h"
-#include "observe.h"
 
 #endif /* PLD_INTERNAL_H */

@@ -1,7 +1,7 @@
 /* ops.c: the operation table, a leaf of the core: every layer looks ops up
  * here, so it calls nobody (recording a transfer is events.c's). */
 #include "internal.h"
-#include "backend.h"
+#include "contract.h"
 
 #include <string.h>
 

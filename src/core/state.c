@@ -3,7 +3,7 @@
  * A leaf: it names no other module, so any file may read the run's state
  * without climbing up to run.c, which sets it and calls every module. */
 #include "internal.h"
-#include "backend.h"
+#include "contract.h"
 
 struct pld__run *pld__R;
 

@@ -2,7 +2,7 @@
  * writer can name it without calling up into the option parser (libuv
  * keeps its version in src/version.c for the same reason). */
 #include "internal.h"
-#include "backend.h"
+#include "contract.h"
 
 const char *pld_version(void)
 {

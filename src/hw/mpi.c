@@ -39,6 +39,7 @@
  * The run and the table are here; mpi_bind.c, mpi_window.c, mpi_ops.c and
  * mpi_liveness.c hold the rest, and mpi.h is what they share. */
 #include "mpi.h"
+#include "mem.h"
 
 #include <fcntl.h>
 #include <limits.h>

@@ -3,6 +3,7 @@
  * MPI_Accumulate) + flush, a notify an MPI_Accumulate; a wait polls its own
  * cell, and watches the abort cell that tells it another rank failed. */
 #include "mpi.h"
+#include "mem.h"
 
 #include <limits.h>
 #include <stdio.h>

@@ -6,7 +6,8 @@
  * applies the others'.  Tensors are named by allocation order, which is the
  * same in every process that runs the same program. */
 #include "internal.h"
-#include "backend.h"
+#include "mem.h"
+#include "contract.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -30,12 +30,6 @@ void pld__check_dense(const char *file, int line, const char *op, const char *wh
 void pld__copy_region(pl_dtype dt, pl_shape shape, unsigned char *dst, pl_shape dst_full,
                       const unsigned char *src, pl_shape src_full, pl_atomic op);
 
-/* One row of a region copy in plain memory: `bytes` bytes from src to dst
- * (op ADD adds element by element, atomically).  dtype.c; a sparse window's
- * rows reach it through pld__sparse_row, which resolves their lines. */
-void pld__row_apply(pl_dtype dt, unsigned char *dst, const unsigned char *src, size_t bytes,
-                    pl_atomic op);
-
 /* ---- sparse windows (sparse.c) ---- */
 
 /* Whether buffer `b` is to be stored in lines made on first touch: INT32
@@ -72,24 +66,6 @@ int pld__sparse_row(pl_dtype dt, unsigned char *dst, const unsigned char *src, s
 /* Whether any sparse window exists (the copy fast path's one test). */
 int pld__sparse_active(void);
 
-/* Element get/set as double (integers converted exactly up to 2^53). */
-double pld__elem_get(pl_dtype dt, const void *p);
-void pld__elem_set(pl_dtype dt, void *p, double v);
-/* Scalar conversions for 16-bit floats. */
-float pld__half_to_float(uint16_t h);
-uint16_t pld__float_to_half(float f);
-float pld__bf16_to_float(uint16_t h);
-uint16_t pld__float_to_bf16(float f);
-/* FP8 codes to float and back: E4M3FN rounds to nearest even and saturates
- * at +-448; E8M0 drops the sign and rounds half up (torch's conversions). */
-float pld__fp8e4m3fn_to_float(uint8_t c);
-uint8_t pld__float_to_fp8e4m3fn(float f);
-float pld__fp8e8m0_to_float(uint8_t c);
-uint8_t pld__float_to_fp8e8m0(float f);
-/* Whether an atomic Add may target `dt`: not INT64 (no 64-bit atomic add
- * on the vector unit) and not FP8 (no FP8 arithmetic). */
-int pld__dtype_can_add(pl_dtype dt);
-
 /* Tiles: allocates `bytes` in the executing rank's UB arena (fails with the
  * kernel's name, the bytes asked and the limit on overflow). */
 /* `no_data`: a --no-data tile, accounted in UB but holding no values. */
@@ -122,9 +98,6 @@ void pld__check_tile(const char *file, int line, const char *op, const char *wha
 void pld__windows_free(struct pld__run *R);
 /* The first byte of `rank`'s slot of `b` in this process. */
 unsigned char *pld__slot(const struct pld__wbuf *b, int rank);
-/* Set in every process but the first of a distributed run: the host runs
- * everywhere, so its messages are printed once, by process 0. */
-extern int pld__mute_host;
 
 /* Host tensors written by ranks (host_writes.c).  A distributed backend
  * runs each rank in its own process, so what rank r stores into host

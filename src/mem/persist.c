@@ -9,7 +9,8 @@
  * nor the race detector's history need to survive; the deadlock report of
  * a later run cannot name who notified a cell in an earlier one. */
 #include "internal.h"
-#include "backend.h"
+#include "mem.h"
+#include "contract.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -3,7 +3,8 @@
  * a sparse window goes through its lines); the element arithmetic itself
  * is dtype.c's. */
 #include "internal.h"
-#include "backend.h" /* struct pld__region, which the backends copy */
+#include "mem.h"
+#include "contract.h" /* struct pld__region, which the backends copy */
 
 #include <string.h>
 

@@ -31,7 +31,8 @@
  * Only the simulator uses this: its actors run one at a time, so the table
  * needs no lock. */
 #include "internal.h"
-#include "backend.h"
+#include "mem.h"
+#include "contract.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,6 @@
 /* tensor.c: host tensors in global memory, views, golden fills and checks. */
 #include "internal.h"
+#include "mem.h"
 
 #include <math.h>
 #include <stdlib.h>

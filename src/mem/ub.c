@@ -5,6 +5,8 @@
  * single tile larger than the UB fails at once; a peak is found when the
  * kernel returns (only then are the last uses known). */
 #include "internal.h"
+#include "cost.h"
+#include "mem.h"
 
 #include <stdlib.h>
 #include <string.h>

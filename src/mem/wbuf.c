@@ -2,7 +2,8 @@
  * materialised on first use, and freed with the run.  Memory layer: the
  * backends, region copies and kept windows use it, and it calls no API. */
 #include "internal.h"
-#include "backend.h"
+#include "mem.h"
+#include "contract.h"
 #include "units.h"
 
 #include <stdlib.h>

@@ -34,7 +34,8 @@
  *   DISPATCH                    charge_dispatch the host's dispatch_lat
  *   DEFER_WAIT                  none            free: it only registers */
 #include "internal.h"
-#include "backend.h"
+#include "cost.h"
+#include "contract.h"
 
 static struct pld__device *self_dev(void)
 {

@@ -27,7 +27,7 @@
  * hbm_bw ask 2.9 TB/s of 4.75.  Wall-clock backends (threads, mpi) have
  * no model time to share. */
 #include "internal.h"
-#include "backend.h"
+#include "contract.h"
 #include "cost.h"
 
 #include <math.h>

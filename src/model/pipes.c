@@ -20,7 +20,7 @@
  * sit in the pipes' own queues), and the pipes run on meanwhile.  Issue
  * queues are taken as deep enough for a kernel's tiles. */
 #include "internal.h"
-#include "backend.h"
+#include "contract.h"
 #include "cost.h"
 
 /* The pipe whose latest op an op of each pipe reads (-1: GM). */

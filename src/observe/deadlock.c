@@ -3,6 +3,8 @@
  * per blocked rank with its cell, and the wait-for graph that says whether
  * the ranks wait on each other in a cycle or on a rank that has finished. */
 #include "internal.h"
+#include "mem.h"
+#include "detect.h"
 #include "backend.h"
 #include "ptrmap.h"
 

@@ -5,6 +5,7 @@
 #include "internal.h"
 #include "backend.h"
 #include "trace.h"
+#include "observe.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -6,6 +6,9 @@
  * backend call, instead of the observers inline; the order is the one they
  * used, so traces and reports are the same byte for byte. */
 #include "internal.h"
+#include "cost.h"
+#include "observe.h"
+#include "detect.h"
 #include "backend.h"
 
 #include <string.h>

@@ -6,6 +6,7 @@
 #define PLD_OBSERVE_H
 
 #include "internal.h"
+#include "detect.h"
 
 /* Events (events.c) behind the trace and the summary. */
 struct pld__event {

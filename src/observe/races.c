@@ -55,6 +55,8 @@
  * default (--races=error) applies up to 64 ranks, upstream's limit; above
  * that the detector is off unless asked for. */
 #include "races.h"
+#include "mem.h"
+#include "detect.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -20,6 +20,7 @@
  * them all (the threads', the cells' arrivals', the snapshots'), doubling
  * it, so that it happens a few times a run at most. */
 #include "races.h"
+#include "detect.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -3,6 +3,7 @@
  * accesses, the bytes and why nothing orders them.  A file of its own so
  * that races.c keeps the rules and stays within the layers' 600 lines. */
 #include "races.h"
+#include "mem.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -2,6 +2,7 @@
  * (op, peer, window[index], count or value) rather than the trace's byte
  * offsets and times: what step 11 prints to reveal a builtin's lowering. */
 #include "internal.h"
+#include "observe.h"
 
 #include <stdarg.h>
 #include <stdlib.h>

@@ -8,6 +8,7 @@
 #include "backend.h"
 #include "escape.h"
 #include "trace.h"
+#include "observe.h"
 
 #include <jansson.h>
 #include <stdlib.h>

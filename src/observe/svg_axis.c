@@ -25,6 +25,7 @@
  * ends.  With no stretch to cut, or with `linear`, the axis is the one
  * scale of the whole window, as it always was. */
 #include "svg_axis.h"
+#include "observe.h"
 
 #include <math.h>
 #include <stdlib.h>

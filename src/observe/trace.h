@@ -4,6 +4,7 @@
 #define PLD_TRACE_H
 
 #include "internal.h"
+#include "observe.h"
 #include "ptrmap.h"
 
 /* One transfer through the interconnect (a part of an op). */

@@ -22,6 +22,7 @@
  * numbers byte for byte. */
 #include "escape.h"
 #include "trace.h"
+#include "observe.h"
 
 #include <math.h>
 #include <stdlib.h>

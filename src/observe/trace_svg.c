@@ -25,6 +25,7 @@
 #include "escape.h"
 #include "svg_axis.h"
 #include "trace.h"
+#include "observe.h"
 
 #include <math.h>
 #include <stdlib.h>

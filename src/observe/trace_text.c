@@ -1,6 +1,7 @@
 /* trace_text.c: the text trace: one line per primitive, times in ns with
  * 3 decimals, columns as docs/traces.md describes.  The golden format. */
 #include "trace.h"
+#include "observe.h"
 
 #include <string.h>
 

@@ -11,7 +11,8 @@
 # only top (run.c, which selects them) may call them.  There are no hubs:
 # every edge is checked, run.c's, error.c's and ops.c's included.  Nor may
 # files call each other round a circle, within a layer or across.
-# Then the files' length: none of src/ or sim/ over 600 lines.
+# Then the includes (none from a layer above), and the files' length: none
+# of src/ or sim/ over 600 lines.
 # Run by make check with PLDSIM_BUILDDIR set; by hand: sh tests/scripts/check_layers.sh BUILDDIR
 build=${1:-${PLDSIM_BUILDDIR:-.}}
 
@@ -90,10 +91,30 @@ done | awk '
     }'
 status=$?
 
+# Nor does a file include a header of a layer above its own: the layer
+# below compiles without the one above (a header's layer is its folder).
+src=${PLDSIM_SRCDIR:-$(dirname "$0")/../..}
+ups=$(cd "$src" && for f in src/*/*.[ch]; do
+    grep -o '^#include "[^"]*"' "$f" | sed 's/^#include "\(.*\)"$/\1/' |
+        while read -r h; do
+            for d in src/*/"$h"; do [ -f "$d" ] && echo "$f $d"; done
+        done
+done | awk '
+    BEGIN { n = split("core model mem backend observe api collectives", o, " ")
+            for (i = 1; i <= n; i++) rank[o[i]] = i }
+    { split($1, a, "/"); split($2, b, "/")
+      if ((a[2] in rank) && (b[2] in rank) && rank[b[2]] > rank[a[2]])
+          printf "FAIL: %s includes %s (%s may not include %s)\n", $1, $2, a[2], b[2] }')
+if [ -n "$ups" ]; then
+    echo "$ups"
+    status=1
+else
+    echo "ok: no header included from a layer below its own"
+fi
+
 # One idea per file, and so no file of the layers over 600 lines
 # (DESIGN.md): past that a file holds two ideas, and the second wants a
 # file of its own.  The generated models_builtin.c is not written by hand.
-src=${PLDSIM_SRCDIR:-$(dirname "$0")/../..}
 long=$(find "$src/src" "$src/sim" -name '*.[ch]' -o -name '*.cpp' |
     grep -v '/models_builtin\.c$' | xargs wc -l | awk '$2 != "total" && $1 > 600')
 if [ -n "$long" ]; then

@@ -30,6 +30,7 @@
 #include "checktools.h"
 
 #include "internal.h"
+#include "detect.h"
 
 #include <stdio.h>
 #include <stdlib.h>
