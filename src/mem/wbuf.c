@@ -6,7 +6,9 @@
 #include "contract.h"
 #include "units.h"
 
+#include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -117,20 +119,56 @@ int pld__has_data(const pl_tensor *t)
     return !t->win || t->win->mem != NULL;
 }
 
+/* The lines whose reads without a value were told, a process's first few:
+ * once a line, because a model layer reads in loops; but each line, because
+ * the read that steers (a route read from an argsort of scores, the
+ * integer a MoE dispatch goes by) is rarely the first read of a run. */
+enum { TOLD_LINES = 8 };
+static struct {
+    const char *file;
+    int line;
+} told[TOLD_LINES + 1];
+static int ntold;
+static pthread_mutex_t told_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* 1 if file:line is to be told now (the first time, and among the first
+ * TOLD_LINES lines), 2 for the line after those (told that more go
+ * untold), 0 otherwise. */
+static int tell_line(const char *file, int line)
+{
+    int tell = 0;
+    pthread_mutex_lock(&told_lock);
+    int k = 0;
+    while (k < ntold && !(told[k].line == line && strcmp(told[k].file, file) == 0))
+        k++;
+    if (k == ntold && ntold <= TOLD_LINES) {
+        told[ntold].file = file;
+        told[ntold++].line = line;
+        tell = ntold <= TOLD_LINES ? 1 : 2;
+    }
+    pthread_mutex_unlock(&told_lock);
+    return tell;
+}
+
 double pld__no_value(const char *file, int line, const char *op, pl_dtype dt, const char *what)
 {
-    /* once a process: a model layer reads in loops, and one line says it all */
-    static int warned;
     if (!pld__R->cfg->timing_only)
         pld__fail_no_data(file, line, op, what);
-    if (!warned && !pld__mute_host) {
-        warned = 1;
+    int tell = pld__mute_host ? 0 : tell_line(file, line);
+    if (tell == 1) {
         fflush(stdout);
         fprintf(stderr,
                 "%s:%d: rank %d: %s: warning: --timing-only keeps no values but INT32, INT64 and "
                 "UINT32 ones computed from such integers, so this %s read gives 0; a run whose "
-                "path depends on it may take another path than with data (said once)\n",
+                "path depends on it may take another path than with data (said once for this "
+                "line)\n",
                 file, line, pld__self(), op, pl_dtype_name(dt));
+    } else if (tell == 2) {
+        fflush(stdout);
+        fprintf(stderr,
+                "%s:%d: rank %d: %s: warning: --timing-only: more lines read values it does not "
+                "keep, from here on untold (%d told above)\n",
+                file, line, pld__self(), op, TOLD_LINES);
     }
     return 0;
 }

@@ -64,13 +64,27 @@ class TimingOnly(unittest.TestCase):
         self.assertTrue(lines[0].endswith(
             f"timing_only.py:{line}: rank 0: pl.read: warning: --timing-only keeps no values but INT32, INT64 and UINT32 "
             "ones computed from such integers, so this FP32 read gives 0; "
-            "a run whose path depends on it may take another path than with data (said once)"), lines[0])
+            "a run whose path depends on it may take another path than with data (said once for this line)"), lines[0])
         self.assertEqual(r.stdout.count("first score 0.0\n"), 2)
         # with data the same read gives the value, at the same time
         ok = support.pldsim_py(PROGRAM, "read")
         self.assertEqual(ok.returncode, 0, ok.stderr)
         self.assertNotIn("first score 0.0\n", ok.stdout)
         self.assertEqual(summary(ok.stdout)[:2], summary(r.stdout)[:2])
+
+    def test_each_line_that_reads_no_value_is_named_once(self):
+        # issue 51, class 2: the one warning of a process named the first
+        # read only, and the read that steers a route (an integer made from
+        # scores) came later, unnamed
+        r = support.pldsim_py("--timing-only", PROGRAM, "read-route")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = [l for l in r.stderr.splitlines() if l]
+        self.assertEqual(len(lines), 2, r.stderr)
+        self.assertIn(f"timing_only.py:{support.fault_line(PROGRAM, 'read')}: rank 0: pl.read: warning: ", lines[0])
+        self.assertIn("this FP32 read gives 0", lines[0])
+        self.assertIn(f"timing_only.py:{support.fault_line(PROGRAM, 'route')}: rank 0: pl.read: warning: ", lines[1])
+        self.assertIn("this INT32 read gives 0", lines[1])
+        self.assertEqual(r.stdout.count("route 0\n"), 4)  # two ranks, twice each
 
     def test_integer_routes_and_counts_keep_their_values_and_the_path(self):
         # a MoE-like dispatch steers by INT32 ids copied through a scratch

@@ -10,6 +10,8 @@ neighbour's scores + 1.  y starts as -7 everywhere.  With data the
 program checks y against torch and prints OK; under --timing-only it
 prints whether y still holds its -7s (UNTOUCHED) and exits 0.
 read: pl.read of an element of the scores, which --timing-only has none of.
+read-route: that read, then a route cast from the scores (an INT32 that
+holds no value either, as an argsort of scores would), read twice.
 route: a MoE-like dispatch on 4 ranks: each rank copies its routing ids
 (INT32, from the host) into a scratch tensor, as pypto-lib's gate does,
 reads each row's destination from it, pushes the row there, publishes
@@ -52,8 +54,12 @@ def layer(
     e = pl.row_expand_expdif(acc, pl.row_max(acc))
     soft = pl.row_expand_div(e, pl.row_sum(e))
     soft = pl.cast(pl.cast(soft, target_type=pl.BF16), target_type=pl.FP32)
-    if MODE == "read":
+    if MODE in ("read", "read-route"):
         print("first score", pl.read(soft, [0, 0]))  # FAULT read
+    if MODE == "read-route":
+        route = pl.cast(soft, target_type=pl.INT32)
+        for _ in range(2):
+            print("route", pl.read(route, [0, 1]))  # FAULT route
     stage = pl.create_tensor([M, N], dtype=pl.FP32)
     stage[0:M, 0:N] = soft
     pld.tile.remote_store(pl.load(stage, [0, 0], [M, N]), data, peer=(me + 1) % nr, offsets=[0, 0])
