@@ -225,7 +225,8 @@ static void page_entries(const char *text, struct names *out)
 
 static void headers_symbols(struct names *syms)
 {
-    static const char *const headers[] = {"pl.h", "pld.h", "pld_run.h", "pld_embed.h"};
+    static const char *const headers[] = {"pl.h", "pld.h", "pld_run.h", "pld_embed.h",
+                                          "pld_tasks.h"};
     for (size_t i = 0; i < sizeof headers / sizeof *headers; i++) {
         char path[4096];
         snprintf(path, sizeof path, "%s/include/pld/%s", PLD_SRCDIR, headers[i]);
@@ -257,6 +258,7 @@ START_TEST(the_extractor_finds_the_api_and_nothing_else)
         "PL_SHAPE",
         "pld_time",
         "pld_record_end",
+        "pld_deferred", /* pld_tasks.h */
         "pl_max",
         "PLD_MAX_RANKS",
         "pld_strerror",
