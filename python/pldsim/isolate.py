@@ -24,6 +24,7 @@ from typing import Any, Callable, Iterable
 
 import _pldsim
 
+from .errors import UsageValueError
 from .values import is_fork_shared, is_torch_tensor
 
 
@@ -176,3 +177,18 @@ def _dead(status: int, who: str) -> tuple[Any, ...]:
         why = f"exited with status {os.WEXITSTATUS(status)} before it finished"
     print(f"pldsim: the process simulating {who} {why}; the run has no result", file=sys.stderr)
     return None, False, None, None, None
+
+
+def no_handler_in_a_run(signalnum: Any, handler: Any) -> Any:
+    """signal.signal while a run is on.  A run's host, per-device functions
+    and kernels are simulated devices: on thread contexts and the threads
+    backend they run off Python's main thread, where Python refuses to
+    install a handler (blamed on signal.py's own line), and on coroutines a
+    handler installed would wait for the run to end before it could run.
+    So it is refused on every context alike, at the program's line."""
+    raise UsageValueError(
+        "signal.signal",
+        f"cannot install a handler for signal {int(signalnum)} during a run: the host, per-device "
+        "functions and kernels run as simulated devices, off Python's main thread on thread contexts; "
+        "install it before the run (Ctrl-C and SIGTERM already end a run with one line)",
+    )

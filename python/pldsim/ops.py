@@ -15,7 +15,7 @@ from typing import Any
 import _pldsim
 
 from . import cube, tensor_ops, vector_math
-from .errors import UsageTypeError, UsageValueError
+from .errors import UnsupportedError, UsageTypeError, UsageValueError
 from .state import CUBE, VECTOR, kernel
 from .loops import CarriedLoop
 from .values import INDEX, INT64, DataType, TensorValue, Tile, any_view, atomic_code, dtype_of_torch, index_list, is_torch_tensor, tile_of, typed_scalar
@@ -90,7 +90,7 @@ def _elementwise(code: int, name: str, lhs: Any, rhs: Any) -> Any:
         # scalar arithmetic (on the AICPU upstream): plain Python
         return {0: lambda: lhs + rhs, 1: lambda: lhs * rhs, 2: lambda: builtins.max(lhs, rhs), 3: lambda: builtins.min(lhs, rhs), 4: lambda: lhs - rhs}[code]()
     if tensor_ops.is_tensor(lhs):
-        return tensor_ops.binop(code, op, lhs, rhs)
+        return tensor_binop(code, op, lhs, rhs)
     raise UsageTypeError(op, f"the first operand must be a tile or a tensor, got {type(lhs).__name__}")
 
 
@@ -100,7 +100,7 @@ def tensor_elementwise(code: int, name: str, lhs: Any, rhs: Any) -> Any:
     op = f"pl.tensor.{name}"
     if not tensor_ops.is_tensor(lhs):
         raise UsageTypeError(op, f"{op} expects a tensor, got {type(lhs).__name__}; a tile's op is pl.tile.{name} (or pl.{name})")
-    return tensor_ops.binop(code, op, lhs, rhs)
+    return tensor_binop(code, op, lhs, rhs)
 
 
 def add(lhs: Any, rhs: Any) -> Any:
@@ -160,7 +160,7 @@ def cast(input: Any, target_type: Any, mode: Any = "round") -> Any:  # noqa: A00
         src = dtype_of_torch(input) if is_torch_tensor(input) else input.dtype
         if src is not None and src.is_float and not target_type.is_float and mode not in ("trunc", 5):
             return vector_math.rounding_cast(input, target_type, mode)
-        return tensor_ops.cast(input, target_type, mode)
+        return tensor_cast(input, target_type, mode)
     if isinstance(input, bool):
         input = int(input)  # a comparison's result: 1 or 0, as upstream's scalar cast of a bool
     if not isinstance(input, (int, float)):
@@ -205,3 +205,36 @@ def pipeline(*args: Any, stage: Any = None, init_values: Any = None) -> Any:
     if isinstance(stage, bool) or not isinstance(stage, int) or stage < 1:
         raise UsageValueError(op, f"stage must be a positive integer, got {stage!r}")
     return range(*args, init_values=init_values, name=op)
+
+
+# ---- element-wise and cast -----------------------------------------------------------
+
+
+def tensor_binop(code: int, op: str, lhs: Any, rhs: Any) -> TensorValue:
+    """A tensor-level element-wise op: tensor with tensor or with a number."""
+    a = tensor_ops.operand_tile(lhs, op, "the first operand")
+    file, line = caller()
+    if isinstance(rhs, (int, float)) and not isinstance(rhs, bool):
+        return TensorValue(Tile(_pldsim.elementwise(file, line, code, a._tile, float(rhs))))
+    if isinstance(rhs, Tile):
+        raise UsageTypeError(op, f"{op} of a tensor and a tile: both operands must be tensors (or the second a number)")
+    if not tensor_ops.is_tensor(rhs):
+        raise UsageTypeError(op, f"the second operand must be a tensor or a number, got {type(rhs).__name__}")
+    b = tensor_ops.operand_tile(rhs, op, "the second operand")
+    return TensorValue(Tile(_pldsim.elementwise(file, line, code, a._tile, b._tile)))
+
+
+def tensor_cast(value: Any, target_type: DataType, mode: Any) -> Any:
+    """A tensor or a tile converted element-wise to `target_type`."""
+    op = "pl.cast"
+    src_dtype = dtype_of_torch(value) if is_torch_tensor(value) else value.dtype
+    if src_dtype is None:
+        raise UsageTypeError(op, f"the input is a torch.{str(value.dtype).split('.')[-1]} tensor, which pldsim does not support")
+    if src_dtype.is_float and not target_type.is_float and mode not in ("trunc", 5):
+        raise UnsupportedError(op, f"rounding mode {mode!r} of a float-to-integer cast is not supported by pldsim (mode='trunc' is)")
+    if isinstance(value, Tile):
+        file, line = caller()
+        return Tile(_pldsim.cast_tile(file, line, value._tile, target_type.code))
+    t = tensor_ops.operand_tile(value, op, "the input")
+    file, line = caller()
+    return TensorValue(Tile(_pldsim.cast_tile(file, line, t._tile, target_type.code)))

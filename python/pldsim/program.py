@@ -28,7 +28,7 @@ from . import cube, dfx, domains, errors, host_builtins, levels, options, shape_
 from . import where as _where
 from .config import DistributedConfig, RunConfig, short_ids
 from .errors import RunError, UnsupportedError, UsageTypeError, UsageValueError
-from .isolate import run_in_child, tensors_in
+from .isolate import no_handler_in_a_run, run_in_child, tensors_in
 from .levels import _MISSING, Function, _dispatch_closure
 from .metadata import of_signature
 from .resident import DeviceTensor, ProgramHandle, StackedDeviceTensor, SubmitHandle, new_tensor, unwrap
@@ -479,21 +479,6 @@ def _host_body(entry: Function, self_obj: Any, args: tuple, kwargs: dict, nranks
     return lambda: run_as(HOST, host)
 
 
-def _no_handler_in_a_run(signalnum: Any, handler: Any) -> Any:
-    """signal.signal while a run is on.  A run's host, per-device functions
-    and kernels are simulated devices: on thread contexts and the threads
-    backend they run off Python's main thread, where Python refuses to
-    install a handler (blamed on signal.py's own line), and on coroutines a
-    handler installed would wait for the run to end before it could run.
-    So it is refused on every context alike, at the program's line."""
-    raise UsageValueError(
-        "signal.signal",
-        f"cannot install a handler for signal {int(signalnum)} during a run: the host, per-device "
-        "functions and kernels run as simulated devices, off Python's main thread on thread contexts; "
-        "install it before the run (Ctrl-C and SIGTERM already end a run with one line)",
-    )
-
-
 def _run(
     entry: Function,
     self_obj: Any,
@@ -525,7 +510,7 @@ def _run(
     # once the simulation is over
     old = signal.signal(signal.SIGINT, signal.SIG_DFL)
     install = signal.signal
-    signal.signal = _no_handler_in_a_run
+    signal.signal = no_handler_in_a_run
     who = f"host function {entry.name}"
 
     def run() -> tuple:
@@ -560,7 +545,7 @@ def _run(
         signal.signal(signal.SIGINT, old)
         _where.outer = outer
     if stats is not None and os.environ.get("PLDSIM_PY_PROFILE"):
-        _print_profile(time.perf_counter() - called, stats)
+        timing.print_profile(time.perf_counter() - called, stats)
     if exit_request is not None:  # the program's sys.exit(), as python ends it
         raise SystemExit(exit_request)
     if rc is None:
@@ -569,20 +554,6 @@ def _run(
         code = 1 if python_error else _pldsim.exit_code(rc)
         raise RunError(f"the pldsim run of {entry.name} failed (see the message above)", rc, code)
     return stats, kept_after
-
-
-def _print_profile(total: float, stats: dict) -> None:
-    """PLDSIM_PY_PROFILE=1: where a run's wall time went, on stderr.  The
-    products are torch's arithmetic for the cube's matmuls; the rest of the
-    run is the program's Python, pldsim's own and the simulator; the setup is
-    what the call cost around the run (sharing the tensors, the fork)."""
-    run_s, products = stats.get("profile_run_s", 0.0), stats.get("profile_products_s", 0.0)
-    print(
-        f"[pldsim] profile: call {total:.2f} s = setup {max(total - run_s, 0.0):.2f} s + run {run_s:.2f} s "
-        f"(torch's matmul products {products:.2f} s, Python and the simulator {max(run_s - products, 0.0):.2f} s)",
-        file=sys.stderr,
-        flush=True,
-    )
 
 
 # ---- pypto.runtime's entry points --------------------------------------------------

@@ -576,39 +576,6 @@ def _squeezed(t: Any, rank: int) -> Any:
     return cube.CubeTile(None if t.data is None else t.data.reshape(shape), t.dtype, t.memory, shape, valid)
 
 
-# ---- element-wise and cast -----------------------------------------------------------
-
-
-def binop(code: int, op: str, lhs: Any, rhs: Any) -> TensorValue:
-    """A tensor-level element-wise op: tensor with tensor or with a number."""
-    a = operand_tile(lhs, op, "the first operand")
-    file, line = caller()
-    if isinstance(rhs, (int, float)) and not isinstance(rhs, bool):
-        return TensorValue(Tile(_pldsim.elementwise(file, line, code, a._tile, float(rhs))))
-    if isinstance(rhs, Tile):
-        raise UsageTypeError(op, f"{op} of a tensor and a tile: both operands must be tensors (or the second a number)")
-    if not is_tensor(rhs):
-        raise UsageTypeError(op, f"the second operand must be a tensor or a number, got {type(rhs).__name__}")
-    b = operand_tile(rhs, op, "the second operand")
-    return TensorValue(Tile(_pldsim.elementwise(file, line, code, a._tile, b._tile)))
-
-
-def cast(value: Any, target_type: DataType, mode: Any) -> Any:
-    """A tensor or a tile converted element-wise to `target_type`."""
-    op = "pl.cast"
-    src_dtype = dtype_of_torch(value) if is_torch_tensor(value) else value.dtype
-    if src_dtype is None:
-        raise UsageTypeError(op, f"the input is a torch.{str(value.dtype).split('.')[-1]} tensor, which pldsim does not support")
-    if src_dtype.is_float and not target_type.is_float and mode not in ("trunc", 5):
-        raise UnsupportedError(op, f"rounding mode {mode!r} of a float-to-integer cast is not supported by pldsim (mode='trunc' is)")
-    if isinstance(value, Tile):
-        file, line = caller()
-        return Tile(_pldsim.cast_tile(file, line, value._tile, target_type.code))
-    t = operand_tile(value, op, "the input")
-    file, line = caller()
-    return TensorValue(Tile(_pldsim.cast_tile(file, line, t._tile, target_type.code)))
-
-
 # what values.py's classes do for x[key], x[key] = v and torch functions
 DELEGATES.subscript_read = subscript_read
 DELEGATES.subscript_write = subscript_write

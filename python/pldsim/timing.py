@@ -8,6 +8,7 @@ process a sim run happens in (isolate.py)."""
 
 from __future__ import annotations
 
+import sys
 import threading
 from typing import Any
 
@@ -53,3 +54,17 @@ def collected() -> list[dict[str, Any]]:
     """The finished dispatches of the run, in the order they ended."""
     with _lock:
         return [dict(r) for r in _records]
+
+
+def print_profile(total: float, stats: dict) -> None:
+    """PLDSIM_PY_PROFILE=1: where a run's wall time went, on stderr.  The
+    products are torch's arithmetic for the cube's matmuls; the rest of the
+    run is the program's Python, pldsim's own and the simulator; the setup is
+    what the call cost around the run (sharing the tensors, the fork)."""
+    run_s, products = stats.get("profile_run_s", 0.0), stats.get("profile_products_s", 0.0)
+    print(
+        f"[pldsim] profile: call {total:.2f} s = setup {max(total - run_s, 0.0):.2f} s + run {run_s:.2f} s "
+        f"(torch's matmul products {products:.2f} s, Python and the simulator {max(run_s - products, 0.0):.2f} s)",
+        file=sys.stderr,
+        flush=True,
+    )
