@@ -81,9 +81,10 @@ static int restride(uint32_t **a, size_t rows, int old, int cap)
 }
 
 /* Room for one more thread: every clock to a stride of twice Tcap.  -1
- * when out of memory (nothing is lost: the strides that moved are
- * consistent with the ones that did not only if all move, so the old
- * stride is kept until every array has room). */
+ * when out of memory before any clock has moved (the new thread is then
+ * not made, and its core shares its launcher's, as before cores had
+ * threads).  Once the threads' clocks have room, each cell's arrays move
+ * on their own; a cell whose arrays cannot loses its kept arrivals. */
 static int grow(struct pld__racer *RC)
 {
     int old = RC->Tcap, cap = 2 * old;
