@@ -35,3 +35,34 @@ echo "$out" | grep -q "rank-rounds: P x 2(P-1) = 24" || fail "no rank-round coun
 # pldsim's own share is real but not the whole: both halves are counted
 [ "$pld" -gt 0 ] && [ "$pld" -lt "$total" ] || fail "pldsim $pld of total $total: $out"
 echo "ok: $total instructions, $pld of them pldsim's"
+
+# The guard (issue 52): this build against the number kept for its
+# toolchain; then against numbers 6 % lower and 6 % higher than this
+# build's own count, where it must fail and pass.
+guard=$PLDSIM_SRCDIR/tools/instructions-guard.sh
+out=$(sh "$guard" "$PLDSIM_BUILDDIR" "$PLDSIM_SRCDIR" 2>&1)
+rc=$?
+case $rc in
+0) echo "$out" ;;
+77) echo "note: $out" ;;
+*) fail "the guard: $out" ;;
+esac
+tmp=$(mktemp -d) || fail "mktemp"
+trap 'rm -rf "$tmp"' EXIT
+PLDSIM_INSTRUCTIONS_BASELINE=$tmp/kept sh "$guard" "$PLDSIM_BUILDDIR" "$PLDSIM_SRCDIR" --update >/dev/null 2>&1 ||
+    fail "the guard could not record a number"
+line=$(grep -v '^#' "$tmp/kept")
+count=$(echo "$line" | awk '{print $4}')
+for pct in 94 106; do
+    echo "$line" | awk -v pct="$pct" '{ $4 = int($4 * pct / 100); print }' >"$tmp/kept"
+    out=$(PLDSIM_INSTRUCTIONS_BASELINE=$tmp/kept sh "$guard" "$PLDSIM_BUILDDIR" "$PLDSIM_SRCDIR" 2>&1)
+    rc=$?
+    if [ "$pct" = 94 ]; then
+        [ "$rc" -eq 1 ] || fail "a count 6 % above the kept number passed ($rc): $out"
+        case $out in *"% more than the"*"make update-instructions"*) ;; *) fail "the guard said: $out" ;; esac
+    else
+        [ "$rc" -eq 0 ] || fail "a count 6 % below the kept number failed ($rc): $out"
+        case $out in *"keeps the guard tight"*) ;; *) fail "no note to update: $out" ;; esac
+    fi
+done
+echo "ok: the guard fails 6 % above its number and notes 6 % below ($count instructions)"
