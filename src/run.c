@@ -427,7 +427,8 @@ int pld__run_host(const pld_config *cfg, pld__host_fn host, const void *args)
                                  .nranks = R.P,
                                  .transfers = R.transfers,
                                  .domains = R.domains,
-                                 .domains_allocated = R.domains_allocated};
+                                 .domains_allocated = R.domains_allocated,
+                                 .window_bytes = R.window_bytes};
     if (cfg->summary && !pld__mute_host && (rc == 0 || rc == PLD_EDEADLOCK || R.end_time > 0)) {
         char moved[32];
         /* said on the line itself: outputs a reader compares next are unwritten */

@@ -51,7 +51,7 @@ enum pld_races {
 };
 
 /* The most ranks one run may have. */
-#define PLD_MAX_RANKS 4096
+#define PLD_MAX_RANKS 16384
 
 /* How many --cfg and how many --log settings a run takes. */
 #define PLD_MAX_SIMGRID_ARGS 32
@@ -209,6 +209,11 @@ typedef struct pld_run_stats {
      * over ranks.  Host time before a dispatch reaches its device is not in
      * it.  0 when no dispatch ran. */
     double device_wall_s;
+    /* Bytes of dense window copies the run allocated in this process: a
+     * copy of each buffer for each rank of its comm group.  Sparse windows
+     * (large INT32 signal arrays), whose memory is the cells written, and
+     * the mpi backend's windows, which MPI allocates, are not counted. */
+    uint64_t window_bytes;
 } pld_run_stats;
 void pld_last_run_stats(pld_run_stats *out);
 

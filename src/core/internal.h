@@ -279,6 +279,7 @@ struct pld__run {
     struct pld__group *groups;      /* the groups made by pld_group_* (group.c) */
     int world_seen, world_fresh;    /* as a group's seen and fresh, for the world's window */
     int domains, domains_allocated; /* pld_run_stats' (persist.c) */
+    uint64_t window_bytes;          /* pld_run_stats': dense window copies made (wbuf.c) */
     int nwbufs;
     int64_t window_size;
     int error; /* first error code, 0 if none */

@@ -96,7 +96,12 @@ void pld__check_tile(const char *file, int line, const char *op, const char *wha
 
 /* Window storage (wbuf.c). */
 void pld__windows_free(struct pld__run *R);
-/* The first byte of `rank`'s slot of `b` in this process. */
+/* How many copies of `b` a shared-memory run keeps: one per rank of its
+ * comm group (the world's P for the world's buffers), not P for every
+ * group, which made a program of many node groups quadratic in P. */
+int pld__wbuf_copies(const struct pld__wbuf *b);
+/* The first byte of world rank `rank`'s slot of `b` in this process (a
+ * member of b's group). */
 unsigned char *pld__slot(const struct pld__wbuf *b, int rank);
 
 /* Host tensors written by ranks (host_writes.c).  A distributed backend

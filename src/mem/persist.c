@@ -21,7 +21,8 @@ struct kept {
     int *members; /* n world ranks */
     int P;        /* world size of the run that kept it */
     int64_t bytes, slot;
-    unsigned char *data; /* P * slot bytes, or NULL (a --no-data run) */
+    unsigned char
+        *data; /* a slot for each rank of the group (n, or P), or NULL (a --no-data run) */
 };
 
 struct pld_windows {
@@ -110,7 +111,7 @@ void pld__kept_restore(const char *file, int line, const char *op, struct pld__w
     if (R->cfg->reset_kept_windows || !k->data || R->cfg->no_data)
         return; /* zero-filled, as allocated */
     pld__materialize(file, line, op, b);
-    copy_bytes(b->mem, k->data, (size_t)R->P * (size_t)b->slot);
+    copy_bytes(b->mem, k->data, (size_t)pld__wbuf_copies(b) * (size_t)b->slot);
 }
 
 void pld__kept_save(struct pld__run *R)
@@ -143,7 +144,7 @@ void pld__kept_save(struct pld__run *R)
         k->slot = b->slot;
         free(k->data);
         k->data = NULL;
-        size_t n = (size_t)R->P * (size_t)b->slot;
+        size_t n = (size_t)pld__wbuf_copies(b) * (size_t)b->slot;
         if (b->mem && (k->data = malloc(n)))
             copy_bytes(k->data, b->mem, n);
     }
@@ -179,6 +180,12 @@ static void put(struct buf *o, const void *src, size_t n)
     o->len += n;
 }
 
+/* A kept buffer's data: a copy for each rank of its group (of the world). */
+static size_t kept_bytes(const struct kept *k)
+{
+    return (size_t)(k->n ? k->n : k->P) * (size_t)k->slot;
+}
+
 int pld_windows_save(const pld_windows *w, unsigned char **out, size_t *len)
 {
     struct buf o = {0};
@@ -196,7 +203,7 @@ int pld_windows_save(const pld_windows *w, unsigned char **out, size_t *len)
         put(&o, &k->slot, sizeof k->slot);
         put(&o, &has, sizeof has);
         if (has)
-            put(&o, k->data, (size_t)k->P * (size_t)k->slot);
+            put(&o, k->data, kept_bytes(k));
     }
     if (o.failed) {
         free(o.p);
@@ -245,7 +252,7 @@ int pld_windows_load(pld_windows *w, const unsigned char *in, size_t len)
             take(&in, &len, &k->slot, sizeof k->slot) || take(&in, &len, &has, sizeof has) ||
             k->P < 1 || k->P > PLD_MAX_RANKS || k->slot < k->bytes || k->bytes < 1)
             goto bad;
-        size_t bytes = (size_t)k->P * (size_t)k->slot;
+        size_t bytes = kept_bytes(k);
         if (has && (len < bytes || !(k->data = malloc(bytes))))
             goto bad;
         if (has)

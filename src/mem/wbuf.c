@@ -33,7 +33,7 @@ static void fault_in(struct pld__wbuf *b, size_t bytes)
     size_t made = 0;
     for (const struct pld__wbuf *o = pld__R->wbufs; o; o = o->next)
         if (o->faulted_in)
-            made += (size_t)pld__R->P * (size_t)o->slot;
+            made += (size_t)pld__wbuf_copies(o) * (size_t)o->slot;
     if (pld__R->cfg->no_data || made + bytes > budget || bytes < ((size_t)1 << 20))
         return;
     uintptr_t lo = ((uintptr_t)b->mem + 4095) & ~(uintptr_t)4095;
@@ -59,6 +59,7 @@ _Noreturn static void sparse_refused(const char *file, int line, const char *op,
                                      const struct pld__wbuf *b)
 {
     size_t room = pld__sparse_room(), taken = pld__sparse_taken();
+    int copies = pld__wbuf_copies(b);
     char limit[192] = "", need[32], size[32], used[32];
     struct rlimit rl;
     if (room && taken)
@@ -77,8 +78,8 @@ _Noreturn static void sparse_refused(const char *file, int line, const char *op,
               "cannot give window '%s' %s of addresses (%d cop%s of %lld bytes; a sparse "
               "INT32 window uses memory only for the cells written, but each copy needs its own "
               "addresses)%s; expected a window whose copies fit: %s",
-              b->name, pld__format_size((double)pld__R->P * (double)b->slot, need, sizeof need),
-              pld__R->P, pld__R->P == 1 ? "y" : "ies", (long long)b->slot, limit,
+              b->name, pld__format_size((double)copies * (double)b->slot, need, sizeof need),
+              copies, copies == 1 ? "y" : "ies", (long long)b->slot, limit,
               room ? "make the window smaller" : "raise the limit or make the window smaller");
 }
 
@@ -86,21 +87,24 @@ void pld__materialize(const char *file, int line, const char *op, struct pld__wb
 {
     if (b->mem)
         return;
-    if ((size_t)b->slot > SIZE_MAX / (size_t)pld__R->P) /* P copies would wrap size_t */
+    int copies = pld__wbuf_copies(b);
+    if ((size_t)b->slot > SIZE_MAX / (size_t)copies) /* the copies would wrap size_t */
         pld__fail(PLD_ENOMEM, file, line, op,
-                  "out of memory for %d copies of %lld bytes of window '%s'", pld__R->P,
+                  "out of memory for %d copies of %lld bytes of window '%s'", copies,
                   (long long)b->slot, b->name);
     if (pld__sparse_wanted(b)) {
-        b->mem = pld__sparse_reserve((size_t)pld__R->P, (size_t)b->slot);
+        b->mem = pld__sparse_reserve((size_t)copies, (size_t)b->slot);
         b->sparse = b->mem != NULL;
         if (!b->mem)
             sparse_refused(file, line, op, b);
     }
-    if (!b->mem && (b->mem = calloc((size_t)pld__R->P, (size_t)b->slot)))
-        fault_in(b, (size_t)pld__R->P * (size_t)b->slot);
+    if (!b->mem && (b->mem = calloc((size_t)copies, (size_t)b->slot))) {
+        fault_in(b, (size_t)copies * (size_t)b->slot);
+        pld__R->window_bytes += (uint64_t)copies * (uint64_t)b->slot;
+    }
     if (!b->mem)
         pld__fail(PLD_ENOMEM, file, line, op,
-                  "out of memory for %d copies of %lld bytes of window '%s'%s", pld__R->P,
+                  "out of memory for %d copies of %lld bytes of window '%s'%s", copies,
                   (long long)b->slot, b->name,
                   pld__R->cfg->no_data ? "" : " (timing studies can use --no-data)");
 }
@@ -202,10 +206,23 @@ void pld__windows_free(struct pld__run *R)
     R->wbufs = R->wbufs_tail = NULL;
 }
 
+int pld__wbuf_copies(const struct pld__wbuf *b)
+{
+    return b->group ? b->group->n : pld__R->P;
+}
+
 unsigned char *pld__slot(const struct pld__wbuf *b, int rank)
 {
-    if (!(pld__R->be->caps & PLD_CAP_DISTRIBUTED))
-        return b->mem + (size_t)rank * (size_t)b->slot;
+    if (!(pld__R->be->caps & PLD_CAP_DISTRIBUTED)) {
+        int i = b->group ? b->group->index[rank] : rank;
+        if (i < 0) { /* the API translates group ranks and checks membership first */
+            fprintf(stderr,
+                    "pldsim: internal error: device %d's slot of window '%s' (of %s) addressed\n",
+                    rank, b->name, b->group->desc);
+            abort();
+        }
+        return b->mem + (size_t)i * (size_t)b->slot;
+    }
     /* only this process's rank has a slot here; the front end reaches the
      * others through pld__remote_*, so anything else is a bug in libpld */
     if (rank != pld__self()) {

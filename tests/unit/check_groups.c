@@ -536,6 +536,71 @@ START_TEST(bytes_that_are_not_a_store_are_refused)
 }
 END_TEST
 
+/* Eight groups of two devices at P = 16, each with a 1 MiB buffer: a
+ * group's window has a copy for each of its members, not for every rank
+ * of the world (which made a program of node groups quadratic in P). */
+enum { PAIRS = 8, PAIR_N = 1 << 18 };
+static float pair_sum[2 * PAIRS];
+
+struct pair_args {
+    pld_dtensor data, sig;
+    int me;
+};
+
+static void pair_kernel(const struct pair_args *a)
+{
+    pl_write(a->data, PL_IDX(0, 0), a->me);
+    pl_write(a->data, PL_IDX(0, PAIR_N - 1), a->me);
+    pld_tensor_allreduce(a->data, a->sig);
+    pair_sum[a->me] =
+        (float)(pl_read(a->data, PL_IDX(0, 0)) + pl_read(a->data, PL_IDX(0, PAIR_N - 1)));
+}
+
+static void pair_device(const struct pair_args *a)
+{
+    pl_incore(pair_kernel, a);
+}
+
+static void pairs_host(const void *unused)
+{
+    (void)unused;
+    for (int k = 0; k < PAIRS; k++) {
+        pld_group g = pld_group_range(2 * k, 2 * k + 2);
+        pld_buffer data =
+            pld_alloc_window_buffer(PL_SHAPE(1, PAIR_N), PL_FP32, .name = "pair", .group = g);
+        pld_buffer sig = pld_alloc_window_buffer((int64_t)64, .name = "pair_sig", .group = g);
+        for (int i = 0; i < 2; i++) {
+            struct pair_args a = {pld_window(data, PL_SHAPE(1, PAIR_N), PL_FP32),
+                                  pld_window(sig, PL_SHAPE(2, 1), PL_INT32), 2 * k + i};
+            pld_dispatch(2 * k + i, pair_device, a);
+        }
+    }
+}
+
+START_TEST(a_group_window_has_a_copy_per_member_only)
+{
+    pld_config cfg;
+    pld_config_init(&cfg);
+    cfg.summary = 0;
+    cfg.ndevices = 2 * PAIRS;
+    for (int r = 0; r < 2 * PAIRS; r++)
+        cfg.device_ids[r] = r;
+    capture_stderr_begin();
+    int rc = pld_run(&cfg, pairs_host, NULL);
+    char *err = capture_stderr_end();
+    ck_assert_msg(rc == 0, "run failed: %s", err);
+    free(err);
+    for (int r = 0; r < 2 * PAIRS; r++) /* each pair's own sum, at both ends */
+        ck_assert_float_eq(pair_sum[r], 2.0f * (float)(4 * (r / 2) + 1));
+    pld_run_stats st;
+    pld_last_run_stats(&st);
+    uint64_t want = (uint64_t)PAIRS * 2 * ((uint64_t)PAIR_N * 4 + 64);
+    ck_assert_msg(st.window_bytes == want,
+                  "the windows took %llu bytes; expected %llu (2 copies of each group's buffers)",
+                  (unsigned long long)st.window_bytes, (unsigned long long)want);
+}
+END_TEST
+
 static Suite *groups_suite(void)
 {
     Suite *s = suite_create("groups");
@@ -543,6 +608,7 @@ static Suite *groups_suite(void)
     tcase_set_timeout(t, 60);
     tcase_add_test(t, two_overlapping_groups_swap_without_aliasing);
     tcase_add_test(t, allreduce_inside_a_group_sums_its_members_only);
+    tcase_add_test(t, a_group_window_has_a_copy_per_member_only);
     tcase_add_loop_test(t, group_misuse_is_one_message, 0,
                         (int)(sizeof bad_cases / sizeof bad_cases[0]));
     suite_add_tcase(s, t);
