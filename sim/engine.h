@@ -79,9 +79,10 @@ struct sim_rank {
     double ahead;                              /* model time past SimGrid's clock, s */
     /* the last routes this rank used: a lookup costs more than a flow */
     struct route_memo {
-        int from, to, links;
+        int from, to, links; /* links: all of the route's, 0 for none */
         double lat, bw;
-        int *ids;   /* the links' numbers (flows.c), `links` of them */
+        int shared; /* of them, the links flows share (all but fat pipes) */
+        int *ids;   /* the shared links' numbers (flows.c), `shared` of them */
         int cap;    /* room in ids */
         int max_id; /* the largest of them */
         int odd;    /* a link there whose lone flows flows.c cannot price (Wi-Fi) */

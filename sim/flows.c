@@ -155,8 +155,8 @@ void pld__sim_flow(struct sim_flow *f, sg_sem_t *wake, int from, int to, double 
     f->start = start;
     f->lat = m->lat;
     f->share = lone_share(m->bw, m->lat);
-    f->odd = m->odd || m->links > m->cap;
-    f->nlinks = f->odd ? 0 : m->links;
+    f->odd = m->odd || m->shared > m->cap;
+    f->nlinks = f->odd ? 0 : m->shared;
     if (f->nlinks) {
         f->links = f->nlinks <= (int)(sizeof f->few / sizeof f->few[0])
                        ? f->few

@@ -24,17 +24,17 @@ const struct route_memo *pld__sim_route_links(struct sim_rank *rk, int from, int
     m->to = to;
     for (;;) {
         m->links = pld__sgx_route(pld__sim->hosts[from], pld__sim->hosts[to], &m->lat, &m->bw,
-                                  m->ids, m->cap, &m->odd);
-        if (m->links <= m->cap)
+                                  m->ids, m->cap, &m->odd, &m->shared);
+        if (m->shared <= m->cap)
             break;
-        int *ids = realloc(m->ids, (size_t)m->links * sizeof *ids);
+        int *ids = realloc(m->ids, (size_t)m->shared * sizeof *ids);
         if (!ids)
             pld__fail(PLD_ENOMEM, "pldsim", 0, "transfer", "out of memory for a route");
         m->ids = ids;
-        m->cap = m->links;
+        m->cap = m->shared;
     }
     m->max_id = -1;
-    for (int i = 0; i < m->links; i++)
+    for (int i = 0; i < m->shared; i++)
         if (m->ids[i] > m->max_id)
             m->max_id = m->ids[i];
     return m;

@@ -124,7 +124,7 @@ extern "C" void pld__sgx_seal(void)
 // links are first met, kept in each link's user data (plus one); *wifi is
 // set when one is a Wi-Fi link, whose lone flows flows.c cannot price.
 extern "C" int pld__sgx_route(sg_host_t from, sg_host_t to, double *lat, double *bw, int *ids,
-                              int cap, int *wifi)
+                              int cap, int *wifi, int *shared)
 {
     static int next_number = 0;
     try {
@@ -139,6 +139,11 @@ extern "C" int pld__sgx_route(sg_host_t from, sg_host_t to, double *lat, double 
                 *bw = l->get_bandwidth();
             if (l->get_sharing_policy() == simgrid::s4u::Link::SharingPolicy::WIFI)
                 *wifi = 1;
+            // flows on a fat pipe never share it: a flow whose other links
+            // are its own stays solo (flows.c), which a fabric hop in
+            // every route between nodes otherwise forbade
+            if (l->get_sharing_policy() == simgrid::s4u::Link::SharingPolicy::FATPIPE)
+                continue;
             // a link's number, 1-based in its user data, handed out on first use
             auto n = reinterpret_cast<intptr_t>(l->get_data<void>());
             if (n == 0) {
@@ -149,6 +154,7 @@ extern "C" int pld__sgx_route(sg_host_t from, sg_host_t to, double *lat, double 
                 ids[i] = static_cast<int>(n - 1);
             i++;
         }
+        *shared = i;
         return (int)links.size();
     } catch (...) {
         return 0;

@@ -58,10 +58,12 @@ int pld__sgx_load_platform(const char *path, char *err, size_t errlen);
 void pld__sgx_seal(void);
 /* Links on the route from -> to (0 when there is no path), with the sum of
  * their latencies in `lat` (s) and the bottleneck bandwidth in `bw` (B/s);
- * the first `cap` links' numbers (0, 1, ... in order of first use) go in
- * ids[], and *wifi is set when one of them is a Wi-Fi link. */
+ * the numbers (0, 1, ... in order of first use) of the links that flows
+ * share go in ids[] (at most `cap`; their count in *shared): every link but
+ * a FATPIPE, on which each flow has the whole bandwidth.  *wifi is set when
+ * one of them is a Wi-Fi link. */
 int pld__sgx_route(sg_host_t from, sg_host_t to, double *lat, double *bw, int *ids, int cap,
-                   int *wifi);
+                   int *wifi, int *shared);
 /* A --cfg=KEY:VALUE and a --log=SPEC setting, SimGrid's refusal turned
  * into a message in `err`; each returns 0 or -1. */
 int pld__sgx_cfg(const char *key_value, char *err, size_t errlen);

@@ -1,8 +1,9 @@
 /* check_solo_flows.c: a flow alone on its links costs SimGrid no comm
  * (sim/flows.c), and the simulated times stay what every flow as a comm
  * gives (PLD_SOLO_FLOWS=off).
- *  - Uncontended (the ring allreduce on a ring, the mesh allreduce, puts on
- *    the DMA engines on a mesh): every flow solo, and the same times, to
+ *  - Uncontended (the ring allreduce on a ring and across the fat pipe of
+ *    a fat tree, the mesh allreduce, puts on the DMA engines on a mesh):
+ *    every flow solo, and the same times, to
  *    the bit for the builtins and to the last bits elsewhere.
  *  - Contended, with flows joining others that started earlier (an incast
  *    on a star with staggered starts; on a ring, one-hop flows joining
@@ -167,6 +168,10 @@ static const struct {
      * times and of the differences the summary takes of them */
     {"10_allreduce_ring", "-d 0-7 --topology ring:8", 1e-14, 1e-11, 0},
     {"11_allreduce_reveal", "--mode ring -d 0-7 --topology ring:8", 1e-14, 1e-11, 0},
+    /* across two nodes: the two flows that leave a node at once share
+     * only the fabric, a fat pipe, where each has the whole bandwidth;
+     * they were comms when every link of a route counted as shared */
+    {"10_allreduce_ring", "-d 0-15 --topology fattree:nodes=2,per_node=8", 1e-14, 1e-11, 0},
     {"16_putting_it_together", "-d 0-15 --topology fattree:nodes=4,per_node=4", 1e-9, 1e-9, 1},
 };
 
