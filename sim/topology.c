@@ -4,8 +4,9 @@
  * dispatch costs are charged, not sent).  Every device link is duplex
  * (SPLITDUPLEX: each direction has the full bandwidth) unless duplex = no.
  *  - hccs, fattree: nodes of `node_size` devices, fully meshed inside; each
- *    device has a NIC link to its node's switch; switches meet through a
- *    fabric hop (optionally through per-node uplinks of `uplink_bw`).
+ *    device has a NIC link to its node's switch; switches meet at the
+ *    fabric's switch, a hop of latency only (optionally through per-node
+ *    uplinks of `uplink_bw`).
  *  - mesh: one link per device pair.
  *  - ring, torus2d, torus3d: links to the next device along each dimension,
  *    with wrap-around; shortest-path (Dijkstra) routing.
@@ -128,7 +129,16 @@ static void write_nodes(FILE *out, const struct pld__model *m, int ndev)
         fprintf(out, "</zone>\n");
         return;
     }
-    fprintf(out, "<zone id=\"%s\" routing=\"Full\">\n", m->name);
+    /* The nodes meet at one switch, the fabric's: a route goes up to it
+     * and down from it, so the top zone holds 2 routes a node where a full
+     * table of node pairs held N(N-1)/2 (2 M lines at 2048 nodes, for a
+     * SuperPoD of 16384 devices), and SimGrid's Dijkstra, cached per
+     * source, finds the same links in the same order: the up link of the
+     * source's node, the fabric hop (latency only), the down link of the
+     * destination's.  Without uplinks the way down is a fat pipe of no
+     * latency (SimGrid forbids an empty route), which neither shares nor
+     * adds time. */
+    fprintf(out, "<zone id=\"%s\" routing=\"DijkstraCache\">\n", m->name);
     for (int n = 0; n < nodes; n++) {
         int first = n * m->node_size;
         int count = ndev - first < m->node_size ? ndev - first : m->node_size;
@@ -136,33 +146,38 @@ static void write_nodes(FILE *out, const struct pld__model *m, int ndev)
         write_node(out, m, first, count, n, 1);
         fprintf(out, "  </zone>\n");
     }
-    /* The switch-to-switch hop: latency only, unless uplinks are given. */
+    fprintf(out, "  <zone id=\"fabric_zone\" routing=\"None\">\n"
+                 "    <router id=\"fabric_switch\"/>\n"
+                 "  </zone>\n");
     write_link(out, m, "  ", "fabric", 1e15, m->fabric_lat, "FATPIPE");
-    for (int n = 0; m->uplink_bw > 0 && n < nodes; n++) {
-        char id[32];
-        snprintf(id, sizeof id, "uplink_%d", n);
-        write_link(out, m, "  ", id, m->uplink_bw, 0, policy(m));
-    }
-    for (int a = 0; a < nodes; a++)
-        for (int b = a + 1; b < nodes; b++) {
-            fprintf(out,
-                    "  <zoneRoute src=\"node%d\" dst=\"node%d\" gw_src=\"node%d_switch\" "
-                    "gw_dst=\"node%d_switch\">",
-                    a, b, a, b);
-            if (m->uplink_bw > 0 && m->duplex)
-                fprintf(out,
-                        "<link_ctn id=\"uplink_%d\" direction=\"UP\"/><link_ctn id=\"fabric\"/>"
-                        "<link_ctn id=\"uplink_%d\" direction=\"DOWN\"/>",
-                        a, b);
-            else if (m->uplink_bw > 0)
-                fprintf(out,
-                        "<link_ctn id=\"uplink_%d\"/><link_ctn id=\"fabric\"/>"
-                        "<link_ctn id=\"uplink_%d\"/>",
-                        a, b);
-            else
-                fprintf(out, "<link_ctn id=\"fabric\"/>");
-            fprintf(out, "</zoneRoute>\n");
+    if (m->uplink_bw > 0)
+        for (int n = 0; n < nodes; n++) {
+            char id[32];
+            snprintf(id, sizeof id, "uplink_%d", n);
+            write_link(out, m, "  ", id, m->uplink_bw, 0, policy(m));
         }
+    else
+        write_link(out, m, "  ", "fabric_down", 1e15, 0, "FATPIPE");
+    const char *up = m->duplex ? " direction=\"UP\"" : "",
+               *down = m->duplex ? " direction=\"DOWN\"" : "";
+    for (int n = 0; n < nodes; n++) {
+        fprintf(out,
+                "  <zoneRoute src=\"node%d\" dst=\"fabric_zone\" gw_src=\"node%d_switch\" "
+                "gw_dst=\"fabric_switch\" symmetrical=\"NO\">",
+                n, n);
+        if (m->uplink_bw > 0)
+            fprintf(out, "<link_ctn id=\"uplink_%d\"%s/>", n, up);
+        fprintf(out, "<link_ctn id=\"fabric\"/></zoneRoute>\n");
+        fprintf(out,
+                "  <zoneRoute src=\"fabric_zone\" dst=\"node%d\" gw_src=\"fabric_switch\" "
+                "gw_dst=\"node%d_switch\" symmetrical=\"NO\">",
+                n, n);
+        if (m->uplink_bw > 0)
+            fprintf(out, "<link_ctn id=\"uplink_%d\"%s/>", n, down);
+        else
+            fprintf(out, "<link_ctn id=\"fabric_down\"/>");
+        fprintf(out, "</zoneRoute>\n");
+    }
     fprintf(out, "</zone>\n");
 }
 
