@@ -66,8 +66,8 @@ def pytest_addoption(parser: Any) -> None:
     group.addoption("--kernels-dir", action="store", default=None, help="where --save-kernels keeps them")
 
 
-MAX_DEVICES = 4096  # what pldsim simulates (libpld's -d says the same)
-MAX_DEVICE_ID = 262143
+MAX_DEVICES = 16384  # what pldsim simulates (libpld's -d says the same)
+MAX_DEVICE_ID = 64 * MAX_DEVICES - 1  # libpld: device ids below 64 x its most ranks
 
 
 def parse_devices(raw: str) -> list[int]:

@@ -79,7 +79,7 @@ static const char *form_of(const char *key)
         {"dims", "a count or a shape such as 16, 4x4 or 2x2x4"},
         {"node_size", "a device count >= 1"},
         {"nodes", "a node count >= 1"},
-        {"max_devices", "a device count from 1 to 4096"},
+        {"max_devices", "a device count from 1 to 16384"},
         {"link_bw", "a bandwidth such as 56GBps or 400Gbps (at least 1Bps)"},
         {"nic_bw", "a bandwidth such as 25GBps (at least 1Bps)"},
         {"uplink_bw", "a bandwidth such as 100GBps (at least 1Bps)"},

@@ -64,8 +64,8 @@ class PytestPlugin(unittest.TestCase):
             # issue 41, class 6: a 4000-id list was quoted whole
             (["--device", raw], f"--device '0,1,2,3,4,5,6,7,8,9,10,11,12,13,...' ({len(raw)} characters): 'x' is not a device id"),
             # and a huge range was built whole before anything looked at it
-            (["--device", "0-99999999999"], "--device '0-99999999999': id 99999999999 is too large; expected ids 0 to 262143"),
-            (["--device", "0-9999"], "--device '0-9999': more than 4096 devices; expected at most 4096"),
+            (["--device", "0-99999999999"], "--device '0-99999999999': id 99999999999 is too large; expected ids 0 to 1048575"),
+            (["--device", "0-99999"], "--device '0-99999': more than 16384 devices; expected at most 16384"),
             (["--platform", "x86"], "--platform 'x86': expected a comma-separated list of a2a3sim, a2a3, a5sim, a5"),
             (["--codegen-only"], "--codegen-only: pldsim compiles nothing"),
         ):

@@ -967,8 +967,8 @@ START_TEST(more_ranks_than_the_platform_holds)
     expect_platform_error(".xml", valid_one_device_xml, "01_hello_rank",
                           "has no host 'dev1' for rank 1: it holds 1 devices (dev0..dev0)");
     char cmd[4096];
-    snprintf(cmd, sizeof cmd, "%s -d 0,1,5000", tutorial("07_dynamic_rank_count"));
-    expect_cli(cmd, 2, "model a2a3 holds at most 4096 devices (ids 0..4095); device id 5000");
+    snprintf(cmd, sizeof cmd, "%s -d 0,1,20000", tutorial("07_dynamic_rank_count"));
+    expect_cli(cmd, 2, "model a2a3 holds at most 16384 devices (ids 0..16383); device id 20000");
 }
 END_TEST
 
@@ -1136,7 +1136,7 @@ START_TEST(pldsim_perf_refuses_bad_values)
         {"--root abc", "bad --root 'abc'; expected a rank number"},
         {"--root 1x", "bad --root '1x'"},
         {"-g 8 --root 9", "--root 9 is outside the ranks 0..7"},
-        {"-g 5000", "bad device count '5000' for -g; expected 1..4096"},
+        {"-g 20000", "bad device count '20000' for -g; expected 1..16384"},
         {"-n 0", "bad iteration count '0' for -n; expected a whole number from 1 to 2147483647"},
         /* past INT_MAX: the message said only ">= 1" (issue 41) */
         {"-n 2147483648",
@@ -1251,11 +1251,11 @@ START_TEST(a_huge_device_list_is_one_short_line)
     static const struct {
         const char *args, *msg;
     } bad[] = {
-        {"-d \"$(seq -s, 0 9999)\"",
-         "pldsim: -d/--device '0,1,2,3,4,5,6,7,8,9,10,11,12,13,...' (48889 characters) at '4096' "
-         "(item 4097): more than 4096 devices; expected at most 4096"},
-        {"-d 0-9999",
-         "pldsim: -d/--device '0-9999': more than 4096 devices; expected at most 4096"},
+        {"-d \"$(seq -s, 0 19999)\"",
+         "pldsim: -d/--device '0,1,2,3,4,5,6,7,8,9,10,11,12,13,...' (108889 characters) at "
+         "'16384' (item 16385): more than 16384 devices; expected at most 16384"},
+        {"-d 0-19999",
+         "pldsim: -d/--device '0-19999': more than 16384 devices; expected at most 16384"},
         {"-d \"$(seq -s, 0 3000),x\"",
          "(13896 characters) at 'x' (item 3002): expected ids like 0,1,2,3 or 0-7"},
         {"-d \"$(seq -s, 0 3000),5\"", "at '5' (item 3002): device 5 is listed twice"},
@@ -1263,10 +1263,10 @@ START_TEST(a_huge_device_list_is_one_short_line)
          "at '3000' (item 3001): a ',' ends the list; expected ids like 0,1,2,3 or 0-7"},
         {"-d \"$(seq -s, 0 3000),$(printf '9%.0s' $(seq 300))\"",
          "at '999999999999999999999999...' (item 3002): an id is too large; expected ids 0 to "
-         "262143"},
+         "1048575"},
         {"-d 0-99999999999999999999",
-         "-d/--device '0-99999999999999999999': an id is too large; expected ids 0 to 262143"},
-        {"-d 262144", "-d/--device '262144': id 262144 is too large; expected ids 0 to 262143"},
+         "-d/--device '0-99999999999999999999': an id is too large; expected ids 0 to 1048575"},
+        {"-d 1048576", "-d/--device '1048576': id 1048576 is too large; expected ids 0 to 1048575"},
         {"-d 0,1,5-3", "-d/--device '0,1,5-3' at '5-3' (item 3): a range is FIRST-LAST"},
         {"-d ''", "pldsim: -d/--device: empty device list; expected ids like 0,1,2,3 or 0-7"},
     };
@@ -1276,11 +1276,11 @@ START_TEST(a_huge_device_list_is_one_short_line)
         if (k < sizeof bad / sizeof bad[0])
             snprintf(cmd, sizeof cmd, "%s %s", prog, bad[k].args);
         else
-            snprintf(cmd, sizeof cmd, "PLD_DEVICE=\"$(seq -s, 0 9999)\" %s", prog);
+            snprintf(cmd, sizeof cmd, "PLD_DEVICE=\"$(seq -s, 0 19999)\" %s", prog);
         const char *msg = k < sizeof bad / sizeof bad[0]
                               ? bad[k].msg
-                              : "pldsim: PLD_DEVICE '0,1,2,3,4,5,6,7,8,9,10,11,12,13,...' (48889 "
-                                "characters) at '4096' (item 4097): more than 4096 devices";
+                              : "pldsim: PLD_DEVICE '0,1,2,3,4,5,6,7,8,9,10,11,12,13,...' (108889 "
+                                "characters) at '16384' (item 16385): more than 16384 devices";
         struct cmd_result r = run_cmd("%s", cmd);
         ck_assert_msg(strlen(r.err) < 200, "%s: %zu characters:\n%.400s", cmd, strlen(r.err),
                       r.err);
