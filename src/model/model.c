@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const topologies[] = {"hccs",    "mesh",    "star",    "ring",
-                                         "torus2d", "torus3d", "fattree", NULL};
+static const char *const topologies[] = {"hccs",    "mesh",    "star",     "ring", "torus2d",
+                                         "torus3d", "fattree", "superpod", NULL};
 
 const char *pld__builtin_model_text(const char *name)
 {
@@ -75,7 +75,7 @@ static const char *form_of(const char *key)
     static const struct {
         const char *key, *form;
     } forms[] = {
-        {"topology", "one of hccs, mesh, star, ring, torus2d, torus3d, fattree"},
+        {"topology", "one of hccs, mesh, star, ring, torus2d, torus3d, fattree, superpod"},
         {"dims", "a count or a shape such as 16, 4x4 or 2x2x4"},
         {"node_size", "a device count >= 1"},
         {"nodes", "a node count >= 1"},
@@ -346,11 +346,11 @@ int pld__model_parse(const char *text, const char *origin, struct pld__model *m)
 static const char *kind_field_owner(const char *key)
 {
     if (strcmp(key, "nodes") == 0)
-        return "fattree";
+        return "fattree and superpod";
     if (strcmp(key, "node_size") == 0 || strcmp(key, "nic_bw") == 0 ||
         strcmp(key, "nic_lat") == 0 || strcmp(key, "fabric_lat") == 0 ||
         strcmp(key, "uplink_bw") == 0)
-        return "hccs and fattree";
+        return "hccs, fattree and superpod";
     return NULL;
 }
 
@@ -452,7 +452,8 @@ int pld__topology_parse(const char *spec, const struct pld__model *base, struct 
                 pld__config_error(PLD_EUSAGE, "--topology '%s': bad value '%s' for %s; expected %s",
                                   spec, eq + 1, tok, form_of(canonical_key(tok)));
     }
-    if (!rc && strcmp(m->topology, "fattree") == 0 && m->nodes > 0 && m->ndims > 0 &&
+    int tree = strcmp(m->topology, "fattree") == 0 || strcmp(m->topology, "superpod") == 0;
+    if (!rc && tree && m->nodes > 0 && m->ndims > 0 &&
         (m->ndims != 1 || m->dims[0] != m->nodes * m->node_size)) {
         char shape[48] = "";
         for (int k = 0; k < m->ndims; k++)
@@ -466,10 +467,15 @@ int pld__topology_parse(const char *spec, const struct pld__model *base, struct 
     free(copy);
     if (rc)
         return rc;
-    if (strcmp(m->topology, "fattree") == 0 && m->nodes > 0 && m->ndims == 0) {
+    if (tree && m->nodes > 0 && m->ndims == 0) {
         m->dims[0] = m->nodes * m->node_size;
         m->ndims = 1;
     }
+    /* a SuperPoD's second level is a switch with a port per node: unless
+     * `uplink` says otherwise, one that carries all of a node's NICs at
+     * once (non-blocking) */
+    if (strcmp(m->topology, "superpod") == 0 && m->uplink_bw <= 0)
+        m->uplink_bw = m->node_size * m->nic_bw;
     if (strcmp(m->topology, "mesh") == 0 && m->ndims == 1)
         m->node_size = m->dims[0];
     return check_complete(m, "--topology");

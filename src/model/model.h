@@ -23,7 +23,7 @@ struct pld__link_override {
  * models/NAME.model file or a --topology spec (docs/models.md). */
 struct pld__model {
     char name[32];
-    char topology[16];  /* hccs, mesh, star, ring, torus2d, torus3d, fattree */
+    char topology[16];  /* hccs, mesh, star, ring, torus2d, torus3d, fattree, superpod */
     int dims[3], ndims; /* device counts per dimension, when given */
     int node_size;      /* hccs/fattree: devices per node, fully meshed */
     int nodes;          /* fattree: node count */

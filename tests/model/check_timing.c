@@ -293,6 +293,17 @@ static const struct {
     /* two nodes of a fat tree: NIC, fabric, NIC; the NIC is the bottleneck */
     {"fattree:nodes=2,per_node=4,nic=25GBps,nic_lat=1us,fabric_lat=0.5us", "1,6", 0,
      2.5e-6 + 65536 / 25e9},
+    /* a SuperPoD: nodes of 8 on HCCS links inside, NIC, the second-level
+     * switch (the node's uplink and fabric_lat), NIC between them; the
+     * uplink carries a node's 8 NICs unless told (the NIC bounds), or is
+     * the bottleneck when told so; 8 nodes, devices 1 and 57 */
+    {"superpod:64,bw=56GBps,lat=1.5us", "0,5", 0, 1.5e-6 + 65536 / 56e9},
+    {"superpod:64,nic=25GBps,nic_lat=1us,fabric_lat=0.5us", "1,57", 0, 2.5e-6 + 65536 / 25e9},
+    {"superpod:64,nic=25GBps,nic_lat=1us,fabric_lat=0.5us,uplink=10GBps", "1,57", 0,
+     2.5e-6 + 65536 / 10e9},
+    /* both ways at once on shared links: the two flows halve each uplink */
+    {"superpod:64,nic=25GBps,nic_lat=1us,fabric_lat=0.5us,uplink=10GBps,duplex=no", "1,57", 1,
+     2.5e-6 + 2 * 65536 / 10e9},
     /* a per-link override on the one link used */
     {"ring:4,bw=25GBps,lat=1us,link=0-1:bw=5GBps:lat=3us", "0,1", 0, 3e-6 + 65536 / 5e9},
     /* duplex links carry both directions at full rate; shared ones do not */
