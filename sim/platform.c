@@ -28,7 +28,7 @@ static int ends_with(const char *s, const char *suffix)
     return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
-static char *read_file(const char *path)
+char *pld__sim_read_file(const char *path)
 {
     FILE *f = fopen(path, "r");
     if (!f)
@@ -66,7 +66,7 @@ static int write_platform(FILE *out, const struct pld__model *m, int ndev, const
 /* Copies the platform file `from` to `to` (--save-platform of a FILE.xml). */
 static int copy_file(const char *from, const char *to)
 {
-    char *text = read_file(from);
+    char *text = pld__sim_read_file(from);
     FILE *f = text ? fopen(to, "w") : NULL;
     int bad = !f || fputs(text, f) == EOF;
     if (f && fclose(f) != 0)
@@ -190,71 +190,11 @@ static int check_links(const char *platform)
     return rc;
 }
 
-/* SimGrid 3.32 takes any routing="..." word and then dies on its own
- * (xbt_die "Not a valid model!", exit 134) when it is not one of these;
- * a platform file's zones are checked first, outside XML comments. */
-static int check_routing(const char *path)
-{
-    static const char *const known[] = {"Cluster", "Dijkstra", "DijkstraCache", "Floyd", "Full",
-                                        "None",    "Vivaldi",  "Wifi",          NULL};
-    char *text = read_file(path);
-    int rc = 0;
-    struct stat st;
-    /* the scan below stops at a NUL byte, SimGrid's parser does not */
-    if (text && stat(path, &st) == 0 && strlen(text) < (size_t)st.st_size)
-        rc = pld__config_error(PLD_EPLATFORM,
-                               "malformed platform file %s: it holds a NUL byte at offset %zu",
-                               path, strlen(text));
-    for (const char *q = text; q && *q && !rc;) {
-        if (strncmp(q, "<!--", 4) == 0) {
-            const char *end = strstr(q + 4, "-->");
-            q = end ? end + 3 : "";
-            continue;
-        }
-        if (strncmp(q, "routing", 7) != 0 || (q > text && (q[-1] == '_' || q[-1] == '-'))) {
-            q++;
-            continue;
-        }
-        const char *v = q + 7;
-        v += strspn(v, " \t\r\n");
-        if (*v != '=') {
-            q++;
-            continue;
-        }
-        v++;
-        v += strspn(v, " \t\r\n");
-        char quote = *v;
-        const char *end = quote == '"' || quote == '\'' ? strchr(v + 1, quote) : NULL;
-        if (!end) {
-            q++;
-            continue;
-        }
-        int ok = 0;
-        for (int k = 0; known[k] && !ok; k++)
-            ok = (size_t)(end - v - 1) == strlen(known[k]) &&
-                 strncmp(v + 1, known[k], strlen(known[k])) == 0;
-        /* quoted up to 64 bytes, and on one line: the message is one line */
-        int shown = (int)(end - v + 1 > 64 ? 64 : end - v + 1);
-        for (int k = 0; k < shown; k++)
-            if ((unsigned char)v[k] < ' ' || v[k] == 0x7f)
-                shown = k;
-        if (!ok)
-            rc = pld__config_error(PLD_EPLATFORM,
-                                   "malformed platform file %s: routing=%.*s is not a SimGrid "
-                                   "routing; expected Full, Floyd, Dijkstra, DijkstraCache, None, "
-                                   "Cluster, Vivaldi or Wifi",
-                                   path, shown, v);
-        q = end + 1;
-    }
-    free(text);
-    return rc;
-}
-
 int pld__sim_lone_flows_exact(const pld_config *cfg)
 {
     if (cfg->topology || !ends_with(cfg->platform, ".xml"))
         return 1; /* pldsim wrote it: no profiles, no Wi-Fi */
-    char *text = read_file(cfg->platform);
+    char *text = pld__sim_read_file(cfg->platform);
     /* bandwidth_file, latency_file, state_file; <trace>, <trace_connect> */
     int plain = text && !strstr(text, "_file") && !strstr(text, "<trace") &&
                 !strstr(text, "WIFI") && !strstr(text, "wifi");
@@ -266,7 +206,7 @@ int pld__sim_split_duplex(const pld_config *cfg)
 {
     if (cfg->topology || !ends_with(cfg->platform, ".xml"))
         return 1; /* every generated platform's links are */
-    char *text = read_file(cfg->platform);
+    char *text = pld__sim_read_file(cfg->platform);
     int found = text && strstr(text, "SPLITDUPLEX");
     free(text);
     return found;
@@ -307,7 +247,7 @@ int pld__sim_load_platform(const struct pld__run_env *env, const struct pld__fro
             return pld__config_error(PLD_EPLATFORM, "cannot read platform file %s: %s", p,
                                      strerror(errno));
         fclose(f);
-        if ((rc = check_routing(p)))
+        if ((rc = pld__sim_precheck_platform(p)))
             return rc;
         char err[512];
         if (pld__sgx_load_platform(p, err, sizeof err) != 0)
@@ -322,7 +262,7 @@ int pld__sim_load_platform(const struct pld__run_env *env, const struct pld__fro
         if (stat(p, &st) == 0 && S_ISDIR(st.st_mode))
             return pld__config_error(PLD_EPLATFORM,
                                      "model file %s is a directory; expected a .model file", p);
-        char *text = read_file(p);
+        char *text = pld__sim_read_file(p);
         if (!text)
             return pld__config_error(PLD_EPLATFORM, "cannot read model file %s: %s", p,
                                      strerror(errno));

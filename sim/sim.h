@@ -20,6 +20,14 @@ int pld__model_devices(const struct pld__model *m, int needed, int dims[3], int 
 /* Writes the SimGrid platform of `m` with `ndev` devices (topology.c). */
 int pld__platform_write(FILE *out, const struct pld__model *m, int ndev, const int dims[3], int nd);
 
+/* The text of the file at `path`, NUL-terminated (malloc'd), or NULL
+ * (platform.c). */
+char *pld__sim_read_file(const char *path);
+/* Refuses, in one line, what a platform file holds that SimGrid 3.32 dies
+ * on instead of refusing: a routing="..." it does not know, a NUL byte, a
+ * route from a point to itself in a Floyd or Dijkstra zone
+ * (platform_precheck.c).  Returns 0 or PLD_EPLATFORM. */
+int pld__sim_precheck_platform(const char *path);
 /* Does a lone flow on the platform the run will load take what its links
  * say, always (sim/flows.c)?  Not when a platform file gives a link a
  * profile (a bandwidth, latency or state file, or a <trace>), or has Wi-Fi

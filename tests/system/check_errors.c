@@ -924,6 +924,45 @@ START_TEST(malformed_platform_file)
 }
 END_TEST
 
+/* Found by fuzz_platform (CI, stop 59): a route from a host to itself in a
+ * Dijkstra zone crashes SimGrid (a segfault in sg_platf_new_route), in a
+ * Floyd zone it aborts; a Full zone takes it as a loopback.  pldsim names
+ * the line first, and leaves comments and Full zones alone. */
+START_TEST(platform_with_a_route_to_itself)
+{
+    static const char *const routings[] = {"Dijkstra", "DijkstraCache", "Floyd"};
+    for (int k = 0; k < 3; k++) {
+        char xml[1024];
+        snprintf(xml, sizeof xml,
+                 "<?xml version='1.0'?>\n<platform version=\"4.1\">\n"
+                 "<zone id=\"w\" routing=\"%s\">\n"
+                 "<host id=\"dev0\" speed=\"1Gf\"/><host id=\"dev1\" speed=\"1Gf\"/>\n"
+                 "<link id=\"l\" bandwidth=\"1GBps\" latency=\"1us\"/>\n"
+                 "<!-- <route src=\"dev0\" dst=\"dev0\"> is not checked -->\n"
+                 "<route src=\"dev0\" dst=\"dev1\"><link_ctn id=\"l\"/></route>\n"
+                 "<route gw_src=\"x\" src=\"dev1\"\n dst=\"dev1\"><link_ctn id=\"l\"/></route>\n"
+                 "</zone>\n</platform>\n",
+                 routings[k]);
+        expect_platform_error(".xml", xml, "05_remote_load_store",
+                              ":8: a route from dev1 to itself, in a zone not routed by Full");
+    }
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd,
+             "%s -d 0,1 -p %s/tests/fuzz/seeds/fuzz_platform/regression-self-route.xml",
+             tutorial("05_remote_load_store"), PLD_SRCDIR);
+    expect_cli(cmd, 2, ":44: a route from dev1 to itself");
+    /* in a Full zone it is a loopback: the run goes on to what is missing */
+    static const char full[] =
+        "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+        "<platform version=\"4.1\">\n<zone id=\"w\" routing=\"Full\">\n"
+        "<host id=\"dev0\" speed=\"1Gf\"/><host id=\"dev1\" speed=\"1Gf\"/>\n"
+        "<link id=\"l\" bandwidth=\"1GBps\" latency=\"1us\"/>\n"
+        "<route src=\"dev1\" dst=\"dev1\"><link_ctn id=\"l\"/></route>\n</zone>\n</platform>\n";
+    expect_platform_error(".xml", full, "05_remote_load_store",
+                          "has no route from dev0 (rank 0) to dev1 (rank 1)");
+}
+END_TEST
+
 /* Found by fuzz_platform: SimGrid dies (exit 134) on a routing it does not
  * know; pldsim names it first. */
 START_TEST(platform_with_an_unknown_routing)
@@ -1083,10 +1122,15 @@ static const struct {
     {"torus2d:2x2,dims=2x2", "0,1", "dims=2x2 repeats the size 2x2 given with the kind"},
     {"ring:8,nodes=2", "0,1",
      "--topology 'ring:8,nodes=2': nodes=2 does not apply to kind ring; nodes is a field of "
-     "fattree"},
+     "fattree and superpod"},
     {"mesh:8,per_node=4", "0,1",
      "per_node=4 does not apply to kind mesh; per_node is a "
-     "field of hccs and fattree"},
+     "field of hccs, fattree and superpod"},
+    {"hccs:16,nodes=2", "0,1",
+     "nodes=2 does not apply to kind hccs; nodes is a field of fattree and superpod"},
+    {"superpod:16,nodes=3", "0,1",
+     "--topology 'superpod:16,nodes=3': nodes=3 of per_node=8 devices is 24 devices, but the "
+     "size is 16; give the size or the nodes"},
     {"star:4,nic=25GBps", "0,1", "nic=25GBps does not apply to kind star"},
     {"fattree:8,nodes=2,per_node=8", "0,1",
      "--topology 'fattree:8,nodes=2,per_node=8': nodes=2 of per_node=8 devices is 16 devices, "
@@ -1501,6 +1545,7 @@ int main(void)
     tcase_add_test(cli, missing_platform_file);
     tcase_add_test(cli, malformed_platform_file);
     tcase_add_test(cli, platform_with_an_unknown_routing);
+    tcase_add_test(cli, platform_with_a_route_to_itself);
     tcase_add_test(cli, platform_with_a_bad_property);
     tcase_add_loop_test(cli, platform_links_and_hosts_are_checked_before_the_run, 0, 3);
     tcase_add_test(cli, a_directory_is_not_a_platform);
