@@ -9,6 +9,7 @@
  * reports itself (tests/fuzz/fuzz_platform.c fuzzes the whole path). */
 #include "sim.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -102,15 +103,82 @@ static int tag_is(const char *q, const char *name)
     return strncmp(q, name, n) == 0 && q[n] && strchr(" \t\r\n/>", q[n]);
 }
 
-/* A <route> from a point to itself inside a zone routed by Floyd (an
- * abort: "the route already exists") or Dijkstra (a segfault in
- * sg_platf_new_route).  pldsim never routes a device to itself, and a Full
- * zone takes such a route as a loopback, so only those zones refuse it. */
-static int check_self_routes(const char *path, const char *text)
+/* The routes a file declared so far, by zone: an open-addressing set of
+ * (zone, src, dst), the names pointing into the file's text. */
+struct route_key {
+    const char *src, *dst;
+    size_t slen, dlen;
+    int zone, line; /* line 0: an empty slot */
+};
+struct route_set {
+    struct route_key *v;
+    size_t cap, n;
+};
+
+static uint64_t route_hash(int zone, const char *src, size_t slen, const char *dst, size_t dlen)
+{
+    uint64_t h = 1469598103934665603ull ^ (uint64_t)zone; /* FNV-1a */
+    for (size_t i = 0; i < slen; i++)
+        h = (h ^ (unsigned char)src[i]) * 1099511628211ull;
+    h = (h ^ 0xff) * 1099511628211ull; /* so that ab|c differs from a|bc */
+    for (size_t i = 0; i < dlen; i++)
+        h = (h ^ (unsigned char)dst[i]) * 1099511628211ull;
+    return h;
+}
+
+/* The slot of (zone, src, dst): the one that holds it, or the empty one
+ * where it would go. */
+static struct route_key *route_slot(const struct route_set *s, int zone, const char *src,
+                                    size_t slen, const char *dst, size_t dlen)
+{
+    size_t i = route_hash(zone, src, slen, dst, dlen) & (s->cap - 1);
+    for (;; i = (i + 1) & (s->cap - 1)) {
+        struct route_key *k = &s->v[i];
+        if (!k->line || (k->zone == zone && k->slen == slen && k->dlen == dlen &&
+                         memcmp(k->src, src, slen) == 0 && memcmp(k->dst, dst, dlen) == 0))
+            return k;
+    }
+}
+
+/* Adds (zone, src, dst) at `line`; the line of an earlier one instead, or
+ * -1 when out of memory (the check is then skipped: SimGrid decides). */
+static int route_add(struct route_set *s, int zone, const char *src, size_t slen, const char *dst,
+                     size_t dlen, int line)
+{
+    if (4 * (s->n + 1) > 3 * s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 256;
+        struct route_key *v = calloc(cap, sizeof *v), *old = s->v;
+        if (!v)
+            return -1;
+        struct route_set grown = {v, cap, s->n};
+        for (size_t i = 0; i < s->cap; i++)
+            if (old[i].line)
+                *route_slot(&grown, old[i].zone, old[i].src, old[i].slen, old[i].dst, old[i].dlen) =
+                    old[i];
+        free(old);
+        *s = grown;
+    }
+    struct route_key *k = route_slot(s, zone, src, slen, dst, dlen);
+    if (k->line)
+        return k->line;
+    *k = (struct route_key){src, dst, slen, dlen, zone, line};
+    s->n++;
+    return 0;
+}
+
+/* Routes SimGrid 3.32 dies on as it reads them: a second route between the
+ * same two points of a zone (an abort, "the route already exists", in a
+ * Full or Floyd zone; a segfault in sg_platf_new_route in a Dijkstra one),
+ * counting the reverse that a route declares unless symmetrical="NO"; and
+ * a route from a point to itself outside a Full zone (Floyd takes it as
+ * its own reverse, Dijkstra crashes; Full takes it as a loopback).  pldsim
+ * never routes a device to itself.  Both <route> and <zoneRoute>. */
+static int check_routes(const char *path, const char *text)
 {
     enum { DEPTH = 64 };
-    int full[DEPTH], depth = 0, line = 1;
-    for (const char *q = text; *q;) {
+    int full[DEPTH], zone[DEPTH], depth = 0, line = 1, zones = 0, rc = 0;
+    struct route_set set = {0};
+    for (const char *q = text; *q && !rc;) {
         if (*q == '\n')
             line++;
         if (strncmp(q, "<!--", 4) == 0) {
@@ -127,28 +195,51 @@ static int check_self_routes(const char *path, const char *text)
         const char *end = strchr(q, '>');
         if (!end)
             break; /* SimGrid reports the truncated tag */
-        size_t len = 0, dlen = 0;
+        size_t slen = 0, dlen = 0, ylen = 0;
         if (tag_is(q + 1, "zone")) {
-            const char *r = attr(q, end, "routing", &len);
-            if (depth < DEPTH)
-                full[depth] = r && len == 4 && strncmp(r, "Full", 4) == 0;
+            const char *r = attr(q, end, "routing", &slen);
+            if (depth < DEPTH) {
+                full[depth] = r && slen == 4 && strncmp(r, "Full", 4) == 0;
+                zone[depth] = ++zones;
+            }
             depth += end[-1] != '/';
         } else if (tag_is(q + 1, "/zone")) {
             depth -= depth > 0;
-        } else if (tag_is(q + 1, "route") && depth > 0 && (depth > DEPTH || !full[depth - 1])) {
-            const char *src = attr(q, end, "src", &len), *dst = attr(q, end, "dst", &dlen);
-            if (src && dst && len == dlen && strncmp(src, dst, len) == 0 && len < 64)
-                return pld__config_error(PLD_EPLATFORM,
-                                         "malformed platform file %s:%d: a route from %.*s to "
-                                         "itself, in a zone not routed by Full (SimGrid's Floyd "
-                                         "aborts and its Dijkstra crashes on one); expected "
-                                         "routes between two different points (pldsim never "
-                                         "routes a device to itself): remove it",
-                                         path, line, (int)len, src);
+        } else if ((tag_is(q + 1, "route") || tag_is(q + 1, "zoneRoute")) && depth > 0 &&
+                   depth <= DEPTH) {
+            const char *src = attr(q, end, "src", &slen), *dst = attr(q, end, "dst", &dlen);
+            const char *sym = attr(q, end, "symmetrical", &ylen);
+            int both =
+                !sym || !(ylen == 2 && (strncmp(sym, "NO", 2) == 0 || strncmp(sym, "no", 2) == 0));
+            int self = src && dst && slen == dlen && strncmp(src, dst, slen) == 0,
+                z = zone[depth - 1];
+            int seen = 0;
+            if (src && dst && self && !full[depth - 1])
+                rc = pld__config_error(PLD_EPLATFORM,
+                                       "malformed platform file %s:%d: a route from %.*s to "
+                                       "itself, in a zone not routed by Full (SimGrid's Floyd "
+                                       "aborts and its Dijkstra crashes on one); expected routes "
+                                       "between two different points (pldsim never routes a "
+                                       "device to itself): remove it",
+                                       path, line, (int)(slen < 64 ? slen : 64), src);
+            else if (src && dst &&
+                     ((seen = route_add(&set, z, src, slen, dst, dlen, line)) > 0 ||
+                      (!seen && both && !self &&
+                       (seen = route_add(&set, z, dst, dlen, src, slen, line)) > 0)))
+                rc = pld__config_error(PLD_EPLATFORM,
+                                       "malformed platform file %s:%d: a second route from %.*s "
+                                       "to %.*s (line %d has one%s), which SimGrid dies on; "
+                                       "expected one route between two points: remove one, or "
+                                       "make the first symmetrical=\"NO\"",
+                                       path, line, (int)(slen < 64 ? slen : 64), src,
+                                       (int)(dlen < 64 ? dlen : 64), dst, seen,
+                                       " or its reverse: routes are symmetrical unless "
+                                       "symmetrical=\"NO\"");
         }
         q++;
     }
-    return 0;
+    free(set.v);
+    return rc;
 }
 
 int pld__sim_precheck_platform(const char *path)
@@ -158,7 +249,7 @@ int pld__sim_precheck_platform(const char *path)
         return 0; /* the caller opened it: SimGrid reports what follows */
     int rc = check_routing(path, text);
     if (!rc)
-        rc = check_self_routes(path, text);
+        rc = check_routes(path, text);
     free(text);
     return rc;
 }

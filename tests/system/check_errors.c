@@ -963,6 +963,66 @@ START_TEST(platform_with_a_route_to_itself)
 }
 END_TEST
 
+/* Found by fuzz_platform the same way: a second route between the same two
+ * points (or the reverse of a symmetrical one) aborts SimGrid in Full and
+ * Floyd zones and crashes it in Dijkstra ones. */
+START_TEST(platform_with_a_route_given_twice)
+{
+    static const char *const routings[] = {"Full", "Floyd", "Dijkstra", "DijkstraCache"};
+    static const struct {
+        const char *routes, *msg;
+    } c[] = {
+        {"<route src=\"dev0\" dst=\"dev1\"><link_ctn id=\"l\"/></route>\n"
+         "<route src=\"dev0\" dst=\"dev1\"><link_ctn id=\"l\"/></route>\n",
+         ":8: a second route from dev0 to dev1 (line 7 has one or its reverse"},
+        /* the reverse of a symmetrical route is a route too */
+        {"<route src=\"dev0\" dst=\"dev1\"><link_ctn id=\"l\"/></route>\n"
+         "<route src=\"dev1\" dst=\"dev0\" symmetrical=\"NO\"><link_ctn id=\"l\"/></route>\n",
+         ":8: a second route from dev1 to dev0 (line 7 has one"},
+    };
+    for (int k = 0; k < 4; k++)
+        for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+            char xml[1024];
+            snprintf(xml, sizeof xml,
+                     "<?xml version='1.0'?>\n<platform version=\"4.1\">\n"
+                     "<zone id=\"w\" routing=\"%s\">\n"
+                     "<host id=\"dev0\" speed=\"1Gf\"/><host id=\"dev1\" speed=\"1Gf\"/>\n"
+                     "<link id=\"l\" bandwidth=\"1GBps\" latency=\"1us\"/>\n"
+                     "<!-- <route src=\"dev0\" dst=\"dev1\"> is not checked -->\n%s"
+                     "</zone>\n</platform>\n",
+                     routings[k], c[i].routes);
+            expect_platform_error(".xml", xml, "05_remote_load_store", c[i].msg);
+        }
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd,
+             "%s -d 0,1 -p %s/tests/fuzz/seeds/fuzz_platform/regression-duplicate-route.xml",
+             tutorial("05_remote_load_store"), PLD_SRCDIR);
+    expect_cli(cmd, 2, ":47: a second route from dev1 to switch (line 46 has one");
+    /* one route each way, neither symmetrical, and the same pair in
+     * another zone: the run goes on */
+    static const char fine[] =
+        "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+        "<platform version=\"4.1\">\n<zone id=\"top\" routing=\"Full\">\n"
+        "<zone id=\"w\" routing=\"DijkstraCache\">\n"
+        "<host id=\"dev0\" speed=\"1Gf\"/><host id=\"dev1\" speed=\"1Gf\"/>\n"
+        "<link id=\"l\" bandwidth=\"1GBps\" latency=\"1us\"/>\n"
+        "<route src=\"dev0\" dst=\"dev1\" symmetrical=\"NO\"><link_ctn id=\"l\"/></route>\n"
+        "<route src=\"dev1\" dst=\"dev0\" symmetrical=\"NO\"><link_ctn id=\"l\"/></route>\n"
+        "</zone>\n<zone id=\"v\" routing=\"Full\">\n"
+        "<host id=\"a\" speed=\"1Gf\"/><host id=\"b\" speed=\"1Gf\"/>\n"
+        "<link id=\"m\" bandwidth=\"1GBps\" latency=\"1us\"/>\n"
+        "<route src=\"a\" dst=\"b\"><link_ctn id=\"m\"/></route>\n"
+        "</zone>\n</zone>\n</platform>\n";
+    char *path = write_temp(".xml", fine);
+    snprintf(cmd, sizeof cmd, "%s -p %s --no-summary", tutorial("05_remote_load_store"), path);
+    struct cmd_result r = run_cmd("%s", cmd);
+    ck_assert_msg(r.status == 0, "%s: exit %d\n%s", cmd, r.status, r.err);
+    cmd_result_free(&r);
+    unlink(path);
+    free(path);
+}
+END_TEST
+
 /* Found by fuzz_platform: SimGrid dies (exit 134) on a routing it does not
  * know; pldsim names it first. */
 START_TEST(platform_with_an_unknown_routing)
@@ -1546,6 +1606,7 @@ int main(void)
     tcase_add_test(cli, malformed_platform_file);
     tcase_add_test(cli, platform_with_an_unknown_routing);
     tcase_add_test(cli, platform_with_a_route_to_itself);
+    tcase_add_test(cli, platform_with_a_route_given_twice);
     tcase_add_test(cli, platform_with_a_bad_property);
     tcase_add_loop_test(cli, platform_links_and_hosts_are_checked_before_the_run, 0, 3);
     tcase_add_test(cli, a_directory_is_not_a_platform);
