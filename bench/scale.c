@@ -1,7 +1,7 @@
 /* scale.c: one builtin collective, once, for the scale benchmark
  * (tools/bench-scale.sh, docs/performance.md).
  *
- *   pldsim-scale ring|mesh|a2a|hier [--bytes N] [common pldsim flags]
+ *   pldsim-scale ring|mesh|a2a|hier|barrier [--bytes N] [common pldsim flags]
  *
  * ring and mesh are pld_tensor_allreduce of N bytes of FP32 per rank (in
  * place); a2a is pld_tensor_all_to_all of an [P, N/(4P)] FP32 input per rank.
@@ -10,7 +10,9 @@
  * [8, N/32] to local rank i), a ring allreduce of that row across the
  * nodes among the ranks of the same local index (8 rings of P/8 ranks, at
  * once), and an allgather inside each node.  Groups (pld_group_range,
- * pld_group_of) keep each phase's windows and ranks its own.
+ * pld_group_of) keep each phase's windows and ranks its own.  barrier is
+ * one pld_tensor_barrier: P(P-1) notifies, quadratic in P by its nature
+ * (--bytes is not used).
  * No barrier or warm-up surrounds the call, so the run is the collective
  * plus one dispatch per rank.  With payloads kept (no --no-data) every rank
  * puts rank+1 at both ends of its row and the result is checked there.
@@ -29,7 +31,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
-enum coll { RING, MESH, A2A, HIER };
+enum coll { RING, MESH, A2A, HIER, BARRIER };
 
 enum { NODE = 8 }; /* hier: ranks per node */
 
@@ -88,6 +90,9 @@ static void kernel(const struct dev_args *a)
         break;
     case HIER:
         hierarchical(a, me);
+        break;
+    case BARRIER:
+        pld_tensor_barrier(a->sig);
         break;
     }
     if (pld_time() > S.t1)
@@ -180,15 +185,16 @@ static double wall(void)
 
 int main(int argc, char **argv)
 {
-    static const char *const names[] = {"ring", "mesh", "a2a", "hier"};
+    static const char *const names[] = {"ring", "mesh", "a2a", "hier", "barrier"};
     pld_config cfg;
     pld_config_init(&cfg);
     cfg.summary = 0;
     int rc = pld_parse_args(&cfg, &argc, argv);
     if (rc == 1) {
-        puts("usage: pldsim-scale ring|mesh|a2a|hier [--bytes N] [common flags]\n"
+        puts("usage: pldsim-scale ring|mesh|a2a|hier|barrier [--bytes N] [common flags]\n"
              "  hier: allreduce in nodes of 8 ranks: reduce-scatter inside each node,\n"
-             "  a ring across the nodes, allgather inside each node (P a multiple of 8)");
+             "  a ring across the nodes, allgather inside each node (P a multiple of 8)\n"
+             "  barrier: one pld_tensor_barrier, P(P-1) notifies (--bytes unused)");
         pld_print_common_usage(stdout);
         return 0;
     }
@@ -215,15 +221,15 @@ int main(int argc, char **argv)
     if (optind < argc)
         return usage_error("pldsim-scale", "unexpected argument '%s'", argv[optind]);
     S.coll = (enum coll) - 1;
-    for (int k = 0; coll && k < 4; k++)
+    for (int k = 0; coll && k < 5; k++)
         if (strcmp(coll, names[k]) == 0)
             S.coll = (enum coll)k;
     if ((int)S.coll < 0) {
-        fprintf(stderr, "pldsim-scale: expected ring, mesh, a2a or hier (see --help)\n");
+        fprintf(stderr, "pldsim-scale: expected ring, mesh, a2a, hier or barrier (see --help)\n");
         return 2;
     }
     S.P = cfg.ndevices;
-    S.check = !cfg.no_data;
+    S.check = !cfg.no_data && S.coll != BARRIER; /* a barrier moves no data */
     S.n = S.coll == A2A ? bytes / 4 / S.P : S.coll == HIER ? bytes / 4 / NODE : bytes / 4;
     if (S.coll == HIER && (S.P % NODE != 0 || S.P < 2 * NODE)) {
         fprintf(stderr,
@@ -239,6 +245,8 @@ int main(int argc, char **argv)
                 (long long)bytes, NODE, 32 * NODE);
         return 2;
     }
+    if (S.coll == BARRIER)
+        S.n = 16; /* the target is not used: one 64-byte line a rank */
     if (S.n < 1) {
         fprintf(stderr, "pldsim-scale: --bytes %lld is too small for %d ranks\n", (long long)bytes,
                 S.P);

@@ -30,7 +30,8 @@ struct sim_update {
     int32_t value;
     struct pld__landing landing; /* what the front end keeps until it lands */
     int landed;                  /* early, by its owner's wait: the heap skips it */
-    /* the owner's updates in flight, in issue order; then the spare list */
+    /* the owner's updates in flight, earliest due first (then issue); then
+     * the spare list */
     struct sim_update *next, *prev;
 };
 
@@ -176,13 +177,22 @@ int pld__sim_land_later(int owner, int32_t *cell, pld_notify_op op, int32_t valu
                              .op = op,
                              .value = value,
                              .landing = {.seq = -1}};
+    /* the owner's list is kept earliest first (its order of landing):
+     * from the tail, where a later notify's update usually goes */
     struct sim_rank *o = &S->rk[owner];
-    u->prev = o->inbound_tail;
-    if (o->inbound_tail)
-        o->inbound_tail->next = u;
+    struct sim_update *after = o->inbound_tail;
+    while (after && before(u, after))
+        after = after->prev;
+    u->prev = after;
+    u->next = after ? after->next : o->inbound;
+    if (u->next)
+        u->next->prev = u;
+    else
+        o->inbound_tail = u;
+    if (after)
+        after->next = u;
     else
         o->inbound = u;
-    o->inbound_tail = u;
     S->inflight++;
     S->pending[S->npending] = u;
     sift_up(S->pending, S->npending++);
@@ -193,18 +203,18 @@ int pld__sim_land_later(int owner, int32_t *cell, pld_notify_op op, int32_t valu
 
 void pld__sim_land_early(int rank, double t)
 {
-    struct sim_rank *rk = &pld__sim->rk[rank];
+    struct sim_state *S = pld__sim;
+    struct sim_rank *rk = &S->rk[rank];
     if (rk->cores) /* another core of the rank may be behind `t` */
         return;
-    for (;;) {
-        struct sim_update *first = NULL;
-        for (struct sim_update *u = rk->inbound; u; u = u->next)
-            if (u->due <= t && (!first || before(u, first)))
-                first = u;
-        if (!first)
-            return;
-        land(first);
-        pld__sim->inflight--;
+    /* Every update due by `t` lands, earliest first: the head of the
+     * rank's list, which is kept in that order.  The list used to be in
+     * issue order and was searched whole for the earliest, at every wait:
+     * a barrier's P - 1 waits on P - 1 updates each made it cubic in P
+     * (78 % of a barrier at P = 1024). */
+    while (rk->inbound && rk->inbound->due <= t) {
+        land(rk->inbound);
+        S->inflight--;
     }
 }
 
