@@ -103,6 +103,20 @@ static int tag_is(const char *q, const char *name)
     return strncmp(q, name, n) == 0 && q[n] && strchr(" \t\r\n/>", q[n]);
 }
 
+/* At a character of the text: past the comment that starts there (its
+ * lines counted in *line), or NULL when none does (a newline counted). */
+static const char *past_comment(const char *q, int *line)
+{
+    if (strncmp(q, "<!--", 4) != 0) {
+        *line += *q == '\n';
+        return NULL;
+    }
+    const char *end = strstr(q + 4, "-->");
+    for (const char *c = q; c < (end ? end : q + strlen(q)); c++)
+        *line += *c == '\n';
+    return end ? end + 3 : "";
+}
+
 /* The routes a file declared so far, by zone: an open-addressing set of
  * (zone, src, dst), the names pointing into the file's text. */
 struct route_key {
@@ -179,13 +193,9 @@ static int check_routes(const char *path, const char *text)
     int full[DEPTH], zone[DEPTH], depth = 0, line = 1, zones = 0, rc = 0;
     struct route_set set = {0};
     for (const char *q = text; *q && !rc;) {
-        if (*q == '\n')
-            line++;
-        if (strncmp(q, "<!--", 4) == 0) {
-            const char *end = strstr(q + 4, "-->");
-            for (const char *c = q; c < (end ? end : q + strlen(q)); c++)
-                line += *c == '\n';
-            q = end ? end + 3 : "";
+        const char *past = past_comment(q, &line);
+        if (past) {
+            q = past;
             continue;
         }
         if (*q != '<') {
@@ -242,6 +252,112 @@ static int check_routes(const char *path, const char *text)
     return rc;
 }
 
+/* Link names declared so far, each with its line: an open-addressing set
+ * of names of their own (a split-duplex link's _UP and _DOWN halves are
+ * not in the text). */
+struct name_set {
+    char **names;
+    int *lines;
+    size_t cap, n;
+};
+
+static uint64_t name_hash(const char *name)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (; *name; name++)
+        h = (h ^ (unsigned char)*name) * 1099511628211ull;
+    return h;
+}
+
+static size_t name_slot(const struct name_set *s, const char *name)
+{
+    size_t i = name_hash(name) & (s->cap - 1);
+    while (s->names[i] && strcmp(s->names[i], name) != 0)
+        i = (i + 1) & (s->cap - 1);
+    return i;
+}
+
+/* Adds `name` (n bytes) and `suffix` at `line`; the line of an earlier
+ * one instead, or -1 when out of memory (the check is then skipped). */
+static int name_add(struct name_set *s, const char *name, size_t n, const char *suffix, int line)
+{
+    if (4 * (s->n + 1) > 3 * s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 256;
+        struct name_set grown = {calloc(cap, sizeof(char *)), calloc(cap, sizeof(int)), cap, s->n};
+        if (!grown.names || !grown.lines) {
+            free(grown.names);
+            free(grown.lines);
+            return -1;
+        }
+        for (size_t i = 0; i < s->cap; i++)
+            if (s->names[i]) {
+                size_t j = name_slot(&grown, s->names[i]);
+                grown.names[j] = s->names[i];
+                grown.lines[j] = s->lines[i];
+            }
+        free(s->names);
+        free(s->lines);
+        *s = grown;
+    }
+    char *full = malloc(n + strlen(suffix) + 1);
+    if (!full)
+        return -1;
+    memcpy(full, name, n);
+    strcpy(full + n, suffix);
+    size_t i = name_slot(s, full);
+    if (s->names[i]) {
+        free(full);
+        return s->lines[i];
+    }
+    s->names[i] = full;
+    s->lines[i] = line;
+    s->n++;
+    return 0;
+}
+
+/* A link id given twice (SimGrid aborts: "declared several times"),
+ * counting the _UP and _DOWN links a split-duplex link makes. */
+static int check_links_named_once(const char *path, const char *text)
+{
+    struct name_set set = {0};
+    int line = 1, rc = 0;
+    for (const char *q = text; *q && !rc;) {
+        const char *past = past_comment(q, &line);
+        if (past) {
+            q = past;
+            continue;
+        }
+        const char *end;
+        size_t n = 0, plen = 0;
+        if (*q != '<' || !(tag_is(q + 1, "link") || tag_is(q + 1, "backbone")) ||
+            !(end = strchr(q, '>'))) {
+            q++;
+            continue;
+        }
+        const char *id = attr(q, end, "id", &n), *pol = attr(q, end, "sharing_policy", &plen);
+        int split = pol && plen == 11 && strncmp(pol, "SPLITDUPLEX", 11) == 0;
+        int seen = 0;
+        if (id && n < 256) {
+            static const char *const halves[] = {"", "_UP", "_DOWN"};
+            for (int k = 0; k < (split ? 3 : 1) && !seen; k++)
+                seen = name_add(&set, id, n, halves[k], line);
+        }
+        if (seen > 0)
+            rc = pld__config_error(PLD_EPLATFORM,
+                                   "malformed platform file %s:%d: link '%.*s'%s is declared "
+                                   "again (line %d has it), which SimGrid aborts on; expected "
+                                   "each link id once: rename one",
+                                   path, line, (int)(n < 64 ? n : 64), id,
+                                   split ? " (with its _UP and _DOWN halves)" : "", seen);
+        q = end + 1;
+    }
+    for (size_t i = 0; i < set.cap; i++)
+        free(set.names[i]);
+    free(set.names);
+    free(set.lines);
+    return rc;
+}
+
 int pld__sim_precheck_platform(const char *path)
 {
     char *text = pld__sim_read_file(path);
@@ -250,6 +366,8 @@ int pld__sim_precheck_platform(const char *path)
     int rc = check_routing(path, text);
     if (!rc)
         rc = check_routes(path, text);
+    if (!rc)
+        rc = check_links_named_once(path, text);
     free(text);
     return rc;
 }

@@ -25,8 +25,8 @@ int pld__platform_write(FILE *out, const struct pld__model *m, int ndev, const i
 char *pld__sim_read_file(const char *path);
 /* Refuses, in one line, what a platform file holds that SimGrid 3.32 dies
  * on instead of refusing: a routing="..." it does not know, a NUL byte, a
- * route from a point to itself outside a Full zone, a route given twice
- * (platform_precheck.c).  Returns 0 or PLD_EPLATFORM. */
+ * route from a point to itself outside a Full zone, a route given twice, a
+ * link id declared twice (platform_precheck.c).  Returns 0 or PLD_EPLATFORM. */
 int pld__sim_precheck_platform(const char *path);
 /* Does a lone flow on the platform the run will load take what its links
  * say, always (sim/flows.c)?  Not when a platform file gives a link a

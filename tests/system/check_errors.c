@@ -963,6 +963,42 @@ START_TEST(platform_with_a_route_to_itself)
 }
 END_TEST
 
+/* Found by fuzz_platform the same way: a link id declared twice, or a
+ * plain link named as a split-duplex one's half, aborts SimGrid. */
+START_TEST(platform_with_a_link_declared_twice)
+{
+    static const struct {
+        const char *links, *msg;
+    } c[] = {
+        {"<link id=\"l\" bandwidth=\"1GBps\" latency=\"1us\"/>\n"
+         "<link id=\"l\" bandwidth=\"2GBps\" latency=\"1us\"/>\n",
+         ":6: link 'l' is declared again (line 5 has it)"},
+        {"<link id=\"l\" bandwidth=\"1GBps\" latency=\"1us\" sharing_policy=\"SPLITDUPLEX\"/>\n"
+         "<link id=\"l_UP\" bandwidth=\"2GBps\" latency=\"1us\"/>\n",
+         ":6: link 'l_UP' is declared again (line 5 has it)"},
+        {"<link id=\"l_DOWN\" bandwidth=\"1GBps\" latency=\"1us\"/>\n"
+         "<link id=\"l\" bandwidth=\"2GBps\" latency=\"1us\" sharing_policy=\"SPLITDUPLEX\"/>\n",
+         ":6: link 'l' (with its _UP and _DOWN halves) is declared again (line 5 has it)"},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        char xml[1024];
+        snprintf(xml, sizeof xml,
+                 "<?xml version='1.0'?>\n<platform version=\"4.1\">\n"
+                 "<zone id=\"w\" routing=\"Full\">\n"
+                 "<host id=\"dev0\" speed=\"1Gf\"/><host id=\"dev1\" speed=\"1Gf\"/>\n%s"
+                 "<!-- <link id=\"l\"/> is not checked -->\n"
+                 "</zone>\n</platform>\n",
+                 c[i].links);
+        expect_platform_error(".xml", xml, "05_remote_load_store", c[i].msg);
+    }
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd,
+             "%s -d 0,1 -p %s/tests/fuzz/seeds/fuzz_platform/regression-link-twice.xml",
+             tutorial("05_remote_load_store"), PLD_SRCDIR);
+    expect_cli(cmd, 2, ":45: link 'port_1' (with its _UP and _DOWN halves) is declared again");
+}
+END_TEST
+
 /* Found by fuzz_platform the same way: a second route between the same two
  * points (or the reverse of a symmetrical one) aborts SimGrid in Full and
  * Floyd zones and crashes it in Dijkstra ones. */
@@ -1607,6 +1643,7 @@ int main(void)
     tcase_add_test(cli, platform_with_an_unknown_routing);
     tcase_add_test(cli, platform_with_a_route_to_itself);
     tcase_add_test(cli, platform_with_a_route_given_twice);
+    tcase_add_test(cli, platform_with_a_link_declared_twice);
     tcase_add_test(cli, platform_with_a_bad_property);
     tcase_add_loop_test(cli, platform_links_and_hosts_are_checked_before_the_run, 0, 3);
     tcase_add_test(cli, a_directory_is_not_a_platform);
