@@ -471,11 +471,6 @@ int pld__topology_parse(const char *spec, const struct pld__model *base, struct 
         m->dims[0] = m->nodes * m->node_size;
         m->ndims = 1;
     }
-    /* a SuperPoD's second level is a switch with a port per node: unless
-     * `uplink` says otherwise, one that carries all of a node's NICs at
-     * once (non-blocking) */
-    if (strcmp(m->topology, "superpod") == 0 && m->uplink_bw <= 0)
-        m->uplink_bw = m->node_size * m->nic_bw;
     if (strcmp(m->topology, "mesh") == 0 && m->ndims == 1)
         m->node_size = m->dims[0];
     return check_complete(m, "--topology");

@@ -295,7 +295,7 @@ static const struct {
      2.5e-6 + 65536 / 25e9},
     /* a SuperPoD: nodes of 8 on HCCS links inside, NIC, the second-level
      * switch (the node's uplink and fabric_lat), NIC between them; the
-     * uplink carries a node's 8 NICs unless told (the NIC bounds), or is
+     * second level is non-blocking unless told (the NIC bounds), or is
      * the bottleneck when told so; 8 nodes, devices 1 and 57 */
     {"superpod:64,bw=56GBps,lat=1.5us", "0,5", 0, 1.5e-6 + 65536 / 56e9},
     {"superpod:64,nic=25GBps,nic_lat=1us,fabric_lat=0.5us", "1,57", 0, 2.5e-6 + 65536 / 25e9},
