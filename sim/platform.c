@@ -28,30 +28,6 @@ static int ends_with(const char *s, const char *suffix)
     return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
-char *pld__sim_read_file(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return NULL;
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    for (size_t k; buf && (k = fread(buf + n, 1, cap - n - 1, f)) > 0;) {
-        n += k;
-        if (n + 1 == cap) {
-            char *nb = realloc(buf, cap *= 2);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-            }
-            buf = nb;
-        }
-    }
-    fclose(f);
-    if (buf)
-        buf[n] = '\0';
-    return buf;
-}
-
 /* Writes the platform to `out` (NULL: it could not be opened) and closes
  * it.  Returns 0, or -1 on any failure. */
 static int write_platform(FILE *out, const struct pld__model *m, int ndev, const int dims[3],

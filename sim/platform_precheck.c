@@ -14,6 +14,30 @@
 #include <string.h>
 #include <sys/stat.h>
 
+char *pld__sim_read_file(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    for (size_t k; buf && (k = fread(buf + n, 1, cap - n - 1, f)) > 0;) {
+        n += k;
+        if (n + 1 == cap) {
+            char *nb = realloc(buf, cap *= 2);
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+            }
+            buf = nb;
+        }
+    }
+    fclose(f);
+    if (buf)
+        buf[n] = '\0';
+    return buf;
+}
+
 /* SimGrid 3.32 takes any routing="..." word and then dies on its own
  * (xbt_die "Not a valid model!", exit 134) when it is not one of these;
  * a platform file's zones are checked first, outside XML comments. */

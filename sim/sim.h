@@ -21,7 +21,7 @@ int pld__model_devices(const struct pld__model *m, int needed, int dims[3], int 
 int pld__platform_write(FILE *out, const struct pld__model *m, int ndev, const int dims[3], int nd);
 
 /* The text of the file at `path`, NUL-terminated (malloc'd), or NULL
- * (platform.c). */
+ * (platform_precheck.c). */
 char *pld__sim_read_file(const char *path);
 /* Refuses, in one line, what a platform file holds that SimGrid 3.32 dies
  * on instead of refusing: a routing="..." it does not know, a NUL byte, a
