@@ -217,7 +217,8 @@ static const struct opt opts[] = {
     {"topology", 0, "SPEC", "PLD_TOPOLOGY",
      "generate the interconnect: mesh:8,bw=56GBps,lat=1.5us,\n"
      "ring:16, torus2d:4x4, torus3d:2x2x4, star:8,\n"
-     "fattree:nodes=4,per_node=8,nic=25GBps (docs/models.md)",
+     "fattree:nodes=4,per_node=8,nic=25GBps,\n"
+     "superpod:8192,uplink=100GBps (docs/models.md)",
      STRING_FIELD(topology)},
     {"backend", 0, "NAME", "PLD_BACKEND",
      "sim (default); threads (one OS thread per device,\n"
