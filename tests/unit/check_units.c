@@ -218,7 +218,11 @@ START_TEST(more_devices_fill_more_nodes)
     ck_assert_int_eq(count_lines_with(x, "<host id=\"dev"), 20);
     ck_assert_int_eq(count_lines_with(x, "<link id=\"link_"), 28 + 28 + 6);
     ck_assert_int_eq(count_lines_with(x, "<link id=\"nic_"), 20);
-    ck_assert_int_eq(count_lines_with(x, "<zoneRoute"), 3);
+    /* each node reaches the fabric's switch and back: 2 routes a node,
+     * not one per pair of nodes */
+    ck_assert_int_eq(count_lines_with(x, "<zoneRoute"), 2 * 3);
+    ck_assert_contains(x, "<zoneRoute src=\"node2\" dst=\"fabric_zone\"");
+    ck_assert_contains(x, "<zoneRoute src=\"fabric_zone\" dst=\"node2\"");
     ck_assert_contains(x, "<route src=\"dev19\" dst=\"node2_switch\">");
     free(x);
 }
