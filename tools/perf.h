@@ -11,6 +11,8 @@
 #ifndef PLDSIM_PERF_H
 #define PLDSIM_PERF_H
 
+#include "perf_jobs.h" /* perf_prog */
+
 #include <pld/pld.h>
 
 #include <jansson.h>
@@ -105,11 +107,14 @@ struct perf_state {
     int nwarm;
     /* per row (cycle-major), per half (0 out-of-place, 1 in-place), per rank */
     double *rank_time;
-    long *wrong;           /* per row and half */
-    int *made;             /* per row and half: timed calls simulated (the rest derived) */
-    int all_iterations;    /* --all-iterations: no steady-state shortcut */
-    int jobs;              /* -j: simulations at once (0: one per core) */
-    int only;              /* in a size's own simulation: that size's index; -1: all */
+    long *wrong;        /* per row and half */
+    int *made;          /* per row and half: timed calls simulated (the rest derived) */
+    int all_iterations; /* --all-iterations: no steady-state shortcut */
+    int jobs;           /* -j: simulations at once (0: one per core) */
+    int only;           /* in a size's own simulation: that size's index; -1: all */
+    /* 0: both halves of each row; 1: out-of-place only; 2: in-place only
+     * (hccl_test times one call per size, not nccl-tests' two) */
+    int one_half;
     pl_tensor *check_bufs; /* -c: per rank, made before the run as host tensors must be */
     double ref[5];         /* perf_reduce_ref's table */
     struct timespec wall0;

@@ -2,6 +2,7 @@
  * the common ones passed on to pld_parse_args, and --help. */
 #include "perf.h"
 #include "size_arg.h"
+#include "split_args.h"
 #include "usage_error.h"
 
 #include <errno.h>
@@ -61,7 +62,7 @@ static void usage(FILE *out)
 
 int perf_fail_usage(const char *fmt, const char *arg)
 {
-    return usage_error("pldsim-perf", fmt, arg);
+    return usage_error(perf_prog, fmt, arg);
 }
 
 /* Parses a whole decimal integer in [lo, hi] into *out; -1 if it is not one. */
@@ -149,8 +150,9 @@ static const struct {
 };
 
 /* One of our options; returns 0, or the exit status of a refusal. */
-static int take_option(int c, const char *v, const char *flag, struct cli *cli)
+static int take_option(int c, const char *v, const char *flag, void *ctx)
 {
+    struct cli *cli = ctx;
     long n;
     for (size_t i = 0; i < sizeof int_opts / sizeof int_opts[0]; i++)
         if (int_opts[i].c == c) {
@@ -275,12 +277,6 @@ static int parse_args(int argc, char **argv, pld_config *cfg, struct cli *cli)
                                    argv[1]);
         first = 2;
     }
-    /* the rest for pld_parse_args: argv[0], then what is not ours, in order */
-    char **rest = calloc((size_t)argc + 1, sizeof *rest);
-    int nrest = 0, rc = -1, help = 0;
-    if (!rest)
-        return perf_fail_usage("out of memory%s", "");
-    rest[nrest++] = argv[0];
     char shorts[128] = "-:hP:b:e:i:f:g:n:w:c:o:d:r:a:z:N:J:j:";
     size_t ns = strlen(shorts);
     for (const char *f = ignored_flags; *f; f++) {
@@ -293,51 +289,13 @@ static int parse_args(int argc, char **argv, pld_config *cfg, struct cli *cli)
         if (strcmp(argv[i], "--check") == 0 &&
             (i + 1 >= argc || argv[i + 1][0] < '0' || argv[i + 1][0] > '9'))
             argv[i] = "--check=1";
-    optind = 1;
-    opterr = 0;
-    int sub_argc = argc - first + 1;
-    char **sub = argv + first - 1; /* getopt starts at sub[1] */
-    while (rc < 0) {
-        int at = optind, idx = -1, c = getopt_long(sub_argc, sub, shorts, long_opts, &idx);
-        if (c == -1)
-            break;
-        if (c == 'h') {
-            help = 1;
-        } else if (c == 1 || c == '?') {
-            if (optind > at || c == 1)
-                rest[nrest++] = c == 1 ? optarg : sub[at];
-        } else if (c == ':') {
-            rc = perf_fail_usage("%s needs a value", sub[optind - 1]);
-        } else {
-            char flag[64];
-            if (idx >= 0)
-                snprintf(flag, sizeof flag, "--%s", long_opts[idx].name);
-            else
-                snprintf(flag, sizeof flag, "-%c", c);
-            int r = take_option(c, optarg, flag, cli);
-            if (r)
-                rc = r;
-        }
-    }
-    for (int i = optind; rc < 0 && i < sub_argc; i++) /* after "--" */
-        rest[nrest++] = sub[i];
-    rest[nrest] = NULL;
-    optind = 1;
+    int help = 0,
+        rc = split_args(argc, argv, first, shorts, long_opts, take_option, cli, cfg, &help,
+                        perf_prog, "unknown option '%s'", "unexpected argument '%s'");
     if (rc < 0 && help) {
         usage(stdout);
         rc = 0;
     }
-    if (rc < 0) {
-        int prc = pld_parse_args(cfg, &nrest, rest);
-        if (prc < 0)
-            rc = 2;
-        else if (prc == 2) /* --version */
-            rc = 0;
-        else if (nrest > 1)
-            rc = perf_fail_usage(
-                rest[1][0] == '-' ? "unknown option '%s'" : "unexpected argument '%s'", rest[1]);
-    }
-    free(rest);
     if (rc < 0 && !coll) {
         usage(stderr);
         rc = 2;
@@ -374,8 +332,8 @@ int perf_setup(int argc, char **argv, pld_config *cfg, struct cli *cli)
         return 2;
     S.P = cfg->ndevices;
     if (S.root < 0 || S.root >= S.P) {
-        fprintf(stderr, "pldsim-perf: --root %d is outside the ranks 0..%d (see --help)\n", S.root,
-                S.P - 1);
+        fprintf(stderr, "%s: --root %d is outside the ranks 0..%d (see --help)\n", perf_prog,
+                S.root, S.P - 1);
         return 2;
     }
     if ((rc = perf_make_sweep()) != 0)

@@ -115,9 +115,10 @@ static void on_interrupt(int sig)
     for (int i = 0; run && i < live_slots; i++)
         if (run[i].pid > 0)
             stopped += kill(run[i].pid, SIGKILL) == 0;
-    say(sig == SIGINT    ? "pldsim-perf: interrupted (SIGINT)"
-        : sig == SIGTERM ? "pldsim-perf: terminated (SIGTERM)"
-                         : "pldsim-perf: hung up (SIGHUP)");
+    say(perf_prog);
+    say(sig == SIGINT    ? ": interrupted (SIGINT)"
+        : sig == SIGTERM ? ": terminated (SIGTERM)"
+                         : ": hung up (SIGHUP)");
     if (stopped)
         say(": the simulations still running were stopped");
     say("; the table is incomplete\n");
@@ -146,7 +147,7 @@ int perf_jobs_run(int n, const int *order, int jobs, int (*job)(int k, FILE *out
         jobs = 1;
     struct running *run = calloc((size_t)jobs, sizeof *run);
     if (!run) {
-        fprintf(stderr, "pldsim-perf: out of memory for %d jobs\n", jobs);
+        fprintf(stderr, "%s: out of memory for %d jobs\n", perf_prog, jobs);
         return 1;
     }
     int next = 0, done = 0, busy = 0, status = 0;
@@ -160,7 +161,7 @@ int perf_jobs_run(int n, const int *order, int jobs, int (*job)(int k, FILE *out
                 slot++;
             FILE *out = tmpfile(), *err = out ? tmpfile() : NULL;
             if (!err) {
-                fprintf(stderr, "pldsim-perf: cannot make a temporary file for a job: %s\n",
+                fprintf(stderr, "%s: cannot make a temporary file for a job: %s\n", perf_prog,
                         strerror(errno));
                 if (out)
                     fclose(out);
@@ -180,7 +181,7 @@ int perf_jobs_run(int n, const int *order, int jobs, int (*job)(int k, FILE *out
             if (pid != 0)
                 sigprocmask(SIG_SETMASK, &was, NULL);
             if (pid < 0) {
-                fprintf(stderr, "pldsim-perf: cannot start a job: %s\n", strerror(errno));
+                fprintf(stderr, "%s: cannot start a job: %s\n", perf_prog, strerror(errno));
                 fclose(out);
                 fclose(err);
                 status = 1;
@@ -199,7 +200,7 @@ int perf_jobs_run(int n, const int *order, int jobs, int (*job)(int k, FILE *out
                     _exit(1);
                 int rc = job(order[next], out);
                 if (rc == 0 && (fflush(out) != 0 || ferror(out))) {
-                    fprintf(stderr, "pldsim-perf: cannot write a job's results: %s\n",
+                    fprintf(stderr, "%s: cannot write a job's results: %s\n", perf_prog,
                             strerror(errno));
                     rc = 1;
                 }
@@ -216,7 +217,7 @@ int perf_jobs_run(int n, const int *order, int jobs, int (*job)(int k, FILE *out
         if (pid < 0) {
             if (errno == EINTR)
                 continue;
-            fprintf(stderr, "pldsim-perf: waiting for a job: %s\n", strerror(errno));
+            fprintf(stderr, "%s: waiting for a job: %s\n", perf_prog, strerror(errno));
             status = 1;
             break;
         }
@@ -231,8 +232,8 @@ int perf_jobs_run(int n, const int *order, int jobs, int (*job)(int k, FILE *out
         pass_on_stderr(r.err);
         fclose(r.err);
         if (WIFSIGNALED(ws)) {
-            fprintf(stderr, "pldsim-perf: the simulation of %s died of signal %d (%s)\n", what(r.k),
-                    WTERMSIG(ws), strsignal(WTERMSIG(ws)));
+            fprintf(stderr, "%s: the simulation of %s died of signal %d (%s)\n", perf_prog,
+                    what(r.k), WTERMSIG(ws), strsignal(WTERMSIG(ws)));
             status = 128 + WTERMSIG(ws);
         } else if (WEXITSTATUS(ws) != 0) {
             status = WEXITSTATUS(ws); /* the child said why */

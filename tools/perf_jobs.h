@@ -11,6 +11,10 @@
 
 #include <stdio.h>
 
+/* The program's name, the prefix of its messages: "pldsim-perf", or the
+ * hccl_test program's name in pldsim-hccl-test. */
+extern const char *perf_prog;
+
 /* Runs job(k, out) in a child process for every k in order[0 .. n-1], at
  * most `jobs` at once, and collect(k, in) in this process once job k has
  * exited with status 0, in the order the jobs end; progress(done, n), if

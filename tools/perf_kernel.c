@@ -116,10 +116,11 @@ static void sweep_kernel(const struct dev_args *a)
                 continue;
             int row = c * S.nsteps + k;
             for (int half = 0; half < 2; half++)
-                bench_half(a, row, &S.steps[k], half);
+                if (S.one_half == 0 || S.one_half == half + 1)
+                    bench_half(a, row, &S.steps[k], half);
             if (me == 0 && S.only < 0 && perf_wall_now() - S.last_progress > 1.0) {
                 S.last_progress = perf_wall_now();
-                fprintf(stderr, "pldsim-perf: %lld bytes done (row %d of %d), %.1f s\n",
+                fprintf(stderr, "%s: %lld bytes done (row %d of %d), %.1f s\n", perf_prog,
                         (long long)S.steps[k].size, row + 1, S.cycles * S.nsteps, S.last_progress);
             }
         }

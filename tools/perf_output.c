@@ -54,7 +54,7 @@ static FILE *open_json(const char *path, char *used, size_t size)
             break;
         snprintf(used, size, "%s.%d", path, i);
     }
-    fprintf(stderr, "pldsim-perf: cannot write the JSON output %s: %s\n", used, strerror(errno));
+    fprintf(stderr, "%s: cannot write the JSON output %s: %s\n", perf_prog, used, strerror(errno));
     return NULL;
 }
 
@@ -94,7 +94,7 @@ int perf_open_outputs(const struct cli *cli, struct perf_outputs *out)
     if (cli->json && !(out->json = open_json(cli->json, out->json_path, sizeof out->json_path)))
         return 2;
     if (cli->csv && !(out->csv = fopen(cli->csv, "w"))) {
-        fprintf(stderr, "pldsim-perf: cannot write %s: %s\n", cli->csv, strerror(errno));
+        fprintf(stderr, "%s: cannot write %s: %s\n", perf_prog, cli->csv, strerror(errno));
         return 2;
     }
     return 0;
@@ -275,13 +275,13 @@ int perf_print_results(const struct perf_outputs *out)
         }
     }
     if (csv && (ferror(csv) | fclose(csv))) {
-        fprintf(stderr, "pldsim-perf: writing %s failed: %s\n", out->csv_path, strerror(errno));
+        fprintf(stderr, "%s: writing %s failed: %s\n", perf_prog, out->csv_path, strerror(errno));
         return perf_done(1);
     }
     for (int row = 0; row < rows; row++)
         timed_all += S.steps[row % S.nsteps].n ? 2LL * S.iters : 0;
     /* on stderr: nccl-tests' log ends with its footer, and parsers hold it to that */
-    fprintf(stderr, "pldsim-perf: %lld of %lld timed calls simulated%s\n", timed_made, timed_all,
+    fprintf(stderr, "%s: %lld of %lld timed calls simulated%s\n", perf_prog, timed_made, timed_all,
             timed_made < timed_all ? "; the rest repeat them (to 1e-9) and are derived "
                                      "(--all-iterations simulates all)"
                                    : "");
@@ -310,7 +310,7 @@ int perf_print_results(const struct perf_outputs *out)
         json_object_set_new(J, "end_time", json_now());
         if (json_dumpf(J, jf, JSON_INDENT(1) | JSON_PRESERVE_ORDER) || fputc('\n', jf) == EOF ||
             (ferror(jf) | fclose(jf))) {
-            fprintf(stderr, "pldsim-perf: writing %s failed: %s\n", out->json_path,
+            fprintf(stderr, "%s: writing %s failed: %s\n", perf_prog, out->json_path,
                     strerror(errno));
             return perf_done(1);
         }

@@ -35,7 +35,7 @@ struct step perf_make_step(int64_t bytes)
 int perf_make_sweep(void)
 {
     if (S.minb > S.maxb) {
-        fprintf(stderr, "pldsim-perf: -b is larger than -e (see --help)\n");
+        fprintf(stderr, "%s: -b is larger than -e (see --help)\n", perf_prog);
         return 2;
     }
     S.steps = malloc(MAX_SIZES * sizeof *S.steps);
@@ -45,9 +45,9 @@ int perf_make_sweep(void)
     for (int64_t b = S.minb; b <= S.maxb;) {
         if (S.nsteps == MAX_SIZES) {
             fprintf(stderr,
-                    "pldsim-perf: more than %d sizes from -b to -e; use a larger -i or "
+                    "%s: more than %d sizes from -b to -e; use a larger -i or "
                     "-f (see --help)\n",
-                    MAX_SIZES);
+                    perf_prog, MAX_SIZES);
             return 2;
         }
         S.steps[S.nsteps++] = perf_make_step(b);
@@ -92,7 +92,7 @@ static int size_collect(int k, FILE *in)
                 2 * (size_t)S.P ||
             fread(&S.wrong[row * 2], sizeof *S.wrong, 2, in) != 2 ||
             fread(&S.made[row * 2], sizeof *S.made, 2, in) != 2) {
-            fprintf(stderr, "pldsim-perf: the results of size %lld B are cut short\n",
+            fprintf(stderr, "%s: the results of size %lld B are cut short\n", perf_prog,
                     (long long)S.steps[k].size);
             return 1;
         }
@@ -113,7 +113,7 @@ static void size_progress(int done, int n)
 {
     if (done < n && perf_wall_now() - S.last_progress > 1.0) {
         S.last_progress = perf_wall_now();
-        fprintf(stderr, "pldsim-perf: %d of %d sizes done, %.1f s\n", done, n, S.last_progress);
+        fprintf(stderr, "%s: %d of %d sizes done, %.1f s\n", perf_prog, done, n, S.last_progress);
     }
 }
 
@@ -139,7 +139,7 @@ int perf_sweep_jobs(const pld_config *cfg)
 {
     const char *because = one_simulation_because(cfg);
     if (because && S.jobs > 1)
-        fprintf(stderr, "pldsim-perf: -j %d ignored: one simulation for the whole sweep, as %s\n",
+        fprintf(stderr, "%s: -j %d ignored: one simulation for the whole sweep, as %s\n", perf_prog,
                 S.jobs, because);
     int jobs = S.jobs ? S.jobs : perf_jobs_cores();
     return because ? 0 : jobs < S.nsteps ? jobs : S.nsteps;
@@ -155,7 +155,7 @@ int perf_run_sweep(pld_config *cfg, int jobs)
     }
     int *order = malloc((size_t)S.nsteps * sizeof *order);
     if (!order) {
-        fprintf(stderr, "pldsim-perf: out of memory for the order of %d sizes\n", S.nsteps);
+        fprintf(stderr, "%s: out of memory for the order of %d sizes\n", perf_prog, S.nsteps);
         return 1;
     }
     /* largest first: the long simulations start early, the short ones fill in */

@@ -23,6 +23,7 @@
 #include <string.h>
 
 struct perf_state S;
+const char *perf_prog = "pldsim-perf";
 
 #ifndef PLDSIM_PERF_NO_MAIN
 int main(int argc, char **argv)
