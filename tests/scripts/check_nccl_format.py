@@ -10,10 +10,10 @@ import os
 import subprocess
 import sys
 import tempfile
-import traceback
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 import nccl_tests_log  # noqa: E402
+import script_tests  # noqa: E402
 
 BUILD = os.environ.get("PLDSIM_BUILDDIR", ".")
 PERF = os.path.join(BUILD, "tools", "pldsim-perf")
@@ -195,20 +195,5 @@ def test_refusals():
         assert r.stderr.count("pldsim-perf: ") == 1, r.stderr
 
 
-def main():
-    tests = [(k, v) for k, v in globals().items() if k.startswith("test_")]
-    failed = 0
-    for name, fn in tests:
-        try:
-            fn()
-            print("PASS: %s" % name)
-        except Exception:  # report every failure, then the count
-            failed += 1
-            print("FAIL: %s" % name)
-            traceback.print_exc(file=sys.stdout)
-    print("%d passed, %d failed" % (len(tests) - failed, failed))
-    return 1 if failed else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(script_tests.run_all(globals()))

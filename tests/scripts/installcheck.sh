@@ -56,8 +56,19 @@ if [ "$have_python" = yes ]; then
     [ "$out" = OK ] || fail "the installed pldsim-py ran step 5 and printed: $out"
 fi
 
-# `man PROGRAM` works for every installed program and for nccl-tests' names.
-progs="pldsim-perf pldsim-plot pldsim-timeline pldsim-all_reduce_perf"
+# The installed links run the program they name: hccl_test's and GIN's.
+out=$(LD_LIBRARY_PATH="$DESTDIR$libdir" "$DESTDIR$bindir/pldsim-all_reduce_test" -p 2 -b 1K \
+    -e 1K -n 1 -w 0 2>&1)
+printf '%s\n' "$out" | grep -q '^1024  *| .* | success$' ||
+    fail "the installed pldsim-all_reduce_test printed: $out"
+out=$(LD_LIBRARY_PATH="$DESTDIR$libdir" "$DESTDIR$bindir/pldsim-ginSignalLatency_ping_perf" \
+    -e 4 -n 1 -w 0 2>&1)
+printf '%s\n' "$out" | grep -q '^# GIN SIGNAL PING LATENCY' ||
+    fail "the installed pldsim-ginSignalLatency_ping_perf printed: $out"
+
+# `man PROGRAM` works for every installed program and for the suites' names.
+progs="pldsim-perf pldsim-hccl-test pldsim-gin-perf pldsim-plot pldsim-timeline
+    pldsim-all_reduce_perf pldsim-all_reduce_test pldsim-ginPutBW_perf"
 [ "$python_man" = yes ] && progs="$progs pldsim-py"
 if command -v man >/dev/null 2>&1; then
     for p in $progs; do
