@@ -65,10 +65,15 @@ out=$(LD_LIBRARY_PATH="$DESTDIR$libdir" "$DESTDIR$bindir/pldsim-ginSignalLatency
     -e 4 -n 1 -w 0 2>&1)
 printf '%s\n' "$out" | grep -q '^# GIN SIGNAL PING LATENCY' ||
     fail "the installed pldsim-ginSignalLatency_ping_perf printed: $out"
+out=$(LD_LIBRARY_PATH="$DESTDIR$libdir" "$DESTDIR$bindir/pldsim-shmem_signal_ping_pong_latency" \
+    -n 1 -w 0 2>&1)
+printf '%s\n' "$out" | grep -q '^#shmem_sig_ping_lat' ||
+    fail "the installed pldsim-shmem_signal_ping_pong_latency printed: $out"
 
 # `man PROGRAM` works for every installed program and for the suites' names.
-progs="pldsim-perf pldsim-hccl-test pldsim-gin-perf pldsim-plot pldsim-timeline
-    pldsim-all_reduce_perf pldsim-all_reduce_test pldsim-ginPutBW_perf"
+progs="pldsim-perf pldsim-hccl-test pldsim-gin-perf pldsim-shmem-perf pldsim-plot
+    pldsim-timeline pldsim-all_reduce_perf pldsim-all_reduce_test pldsim-ginPutBW_perf
+    pldsim-shmem_put_bw"
 [ "$python_man" = yes ] && progs="$progs pldsim-py"
 if command -v man >/dev/null 2>&1; then
     for p in $progs; do
