@@ -44,6 +44,14 @@ static double sim_route_bw(int from, int to)
                : 0;
 }
 
+static int sim_route_links(int from, int to, int *ids, int cap, double *lat)
+{
+    *lat = 0;
+    return pld__sim && pld__sim->hosts
+               ? pld__sgx_route_all(pld__sim->hosts[from], pld__sim->hosts[to], ids, cap, lat)
+               : 0;
+}
+
 static void sim_dispatch(int rank, struct pld__task *t)
 {
     struct sim_rank *rk = &pld__sim->rk[rank];
@@ -301,6 +309,8 @@ const struct pld_backend pld_backend_sim = {
     .notify = pld__sim_notify,
     .wait = pld__sim_wait,
     .route_bw = sim_route_bw,
+    .route_links = sim_route_links,
+    .link_name = pld__sgx_link_name,
     .abort_run = pld__sim_abort_run,
     .write_async = pld__sim_write_async,
     .wait_write = pld__sim_wait_write,

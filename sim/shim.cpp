@@ -123,10 +123,52 @@ extern "C" void pld__sgx_seal(void)
 // The first `cap` links' numbers go in ids[]: 0, 1, ... in the order the
 // links are first met, kept in each link's user data (plus one); *wifi is
 // set when one is a Wi-Fi link, whose lone flows flows.c cannot price.
+// The links numbered so far, by number: what pld__sgx_link_name reads.  A
+// link's number is kept in its user data, so a later run's platform, whose
+// links are new objects, numbers its own from where the last stopped.
+static std::vector<simgrid::s4u::Link *> numbered_links;
+
+// A link's number, 0-based, handed out on first use.
+static int number_of(simgrid::s4u::Link *l)
+{
+    auto n = reinterpret_cast<intptr_t>(l->get_data<void>());
+    if (n == 0) {
+        numbered_links.push_back(l);
+        n = static_cast<intptr_t>(numbered_links.size());
+        l->set_data(reinterpret_cast<void *>(n));
+    }
+    return static_cast<int>(n - 1);
+}
+
+extern "C" int pld__sgx_route_all(sg_host_t from, sg_host_t to, int *ids, int cap, double *lat)
+{
+    try {
+        std::vector<simgrid::s4u::Link *> links;
+        *lat = 0;
+        from->route_to(to, links, lat);
+        int i = 0;
+        for (auto *l : links) {
+            if (i < cap)
+                ids[i] = number_of(l);
+            i++;
+        }
+        return i;
+    } catch (...) {
+        return 0;
+    }
+}
+
+extern "C" const char *pld__sgx_link_name(int id, double *bw)
+{
+    if (id < 0 || static_cast<size_t>(id) >= numbered_links.size())
+        return nullptr;
+    *bw = numbered_links[id]->get_bandwidth();
+    return numbered_links[id]->get_cname();
+}
+
 extern "C" int pld__sgx_route(sg_host_t from, sg_host_t to, double *lat, double *bw, int *ids,
                               int cap, int *wifi, int *shared)
 {
-    static int next_number = 0;
     try {
         std::vector<simgrid::s4u::Link *> links;
         *lat = 0;
@@ -144,14 +186,9 @@ extern "C" int pld__sgx_route(sg_host_t from, sg_host_t to, double *lat, double 
             // every route between nodes otherwise forbade
             if (l->get_sharing_policy() == simgrid::s4u::Link::SharingPolicy::FATPIPE)
                 continue;
-            // a link's number, 1-based in its user data, handed out on first use
-            auto n = reinterpret_cast<intptr_t>(l->get_data<void>());
-            if (n == 0) {
-                n = ++next_number;
-                l->set_data(reinterpret_cast<void *>(n));
-            }
+            int n = number_of(l);
             if (i < cap)
-                ids[i] = static_cast<int>(n - 1);
+                ids[i] = n;
             i++;
         }
         *shared = i;

@@ -72,6 +72,13 @@ void pld__sgx_seal(void);
  * one of them is a Wi-Fi link. */
 int pld__sgx_route(sg_host_t from, sg_host_t to, double *lat, double *bw, int *ids, int cap,
                    int *wifi, int *shared);
+/* Every link on the route from -> to, FATPIPEs included, by the numbers
+ * pld__sgx_route gives (at most `cap` in ids[]); returns their count (0:
+ * no path), with the sum of their latencies in `lat` (s). */
+int pld__sgx_route_all(sg_host_t from, sg_host_t to, int *ids, int cap, double *lat);
+/* Link number `id`'s name (the platform's), with its bandwidth in `bw`
+ * (B/s); NULL for a number not handed out. */
+const char *pld__sgx_link_name(int id, double *bw);
 /* A --cfg=KEY:VALUE and a --log=SPEC setting, SimGrid's refusal turned
  * into a message in `err`; each returns 0 or -1. */
 int pld__sgx_cfg(const char *key_value, char *err, size_t errlen);

@@ -272,6 +272,14 @@ struct pld_backend {
     /* Bottleneck bandwidth of the route from -> to, B/s (summaries).  NULL:
      * the backend has no such notion, and summaries say 0. */
     double (*route_bw)(int from, int to);
+    /* The links of the route from -> to, as numbers (at most `cap` in
+     * ids[]), and the route's latency in `lat` (s); returns their count,
+     * 0 if unknown.  With link_name, what the summary's per-link counters
+     * are made of; NULL: the backend has no links, and there are none. */
+    int (*route_links)(int from, int to, int *ids, int cap, double *lat);
+    /* Link number `id`'s name, with its bandwidth (B/s) in *bw; NULL if
+     * unknown. */
+    const char *(*link_name)(int id, double *bw);
 
     /* Memory: set exactly when the backend is PLD_CAP_DISTRIBUTED (each
      * process then holds only its own rank's slot); NULL: the front end

@@ -123,6 +123,58 @@ int64_t pld__trace_op(enum pld__op op, double t0, double t1, int peer, const pl_
     return seq;
 }
 
+/* The index of the route from -> to in t->routes, made on first sight with
+ * its links; -1 if the backend has none (or memory ran out: the link
+ * counters then leave the transfer out).  Under log_lock. */
+static int route_locked(struct pld__trace *t, int from, int to)
+{
+    const struct pld_backend *be = pld__R->be;
+    if (!be->route_links || !be->link_name)
+        return -1;
+    uintptr_t key = ((uintptr_t)from << 32 | (uintptr_t)to) + 1;
+    int fresh = 0;
+    uint64_t *v = pld__ptrmap_put(&t->route_of, key, &fresh);
+    if (!v)
+        return -1;
+    if (!fresh)
+        return (int)*v - 1;
+    *v = 0; /* -1 until it is made */
+    double lat = 0;
+    int n = be->route_links(from, to, NULL, 0, &lat);
+    int *ids = n > 0 ? malloc((size_t)n * sizeof *ids) : NULL;
+    if (!ids || t->nroutes == t->caproutes) {
+        size_t cap = t->caproutes ? 2 * t->caproutes : 64;
+        struct pld__trace_route *r = ids ? realloc(t->routes, cap * sizeof *r) : NULL;
+        if (!r) {
+            free(ids);
+            return -1;
+        }
+        t->routes = r;
+        t->caproutes = cap;
+    }
+    be->route_links(from, to, ids, n, &lat);
+    for (int i = 0; i < n; i++) {
+        size_t id = (size_t)ids[i];
+        if (id >= t->nlinks) {
+            struct pld__trace_link *l = realloc(t->links, (id + 1) * sizeof *l);
+            if (!l) {
+                free(ids);
+                return -1;
+            }
+            memset(l + t->nlinks, 0, (id + 1 - t->nlinks) * sizeof *l);
+            t->links = l;
+            t->nlinks = id + 1;
+        }
+        if (!t->links[id].name) {
+            const char *name = be->link_name((int)id, &t->links[id].bw);
+            t->links[id].name = strdup(name ? name : "?");
+        }
+    }
+    t->routes[t->nroutes] = (struct pld__trace_route){from, to, n, ids, lat};
+    *v = ++t->nroutes;
+    return (int)t->nroutes - 1;
+}
+
 void pld__trace_xfer(double t0, double t1, int from, int to, double bytes, int is_signal,
                      int is_async)
 {
@@ -149,7 +201,8 @@ void pld__trace_xfer(double t0, double t1, int from, int to, double bytes, int i
                                         .bytes = bytes,
                                         .is_signal = is_signal,
                                         .is_async = is_async,
-                                        .route_bw = bw};
+                                        .route_bw = bw,
+                                        .route = route_locked(t, from, to)};
     pthread_mutex_unlock(&log_lock);
 }
 
@@ -239,6 +292,13 @@ int pld__trace_close(struct pld__run *R)
     free(t->ev);
     free(t->xf);
     pld__ptrmap_free(&t->cells);
+    for (size_t i = 0; i < t->nroutes; i++)
+        free(t->routes[i].ids);
+    free(t->routes);
+    pld__ptrmap_free(&t->route_of);
+    for (size_t i = 0; i < t->nlinks; i++)
+        free(t->links[i].name);
+    free(t->links);
     free(t->path);
     free(t);
     R->trace = NULL;

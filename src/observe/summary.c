@@ -81,6 +81,7 @@ void pld__summary_free(struct pld__summary *S)
     free(S->busy);
     free(S->wait);
     free(S->routes);
+    free(S->links);
     free(S->path);
     memset(S, 0, sizeof *S);
 }
@@ -145,6 +146,10 @@ int pld__summary_compute(struct pld__summary *S, const struct pld__run *R,
     }
     free(steps);
     S->routes = routes, S->nroutes = nroutes;
+    if (pld__summary_links(S, t) != 0) {
+        pld__summary_free(S);
+        return -1;
+    }
 
     /* critical path: from the event that ends last, step back to the
      * notify that released a wait that blocked, else to the previous event
@@ -202,6 +207,42 @@ int pld__summary_compute(struct pld__summary *S, const struct pld__run *R,
     return 0;
 }
 
+/* Link indices by busy time, most first (ties: by number). */
+static const struct pld__summary_link *sort_links;
+static int cmp_busy(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    double bx = sort_links[x].busy, by = sort_links[y].busy;
+    return bx > by ? -1 : bx < by ? 1 : (x > y) - (x < y);
+}
+
+/* The ten links busiest over the run: the ones a bottleneck is among. */
+static void print_busiest_links(FILE *out, const struct pld__summary *S)
+{
+    size_t *order = malloc((S->nlinks ? S->nlinks : 1) * sizeof *order), n = 0;
+    if (!order)
+        return;
+    for (size_t id = 0; id < S->nlinks; id++)
+        if (S->links[id].bytes > 0)
+            order[n++] = id;
+    sort_links = S->links;
+    qsort(order, n, sizeof *order, cmp_busy);
+    if (n)
+        fprintf(out, "%-24s %14s %12s %8s %8s   (%zu link%s carried bytes%s)\n", "link", "bytes",
+                "busy (us)", "busy", "util", n, n == 1 ? "" : "s",
+                n > 10 ? "; the 10 busiest" : "");
+    for (size_t i = 0; i < n && i < 10; i++) {
+        const struct pld__summary_link *l = &S->links[order[i]];
+        char busy[16] = "-", util[16] = "-";
+        if (S->end > 0)
+            snprintf(busy, sizeof busy, "%.1f %%", 100 * l->busy / S->end);
+        if (S->end > 0 && l->bw > 0)
+            snprintf(util, sizeof util, "%.1f %%", 100 * l->bytes / (l->bw * S->end));
+        fprintf(out, "%-24s %14.0f %12.3f %8s %8s\n", l->name, l->bytes, l->busy * 1e6, busy, util);
+    }
+    free(order);
+}
+
 void pld__print_summary(FILE *out, const struct pld__run *R, const struct pld__trace *t)
 {
     struct pld__summary S;
@@ -251,6 +292,8 @@ void pld__print_summary(FILE *out, const struct pld__run *R, const struct pld__t
                     util);
         }
     }
+
+    print_busiest_links(out, &S);
 
     if (S.has_path) {
         double *by_kind = S.by_kind, start = S.start;

@@ -20,6 +20,41 @@ static json_t *str(const char *s)
     return j ? j : json_null();
 }
 
+/* The names of the links of the route from -> to, in order; an empty
+ * array when the backend named none. */
+static json_t *route_links(const struct pld__trace *t, int from, int to)
+{
+    json_t *names = json_array();
+    uint64_t *v = pld__ptrmap_find(&t->route_of, ((uintptr_t)from << 32 | (uintptr_t)to) + 1);
+    if (v && *v) {
+        const struct pld__trace_route *r = &t->routes[*v - 1];
+        for (int k = 0; k < r->nlinks; k++)
+            json_array_append_new(names, str(t->links[r->ids[k]].name));
+    }
+    return names;
+}
+
+/* The links that carried bytes: bytes, busy time, and the fractions of
+ * the run they were busy and of their capacity they used. */
+static json_t *links_json(const struct pld__summary *S)
+{
+    json_t *links = json_array();
+    for (size_t id = 0; id < S->nlinks; id++) {
+        const struct pld__summary_link *l = &S->links[id];
+        if (l->bytes <= 0)
+            continue;
+        int timed = S->end > 0;
+        json_array_append_new(
+            links,
+            json_pack("{s:o, s:o, s:f, s:f, s:o, s:o}", "name", str(l->name), "bandwidth_GBps",
+                      l->bw > 0 ? json_real(l->bw / 1e9) : json_null(), "bytes", l->bytes,
+                      "busy_us", l->busy * 1e6, "busy_fraction",
+                      timed ? json_real(l->busy / S->end) : json_null(), "utilisation",
+                      timed && l->bw > 0 ? json_real(l->bytes / (l->bw * S->end)) : json_null()));
+    }
+    return links;
+}
+
 int pld__write_summary_json(FILE *out, const struct pld__run *R, const struct pld__trace *t)
 {
     struct pld__summary S;
@@ -56,10 +91,11 @@ int pld__write_summary_json(FILE *out, const struct pld__run *R, const struct pl
         const struct pld__summary_route *rt = &S.routes[k];
         tot_bytes += rt->bytes;
         json_array_append_new(
-            routes, json_pack("{s:i, s:i, s:f, s:f, s:o, s:o}", "from", rt->from, "to", rt->to,
+            routes, json_pack("{s:i, s:i, s:f, s:f, s:o, s:o, s:o}", "from", rt->from, "to", rt->to,
                               "bytes", rt->bytes, "peak_GBps", rt->peak / 1e9, "bandwidth_GBps",
                               rt->bw > 0 ? json_real(rt->bw / 1e9) : json_null(), "peak_util",
-                              rt->bw > 0 ? json_real(rt->peak / rt->bw) : json_null()));
+                              rt->bw > 0 ? json_real(rt->peak / rt->bw) : json_null(), "links",
+                              route_links(t, rt->from, rt->to)));
     }
     if (S.has_path) {
         json_t *by_kind = json_object(), *segs = json_array();
@@ -82,16 +118,18 @@ int pld__write_summary_json(FILE *out, const struct pld__run *R, const struct pl
                          "hops", S.hops, "by_kind_us", by_kind, "segments", segs);
     }
     json_t *doc = json_pack(
-        "{s:s, s:{s:s, s:o, s:i, s:o, s:o, s:o, s:f, s:f}, s:o, s:{s:f, s:f, s:i}, s:o, s:{s:f, "
+        "{s:s, s:{s:s, s:o, s:i, s:o, s:o, s:o, s:f, s:f}, s:o, s:{s:f, s:f, s:i}, s:o, s:o, "
+        "s:{s:f, "
         "s:f, s:f, s:f, s:I, s:I}, s:o}",
         "schema", "pldsim-summary/1", "run", "pldsim_version", pld_version(), "backend",
         str(R->be ? R->be->name : NULL), "P", P, "platform", str(R->platform_desc),
         "platform_option", str(cfg->platform), "topology", str(cfg->topology), "end_time_us",
         S.end * 1e6, "device_wall_us", wall * 1e6, "ranks", ranks, "host", "busy_us",
         S.busy[P] * 1e6, "idle_us", (S.end - S.busy[P]) * 1e6, "dispatches", ndispatch, "routes",
-        routes, "totals", "busy_us", tot_busy * 1e6, "wait_us", tot_wait * 1e6, "idle_us",
-        (P * S.end - tot_busy - tot_wait) * 1e6, "route_bytes", tot_bytes, "bytes_moved",
-        (json_int_t)R->bytes_moved, "transfers", (json_int_t)R->transfers, "critical_path", path);
+        routes, "links", links_json(&S), "totals", "busy_us", tot_busy * 1e6, "wait_us",
+        tot_wait * 1e6, "idle_us", (P * S.end - tot_busy - tot_wait) * 1e6, "route_bytes",
+        tot_bytes, "bytes_moved", (json_int_t)R->bytes_moved, "transfers", (json_int_t)R->transfers,
+        "critical_path", path);
     pld__summary_free(&S);
     if (!doc)
         return -1;

@@ -16,6 +16,20 @@ struct pld__xfer {
     int is_signal;
     int is_async;    /* moved by a DMA engine while its rank went on (put_async) */
     double route_bw; /* B/s, the route's bottleneck; 0 if unknown */
+    int route;       /* its route in pld__trace.routes; -1 if the backend has no links */
+};
+
+/* A route that transfers took, with its links (the backend's numbers). */
+struct pld__trace_route {
+    int from, to, nlinks;
+    int *ids;
+    double lat; /* s: the route's latency, before its bytes flow */
+};
+
+/* A link that a route crossed: the platform's name and its bandwidth. */
+struct pld__trace_link {
+    char *name; /* NULL: no route crossed this number */
+    double bw;  /* B/s */
 };
 
 struct pld__trace {
@@ -26,6 +40,13 @@ struct pld__trace {
     size_t nx, capx;
     /* cell address -> seq of the last notify that updated it */
     struct pld__ptrmap cells;
+    /* the routes transfers took ((from, to) -> index + 1 in route_of) and
+     * the links they crossed, by the backend's number */
+    struct pld__trace_route *routes;
+    size_t nroutes, caproutes;
+    struct pld__ptrmap route_of;
+    struct pld__trace_link *links;
+    size_t nlinks;
     int summary;
 };
 
@@ -54,6 +75,13 @@ struct pld__summary_route {
     double bytes, peak; /* peak: B/s */
     double bw;          /* the route's bottleneck bandwidth, B/s */
 };
+/* One link's counters over the run. */
+struct pld__summary_link {
+    const char *name; /* the trace's (pld__trace_link) */
+    double bw;        /* B/s */
+    double bytes;     /* routed over it */
+    double busy;      /* s: the time at least one transfer's bytes were flowing on it */
+};
 /* One event on the critical path; only [from, e->t1] of it is on the path. */
 struct pld__summary_seg {
     const struct pld__event *e;
@@ -65,6 +93,8 @@ struct pld__summary {
     double *wait; /* s per rank blocked in waits */
     struct pld__summary_route *routes;
     size_t nroutes;
+    struct pld__summary_link *links; /* by the backend's link number; bytes 0: not crossed */
+    size_t nlinks;
     int has_path; /* the trace had events */
     double start; /* s: where the critical path starts */
     int hops, nevents;
@@ -74,6 +104,22 @@ struct pld__summary {
 };
 /* The names of enum pld__kind, as the summary prints them. */
 extern const char *const pld__kind_names[5];
+/* One transfer's bytes on one link: when they flowed, and how many. */
+struct pld__link_flow {
+    double t0, t1, bytes;
+};
+/* Every link's flows, link by link: flow[first[id] .. first[id + 1]). */
+struct pld__link_flows {
+    size_t nlinks, *first;
+    struct pld__link_flow *flow;
+};
+/* Fills f from the trace's transfers (summary_links.c): 0, or -1 when out
+ * of memory; free with pld__link_flows_free. */
+int pld__link_flows(const struct pld__trace *t, struct pld__link_flows *f);
+void pld__link_flows_free(struct pld__link_flows *f);
+/* The per-link counters of S from the trace's transfers (summary_links.c):
+ * 0, or -1 when out of memory. */
+int pld__summary_links(struct pld__summary *S, const struct pld__trace *t);
 /* Fills S (0) or returns -1 when out of memory; free with pld__summary_free. */
 int pld__summary_compute(struct pld__summary *S, const struct pld__run *R,
                          const struct pld__trace *t);

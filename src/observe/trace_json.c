@@ -5,6 +5,9 @@
  *    engine never overlap, so slices nest cleanly on every track.
  *  - Each transfer is also a slice on its route's track (one track per
  *    direction and initiator), with a counter of the route's throughput.
+ *  - pid P+2, "links": a counter per link of the platform that carried
+ *    bytes, its throughput in GB/s while the transfers' bytes flow on it
+ *    (summary_links.c), on the simulator.
  *  - Flow arrows: from each notify to the wait it released, and from the
  *    start of each data transfer to where its data lands.
  * Names are short and args are left out so that an event stays well under
@@ -63,6 +66,48 @@ static void comma(FILE *out, int *first)
     if (!*first)
         fputs(",\n", out);
     *first = 0;
+}
+
+/* One throughput counter (GB/s) per link that carried bytes, under pid
+ * `pid`; `steps` holds 2 * t->nx + 1 of them. */
+static void write_link_counters(FILE *out, const struct pld__trace *t, int pid,
+                                struct rate_step *steps, int *first)
+{
+    struct pld__link_flows f;
+    if (!steps || t->nlinks == 0 || pld__link_flows(t, &f) != 0)
+        return;
+    comma(out, first);
+    fprintf(out,
+            "{\"ph\":\"M\",\"pid\":%d,\"name\":\"process_name\",\"args\":{\"name\":\"links\"}}",
+            pid);
+    for (size_t id = 0; id < f.nlinks; id++) {
+        size_t ns = 0;
+        for (size_t j = f.first[id]; j < f.first[id + 1]; j++) {
+            const struct pld__link_flow *v = &f.flow[j];
+            if (v->t1 <= v->t0)
+                continue;
+            double rate = v->bytes / (v->t1 - v->t0) / 1e9;
+            steps[ns++] = (struct rate_step){v->t0, rate};
+            steps[ns++] = (struct rate_step){v->t1, -rate};
+        }
+        if (ns == 0)
+            continue;
+        qsort(steps, ns, sizeof *steps, cmp_step);
+        char *name = pld__escape_json(t->links[id].name);
+        double cur = 0;
+        for (size_t i = 0; i < ns; i++) {
+            cur += steps[i].delta;
+            if (i + 1 < ns && steps[i + 1].t == steps[i].t)
+                continue;
+            comma(out, first);
+            fprintf(
+                out,
+                "{\"ph\":\"C\",\"pid\":%d,\"ts\":%.3f,\"name\":\"%s GB/s\",\"args\":{\"v\":%.3f}}",
+                pid, us(steps[i].t), name ? name : "?", cur < 1e-9 ? 0.0 : cur);
+        }
+        free(name);
+    }
+    pld__link_flows_free(&f);
 }
 
 int pld__write_json(FILE *out, const struct pld__run *R, const struct pld__trace *t)
@@ -191,6 +236,7 @@ int pld__write_json(FILE *out, const struct pld__run *R, const struct pld__trace
         }
     }
     free(idx);
+    write_link_counters(out, t, P + 2, steps, &first);
     free(steps);
     fputs("\n]}\n", out);
     return ferror(out) ? -1 : 0;

@@ -730,6 +730,102 @@ END_TEST
  * Step 10 is a ring allreduce of N = 64 floats at P = 4: each rank sends
  * 2(P-1) chunks of N/P floats, each followed by one 4-byte signal, all to
  * its right neighbour. */
+/* The per-link counters against their closed forms.  Step 6 at P = 2 on
+ * mesh:2 (a link per direction): every transfer is alone on its link, so a
+ * link is busy for its bytes over its bandwidth; and a link's bytes are
+ * those of the routes that cross it.  Step 15's all_to_all at P = 4 on a
+ * star shares each device's links: busy time can only be longer. */
+static void check_links(const char *cmd_fmt, const char *prog, int solo)
+{
+    char *path = write_temp(".json", "");
+    struct cmd_result r = run_cmd(cmd_fmt, prog, path);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    json_error_t err;
+    json_t *doc = json_load_file(path, 0, &err);
+    ck_assert_msg(doc, "invalid JSON: %s at line %d", err.text, err.line);
+    json_t *links = json_object_get(doc, "links"), *routes = json_object_get(doc, "routes");
+    ck_assert(json_array_size(links) > 0);
+    for (size_t i = 0; i < json_array_size(links); i++) {
+        json_t *l = json_array_get(links, i);
+        const char *name = json_string_value(json_object_get(l, "name"));
+        double bytes = json_number_value(json_object_get(l, "bytes")),
+               bw = json_number_value(json_object_get(l, "bandwidth_GBps")) * 1e9,
+               busy = json_number_value(json_object_get(l, "busy_us")) * 1e-6;
+        double want = bytes / bw;
+        if (solo)
+            ck_assert_msg(fabs(busy - want) <= 1e-9 * want, "%s: busy %.17g s, bytes/bw %.17g s",
+                          name, busy, want);
+        else
+            ck_assert_msg(busy >= want * (1 - 1e-9), "%s: busy %.17g s < bytes/bw %.17g s", name,
+                          busy, want);
+        double routed = 0;
+        for (size_t k = 0; k < json_array_size(routes); k++) {
+            json_t *rt = json_array_get(routes, k), *names = json_object_get(rt, "links");
+            for (size_t j = 0; j < json_array_size(names); j++)
+                if (strcmp(json_string_value(json_array_get(names, j)), name) == 0)
+                    routed += json_number_value(json_object_get(rt, "bytes"));
+        }
+        ck_assert_msg(routed == bytes, "%s: %.17g bytes, routes crossing it %.17g", name, bytes,
+                      routed);
+    }
+    json_decref(doc);
+    unlink(path);
+    free(path);
+}
+
+/* The Perfetto trace's link counters: on mesh:2 at 10 GB/s every transfer
+ * is alone on its link, so each link's counter peaks at the link's 10 GB/s
+ * and ends at 0. */
+static void check_link_counter_tracks(void)
+{
+    char *path = write_temp(".json", "");
+    struct cmd_result r =
+        run_cmd("%s --topology mesh:2,bw=10GBps,lat=1us --trace %s", tutorial("06_put_get"), path);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    json_error_t err;
+    json_t *doc = json_load_file(path, 0, &err);
+    ck_assert_msg(doc, "invalid JSON: %s at line %d", err.text, err.line);
+    json_t *ev = json_object_get(doc, "traceEvents");
+    int links_pid = -1, counters = 0;
+    double peak[2] = {0, 0}, last[2] = {-1, -1};
+    for (size_t i = 0; i < json_array_size(ev); i++) {
+        json_t *e = json_array_get(ev, i), *args = json_object_get(e, "args");
+        const char *ph = json_string_value(json_object_get(e, "ph")),
+                   *name = json_string_value(json_object_get(e, "name"));
+        if (strcmp(ph, "M") == 0 && strcmp(name, "process_name") == 0 &&
+            strcmp(json_string_value(json_object_get(args, "name")), "links") == 0)
+            links_pid = (int)json_integer_value(json_object_get(e, "pid"));
+        if (strcmp(ph, "C") != 0 || json_integer_value(json_object_get(e, "pid")) != links_pid)
+            continue;
+        int up = strcmp(name, "link_0_1_UP GB/s") == 0,
+            down = strcmp(name, "link_0_1_DOWN GB/s") == 0;
+        ck_assert_msg(up || down, "unexpected link counter '%s'", name);
+        double v = json_number_value(json_object_get(args, "v"));
+        if (v > peak[down])
+            peak[down] = v;
+        last[down] = v;
+        counters++;
+    }
+    ck_assert_msg(links_pid >= 0 && counters > 0, "no link counters (pid %d)", links_pid);
+    for (int d = 0; d < 2; d++) {
+        ck_assert_msg(fabs(peak[d] - 10.0) < 1e-9, "link %d peaks at %.17g GB/s", d, peak[d]);
+        ck_assert_msg(last[d] == 0, "link %d ends at %.17g GB/s", d, last[d]);
+    }
+    json_decref(doc);
+    unlink(path);
+    free(path);
+}
+
+START_TEST(link_counters_hold_their_closed_forms)
+{
+    check_link_counter_tracks();
+    check_links("%s --topology mesh:2,bw=10GBps,lat=1us --summary-json %s", tutorial("06_put_get"),
+                1);
+    check_links("%s -d 0-3 --topology star:4,bw=10GBps,lat=1us --summary-json %s",
+                tutorial("15_all_to_all"), 0);
+}
+END_TEST
+
 START_TEST(run_summary_json)
 {
     enum { P = 4, N = 64 };
@@ -906,6 +1002,7 @@ int main(void)
                         (int)(sizeof undrawable / sizeof undrawable[0]));
     tcase_add_test(tc, run_summary);
     tcase_add_test(tc, run_summary_json);
+    tcase_add_test(tc, link_counters_hold_their_closed_forms);
     tcase_add_test(tc, device_wall_of_several_dispatches);
     suite_add_tcase(s, tc);
     return run_suite(s);
