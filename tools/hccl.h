@@ -36,6 +36,7 @@ struct hccl_state {
     int64_t minb, maxb;    /* -b and -e, as the opening line names them */
     int check;             /* -c: 0 off, 1 on, 2 on with details */
     int overflow;          /* 1: hccl_test would skip the check (its NULL) */
+    int op_ignored;        /* 1: -o given to a program without a reduction */
     int npus, ranks;       /* -p, and --ranks (mpirun -n's count) */
 };
 
@@ -53,12 +54,13 @@ int hccl_setup(int argc, char **argv, pld_config *cfg);
 
 /* ---- hccl_output.c */
 
-/* hccl_test's first line, on stdout, and pldsim's note of what is
- * simulated, on stderr. */
+/* pldsim's note of what is simulated, on stderr, before the run. */
 void hccl_print_opening(const pld_config *cfg);
 
-/* The table, on stdout; returns the exit status: 0, or 1 when a check
- * failed. */
+/* After the run, on stdout, what hccl_test prints: its opening line, then
+ * size by size its warnings, its header (once) and the row.  Returns the
+ * exit status: 0, or 1 when a check failed.  (hccl_test prints its opening
+ * line before it runs; here a run that fails prints none of it.) */
 int hccl_print_results(void);
 
 #endif

@@ -459,12 +459,8 @@ int hccl_setup(int argc, char **argv, pld_config *cfg)
         return fail(fmt, what);
     }
     S.root = cmd.root;
-    if (cmd.op_set && !H.prog->has_op)
-        printf("Warning: The -o,--op <sum/prod/min/max> option does not take effect. Check the "
-               "cmd parameter.\n");
+    H.op_ignored = cmd.op_set && !H.prog->has_op;
     H.overflow = H.check && check_overflows();
-    if (H.overflow)
-        printf("Warning: The calculation result overflows, No verification is performed.\n");
     S.check_iters = H.check && !H.overflow ? 1 : 0;
     if ((rc = make_sweep(&cmd)) != 0)
         return rc;

@@ -11,8 +11,6 @@ static const double b_per_us_to_gb_per_s = 1e6 / 1e9;
 
 void hccl_print_opening(const pld_config *cfg)
 {
-    printf("the minbytes is %lld, maxbytes is %lld, iters is %d, warmup_iters is %d\n",
-           (long long)H.minb, (long long)H.maxb, S.iters, S.warmup);
     fprintf(stderr,
             "%s: %d ranks on the %s backend%s%s; aveg_time is %s rank 0's time per call "
             "(hccl_test's stream events)\n",
@@ -24,7 +22,15 @@ void hccl_print_opening(const pld_config *cfg)
 int hccl_print_results(void)
 {
     int failed = 0;
+    printf("the minbytes is %lld, maxbytes is %lld, iters is %d, warmup_iters is %d\n",
+           (long long)H.minb, (long long)H.maxb, S.iters, S.warmup);
     for (int k = 0; k < S.nsteps; k++) {
+        /* as hccl_test: the -o warning at every size, the overflow one once */
+        if (H.op_ignored)
+            printf("Warning: The -o,--op <sum/prod/min/max> option does not take effect. Check "
+                   "the cmd parameter.\n");
+        if (H.overflow && k == 0)
+            printf("Warning: The calculation result overflows, No verification is performed.\n");
         const struct step *st = &S.steps[k];
         double us = *perf_rank_time(k, S.one_half - 1, 0) * 1e6;
         double bw = us > 0 ? (double)st->size / us * b_per_us_to_gb_per_s : 0;
