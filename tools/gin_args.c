@@ -335,16 +335,19 @@ static int make_sweep(void)
         return fail("out of memory%s", "");
     for (int64_t s = G.minb; s <= G.maxb;) {
         if (G.nsizes == cap) {
-            int64_t *more = realloc(G.sizes, (size_t)(cap *= 2) * sizeof *more);
-            if (!more || cap > (1 << 20))
+            int64_t *more =
+                cap < (1 << 20) ? realloc(G.sizes, (size_t)(2 * cap) * sizeof *more) : NULL;
+            if (!more)
                 return fail("more than 2^20 sizes from -b to -e%s; use a larger -i or -f", "");
             G.sizes = more;
+            cap *= 2;
         }
         G.sizes[G.nsizes++] = s;
-        int64_t next = G.stepb ? s + G.stepb : s * G.factor;
-        if (next <= s)
+        /* the next size would pass -e: stop before computing it, which
+         * could overflow */
+        if (G.stepb ? s > G.maxb - G.stepb : s > G.maxb / G.factor)
             break;
-        s = next;
+        s = G.stepb ? s + G.stepb : s * G.factor;
     }
     /* a signal cell is INT32: every notify of the run adds 1 to one */
     if ((double)G.nsizes * ((double)G.warmup + G.iters) * 2 > (double)INT32_MAX)

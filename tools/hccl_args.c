@@ -384,6 +384,10 @@ static int make_sweep(const struct cmd *cmd)
         /* each size's own warm-up, as hccl_test runs it before the timed calls */
         S.warm[S.nsteps] = S.steps[S.nsteps].n;
         S.nsteps++;
+        /* the next size would pass -e: stop before computing it, which
+         * could overflow */
+        if (cmd->factor_set ? (double)ds * cmd->factor > (double)cmd->maxb : step > cmd->maxb - ds)
+            break;
         int64_t next = cmd->factor_set ? (int64_t)((double)ds * cmd->factor) : ds + step;
         if (next <= ds) {
             char what[64];

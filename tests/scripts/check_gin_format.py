@@ -90,6 +90,12 @@ def test_the_defaults_and_the_sweep():
     _, rows = table(run(["ginPutLatency_ping_perf", "-b", "1K", "-e", "2K", "-i", "256",
                          "-n", "2", "-w", "0"]), "ginPutLatency_ping_perf")
     assert [int(row[0]) for row in rows] == [1024, 1280, 1536, 1792, 2048], rows
+    # a step that would overflow past -e ends the sweep (2^50 x 10000 > 2^63)
+    # (the size is wider than %12zu, so the row is read without the widths)
+    r = run(["ginSignalLatency_ping_perf", "-b", "1048576G", "-e", "1048576G", "-f", "10000",
+             "-n", "1", "-w", "0"])
+    assert r.returncode == 0, (r.returncode, r.stderr)
+    assert [int(ln.split()[0]) for ln in r.stdout.splitlines()[2:]] == [1 << 50], r.stdout
 
 
 def test_latency_is_half_the_time_per_iteration():
@@ -150,7 +156,7 @@ def test_refusals():
         ["ginPutBW_perf", "--gin_op", "put_counter"], ["ginPutLatency_pingPong_perf"],
         ["ginPutBW_perf", "-c", "2"], ["ginPutBW_perf", "-t", "64"],
         ["ginGetBW_perf", "--remote_mem_type", "host"],
-        ["ginSignalBW_perf", "-n", "2000000000"],
+        ["ginSignalBW_perf", "-n", "2000000000"], ["ginSignalBW_perf", "-e", "16M", "-i", "4"],
     ]
     for args in bad:
         r = run(args)

@@ -116,6 +116,10 @@ def test_the_documented_sweeps():
     _, rows = ok(run(["all_reduce_test", "-p", "2", "-b", "1000", "-e", "3000", "-f", "1.5",
                       "-n", "1", "-w", "0", "-c", "0"]), "-f 1.5")
     assert [row["size"] for row in rows] == [1000, 1500, 2250], rows
+    # a step that would overflow past -e ends the sweep
+    _, rows = ok(run(["all_reduce_test", "-p", "2", "-b", "1", "-e", "2", "-i",
+                      "9223372036854775807", "-n", "1", "-w", "0", "-c", "0"]), "huge -i")
+    assert [row["size"] for row in rows] == [1], rows
     # the defaults: 64M once, -n 20, -w 10
     opening, rows = ok(run(["all_reduce_test", "-p", "2", "-c", "0"]), "defaults")
     assert opening == [64 << 20, 64 << 20, 20, 10] and len(rows) == 1, (opening, rows)
