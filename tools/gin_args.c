@@ -350,7 +350,8 @@ static int make_sweep(void)
         s = G.stepb ? s + G.stepb : s * G.factor;
     }
     /* a signal cell is INT32: every notify of the run adds 1 to one */
-    if ((double)G.nsizes * ((double)G.warmup + G.iters) * 2 > (double)INT32_MAX)
+    int notifies = G.op == GIN_SIGNAL || G.op == GIN_PUT_SIGNAL;
+    if (notifies && (double)G.nsizes * ((double)G.warmup + G.iters) * 2 > (double)INT32_MAX)
         return fail("%s: the run's notifies would overflow pld's INT32 signal cell; give "
                     "fewer sizes or iterations",
                     "-n and -w");

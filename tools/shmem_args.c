@@ -274,7 +274,9 @@ int shmem_setup(int argc, char **argv, pld_config *cfg)
         return rc;
     if (M.minb > M.maxb) /* the perftests assert it */
         return fail("-b/--min_size is larger than -e/--max_size%s", "");
-    if (M.iters > INT32_MAX - 1 || M.warmup > INT32_MAX - 1)
+    enum shmem_kind k = M.prog->kind;
+    int flags = k == SHMEM_PP_PUT || k == SHMEM_PP_PUT_SIG || k == SHMEM_PP_SIG;
+    if (flags && (M.iters > INT32_MAX - 1 || M.warmup > INT32_MAX - 1))
         return fail("%s: a ping-pong's flag is pld's INT32 cell, set to the round's number; "
                     "give fewer than 2^31 - 1 iterations",
                     "-n or -w");

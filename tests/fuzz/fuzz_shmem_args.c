@@ -37,8 +37,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pld_config cfg;
     int rc = shmem_setup(argc, argv, &cfg);
     if (rc < 0) { /* accepted: what the run relies on */
-        if (!M.prog || cfg.ndevices != 2 || M.nsizes < 1 || M.iters < 1 ||
-            M.iters > INT32_MAX - 1 || M.warmup < 0 || M.warmup > INT32_MAX - 1 || M.step < 2 ||
+        int flags = M.prog && M.prog->kind >= SHMEM_PP_PUT;
+        if (!M.prog || cfg.ndevices != 2 || M.nsizes < 1 || M.iters < 1 || M.warmup < 0 ||
+            (flags && (M.iters > INT32_MAX - 1 || M.warmup > INT32_MAX - 1)) || M.step < 2 ||
             M.chunk < 1)
             abort();
         for (int k = 0; k < M.nsizes; k++)
