@@ -740,6 +740,7 @@ static void check_links(const char *cmd_fmt, const char *prog, int solo)
     char *path = write_temp(".json", "");
     struct cmd_result r = run_cmd(cmd_fmt, prog, path);
     ck_assert_msg(r.status == 0, "%s", r.err);
+    cmd_result_free(&r);
     json_error_t err;
     json_t *doc = json_load_file(path, 0, &err);
     ck_assert_msg(doc, "invalid JSON: %s at line %d", err.text, err.line);
@@ -782,6 +783,7 @@ static void check_link_counter_tracks(void)
     struct cmd_result r =
         run_cmd("%s --topology mesh:2,bw=10GBps,lat=1us --trace %s", tutorial("06_put_get"), path);
     ck_assert_msg(r.status == 0, "%s", r.err);
+    cmd_result_free(&r);
     json_error_t err;
     json_t *doc = json_load_file(path, 0, &err);
     ck_assert_msg(doc, "invalid JSON: %s at line %d", err.text, err.line);
