@@ -4,8 +4,9 @@
  * Perfetto trace's counter tracks are both made from it.
  *
  * A transfer's bytes flow over [t0 + the route's latency, t1] (CM02: the
- * latency, then the bytes at the flow's share); a link is busy while at
- * least one transfer's bytes flow on it.  So on a link that is its
+ * latency, then the bytes at the flow's share; never faster than the
+ * route's bottleneck); a link is busy while at least one transfer's
+ * bytes flow on it.  So on a link that is its
  * transfers' bottleneck, busy time is its bytes over its bandwidth, as
  * long as it is never idle with bytes waiting: the closed form the tests
  * hold it to. */
@@ -47,6 +48,12 @@ int pld__link_flows(const struct pld__trace *t, struct pld__link_flows *f)
             continue;
         const struct pld__trace_route *r = &t->routes[x->route];
         double from = x->t0 + r->lat < x->t1 ? x->t0 + r->lat : x->t1;
+        /* a transfer whose time is its latency alone (a signal: a few
+         * bytes, timed as one latency) still takes bytes / bandwidth on
+         * the wire; without it, its rate is bytes over a rounding error */
+        double wire = x->route_bw > 0 ? x->bytes / x->route_bw : 0;
+        if (x->t1 - from < wire)
+            from = x->t1 - wire > x->t0 ? x->t1 - wire : x->t0;
         for (int k = 0; k < r->nlinks; k++)
             f->flow[at[r->ids[k]]++] = (struct pld__link_flow){from, x->t1, x->bytes};
     }

@@ -62,7 +62,38 @@ int pld__write_svg(FILE *out, const struct pld__run *R, const struct pld__trace 
 struct pld__svg_view {
     double from, to, width;
     int linear;
+    /* pldsim-timeline's links view (0 and NULL: the picture --trace
+     * FILE.svg draws): `nlinks` lanes of link throughput under the ranks'
+     * (svg_links.c), and each rank's idle gaps marked when `gaps` */
+    const struct pld__link_series *links;
+    size_t nlinks;
+    int gaps;
 };
+/* One link's throughput over a run, as a JSON trace's counters hold it:
+ * from t[i] on, v[i] B/s (n steps, by time); bw, bytes and busy are the
+ * run's (summary_links.c). */
+struct pld__link_series {
+    char *name;
+    double bw, bytes, busy; /* B/s, B, s */
+    size_t n;
+    double *t, *v;
+};
+/* A stretch of a rank's timeline where none of its ops but waits run:
+ * [t0, t1] s, `waiting` when a wait covered part of it, `next` the index
+ * in the trace of the op that ended it (-1: the run's end). */
+struct pld__idle_gap {
+    int rank;
+    double t0, t1;
+    int waiting;
+    long next;
+};
+/* Every rank's idle gaps over [0, end] s, rank by rank and in time order
+ * (idle_gaps.c): the holes between the spans of its ops other than waits,
+ * before its first and after its last; holes of 1 ns or less are not gaps
+ * (the JSON trace's rounding).  0, or -1 when out of memory; free
+ * *gaps. */
+int pld__idle_gaps(const struct pld__trace *t, int P, double end, struct pld__idle_gap **gaps,
+                   size_t *n);
 int pld__write_svg_view(FILE *out, const struct pld__run *R, const struct pld__trace *t,
                         const struct pld__svg_view *view);
 

@@ -110,6 +110,32 @@ static void write_link_counters(FILE *out, const struct pld__trace *t, int pid,
     pld__link_flows_free(&f);
 }
 
+/* The links' totals, in the header's otherData (Perfetto keeps them as
+ * metadata): a counter track holds a link's throughput but not its
+ * bandwidth, which pldsim-timeline's links view needs. */
+static void write_link_totals(FILE *out, const struct pld__trace *t)
+{
+    struct pld__summary S;
+    memset(&S, 0, sizeof S);
+    if (t->nlinks == 0 || pld__summary_links(&S, t) != 0)
+        return;
+    fputs(",\"links\":[", out);
+    int first = 1;
+    for (size_t id = 0; id < S.nlinks; id++) {
+        const struct pld__summary_link *l = &S.links[id];
+        if (l->bytes <= 0 || !l->name)
+            continue;
+        char *name = pld__escape_json(l->name);
+        fprintf(out,
+                "%s{\"name\":\"%s\",\"bandwidth_GBps\":%.17g,\"bytes\":%.17g,\"busy_us\":%.17g}",
+                first ? "" : ",", name ? name : "?", l->bw / 1e9, l->bytes, l->busy * 1e6);
+        free(name);
+        first = 0;
+    }
+    fputs("]", out);
+    free(S.links);
+}
+
 int pld__write_json(FILE *out, const struct pld__run *R, const struct pld__trace *t)
 {
     int P = R->P, first = 1, host = P, routes = P + 1;
@@ -117,9 +143,11 @@ int pld__write_json(FILE *out, const struct pld__run *R, const struct pld__trace
     char *platform = pld__escape_json(R->platform_desc);
     fprintf(out,
             "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"pldsim\",\"platform\":"
-            "\"%s\",\"P\":%d},\n\"traceEvents\":[\n",
+            "\"%s\",\"P\":%d",
             platform ? platform : "", P);
     free(platform);
+    write_link_totals(out, t);
+    fputs("},\n\"traceEvents\":[\n", out);
     static const char *const engines[] = {"", "kernel", "dma", "signals", "incoming"};
     for (int r = 0; r < P; r++) {
         comma(out, &first);

@@ -24,6 +24,7 @@
  *    before. */
 #include "escape.h"
 #include "svg_axis.h"
+#include "svg_links.h"
 #include "trace.h"
 #include "observe.h"
 
@@ -61,7 +62,7 @@ static double as_text_trace(double s)
 
 int pld__write_svg(FILE *out, const struct pld__run *R, const struct pld__trace *t)
 {
-    const struct pld__svg_view whole = {0, -1, 0, R->cfg && R->cfg->trace_linear};
+    const struct pld__svg_view whole = {0, -1, 0, R->cfg && R->cfg->trace_linear, NULL, 0, 0};
     struct pld__trace q = *t;
     q.ev = malloc((t->n + 1) * sizeof *q.ev);
     q.xf = malloc((t->nx + 1) * sizeof *q.xf);
@@ -99,14 +100,23 @@ int pld__write_svg_view(FILE *out, const struct pld__run *R, const struct pld__t
     if (pld__svg_axis_init(&axis, t, t_from, tmax, view->width, view->linear) != 0)
         return -1;
     int cut = axis.nbreaks > 0; /* the breaks' labels need a row above the lanes */
-    const double L = 70, lane_h = 28, row_h = 14, T = cut ? 54 : 40, gap = 4, plot_w = axis.plot_w;
+    const double L = pld__svg_links_label_w(view, 70), lane_h = 28, row_h = 14, T = cut ? 54 : 40,
+                 gap = 4, plot_w = axis.plot_w;
+    /* the links view's gaps; the lines of its legend */
+    struct pld__idle_gap *gaps = NULL;
+    size_t ngaps = 0;
+    if (view->gaps && pld__idle_gaps(t, R->P, tend, &gaps, &ngaps) != 0) {
+        pld__svg_axis_free(&axis);
+        return -1;
+    }
+    int extra = (view->nlinks > 0) + (view->gaps != 0);
 #define IN_VIEW(a, b) ((b) >= t_from && (a) <= tmax)
     /* the row of each op in view, and the rows of each lane */
     int *row = calloc(t->n + 1, sizeof *row), *nrows = calloc((size_t)lanes, sizeof *nrows);
     double *row_end = NULL, *lane_y = malloc(((size_t)lanes + 1) * sizeof *lane_y);
     size_t cap = 0;
     if (!row || !nrows || !lane_y) {
-        free(row), free(nrows), free(lane_y);
+        free(row), free(nrows), free(lane_y), free(gaps);
         pld__svg_axis_free(&axis);
         return -1;
     }
@@ -124,7 +134,7 @@ int pld__write_svg_view(FILE *out, const struct pld__run *R, const struct pld__t
                 if ((size_t)n == cap) {
                     double *g = realloc(row_end, (cap = cap ? 2 * cap : 8) * sizeof *g);
                     if (!g) {
-                        free(row), free(nrows), free(lane_y), free(row_end);
+                        free(row), free(nrows), free(lane_y), free(row_end), free(gaps);
                         pld__svg_axis_free(&axis);
                         return -1;
                     }
@@ -144,7 +154,8 @@ int pld__write_svg_view(FILE *out, const struct pld__run *R, const struct pld__t
         rows |= nrows[l] > 1;
         lane_y[l + 1] = lane_y[l] + (nrows[l] > 1 ? 2 * gap + nrows[l] * row_h : lane_h);
     }
-    const double W = L + plot_w + 20, H = lane_y[lanes] + 60 + 18 * (5 + async + cut);
+    const double links_h = (double)view->nlinks * lane_h, W = L + plot_w + 20,
+                 H = lane_y[lanes] + links_h + 60 + 18 * (5 + async + cut + extra);
     /* x of a time, held to the window (an op that straddles its edge is cut) */
 #define X(s)         (L + pld__svg_axis_x(&axis, (s)))
 #define LANE_Y(rank) (lane_y[(rank) + 1])
@@ -229,8 +240,12 @@ int pld__write_svg_view(FILE *out, const struct pld__run *R, const struct pld__t
                 x0, y, w, h, kinds[kind_of(e)].colour, e->op, e->t0 * 1e6, e->t1 * 1e6);
     }
 
+    /* the links view: its gaps over the ops, its links under the ranks */
+    pld__svg_draw_gaps(out, t, gaps, ngaps, &axis, L, lane_y);
+    pld__svg_draw_links(out, view, &axis, L, lane_y[lanes], lane_h);
+    free(gaps);
     /* time axis, then the breaks over the lanes and through the axis */
-    double axis_y = lane_y[lanes];
+    double axis_y = lane_y[lanes] + links_h;
     free(row), free(nrows), free(lane_y);
     pld__svg_axis_draw_ticks(out, &axis, L, axis_y);
     pld__svg_axis_draw_breaks(out, &axis, L, T, axis_y);
@@ -262,6 +277,8 @@ int pld__write_svg_view(FILE *out, const struct pld__run *R, const struct pld__t
                 L, y - 10, kinds[PLD__KIND_WAIT].colour, L + 4, y - 10, L + 7, y - 4, L + 4, y + 2,
                 L + 10, y + 2, L + 13, y - 4, L + 10, y - 10, L + 20, y);
     }
+    pld__svg_links_legend(out, L, axis_y + 48 + 18 * (5 + async + cut), view->nlinks > 0,
+                          view->gaps);
     pld__svg_axis_free(&axis);
     fprintf(out, "</svg>\n");
     return ferror(out) ? -1 : 0;

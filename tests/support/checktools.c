@@ -282,6 +282,14 @@ char *capture_stderr_end(void)
     return s;
 }
 
+int count_of(const char *s, const char *needle)
+{
+    int n = 0;
+    for (const char *p = s; (p = strstr(p, needle)); p++)
+        n++;
+    return n;
+}
+
 int count_lines_with(const char *s, const char *needle)
 {
     int n = 0;

@@ -49,6 +49,9 @@ char *slurp(const char *path);
 /* Counts the lines of `s` that contain `needle`. */
 int count_lines_with(const char *s, const char *needle);
 
+/* Counts where `needle` occurs in `s`, overlaps included. */
+int count_of(const char *s, const char *needle);
+
 /* Counts the lines of `s` that are not warnings (": warning: "), such as
  * the cache-line warnings some layouts get. */
 int count_error_lines(const char *s);

@@ -211,14 +211,6 @@ START_TEST(names_with_quotes_and_ampersands_are_escaped)
 }
 END_TEST
 
-static int count(const char *s, const char *needle)
-{
-    int n = 0;
-    for (const char *p = s; (p = strstr(p, needle)); p++)
-        n++;
-    return n;
-}
-
 START_TEST(svg_timeline_of_step_10)
 {
     NEED_TOOL("xmllint");
@@ -243,7 +235,7 @@ START_TEST(svg_timeline_of_step_10)
         ck_assert_contains(s, "data movement (remote load/store, put, get)");
         ck_assert_contains(s, "waiting");
         /* step 10 at P=4: 2(P-1) = 6 pulls per rank */
-        ck_assert_int_eq(count(s, "marker-end=\"url(#arrow)\""), 24);
+        ck_assert_int_eq(count_of(s, "marker-end=\"url(#arrow)\""), 24);
     }
     free(a);
     free(b);
@@ -264,7 +256,8 @@ START_TEST(picture_tools_refuse_unknown_flags)
         const char *cmd, *msg;
     } c[] = {
         {"pldsim-timeline --bogus", "pldsim-timeline: unknown option '--bogus' (see --help)"},
-        {"pldsim-timeline in.txt", "pldsim-timeline: expected IN.txt and OUT.svg (see --help)"},
+        {"pldsim-timeline in.txt",
+         "pldsim-timeline: expected IN (a text or JSON trace) and OUT.svg (see --help)"},
         {"pldsim-timeline --from", "pldsim-timeline: --from needs a value (see --help)"},
         {"pldsim-timeline --from 1e400 a b", "pldsim-timeline: bad --from '1e400'"},
         {"pldsim-timeline --to nan a b", "pldsim-timeline: bad --to 'nan'"},
@@ -664,8 +657,8 @@ static const struct {
     {"--from 5 --to 5.000000000000001", "trace", "expected at least 1e-06 us"},
     {"--from 1e9 --to 1000000000.5", "trace", "expected at least 1 us"},
     {"--from 1000", "trace", "--from 1000 is past the end of"},
-    {"", "/dev/null", "/dev/null holds no events; expected a pldsim text trace"},
-    {"", "header", "holds no events; expected a pldsim text trace"},
+    {"", "/dev/null", "/dev/null holds no events; expected a pldsim text or JSON trace"},
+    {"", "header", "holds no events; expected a pldsim text or JSON trace"},
     /* issue 41, class 6: every degenerate range is one line naming the
      * flag and the accepted form (1e400 said "more than 0", which it is) */
     {"--to 1e-12", "trace", "--from 0 --to 1e-12: a window 1e-12 us wide is narrower than"},
