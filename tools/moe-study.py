@@ -2,7 +2,7 @@
 """moe-study.py: pypto-lib's DeepSeek-V4 MoE layers as a what-if study.
 
     tools/moe-study.py PYPTO_LIB [--out DIR] [--files F,...] [--placements P,...]
-                       [--balanced-routing] [--timeout S] [--pldsim-py PATH]
+                       [--balanced-routing] [--views] [--timeout S] [--pldsim-py PATH]
 
 Runs each MoE file (dspark, mtp and pro moe.py) at every --ep it offers,
 under ``pldsim-py --shape-only`` (no values but the routes; the weights
@@ -17,7 +17,13 @@ wall: the slowest rank's dispatch), where the critical path spends it
 (its part inside that dispatch) by phase (the function of moe.py, or the module, each critical-path segment's
 call lies in: dispatch, combine, gate, expert_routed, ...), the bytes moved,
 the route that carried the most bytes, and the run's own wall time and
-peak memory.  Writes DIR/study.tsv, DIR/study.md (the table of
+peak memory.  For dispatch and combine it names the link that bounds each:
+of the phase's transfers on the critical path, each is credited to the
+slowest link of its route, and the link with the most time on the path is
+the bound.  With --views it also draws pldsim-timeline's links view of
+each phase's window (DIR/views/) and reports the time the bounding link
+ran at full rate there: a bound that is rarely full is one of latency,
+not of bandwidth.  Writes DIR/study.tsv, DIR/study.md (the table of
 docs/what-if.md) and DIR/moe-ep.svg (device wall against EP, one line per
 file and placement).  A point that fails is kept in the table with its
 reason; the others still run.  Needs torch >= 2.1 (--shape-only)."""
@@ -87,12 +93,171 @@ class Phases:
         return os.path.splitext(os.path.basename(path))[0]
 
 
+PULLS = ("remote_load", "get")  # ops whose data flows from the peer to the rank
+BOUND_PHASES = ("dispatch", "combine")
+
+
+def bounding_links(s: dict, segs: list[tuple[dict, str, float, float]]) -> dict[str, dict]:
+    """For dispatch and combine, the link that bounds each on the critical
+    path: every transfer segment of the phase on the path (a put, a store,
+    a notify or a pull between two ranks) is credited, for its time on the
+    path, to the slowest link of its route (the one a lone transfer runs
+    at; of equal ones, the most loaded); the link with the most time is
+    the phase's bound.  Also the phase's time on the path and its three
+    costliest ops.  Returns {phase: {"phase_us", "ops", and where a transfer
+    is on the path "link", "GBps", "share", "path_us"}}."""
+    links = {l["name"]: l for l in s.get("links") or []}
+    routes = {(r["from"], r["to"]): r.get("links") or [] for r in s.get("routes") or []}
+
+    def slowest(names: list[str]) -> str | None:
+        known = [links[n] for n in names if n in links]
+        if not known:
+            return None
+        return min(known, key=lambda l: (l["bandwidth_GBps"], -l["bytes"] / l["bandwidth_GBps"]))["name"]
+
+    out: dict[str, dict] = {}
+    for phase in BOUND_PHASES:
+        credit: dict[str, float] = {}
+        ops: dict[str, float] = {}
+        total = 0.0
+        for seg, ph, lo, hi in segs:
+            t = hi - lo
+            if ph == phase:
+                op = seg.get("op") or seg.get("kind") or "?"
+                ops[op] = ops.get(op, 0.0) + t
+            if ph != phase or seg.get("kind") not in ("data", "signal"):
+                continue
+            a, b = seg.get("rank"), seg.get("peer")
+            if a is None or b is None or a < 0 or a == b:
+                continue
+            if seg.get("op") in PULLS:
+                a, b = b, a
+            name = slowest(routes.get((a, b), []))
+            if name is None:
+                continue
+            credit[name] = credit.get(name, 0.0) + t
+            total += t
+        if credit:
+            name = max(sorted(credit), key=lambda n: credit[n])
+            out[phase] = {"link": name, "GBps": links[name]["bandwidth_GBps"],
+                          "share": credit[name] / total, "path_us": total}
+        if ops:  # what the phase spends its time on the path in: its ops, most first
+            out.setdefault(phase, {})["phase_us"] = sum(ops.values())
+            out[phase]["ops"] = sorted(ops.items(), key=lambda kv: (-kv[1], kv[0]))[:3]
+    return out
+
+
+def bound_text(b: dict | None) -> str:
+    """A phase's time on the path, its ops and its bound as the table
+    prints them."""
+    if not b:
+        return ""
+    text = f"{b['phase_us']:.0f} us: " + ", ".join(f"{op} {t:.0f}" for op, t in b["ops"])
+    if "link" in b:
+        text += (f"; transfers {b['path_us']:.0f} us, {100 * b['share']:.0f} % over {b['link']} "
+                 f"({b['GBps']:g} GB/s)")
+    return text
+
+
+def on_path_of(s: dict, phases: "Phases") -> list[tuple[dict, str, float, float]]:
+    """The critical path's segments inside the slowest rank's dispatch (the
+    device wall), each with its phase and its span there (us).  The path
+    from the run's start includes the host's launches; only its part
+    inside that dispatch's span is shared out."""
+    slowest = max((d for r in s["ranks"] for d in r.get("dispatches", [])),
+                  key=lambda d: d["device_wall_us"], default=None)
+    lo, hi = (slowest["start_us"], slowest["end_us"]) if slowest else (0.0, float("inf"))
+    out = []
+    for seg in (s.get("critical_path") or {}).get("segments", []):
+        a, b = max(seg["on_path_from_us"], lo), min(seg["end_us"], hi)
+        if b > a:
+            out.append((seg, phases.of(seg), a, b))
+    return out
+
+
+def phase_window(s: dict, phases: "Phases", phase: str) -> tuple[float, float] | None:
+    """The span (us) of a phase's segments on the critical path, inside
+    the slowest rank's dispatch: where its view is drawn."""
+    spans = [(a, b) for _, ph, a, b in on_path_of(s, phases) if ph == phase]
+    return (min(a for a, _ in spans), max(b for _, b in spans)) if spans else None
+
+
+def link_rows(report: str) -> list[tuple[str, float]]:
+    """The links' rows of a pldsim-timeline report: (name, full_us), most
+    loaded first."""
+    rows, on = [], False
+    for line in report.splitlines():
+        if line.startswith("link "):
+            on = True
+        elif line.startswith("idle gaps"):
+            break
+        elif on and line.split():
+            cols = line.split()
+            rows.append((cols[0], float(cols[4])))
+    return rows
+
+
+def draw_views(args: argparse.Namespace, s: dict, phases: "Phases", trace: str, tag: str,
+               bounds: dict[str, dict]) -> dict[str, dict]:
+    """pldsim-timeline's links view of dispatch and of combine, each over
+    its window (phase_window): DIR/views/TAG-PHASE.svg, the link the view
+    puts first (the most loaded in the window), and the time at full rate
+    in the window of the link that bounds the phase on the critical path
+    (bounding_links): a bound that is rarely full is one of latency, not
+    of bandwidth.  Returns {phase: {"top", "full_us", "svg", "window_us"}}
+    or, where it failed, {"error"}."""
+    timeline = os.path.join(os.path.dirname(os.path.abspath(args.pldsim_py)), "pldsim-timeline")
+    os.makedirs(os.path.join(args.out, "views"), exist_ok=True)
+    out: dict[str, dict] = {}
+    for phase in BOUND_PHASES:
+        w = phase_window(s, phases, phase)
+        if w is None:
+            continue
+        svg = os.path.join(args.out, "views", f"{tag}-{phase}.svg")
+        window = ["--from", f"{w[0]:.3f}", "--to", f"{w[1]:.3f}"]
+        # the picture with the 8 most loaded links; then every link's row
+        r = subprocess.run([timeline, *window, trace, svg], capture_output=True, text=True)
+        if r.returncode == 0:
+            r = subprocess.run([timeline, *window, "--links", "10000", trace, os.devnull],
+                               capture_output=True, text=True)
+        rows = link_rows(r.stdout)
+        if r.returncode != 0 or not rows:
+            out[phase] = {"error": (r.stderr.strip().splitlines() or [f"exit {r.returncode}"])[-1]}
+            continue
+        bound = (bounds.get(phase) or {}).get("link", "")
+        out[phase] = {"top": rows[0][0], "full_us": dict(rows).get(bound, 0.0),
+                      "svg": os.path.relpath(svg, args.out), "window_us": w}
+    return out
+
+
+def bound_columns(p: dict) -> list[str]:
+    """The TSV's columns for the phases' bounds: link, GB/s, share, each phase."""
+    cols: list[str] = []
+    for ph in BOUND_PHASES:
+        b = p.get("bounds", {}).get(ph)
+        cols += [b["link"], f"{b['GBps']:g}", f"{b['share']:.3f}"] if b and "link" in b else ["", "", ""]
+        v = (p.get("views") or {}).get(ph) or {}
+        cols += [f"{v['full_us']:.3f}" if "full_us" in v else "", v.get("top", "")]
+    return cols
+
+
+def view_text(v: dict | None) -> str:
+    """What a phase's view says, after its bound in the table."""
+    if not v:
+        return ""
+    if "error" in v:
+        return f"; view failed: {v['error']}"
+    return f", full {v['full_us']:.1f} us in the window ([view]({v['svg']}); most loaded there: {v['top']})"
+
+
 def run_point(args: argparse.Namespace, rel: str, ep: int, devs: str) -> dict:
     path = os.path.join(args.pypto_lib, "models", rel)
     with tempfile.TemporaryDirectory() as tmp:
         summary = os.path.join(tmp, "summary.json")
+        trace = os.path.join(tmp, "trace.json")
         cmd = [sys.executable, os.path.join(HERE, "peak-memory.py"), "--", args.pldsim_py, "--shape-only",
-               "--summary-json", summary, os.path.basename(path), "-p", "a2a3sim", "--ep", str(ep), "-d", devs]
+               "--summary-json", summary, *(["--trace", trace] if args.views else []),
+               os.path.basename(path), "-p", "a2a3sim", "--ep", str(ep), "-d", devs]
         if args.balanced_routing:
             cmd.append("--balanced-routing")
         env = dict(os.environ, PYTHONPATH=os.path.abspath(args.pypto_lib))
@@ -113,18 +278,15 @@ def run_point(args: argparse.Namespace, rel: str, ep: int, devs: str) -> dict:
             return {**point, "error": lines[-1][:200] if lines else f"exit status {r.returncode}"}
         with open(summary) as f:
             s = json.load(f)
-    phases = Phases(path)
+        phases = Phases(path)
+        on_path = on_path_of(s, phases)
+        bounds = bounding_links(s, on_path)
+        tag = (f"{rel.split('/')[0].replace('deepseek_v4_', '')}-ep{ep}-"
+               f"{'box' if len({int(d) // NODE for d in devs.split(',')}) == 1 else 'two-boxes'}")
+        views = draw_views(args, s, phases, trace, tag, bounds) if args.views else {}
     spent: dict[str, float] = {}
-    # the critical path from the run's start includes the host's launches;
-    # the device wall is the slowest dispatch, so only the path's part
-    # inside that dispatch's span is shared out
-    slowest = max((d for r in s["ranks"] for d in r.get("dispatches", [])),
-                  key=lambda d: d["device_wall_us"], default=None)
-    lo, hi = (slowest["start_us"], slowest["end_us"]) if slowest else (0.0, float("inf"))
-    for seg in (s.get("critical_path") or {}).get("segments", []):
-        t = min(seg["end_us"], hi) - max(seg["on_path_from_us"], lo)
-        if t > 0:
-            spent[phases.of(seg)] = spent.get(phases.of(seg), 0.0) + t
+    for _, phase, a, b in on_path:
+        spent[phase] = spent.get(phase, 0.0) + b - a
     routes = s.get("routes") or []
     # by bytes: the summary's peak_util sums overlapping transfers' mean
     # rates, which can pass 100 % (noted in docs/what-if.md), so it is not
@@ -135,6 +297,8 @@ def run_point(args: argparse.Namespace, rel: str, ep: int, devs: str) -> dict:
             "end_us": s["run"]["end_time_us"],
             "moved_bytes": s["totals"]["bytes_moved"],
             "phases": spent,
+            "bounds": bounds,
+            "views": views,
             "busiest": (f"{busiest['from']}->{busiest['to']} {busiest['bytes'] / 2**20:.1f} MiB"
                         if busiest else "")}
 
@@ -146,6 +310,8 @@ def main() -> int:
     ap.add_argument("--files", default=",".join(FILES), help="MoE files under models/ (default the three)")
     ap.add_argument("--placements", default="box,two-boxes", help="box, two-boxes or both (default)")
     ap.add_argument("--balanced-routing", action="store_true", help="the files' balanced routing, not their random one")
+    ap.add_argument("--views", action="store_true",
+                    help="also draw pldsim-timeline's links view of dispatch and combine (DIR/views/)")
     ap.add_argument("--timeout", type=float, default=900.0, help="seconds a point may take (default 900)")
     ap.add_argument("--pldsim-py", default=os.path.join(HERE, "pldsim-py"), help="the runner (default this build's)")
     args = ap.parse_args()
@@ -173,26 +339,40 @@ def main() -> int:
                 rows.append((rel, ep, place, p))
                 print("moe-study:   " + (p["error"] if "error" in p else
                       f"{p['device_wall_us']:.3f} us, {p['wall_s']:.1f} s, {p['peak_mb']} MB"), flush=True)
+                for ph, v in (p.get("views") or {}).items():
+                    b = p["bounds"].get(ph) or {}
+                    print(f"moe-study:   {ph}: " + (v["error"] if "error" in v else
+                          f"bound by {b.get('link', 'no link')} on the path, {v['full_us']:.3f} us at full rate "
+                          f"in the window; most loaded there {v['top']}; {args.out}/{v['svg']}"), flush=True)
 
     names = sorted({k for *_, p in rows for k in p.get("phases", {})})
     with open(os.path.join(args.out, "study.tsv"), "w") as f:
         f.write("\t".join(["file", "ep", "placement", "device_wall_us", "moved_bytes", "heaviest_route",
-                           "wall_s", "peak_mb", *[f"path_{n}_us" for n in names], "error"]) + "\n")
+                           "wall_s", "peak_mb", *[f"path_{n}_us" for n in names],
+                           *[f"{ph}_{k}" for ph in BOUND_PHASES
+                             for k in ("bound_link", "bound_GBps", "bound_share", "bound_full_us",
+                                       "view_top_link")],
+                           "error"]) + "\n")
         for rel, ep, place, p in rows:
             f.write("\t".join(str(x) for x in [
                 rel, ep, place, p.get("device_wall_us", ""), p.get("moved_bytes", ""), p.get("busiest", ""),
                 f"{p['wall_s']:.1f}" if "wall_s" in p else "", p.get("peak_mb") or "",
-                *[f"{p.get('phases', {}).get(n, 0.0):.3f}" for n in names], p.get("error", "")]) + "\n")
+                *[f"{p.get('phases', {}).get(n, 0.0):.3f}" for n in names],
+                *bound_columns(p),
+                p.get("error", "")]) + "\n")
     with open(os.path.join(args.out, "study.md"), "w") as f:
-        f.write("| file | EP | placement | device wall (us) | critical path by phase (us) | heaviest route | moved | wall, peak |\n")
-        f.write("|---|---|---|---|---|---|---|---|\n")
+        f.write("| file | EP | placement | device wall (us) | critical path by phase (us) | dispatch on the path | "
+                "combine on the path | heaviest route | moved | wall, peak |\n")
+        f.write("|---|---|---|---|---|---|---|---|---|---|\n")
         for rel, ep, place, p in rows:
             if "error" in p:
-                f.write(f"| `{rel}` | {ep} | {place} | fails: {p['error']} | | | | |\n")
+                f.write(f"| `{rel}` | {ep} | {place} | fails: {p['error']} | | | | | | |\n")
                 continue
             top = sorted(p["phases"].items(), key=lambda kv: -kv[1])[:4]
             path = ", ".join(f"{n} {t:.0f}" for n, t in top)
-            f.write(f"| `{rel}` | {ep} | {place} | {p['device_wall_us']:.3f} | {path} | {p['busiest']} | "
+            bounds = " | ".join(bound_text(p["bounds"].get(ph)) + view_text((p.get("views") or {}).get(ph))
+                                for ph in BOUND_PHASES)
+            f.write(f"| `{rel}` | {ep} | {place} | {p['device_wall_us']:.3f} | {path} | {bounds} | {p['busiest']} | "
                     f"{p['moved_bytes'] / 2**20:.1f} MiB | {p['wall_s']:.0f} s, {p['peak_mb']} MB |\n")
     series = []
     for rel in files:

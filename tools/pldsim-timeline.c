@@ -264,11 +264,17 @@ int main(int argc, char **argv)
     }
     /* a window's links: the most loaded in it, drawn and reported */
     double w_to = view.to >= 0 && view.to < tend ? view.to : tend;
-    if (json && (view.from > 0 || w_to < tend) &&
-        timeline_rank_links(links, nlinks, view.from, w_to) != 0) {
-        fputs("pldsim-timeline: out of memory\n", stderr);
-        rc = 2;
-        goto out;
+    size_t carried = nlinks; /* the header lists the links that carried bytes */
+    if (json && (view.from > 0 || w_to < tend)) {
+        long c = timeline_rank_links(links, nlinks, view.from, w_to);
+        if (c < 0) {
+            fputs("pldsim-timeline: out of memory\n", stderr);
+            rc = 2;
+            goto out;
+        }
+        carried = (size_t)c; /* no lane for a link idle all through the window */
+        if (view.nlinks > carried)
+            view.nlinks = carried;
     }
     FILE *out = fopen(argv[2], "w");
     if (!out || pld__write_svg_view(out, &R, &t, &view) != 0 || fclose(out) != 0) {
@@ -277,7 +283,7 @@ int main(int argc, char **argv)
     }
     /* the links view's words, once its picture is written */
     if (rc == 0 && (json || view.gaps) &&
-        timeline_report(stdout, &R, &t, tend, view.from, w_to, links, view.nlinks, nlinks,
+        timeline_report(stdout, &R, &t, tend, view.from, w_to, links, view.nlinks, carried,
                         view.gaps) != 0) {
         fputs("pldsim-timeline: out of memory\n", stderr);
         rc = 2;

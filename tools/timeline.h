@@ -25,17 +25,18 @@ int timeline_read_json(FILE *in, const char *path, struct pld__trace *t, struct 
 void timeline_free_links(struct pld__link_series *links, size_t nlinks);
 
 /* Orders the links by their load within [from, to] s, bytes over
- * bandwidth, the most loaded first (ties by name).  0, or -1 when out of
+ * bandwidth, the most loaded first (ties by name).  Returns how many
+ * carried bytes in the window (they come first), or -1 when out of
  * memory. */
-int timeline_rank_links(struct pld__link_series *links, size_t nlinks, double from, double to);
+long timeline_rank_links(struct pld__link_series *links, size_t nlinks, double from, double to);
 
 /* Prints the links view's report on `out` for the window [from, to] s of
  * a run that ends at `end` s (the whole run: the header's exact totals; a
  * window: the counters' part in it): the `nlinks` first links (their
  * bandwidth, bytes, busy time, time at full rate and utilisation) out of
- * `total_links`, and, when `gaps`, each rank's idle gaps in the window
- * (how many, how long in all, the longest and what ended it).  0, or -1
- * when out of memory. */
+ * the `total_links` that carried bytes (in the window), and, when `gaps`, each rank's idle gaps in
+ * the window (how many, how long in all, the longest and what ended it).  0, or -1 when out of
+ * memory. */
 int timeline_report(FILE *out, const struct pld__run *R, const struct pld__trace *t, double end,
                     double from, double to, const struct pld__link_series *links, size_t nlinks,
                     size_t total_links, int gaps);

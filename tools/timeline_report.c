@@ -48,21 +48,23 @@ static int by_load(const void *pa, const void *pb)
     return a->load > b->load ? -1 : a->load < b->load ? 1 : strcmp(a->l.name, b->l.name);
 }
 
-int timeline_rank_links(struct pld__link_series *links, size_t nlinks, double from, double to)
+long timeline_rank_links(struct pld__link_series *links, size_t nlinks, double from, double to)
 {
     struct ranked *r = malloc((nlinks + 1) * sizeof *r);
     if (!r)
         return -1;
+    long carried = 0;
     for (size_t i = 0; i < nlinks; i++) {
         double bytes, busy, full;
         in_window(&links[i], from, to, &bytes, &busy, &full);
         r[i] = (struct ranked){bytes / links[i].bw, links[i]};
+        carried += bytes > 0;
     }
     qsort(r, nlinks, sizeof *r, by_load);
     for (size_t i = 0; i < nlinks; i++)
         links[i] = r[i].l;
     free(r);
-    return 0;
+    return carried;
 }
 
 int timeline_report(FILE *out, const struct pld__run *R, const struct pld__trace *t, double end,
@@ -77,8 +79,9 @@ int timeline_report(FILE *out, const struct pld__run *R, const struct pld__trace
         snprintf(window, sizeof window, " in the window %.3f-%.3f us", from * 1e6, to * 1e6);
     double span = to - from;
     if (total_links) {
-        fprintf(out, "most loaded links%s (%zu carried bytes%s), by bytes over bandwidth:\n",
-                window, total_links, nlinks < total_links ? "; the ones drawn" : "");
+        fprintf(out, "most loaded links%s (%zu carried bytes%s%s), by bytes over bandwidth:\n",
+                window, total_links, whole ? "" : " in it",
+                nlinks < total_links ? "; the ones drawn" : "");
         fprintf(out, "%-24s %10s %14s %12s %12s %7s\n", "link", "GB/s", "bytes", "busy (us)",
                 "full (us)", "util");
         for (size_t i = 0; i < nlinks; i++) {

@@ -26,7 +26,8 @@ def study(*args: str) -> subprocess.CompletedProcess:
 class MoeStudy(unittest.TestCase):
     def test_every_ep_in_both_placements_with_its_phases(self):
         with support.scratch() as d:
-            r = study(ROOT, "--out", d, "--files", "toy/moe.py", "--pldsim-py", support.RUNNER, "--balanced-routing")
+            r = study(ROOT, "--out", d, "--files", "toy/moe.py", "--pldsim-py", support.RUNNER, "--balanced-routing",
+                      "--views")
             self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
             with open(os.path.join(d, "study.tsv")) as f:
                 rows = list(csv.DictReader(f, delimiter="\t"))
@@ -39,6 +40,21 @@ class MoeStudy(unittest.TestCase):
                 # the critical path runs through the file's own phases
                 self.assertGreater(float(row["path_dispatch_us"]), 0)
                 self.assertGreater(float(row["path_combine_us"]), 0)
+            # the link that bounds dispatch and combine: over HCCS on one
+            # node (56 GB/s), over a RoCE NIC (25 GB/s) where EP 2 spans two
+            for phase in ("dispatch", "combine"):
+                for place, prefix, gbps in (("box", "link_", "56"), ("two-boxes", "nic_", "25")):
+                    row = got[("2", place)]
+                    self.assertTrue(row[f"{phase}_bound_link"].startswith(prefix), row)
+                    self.assertEqual(row[f"{phase}_bound_GBps"], gbps)
+                    self.assertGreater(float(row[f"{phase}_bound_share"]), 0)
+                    self.assertLessEqual(float(row[f"{phase}_bound_share"]), 1)
+                for row in rows:  # the view of each phase, and the bound's time at full rate in it
+                    self.assertGreaterEqual(float(row[f"{phase}_bound_full_us"]), 0)
+                    self.assertNotEqual(row[f"{phase}_view_top_link"], "")
+                    view = os.path.join(d, "views", f"toy-ep{row['ep']}-{row['placement']}-{phase}.svg")
+                    with open(view) as f:
+                        self.assertIn(f'>{row[f"{phase}_view_top_link"]}</text>', f.read())
             # the same tokens over RoCE between the nodes take longer
             for ep in ("2", "4"):
                 self.assertGreater(float(got[(ep, "two-boxes")]["device_wall_us"]),
