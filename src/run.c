@@ -370,6 +370,7 @@ int pld__run_host(const pld_config *cfg, pld__host_fn host, const void *args)
                                  "own rank's window",
                                  be->name);
     memset(&R, 0, sizeof R);
+    pld__trust_reset(&R);
     R.cfg = cfg;
     R.be = be;
     R.P = cfg->ndevices;
@@ -434,10 +435,16 @@ int pld__run_host(const pld_config *cfg, pld__host_fn host, const void *args)
         /* said on the line itself: outputs a reader compares next are unwritten */
         const char *only = cfg->timing_only ? " (timing only: no values)" : "";
         pld__format_size((double)R.bytes_moved, moved, sizeof moved);
-        if (be->caps & PLD_CAP_TIMED)
-            printf("[pldsim] backend=%s platform=%s P=%d time=%.3f us moved=%s%s%s\n", be->name,
-                   R.platform_desc, R.P, R.end_time * 1e6, moved, only, rc ? " (failed)" : "");
-        else {
+        if (be->caps & PLD_CAP_TIMED) {
+            /* how far the time can be trusted: by label, with its kinds */
+            char guessed[512], trust[512];
+            int labelled = pld__trust_line(&R, trust, sizeof trust);
+            printf("[pldsim] backend=%s platform=%s P=%d time=%.3f us moved=%s%s%s%s%s\n", be->name,
+                   R.platform_desc, R.P, R.end_time * 1e6, moved, only, rc ? " (failed)" : "",
+                   labelled ? " trust: " : "", labelled ? trust : "");
+            if (pld__trust_mostly_guessed(&R, guessed, sizeof guessed))
+                printf("[pldsim] %s\n", guessed);
+        } else {
             char per[32];
             pld__format_size((double)(R.bytes_moved / (uint64_t)R.P), per, sizeof per);
             printf("[pldsim] backend=%s P=%d wall=%.3f us moved=%s (%s per rank)%s%s\n", be->name,

@@ -94,7 +94,21 @@ struct pld__wbuf {
     X(l0c_bw, bandwidth)      /* L0C -> GM (draining a result), B/s */                             \
     X(l0c_lat, time)          /* fixed cost of one drain of L0C, s */                              \
     X(gm_read_bw, bandwidth)  /* GM reads all its cores share, B/s; 0: not shared */               \
-    X(gm_write_bw, bandwidth) /* GM writes all its cores share, B/s; 0: not shared */
+    X(gm_write_bw, bandwidth) /* GM writes all its cores share, B/s; 0: not shared */              \
+    /* how far each kind of op's cost can be trusted (enum pld__trust; unset: guess) */            \
+    X(trust_gm, trust)       /* GM loads, stores, reads, writes: hbm_lat, hbm_bw */                \
+    X(trust_vector, trust)   /* vector ops: vector_rate */                                         \
+    X(trust_launch, trust)   /* kernel launches: launch_lat */                                     \
+    X(trust_cube, trust)     /* matmuls and cube moves: cube_*, l1_bw, l0*_bw, l0c_lat */          \
+    X(trust_pull, trust)     /* remote_load, get: pull_lat, pull_bw */                             \
+    X(trust_push, trust)     /* remote_store, put: push_lat, push_bw */                            \
+    X(trust_sdma, trust)     /* put_async: sdma_issue, sdma_lat, sdma_bw */                        \
+    X(trust_signal, trust)   /* notifies: signal_lat */                                            \
+    X(trust_wait, trust)     /* waits, after their cell holds: poll_lat */                         \
+    X(trust_dispatch, trust) /* host dispatches: dispatch_lat */
+
+/* The kinds of op whose costs trust_* label, in the keys' order (trust.c). */
+#define PLD__TRUST_KINDS 10
 
 struct pld__device {
 #define PLD__DEVICE_FIELD(key, unit) double key;
@@ -286,6 +300,10 @@ struct pld__run {
     int deadlocked;
     uint64_t bytes_moved;
     uint64_t transfers; /* inter-rank transfers, signals included */
+    /* the ops' time by trust kind (trust.c), on a timed backend: seconds
+     * summed over ranks, and the weakest label seen (-1: no such op) */
+    double trust_op_s[PLD__TRUST_KINDS];
+    signed char trust_label[PLD__TRUST_KINDS];
     double end_time;
     struct pld__trace *trace;
     /* has any rank called pld_record_begin in this run?  Set once, never

@@ -121,6 +121,20 @@ int pld__parse_count(const char *s, double *out)
     return 0;
 }
 
+const char *const pld__trust_names[PLD__NTRUST] = {"guess", "spec", "fitted", "checked"};
+
+int pld__parse_trust(const char *s, double *out)
+{
+    for (int k = 0; k < PLD__NTRUST; k++) {
+        char digit[2] = {(char)('0' + k), 0};
+        if (strcmp(s, pld__trust_names[k]) == 0 || strcmp(s, digit) == 0) {
+            *out = k;
+            return 0;
+        }
+    }
+    return -1;
+}
+
 const char *pld__format_size(double bytes, char *buf, size_t len)
 {
     static const char *const names[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};

@@ -25,6 +25,17 @@ int pld__parse_factor(const char *s, double *out);
 /* A whole number from 1 to 65536, no unit (core and engine counts). */
 int pld__parse_count(const char *s, double *out);
 
+/* How far a cost can be trusted (issue 53): the names of pld__trust, or
+ * their numbers 0-3 (the platform writer's form); out gets the number.
+ * 0, or -1 for anything else. */
+int pld__parse_trust(const char *s, double *out);
+
+/* How far a cost can be trusted, weakest first: a guess (no source), a
+ * spec figure, fitted to calibration runs, fitted and checked on
+ * held-out runs (docs/validation.md). */
+enum pld__trust { PLD__GUESS, PLD__SPEC, PLD__FITTED, PLD__CHECKED, PLD__NTRUST };
+extern const char *const pld__trust_names[PLD__NTRUST];
+
 /* Writes `bytes` for a message in binary units, from "512 B" through
  * "1.5 GiB" to EiB, into buf (len bytes); returns buf. */
 const char *pld__format_size(double bytes, char *buf, size_t len);

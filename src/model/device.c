@@ -46,6 +46,7 @@ static const char *const forms_rate =
     "a number, with an optional k, M, G or T (0, or from 1 to 1e21)";
 static const char *const forms_factor = "a factor from 1e-6 to 1e6, such as 2.5";
 static const char *const forms_count = "a whole number from 1 to 65536";
+static const char *const forms_trust = "checked, fitted, spec or guess";
 
 const char *pld__device_key_form(const char *key)
 {

@@ -118,8 +118,8 @@ static const char *canonical_key(const char *key)
  * field), so that each is given once: a second value would silently win.
  * link and slow add one entry each, so they may repeat. */
 struct given {
-    const char *key[64]; /* canonical names: at most every key once */
-    int at[64];
+    const char *key[128]; /* canonical names: at most every key once */
+    int at[128];
     int n;
 };
 
@@ -132,7 +132,7 @@ static int given_before(struct given *g, const char *key, int at)
     for (int k = 0; k < g->n; k++)
         if (strcmp(g->key[k], key) == 0)
             return g->at[k];
-    if (g->n < 64) {
+    if (g->n < 128) {
         g->key[g->n] = key;
         g->at[g->n++] = at;
     }

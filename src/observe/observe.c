@@ -86,6 +86,7 @@ int64_t pld__observe(const struct pld__observed *o)
     races(o, me);
     if (o->poll) /* after the race detector took the read's time, as the wait's */
         pld__charge_poll();
+    pld__trust_account(o->op, o->t0, o->t1 > 0 ? o->t1 : pld__now());
     /* most runs have neither a trace nor a recording rank: no event */
     int64_t seq =
         pld__R && (pld__R->trace || __atomic_load_n(&pld__R->any_recording, __ATOMIC_RELAXED))

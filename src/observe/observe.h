@@ -113,6 +113,39 @@ struct pld__observed {
  * here), the race detector, then the op's trace event, whose sequence
  * number it returns. */
 int64_t pld__observe(const struct pld__observed *o);
+
+/* How far the run's time can be trusted (trust.c): the kinds of op the
+ * model's trust_* keys label, in their order. */
+enum {
+    PLD__TRUST_GM,
+    PLD__TRUST_VECTOR,
+    PLD__TRUST_LAUNCH,
+    PLD__TRUST_CUBE,
+    PLD__TRUST_PULL,
+    PLD__TRUST_PUSH,
+    PLD__TRUST_SDMA,
+    PLD__TRUST_SIGNAL,
+    PLD__TRUST_WAIT,
+    PLD__TRUST_DISPATCH
+};
+extern const char *const pld__trust_kind_names[PLD__TRUST_KINDS];
+/* The trust kind of an op, or -1 for one that costs nothing. */
+int pld__trust_kind(enum pld__op op);
+/* Adds an op's time, [t0, t1] s, to its kind, with the executing rank's
+ * (or the host's) label for it; only on a timed backend. */
+void pld__trust_account(enum pld__op op, double t0, double t1);
+/* No op time yet, no label seen. */
+void pld__trust_reset(struct pld__run *R);
+/* The ops' time by label (s, into by_label), waits left out; returns
+ * their sum. */
+double pld__trust_shares(const struct pld__run *R, double by_label[]);
+/* When more than half the ops' time is priced by guesses: 1, with the
+ * line that says so (which kinds, what share) in buf; else 0. */
+int pld__trust_mostly_guessed(const struct pld__run *R, char *buf, size_t len);
+/* The run's op time by label, each with its kinds, for the run's last
+ * line ("checked 99.7 % (dispatch, signal), guess 0.3 % (launch)") into
+ * buf; 1, or 0 when no op took time (or buf is too short). */
+int pld__trust_line(const struct pld__run *R, char *buf, size_t len);
 /* A notify's update has landed after the notify returned (fe->landed):
  * its race-detector arrival and its trace cell, as pld__observe left them
  * in `l`. */

@@ -5,6 +5,7 @@
 #include "internal.h"
 #include "backend.h"
 #include "trace.h"
+#include "units.h"
 #include "observe.h"
 
 #include <stdlib.h>
@@ -243,6 +244,28 @@ static void print_busiest_links(FILE *out, const struct pld__summary *S)
     free(order);
 }
 
+/* How far the run's time can be trusted: the ops' time by label, then by
+ * kind (trust.c), on a timed backend. */
+static void print_trust(FILE *out, const struct pld__run *R)
+{
+    double by_label[PLD__NTRUST], priced = pld__trust_shares(R, by_label);
+    if (!R->be || !(R->be->caps & PLD_CAP_TIMED) || !(priced > 0))
+        return;
+    fputs("trust (ops' time, waits aside):", out);
+    for (int l = PLD__NTRUST; l-- > 0;)
+        fprintf(out, "%s %s %.1f %%", l == PLD__NTRUST - 1 ? "" : ",", pld__trust_names[l],
+                100 * by_label[l] / priced);
+    fputs("; by kind:", out);
+    for (int k = 0, first = 1; k < PLD__TRUST_KINDS; k++) {
+        if (R->trust_label[k] < 0 || k == PLD__TRUST_WAIT)
+            continue;
+        fprintf(out, "%s %s %s %.1f %%", first ? "" : ",", pld__trust_kind_names[k],
+                pld__trust_names[(int)R->trust_label[k]], 100 * R->trust_op_s[k] / priced);
+        first = 0;
+    }
+    fputc('\n', out);
+}
+
 void pld__print_summary(FILE *out, const struct pld__run *R, const struct pld__trace *t)
 {
     struct pld__summary S;
@@ -304,5 +327,6 @@ void pld__print_summary(FILE *out, const struct pld__run *R, const struct pld__t
             fprintf(out, "%s%s %.3f us", k ? ", " : "", pld__kind_names[k], by_kind[k] * 1e6);
         fprintf(out, ")\n");
     }
+    print_trust(out, R);
     pld__summary_free(&S);
 }

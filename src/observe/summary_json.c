@@ -8,6 +8,7 @@
 #include "backend.h"
 #include "escape.h"
 #include "trace.h"
+#include "units.h"
 #include "observe.h"
 
 #include <jansson.h>
@@ -53,6 +54,32 @@ static json_t *links_json(const struct pld__summary *S)
                       timed && l->bw > 0 ? json_real(l->bytes / (l->bw * S->end)) : json_null()));
     }
     return links;
+}
+
+/* How far the run's time can be trusted (trust.c): the ops' time by the
+ * model's label of their kind; null where times are the machine's. */
+static json_t *trust_json(const struct pld__run *R)
+{
+    if (!R->be || !(R->be->caps & PLD_CAP_TIMED))
+        return json_null();
+    double by_label[PLD__NTRUST], priced = pld__trust_shares(R, by_label);
+    json_t *labels = json_object(), *kinds = json_array();
+    for (int l = PLD__NTRUST; l-- > 0;)
+        json_object_set_new(labels, pld__trust_names[l], json_real(by_label[l] * 1e6));
+    for (int k = 0; k < PLD__TRUST_KINDS; k++) {
+        if (R->trust_label[k] < 0)
+            continue;
+        int waits = k == PLD__TRUST_WAIT; /* their time is what they wait for */
+        json_array_append_new(
+            kinds,
+            json_pack("{s:s, s:s, s:f, s:o}", "kind", pld__trust_kind_names[k], "label",
+                      pld__trust_names[(int)R->trust_label[k]], "op_time_us",
+                      R->trust_op_s[k] * 1e6, "share",
+                      waits || !(priced > 0) ? json_null() : json_real(R->trust_op_s[k] / priced)));
+    }
+    double guess = priced > 0 ? by_label[PLD__GUESS] / priced : 0;
+    return json_pack("{s:f, s:o, s:f, s:b, s:o}", "op_time_us", priced * 1e6, "by_label_us", labels,
+                     "guess_share", guess, "mostly_guesses", guess > 0.5, "kinds", kinds);
 }
 
 int pld__write_summary_json(FILE *out, const struct pld__run *R, const struct pld__trace *t)
@@ -133,6 +160,7 @@ int pld__write_summary_json(FILE *out, const struct pld__run *R, const struct pl
     pld__summary_free(&S);
     if (!doc)
         return -1;
+    json_object_set_new(doc, "trust", trust_json(R));
     int rc = json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
     json_decref(doc);
     if (rc == 0 && fputc('\n', out) == EOF)
