@@ -4,7 +4,8 @@
 # (tools/pldsim-calibrate guard) and fails when one moved more than 10 %;
 # then shows that the guard does fail, on a model with a slower push; and
 # that bad input files are refused (check_calibrate_input.py, and a short
-# run of tests/fuzz/fuzz_calibrate.py).  The
+# run of tests/fuzz/fuzz_calibrate.py); and that the runtime figures are
+# well-formed and split (check_measurement_files.py).  The
 # guard needs only Python's standard library: the interpreter configure
 # chose, else Debian's, else the first python3 on PATH.
 set -u
@@ -29,6 +30,11 @@ for t in -1 nan inf 10 x; do
         exit 1
     fi
 done
+# the runtime figures are well-formed and split in two halves
+"$py" "$PLDSIM_SRCDIR/tests/scripts/check_measurement_files.py" || {
+    echo "FAIL: a runtime figure of bench/measurements is malformed or in both halves (see above)"
+    exit 1
+}
 # every bad file is one line, exit 2, before any point runs
 "$py" "$PLDSIM_SRCDIR/tests/scripts/check_calibrate_input.py" || {
     echo "FAIL: pldsim-calibrate let bad input through (see above)"
