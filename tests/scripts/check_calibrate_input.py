@@ -202,6 +202,28 @@ def test_bad_gemm_ar_files_are_one_line():
             "no-gemm-ar.csv: cannot read it: No such file or directory")
 
 
+def test_bad_runtime_files_are_one_line():
+    with open(os.path.join(DATA, "a2a3-runtime-heldout.csv"), newline="") as f:
+        lines = f.read().splitlines(keepends=True)
+    text = "".join(lines)
+    at = next(i for i, line in enumerate(lines) if line.startswith("defer,"))
+    row = lines[at]  # defer,...,1.15,,x,...
+    where = f":{at + 1}:"
+    cases = [
+        ("t-empty.csv", "# only a comment\n", "t-empty.csv: no defer row; expected a CSV of 910B "
+         "runtime figures"),
+        ("t-nodefer.csv", text.replace(row, ""), "t-nodefer.csv: no defer row"),
+        ("t-unit.csv", text.replace(row, row.replace(",1.15,,x,", ",1.15,,%,", 1)),
+         f"t-unit.csv{where} unit '%': expected x for a defer ratio"),
+        ("t-value.csv", text.replace(row, row.replace(",1.15,,x,", ",fast,,x,", 1)),
+         f"t-value.csv{where} value 'fast': expected a figure, a finite number above 0"),
+        ("t-width.csv", text.replace(row, "defer,1.15,x\n", 1),
+         f"t-width.csv{where} 3 fields; expected 9: kind,quantity,value,before,unit"),
+    ]
+    for name, body, *msg in cases:
+        refused(["--runtime-heldout", file(name, body), "validate"], *msg)
+
+
 def test_bad_records_are_one_line():
     rec = "".join(REC)
     first = REC[3].split(",")[3]  # mesh P=2 256's simulated_us, line 4

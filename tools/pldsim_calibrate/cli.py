@@ -28,11 +28,13 @@ guard     reruns the recorded points and fails (exit 1) when one has moved
 
 Every point runs bench/pldsim-measured or, for a GEMM, bench/gemm.py under
 tools/pldsim-py, and pto-isa's GEMM + allreduce bench/gemm_ar.py: the
-measured programs written in pldsim's own words.
+measured programs written in pldsim's own words; upstream's split-phase
+case (a2a3-runtime-heldout.csv's defer row, held out) runs
+tests/python/programs/split_phase.py under tools/pldsim-py.
 docs/validation.md explains the method and the data.
 
 Every file named on the command line (--calibration, --heldout, --cube,
---cube-heldout, --gemm-ar, --record, --write, --write-model, --check-model,
+--cube-heldout, --gemm-ar, --runtime-heldout, --record, --write, --write-model, --check-model,
 --out) is read or tried for writing before any point runs; a bad one is
 one line, FILE:LINE, the column and what was expected, and exit 2.  A file is written whole or not at all.
 """
@@ -92,6 +94,10 @@ def main() -> int:
                     default=os.path.join(DATA, "a2a3-gemm-ar-heldout.csv"),
                     help="pto-isa's GEMM + allreduce figures, held out, for validate (default: "
                          "bench/measurements/a2a3-gemm-ar-heldout.csv)")
+    ap.add_argument("--runtime-heldout", metavar="FILE",
+                    default=os.path.join(DATA, "a2a3-runtime-heldout.csv"),
+                    help="the runtime's held-out figures, for validate: its split-phase ratio "
+                         "(default: bench/measurements/a2a3-runtime-heldout.csv)")
     sub = ap.add_subparsers(dest="cmd", required=True, metavar="{fit,validate,record,guard}")
     f = sub.add_parser("fit", help="fit the keys to the calibration set")
     f.add_argument("--write-model", metavar="FILE", help="rewrite the fitted keys' lines in FILE")

@@ -1,6 +1,7 @@
 """The data sets of bench/measurements/ as points, by docs/validation.md's
 rules: the collectives' measurements (select()), the cube's and one-sided
-reads' figures (cube_data()) and pto-isa's GEMM + allreduce (gemm_ar_points()).
+reads' figures (cube_data()), pto-isa's GEMM + allreduce (gemm_ar_points())
+and the runtime's held-out facts this build can run (runtime_points()).
 Every row is checked, used or not, and what pldsim-measured or bench/gemm.py
 could not run is Refused before any point runs."""
 
@@ -275,3 +276,34 @@ def gemm_ar_points(path: str) -> list[Point]:
         points.append(p)
     return points
 
+
+
+RUNTIME_WHAT = "a CSV of 910B runtime figures, as bench/measurements/a2a3-runtime-heldout.csv"
+RUNTIME_COLUMNS = ("kind", "quantity", "value", "before", "unit", "conditions", "clock", "source",
+                   "keys")
+# the upstream case of the split-phase figure: P = 2, a 64-step add loop
+SPLIT_P, SPLIT_LOOP = 2, 64
+
+
+def runtime_points(path: str) -> list[Point]:
+    """The held-out runtime facts that a program of this build runs: the
+    split-phase ratio (kind defer: defer=True's mean device wall is `value`
+    times lower than the blocking call's), as split_phase/ratio, its
+    measured value the deferred wall over the blocking one.  Every row's
+    value is checked; the other kinds are whole layers and pypto-lib
+    programs, reported in docs, not run here."""
+    points = []
+    for line, cells in csv_cells(path, RUNTIME_WHAT):
+        if len(cells) != len(RUNTIME_COLUMNS):
+            raise Refused(f"{path}:{line}: {len(cells)} fields; expected "
+                          f"{len(RUNTIME_COLUMNS)}: {','.join(RUNTIME_COLUMNS)}")
+        c = dict(zip(RUNTIME_COLUMNS, cells))
+        v = Row(path, line, c).time("value", "a figure")
+        if c["kind"] == "defer":
+            if c["unit"] != "x":
+                raise Refused(f"{path}:{line}: unit {shown(c['unit'])}: expected x for a "
+                              "defer ratio")
+            points.append(Point("split_phase/ratio", SPLIT_P, SPLIT_LOOP, 1, [1 / v], {c["source"]}))
+    if not points:
+        raise Refused(f"{path}: no defer row; expected {RUNTIME_WHAT}")
+    return points

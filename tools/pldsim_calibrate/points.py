@@ -33,7 +33,7 @@ class Point:
     def label(self) -> str:
         cn = f" core_num={self.core_num}" if self.core_num != 1 else ""
         unit = {"a2av": "B/peer", "gemm": "N^3", "tget": "B",
-                "gemm_ar": "comm AIV"}.get(self.program.split("/")[0], "elems")
+                "gemm_ar": "comm AIV", "split_phase": "steps"}.get(self.program.split("/")[0], "elems")
         if self.program == "gemm_ar/gemm_ratio":  # against a baseline, not a core_num
             cn = f" vs {self.core_num}"
         return f"{self.program:<18} P={self.P:<2} {self.size:>8} {unit}{cn}"

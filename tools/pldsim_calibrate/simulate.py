@@ -1,9 +1,12 @@
 """The points run on the simulator: bench/pldsim-measured, or bench/gemm.py
 under tools/pldsim-py, for most (Runner); bench/gemm_ar.py under
-tools/pldsim-py for pto-isa's GEMM + allreduce (gemm_ar_simulate())."""
+tools/pldsim-py for pto-isa's GEMM + allreduce (gemm_ar_simulate()); the
+split-phase program under tools/pldsim-py for upstream's defer=True figure
+(split_phase_simulate())."""
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import re
@@ -111,3 +114,36 @@ def gemm_ar_simulate(build: str, jobs: int, pts: list[Point]) -> list[float]:
             p.program, gemm / runs[p.core_num][0] if p.program.endswith("ratio") else 0))
     return out
 
+
+
+# upstream's split-phase case: each of 2 ranks gathers 256 FP32 and runs an
+# add loop beside it (the program the task tests run too)
+SPLIT_PROGRAM = os.path.join(TOP, "tests", "python", "programs", "split_phase.py")
+
+
+def split_phase_wall(py: str, mode: str, loop: int, scratch: str) -> float:
+    """The device wall (us: the slowest rank's longest dispatch, upstream's
+    clock) of split_phase.py in `mode` (fused: the blocking allgather and
+    the loop in one task; deferred: defer=True, the loop beside it).  Every
+    rank starts at once (dispatch_lat=0), as gemm_ar_run's: on the machine
+    each rank is a process of its own; with the host's 277 us between the
+    ranks' dispatches the first rank's wall is that wait in both modes."""
+    out = os.path.join(scratch, f"split-{mode}-{loop}.json")
+    cmd = [py, "--no-summary", "--topology", "hccs,dispatch_lat=0", "--summary-json", out,
+           SPLIT_PROGRAM, mode, "allgather", str(loop)]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"pldsim-calibrate: {' '.join(cmd)} failed ({r.returncode}):\n{r.stderr.strip()}")
+    with open(out) as f:
+        return float(json.load(f)["run"]["device_wall_us"])
+
+
+def split_phase_simulate(build: str, pts: list[Point]) -> list[float]:
+    """Each split_phase/ratio point's simulated value: the deferred wall
+    over the fused one at the point's loop steps (its size)."""
+    py = os.path.join(build, "tools", "pldsim-py")
+    if not os.access(py, os.X_OK):
+        raise Refused(f"{py} is not built (run make first, or give --build the build directory)")
+    with tempfile.TemporaryDirectory(prefix="pldsim-calibrate-") as d:
+        return [split_phase_wall(py, "deferred", p.size, d) / split_phase_wall(py, "fused", p.size, d)
+                for p in pts]

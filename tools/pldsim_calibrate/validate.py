@@ -11,10 +11,10 @@ import os
 import subprocess
 import sys
 
-from .measurements import calibration_points, cube_data, gemm_ar_points, heldout_points
+from .measurements import calibration_points, cube_data, gemm_ar_points, heldout_points, runtime_points
 from .readers import Refused
 from .report import geomean, report
-from .simulate import Runner, gemm_ar_simulate
+from .simulate import Runner, gemm_ar_simulate, split_phase_simulate
 from .writers import check_writable, write_file
 
 
@@ -23,15 +23,18 @@ def cmd_validate(a: argparse.Namespace) -> int:
         check_out_dir(a.out)
     cube, cube_out = cube_data(a.cube), cube_data(a.cube_heldout, heldout=True)
     shared = gemm_ar_points(a.gemm_ar)
+    split = runtime_points(a.runtime_heldout)
     sets = [("calibration set (fitted on)", calibration_points(a.calibration)),
             ("held-out set (never fitted on)", heldout_points(a.heldout)),
             ("cube/SDMA calibration (fitted on)", cube.points()),
             ("cube/SDMA held-out (never fitted on)", cube_out.points()),
-            ("shared GM held-out (never fitted on)", shared)]
+            ("shared GM held-out (never fitted on)", shared),
+            ("split-phase held-out (never fitted on)", split)]
     run = Runner(a.build, a.jobs, cube.gemm + cube_out.gemm)
     summary, tables = [], []
     for title, pts in sets:
-        sim = gemm_ar_simulate(a.build, a.jobs, pts) if pts is shared else run.all(pts)
+        sim = (gemm_ar_simulate(a.build, a.jobs, pts) if pts is shared
+               else split_phase_simulate(a.build, pts) if pts is split else run.all(pts))
         errs = report(pts, sim, title)
         summary.append((title, geomean(errs), max(errs), sum(e <= 2 for e in errs), len(errs)))
         tables.append((title, pts, sim))
