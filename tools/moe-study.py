@@ -175,10 +175,10 @@ def on_path_of(s: dict, phases: "Phases") -> list[tuple[dict, str, float, float]
     return out
 
 
-def phase_window(s: dict, phases: "Phases", phase: str) -> tuple[float, float] | None:
+def phase_window(on_path: list[tuple[dict, str, float, float]], phase: str) -> tuple[float, float] | None:
     """The span (us) of a phase's segments on the critical path, inside
     the slowest rank's dispatch: where its view is drawn."""
-    spans = [(a, b) for _, ph, a, b in on_path_of(s, phases) if ph == phase]
+    spans = [(a, b) for _, ph, a, b in on_path if ph == phase]
     return (min(a for a, _ in spans), max(b for _, b in spans)) if spans else None
 
 
@@ -197,7 +197,7 @@ def link_rows(report: str) -> list[tuple[str, float]]:
     return rows
 
 
-def draw_views(args: argparse.Namespace, s: dict, phases: "Phases", trace: str, tag: str,
+def draw_views(args: argparse.Namespace, on_path: list[tuple[dict, str, float, float]], trace: str, tag: str,
                bounds: dict[str, dict]) -> dict[str, dict]:
     """pldsim-timeline's links view of dispatch and of combine, each over
     its window (phase_window): DIR/views/TAG-PHASE.svg, the link the view
@@ -210,7 +210,7 @@ def draw_views(args: argparse.Namespace, s: dict, phases: "Phases", trace: str, 
     os.makedirs(os.path.join(args.out, "views"), exist_ok=True)
     out: dict[str, dict] = {}
     for phase in BOUND_PHASES:
-        w = phase_window(s, phases, phase)
+        w = phase_window(on_path, phase)
         if w is None:
             continue
         svg = os.path.join(args.out, "views", f"{tag}-{phase}.svg")
@@ -283,7 +283,7 @@ def run_point(args: argparse.Namespace, rel: str, ep: int, devs: str) -> dict:
         bounds = bounding_links(s, on_path)
         tag = (f"{rel.split('/')[0].replace('deepseek_v4_', '')}-ep{ep}-"
                f"{'box' if len({int(d) // NODE for d in devs.split(',')}) == 1 else 'two-boxes'}")
-        views = draw_views(args, s, phases, trace, tag, bounds) if args.views else {}
+        views = draw_views(args, on_path, trace, tag, bounds) if args.views else {}
     spent: dict[str, float] = {}
     for _, phase, a, b in on_path:
         spent[phase] = spent.get(phase, 0.0) + b - a

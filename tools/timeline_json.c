@@ -62,14 +62,22 @@ static long link_of(const struct pld__link_series *links, size_t n, const char *
     return -1;
 }
 
-/* By load, bytes over bandwidth: the time a link needs at full rate.  A
- * fast link that every transfer crosses (a switch's backplane) is busy as
- * long as the slowest link of their routes, but never what bounds them. */
+/* A link, its load (bytes over bandwidth: the time it needs at full
+ * rate) and its place in the header, for sorting.  A fast link that every
+ * transfer crosses (a switch's backplane) is busy as long as the slowest
+ * link of their routes, but never what bounds them. */
+struct by_load_item {
+    double load;
+    size_t at;
+    struct pld__link_series l;
+};
+
 static int by_load(const void *pa, const void *pb)
 {
-    const struct pld__link_series *a = pa, *b = pb;
-    double x = a->bytes / a->bw, y = b->bytes / b->bw;
-    return x > y ? -1 : x < y;
+    const struct by_load_item *a = pa, *b = pb;
+    if (a->load != b->load)
+        return a->load > b->load ? -1 : 1;
+    return (a->at > b->at) - (a->at < b->at); /* ties keep the platform's order */
 }
 
 /* Reads the header's otherData: P, the platform and the links' totals. */
@@ -116,12 +124,17 @@ static int read_header(char *line, struct pld__run *R, struct pld__link_series *
         }
     }
     json_decref(h);
-    /* the most loaded first; ties keep the platform's order */
-    for (size_t i = 1; i < *nlinks; i++) /* stable: few links, once */
-        for (size_t j = i; j > 0 && by_load(&(*links)[j - 1], &(*links)[j]) > 0; j--) {
-            struct pld__link_series x = (*links)[j];
-            (*links)[j] = (*links)[j - 1], (*links)[j - 1] = x;
-        }
+    /* the most loaded first: qsort, as a SuperPoD has links by the
+     * hundred thousand */
+    struct by_load_item *items = malloc((*nlinks + 1) * sizeof *items);
+    if (!items)
+        return -1;
+    for (size_t i = 0; i < *nlinks; i++)
+        items[i] = (struct by_load_item){(*links)[i].bytes / (*links)[i].bw, i, (*links)[i]};
+    qsort(items, *nlinks, sizeof *items, by_load);
+    for (size_t i = 0; i < *nlinks; i++)
+        (*links)[i] = items[i].l;
+    free(items);
     return 0;
 }
 
