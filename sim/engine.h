@@ -43,6 +43,9 @@ struct sim_core {
 /* The cores of one run_cores call, and how the caller learns their end. */
 struct sim_grid {
     int left;
+    /* cores that released `done` and the caller has not yet taken: while
+     * any is, the caller is runnable, not blocked (waits.c's all_stuck) */
+    int pending;
     sg_sem_t done;
     double end; /* the latest core's model time at its end */
 };

@@ -53,6 +53,7 @@ static void core_main(int argc, char **argv)
         p = &(*p)->next;
     *p = c->next;
     c->grid->left--;
+    c->grid->pending++;
     SIMCALL(sg_sem_release(c->grid->done));
 }
 
@@ -105,6 +106,7 @@ void pld__sim_run_cores(int n, void (*fn)(void *arg, int core), void *arg)
         if (grid.left > 0)
             pld__sim_declare_deadlock_if_stuck();
         SIMCALL(sg_sem_acquire(grid.done));
+        grid.pending--;
     }
     rk->joining = 0;
     rk->grid = NULL;

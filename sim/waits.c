@@ -75,8 +75,13 @@ static int all_stuck(void)
         if (rk->done)
             continue;
         /* every core of the rank blocked for good: its own actor (or
-         * waiting for the others to end) and each of the others */
+         * waiting for the others to end) and each of the others.  A
+         * joining actor whose cores have ended but who has not yet run to
+         * take their release is about to run: the host that ended at that
+         * instant took it for a deadlock (0 ranks blocked, 1 running). */
         if (!rk->joining && !stuck(&rk->w))
+            return 0;
+        if (rk->joining && rk->grid && rk->grid->pending > 0)
             return 0;
         for (const struct sim_core *c = rk->cores; c; c = c->next)
             if (!stuck(&c->w))
