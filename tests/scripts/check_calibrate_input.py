@@ -210,9 +210,11 @@ def test_bad_runtime_files_are_one_line():
     row = lines[at]  # defer,...,1.15,,x,...
     where = f":{at + 1}:"
     cases = [
-        ("t-empty.csv", "# only a comment\n", "t-empty.csv: no defer row; expected a CSV of 910B "
-         "runtime figures"),
-        ("t-nodefer.csv", text.replace(row, ""), "t-nodefer.csv: no defer row"),
+        ("t-empty.csv", "# only a comment\n", "t-empty.csv: no defer row and no launch row with "
+         "keys launch_lat; expected a CSV of 910B runtime figures"),
+        ("t-nopoint.csv", "".join(l for l in lines if not l.startswith("defer,") and not (
+            l.startswith("launch,") and l.rstrip("\r\n").endswith(",launch_lat"))),
+         "t-nopoint.csv: no defer row and no launch row"),
         ("t-unit.csv", text.replace(row, row.replace(",1.15,,x,", ",1.15,,%,", 1)),
          f"t-unit.csv{where} unit '%': expected x for a defer ratio"),
         ("t-value.csv", text.replace(row, row.replace(",1.15,,x,", ",fast,,x,", 1)),
@@ -222,6 +224,48 @@ def test_bad_runtime_files_are_one_line():
     ]
     for name, body, *msg in cases:
         refused(["--runtime-heldout", file(name, body), "validate"], *msg)
+    # a launch row: its unit is us, as the model's launch_lat is a time
+    launch = next(i for i, line in enumerate(lines) if line.startswith("launch,"))
+    bad = lines[launch].replace(",us,", ",ms,", 1)
+    refused(["--runtime-heldout", file("t-launch.csv", text.replace(lines[launch], bad)),
+             "validate"], f"t-launch.csv:{launch + 1}: unit 'ms': expected us for a launch row")
+
+
+def test_bad_runtime_calibration_files_are_one_line():
+    # read before the fit's first point: launch_lat is the first key it sets
+    with open(os.path.join(DATA, "a2a3-runtime.csv"), newline="") as f:
+        lines = f.read().splitlines(keepends=True)
+    text = "".join(lines)
+    used = [i for i, line in enumerate(lines) if line.rstrip("\r\n").endswith(",launch_lat")]
+    assert len(used) == 2, used  # the two warm launches; the cold and the doorbell are tagged
+    row, where = lines[used[0]], f":{used[0] + 1}:"
+    cases = [
+        ("c-empty.csv", "# only a comment\n", "c-empty.csv: no row with keys launch_lat; expected "
+         "a CSV of 910B runtime figures"),
+        ("c-nolaunch.csv", "".join(l for i, l in enumerate(lines) if i not in used),
+         "c-nolaunch.csv: no row with keys launch_lat"),
+        ("c-unit.csv", text.replace(row, row.replace(",us,", ",ms,", 1)),
+         f"c-unit.csv{where} unit 'ms': expected us for a launch_lat row"),
+        ("c-value.csv", text.replace(row, row.replace(",0.35,", ",-0.35,", 1)),
+         f"c-value.csv{where} value '-0.35': expected a figure, a finite number above 0"),
+        ("c-width.csv", text.replace(row, "launch,0.35,us,launch_lat\n", 1),
+         f"c-width.csv{where} 4 fields; expected 10: kind,quantity,value,low,high,unit"),
+    ]
+    for name, body, *msg in cases:
+        refused(["--runtime", file(name, body), "fit"], *msg)
+    refused(["--runtime", os.path.join(TMP, "no-runtime.csv"), "fit"],
+            "no-runtime.csv: cannot read it: No such file or directory")
+
+
+def test_a_bad_pypto_lib_is_one_line():
+    # checked before any point runs: the layers come after every other set
+    refused(["validate", "--pypto-lib", os.path.join(TMP, "no-plib")],
+            "--pypto-lib ", "no-plib: not a directory; expected a clone of hw-native-sys/pypto-lib")
+    repo = os.path.join(TMP, "plib")
+    os.makedirs(repo)
+    subprocess.run(["git", "init", "-q", repo], check=True)
+    refused(["validate", "--pypto-lib", repo], "plib: no commit d28a3fb9 (the layer "
+            "layer/lm_head-tp4); expected a clone of hw-native-sys/pypto-lib that holds it")
 
 
 def test_bad_records_are_one_line():
@@ -286,7 +330,7 @@ def test_model_files_are_read_before_the_fit():
     refused(["fit", "--write-model", os.path.join(TMP, "no.model")], "no.model: cannot read it")
     refused(["fit", "--check-model", file("keys.model", "hbm_lat = 80ns\n")],
             "keys.model: no line for cube_fp32_rate, cube_lat, cube_rate, dispatch_lat, hbm_bw, "
-            "l1_bw, pull_bw, pull_lat, push_lat, sdma_bw, sdma_lat, signal_lat")
+            "l1_bw, launch_lat, pull_bw, pull_lat, push_lat, sdma_bw, sdma_lat, signal_lat")
     refused(["--build", os.path.join(TMP, "nobuild"), "guard"],
             "nobuild/bench/pldsim-measured is not built")
 

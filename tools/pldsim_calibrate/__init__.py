@@ -11,6 +11,7 @@ cli.main and runs it.
     points.py        a point: one measured configuration, and its command line
     simulate.py      the points run on the simulator (bench/pldsim-measured,
                      tools/pldsim-py)
+    layers.py        whole pypto-lib layers, run from a pypto-lib clone
     writers.py       a file to write tried before any point runs, and
                      written whole or not at all
     report.py        the table of simulated against measured, and its errors

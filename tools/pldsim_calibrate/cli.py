@@ -12,13 +12,16 @@ fit       least squares on log time of the model's fitted keys over the
           one-sided reads of a2a3-cube-sdma.csv), cube (its GEMMs) and sdma
           (its SDMA reads), each point the median of its repeated
           measurements; the cube's rates and head cost are read off its
-          spec rows; prints the keys, and with --write-model rewrites their
-          lines in the model file; --check-model FILE fails unless FILE
+          spec rows, and launch_lat off the runtime's calibration half
+          (a2a3-runtime.csv), before the groups are fitted; prints the
+          keys, and with --write-model rewrites their lines in the model
+          file; --check-model FILE fails unless FILE
           holds those keys; --only GROUP fits one group.
 validate  runs every calibration and held-out point on the model as built
           (no overrides), prints simulated against measured, the error on
           each set apart, and with --out writes the tables and draws the
-          curves with pldsim-plot.
+          curves with pldsim-plot; with --pypto-lib DIR it also runs the
+          held-out whole layers, pypto-lib's own files.
 record    writes the simulated time of a few calibration points under the
           model as built (bench/measurements/a2a3-fit-record.csv): what
           `guard` holds the model to.
@@ -34,7 +37,7 @@ tests/python/programs/split_phase.py under tools/pldsim-py.
 docs/validation.md explains the method and the data.
 
 Every file named on the command line (--calibration, --heldout, --cube,
---cube-heldout, --gemm-ar, --runtime-heldout, --record, --write, --write-model, --check-model,
+--cube-heldout, --gemm-ar, --runtime, --runtime-heldout, --record, --write, --write-model, --check-model,
 --out) is read or tried for writing before any point runs; a bad one is
 one line, FILE:LINE, the column and what was expected, and exit 2.  A file is written whole or not at all.
 """
@@ -94,6 +97,9 @@ def main() -> int:
                     default=os.path.join(DATA, "a2a3-gemm-ar-heldout.csv"),
                     help="pto-isa's GEMM + allreduce figures, held out, for validate (default: "
                          "bench/measurements/a2a3-gemm-ar-heldout.csv)")
+    ap.add_argument("--runtime", metavar="FILE", default=os.path.join(DATA, "a2a3-runtime.csv"),
+                    help="the runtime's calibration figures, for fit: launch_lat (default: "
+                         "bench/measurements/a2a3-runtime.csv)")
     ap.add_argument("--runtime-heldout", metavar="FILE",
                     default=os.path.join(DATA, "a2a3-runtime-heldout.csv"),
                     help="the runtime's held-out figures, for validate: its split-phase ratio "
@@ -110,6 +116,10 @@ def main() -> int:
     f.add_argument("--verbose", "-v", action="store_true")
     v = sub.add_parser("validate", help="the model as built against every point")
     v.add_argument("--out", metavar="DIR", help="write validation.csv and the plots here")
+    v.add_argument("--pypto-lib", metavar="DIR", default=os.environ.get("PYPTO_LIB") or None,
+                   help="a clone of hw-native-sys/pypto-lib: run the held-out whole layers "
+                        "(their pypto-lib files, at the commits the measurements name) too "
+                        "(default: $PYPTO_LIB; without it they are not run)")
     r = sub.add_parser("record", help="record the guard points under the model as built")
     r.add_argument("--write", metavar="FILE",
                    default=os.path.join(DATA, "a2a3-fit-record.csv"))

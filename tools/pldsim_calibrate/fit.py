@@ -13,7 +13,7 @@ import shlex
 import subprocess
 import sys
 
-from .measurements import calibration_points, cube_data
+from .measurements import calibration_points, cube_data, runtime_keys
 from .points import Point
 from .readers import Refused, read_text, text_lines
 from .report import report
@@ -25,7 +25,10 @@ from .writers import check_writable, write_file
 # notify pays it beside a fitted core cost, so the data cannot tell it
 # apart: the fit only slides along that valley), push_bw (a 32-byte and a 256-byte push cost the same on the
 # machine: no per-byte term is seen), poll_lat (every measured wait follows
-# a notify, so it cannot be told from signal_lat), launch_lat, vector_rate.
+# a notify, so it cannot be told from signal_lat), vector_rate.  launch_lat
+# is not moved by least squares either: it is read off the runtime's own
+# measured launches first (RUNTIME_KEYS), and the collectives are fitted
+# with it.
 FIT_KEYS = [
     ("dispatch_lat", "dispatch_lat", 245e-6, 1e-6, 10e-3),
     ("signal_lat", "signal_lat", 0.3e-6, 1e-9, 10e-6),
@@ -55,10 +58,13 @@ SDMA_KEYS = [
     ("sdma_bw", "sdma_bw", 20e9, 1e8, 1e12),
 ]
 SPEC_KEYS = ("cube_rate", "cube_fp32_rate", "cube_lat")
+# Read off the calibration half of the runtime figures
+# (bench/measurements/a2a3-runtime.csv), not fitted: measurements.runtime_keys.
+RUNTIME_KEYS = ("launch_lat",)
 MODEL = "a pldsim model file with a line for each fitted key"
 
 # Every key fit writes: the fitted groups' and those read off the spec rows.
-WRITTEN = [k[0] for k in FIT_KEYS + CUBE_KEYS + SDMA_KEYS] + list(SPEC_KEYS)
+WRITTEN = [k[0] for k in FIT_KEYS + CUBE_KEYS + SDMA_KEYS] + list(SPEC_KEYS + RUNTIME_KEYS)
 
 
 def model_lines(path: str) -> list[tuple[str, str | None, str | None]]:
@@ -130,6 +136,7 @@ def cmd_fit(a: argparse.Namespace) -> int:
         model_lines(a.check_model)
     only = a.only or list(GROUPS)
     cube = cube_data(a.cube)
+    runtime, launches = runtime_keys(a.runtime)
     groups = {"collectives": (FIT_KEYS, calibration_points(a.calibration) +
                               [p for p in cube.oneside if p.program == "tget/sync"]),
               "cube": (CUBE_KEYS, cube.gemm),
@@ -140,6 +147,8 @@ def cmd_fit(a: argparse.Namespace) -> int:
     # write them (the same text the model as built parses), so that a
     # group fitted alone (--only) on the rewritten model finds the same.
     written = {k: fmt_key(k, v) for k, v in cube.spec.items()}
+    # the runtime's keys first: the collectives' measured times hold launches
+    written.update({k: fmt_key(k, v) for k, v in runtime.items()})
     for name in GROUPS:
         if name in only:
             keys, pts = groups[name]
@@ -148,6 +157,10 @@ def cmd_fit(a: argparse.Namespace) -> int:
     print("\nkeys read off the spec rows of " + a.cube + " (not fitted):")
     for k in SPEC_KEYS:
         print(f"  {k:<14} = {written[k]}")
+    print(f"\nkeys read off the calibration rows of {a.runtime} (not fitted):")
+    for r in launches:
+        print(f"  {r.where()}: {r.cells['value']} us, {r.cells['quantity']}")
+    print(f"  launch_lat     = {written['launch_lat']} (their median)")
     if a.write_model:
         write_model(a.write_model, written)
         print(f"\nwrote the fitted keys into {a.write_model}; rebuild (make) to embed them")

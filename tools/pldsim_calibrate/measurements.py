@@ -1,13 +1,15 @@
 """The data sets of bench/measurements/ as points, by docs/validation.md's
 rules: the collectives' measurements (select()), the cube's and one-sided
 reads' figures (cube_data()), pto-isa's GEMM + allreduce (gemm_ar_points())
-and the runtime's held-out facts this build can run (runtime_points()).
+the runtime's own costs that fit reads off (runtime_keys()) and the
+runtime's held-out facts this build can run (runtime_points()).
 Every row is checked, used or not, and what pldsim-measured or bench/gemm.py
 could not run is Refused before any point runs."""
 
 from __future__ import annotations
 
 import re
+import statistics
 from dataclasses import dataclass
 
 from .points import Point
@@ -278,6 +280,37 @@ def gemm_ar_points(path: str) -> list[Point]:
 
 
 
+RUNTIME_CAL_WHAT = "a CSV of 910B runtime figures, as bench/measurements/a2a3-runtime.csv"
+RUNTIME_CAL_COLUMNS = ("kind", "quantity", "value", "low", "high", "unit", "conditions", "clock",
+                       "source", "keys")
+
+
+def runtime_keys(path: str) -> tuple[dict[str, float], list[Row]]:
+    """The keys the calibration half of the runtime figures gives, and the
+    rows each was read from: launch_lat (s) is the median of the rows whose
+    keys cell is exactly launch_lat, the warm head overhead of a task.  The
+    file tags a cold core's first task "launch_lat (cold start)" and the
+    doorbell alone "launch_lat (lower bound)": a pldsim kernel's launch is a
+    warm core's, and the doorbell is only part of it.  Every row's value is
+    checked.  Refused: a bad row, a launch_lat row not in us, none at all."""
+    rows, used = [], []
+    for line, cells in csv_cells(path, RUNTIME_CAL_WHAT):
+        if len(cells) != len(RUNTIME_CAL_COLUMNS):
+            raise Refused(f"{path}:{line}: {len(cells)} fields; expected "
+                          f"{len(RUNTIME_CAL_COLUMNS)}: {','.join(RUNTIME_CAL_COLUMNS)}")
+        row = Row(path, line, dict(zip(RUNTIME_CAL_COLUMNS, cells)))
+        row.time("value", "a figure")
+        rows.append(row)
+        if row.cells["keys"] == "launch_lat":
+            if row.cells["unit"] != "us":
+                raise Refused(f"{row.where()}: unit {shown(row.cells['unit'])}: expected us "
+                              "for a launch_lat row")
+            used.append(row)
+    if not used:
+        raise Refused(f"{path}: no row with keys launch_lat; expected {RUNTIME_CAL_WHAT}")
+    return {"launch_lat": statistics.median(r.time("value") for r in used) * 1e-6}, used
+
+
 RUNTIME_WHAT = "a CSV of 910B runtime figures, as bench/measurements/a2a3-runtime-heldout.csv"
 RUNTIME_COLUMNS = ("kind", "quantity", "value", "before", "unit", "conditions", "clock", "source",
                    "keys")
@@ -285,25 +318,45 @@ RUNTIME_COLUMNS = ("kind", "quantity", "value", "before", "unit", "conditions", 
 SPLIT_P, SPLIT_LOOP = 2, 64
 
 
-def runtime_points(path: str) -> list[Point]:
-    """The held-out runtime facts that a program of this build runs: the
-    split-phase ratio (kind defer: defer=True's mean device wall is `value`
-    times lower than the blocking call's), as split_phase/ratio, its
-    measured value the deferred wall over the blocking one.  Every row's
-    value is checked; the other kinds are whole layers and pypto-lib
-    programs, reported in docs, not run here."""
-    points = []
+def runtime_rows(path: str) -> list[tuple[int, dict[str, str]]]:
+    """The runtime held-out file's rows by line, each value checked (and a
+    `before`, where one is given)."""
+    rows = []
     for line, cells in csv_cells(path, RUNTIME_WHAT):
         if len(cells) != len(RUNTIME_COLUMNS):
             raise Refused(f"{path}:{line}: {len(cells)} fields; expected "
                           f"{len(RUNTIME_COLUMNS)}: {','.join(RUNTIME_COLUMNS)}")
         c = dict(zip(RUNTIME_COLUMNS, cells))
-        v = Row(path, line, c).time("value", "a figure")
+        Row(path, line, c).time("value", "a figure")
+        if c["before"]:
+            Row(path, line, c).time("before", "a figure")
+        rows.append((line, c))
+    return rows
+
+
+def runtime_points(path: str) -> list[Point]:
+    """The held-out runtime facts that a program of this build runs: the
+    split-phase ratio (kind defer: defer=True's mean device wall is `value`
+    times lower than the blocking call's), as split_phase/ratio, its
+    measured value the deferred wall over the blocking one; and the
+    launches of a task that does no work (kind launch, keys launch_lat, in
+    us), as launch/<n>, n the row's line.  Every row's value is checked;
+    the other kinds are whole layers and pypto-lib programs, reported in
+    docs, not run here."""
+    points = []
+    for line, c in runtime_rows(path):
+        v = float(c["value"])
         if c["kind"] == "defer":
             if c["unit"] != "x":
                 raise Refused(f"{path}:{line}: unit {shown(c['unit'])}: expected x for a "
                               "defer ratio")
             points.append(Point("split_phase/ratio", SPLIT_P, SPLIT_LOOP, 1, [1 / v], {c["source"]}))
+        elif c["kind"] == "launch" and c["keys"] == "launch_lat":
+            if c["unit"] != "us":
+                raise Refused(f"{path}:{line}: unit {shown(c['unit'])}: expected us for a "
+                              "launch row")
+            points.append(Point(f"launch/{line}", 1, 0, 1, [v], {c["source"]}))
     if not points:
-        raise Refused(f"{path}: no defer row; expected {RUNTIME_WHAT}")
+        raise Refused(f"{path}: no defer row and no launch row with keys launch_lat; expected "
+                      f"{RUNTIME_WHAT}")
     return points

@@ -32,6 +32,10 @@ class Point:
 
     def label(self) -> str:
         cn = f" core_num={self.core_num}" if self.core_num != 1 else ""
+        if self.program.startswith("layer/"):  # a pypto-lib layer: its fast card, P ranks
+            return f"{self.program:<26} P={self.P:<2} fast card       "
+        if self.program.startswith("launch/"):  # a held-out row's line: no size
+            return f"{'launch (empty task)':<18} row {self.program.split('/')[1]:<20}"
         unit = {"a2av": "B/peer", "gemm": "N^3", "tget": "B",
                 "gemm_ar": "comm AIV", "split_phase": "steps"}.get(self.program.split("/")[0], "elems")
         if self.program == "gemm_ar/gemm_ratio":  # against a baseline, not a core_num

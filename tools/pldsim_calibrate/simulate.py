@@ -1,8 +1,8 @@
 """The points run on the simulator: bench/pldsim-measured, or bench/gemm.py
 under tools/pldsim-py, for most (Runner); bench/gemm_ar.py under
 tools/pldsim-py for pto-isa's GEMM + allreduce (gemm_ar_simulate()); the
-split-phase program under tools/pldsim-py for upstream's defer=True figure
-(split_phase_simulate())."""
+split-phase program and a task with no work under tools/pldsim-py for
+upstream's defer=True figure and its launches (runtime_simulate())."""
 
 from __future__ import annotations
 
@@ -57,8 +57,9 @@ class Runner:
 def spec_of(values: dict[str, float | str]) -> str:
     # the a2a3 model's own shape (hccs) with the keys overridden: a number
     # by its repr, which keeps every bit, a string (a key as the model file
-    # writes it) as it is
-    return "hccs," + ",".join(f"{k}={v if isinstance(v, str) else repr(v)}"
+    # writes it) as it is; float() first, as NumPy 2 writes its own floats'
+    # repr as np.float64(...), which no --topology takes
+    return "hccs," + ",".join(f"{k}={v if isinstance(v, str) else repr(float(v))}"
                               for k, v in values.items())
 
 
@@ -128,9 +129,15 @@ def split_phase_wall(py: str, mode: str, loop: int, scratch: str) -> float:
     rank starts at once (dispatch_lat=0), as gemm_ar_run's: on the machine
     each rank is a process of its own; with the host's 277 us between the
     ranks' dispatches the first rank's wall is that wait in both modes."""
-    out = os.path.join(scratch, f"split-{mode}-{loop}.json")
+    return summary_wall(py, SPLIT_PROGRAM, [mode, "allgather", str(loop)],
+                        os.path.join(scratch, f"split-{mode}-{loop}.json"))
+
+
+def summary_wall(py: str, program: str, args: list[str], out: str) -> float:
+    """The device wall (us) of `program` under pldsim-py, every rank
+    started at once (dispatch_lat=0), read off its --summary-json `out`."""
     cmd = [py, "--no-summary", "--topology", "hccs,dispatch_lat=0", "--summary-json", out,
-           SPLIT_PROGRAM, mode, "allgather", str(loop)]
+           program] + args
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         sys.exit(f"pldsim-calibrate: {' '.join(cmd)} failed ({r.returncode}):\n{r.stderr.strip()}")
@@ -138,12 +145,27 @@ def split_phase_wall(py: str, mode: str, loop: int, scratch: str) -> float:
         return float(json.load(f)["run"]["device_wall_us"])
 
 
-def split_phase_simulate(build: str, pts: list[Point]) -> list[float]:
-    """Each split_phase/ratio point's simulated value: the deferred wall
-    over the fused one at the point's loop steps (its size)."""
+# a task with no work on each of 2 ranks: its wall is one launch
+EMPTY_PROGRAM = os.path.join(TOP, "tests", "python", "programs", "empty_task.py")
+
+
+def runtime_simulate(build: str, pts: list[Point]) -> list[float]:
+    """Each runtime point's simulated value: a split_phase/ratio point's,
+    the deferred wall over the fused one at its loop steps (its size); a
+    launch point's, the device wall of empty_task.py (us), started at once
+    as split_phase_wall's runs are."""
     py = os.path.join(build, "tools", "pldsim-py")
     if not os.access(py, os.X_OK):
         raise Refused(f"{py} is not built (run make first, or give --build the build directory)")
+    out = []
     with tempfile.TemporaryDirectory(prefix="pldsim-calibrate-") as d:
-        return [split_phase_wall(py, "deferred", p.size, d) / split_phase_wall(py, "fused", p.size, d)
-                for p in pts]
+        empty = None
+        for p in pts:
+            if p.program.startswith("launch/"):
+                if empty is None:
+                    empty = summary_wall(py, EMPTY_PROGRAM, [], os.path.join(d, "empty.json"))
+                out.append(empty)
+            else:
+                out.append(split_phase_wall(py, "deferred", p.size, d)
+                           / split_phase_wall(py, "fused", p.size, d))
+    return out

@@ -11,10 +11,12 @@ import os
 import subprocess
 import sys
 
-from .measurements import calibration_points, cube_data, gemm_ar_points, heldout_points, runtime_points
+from .layers import check_repo, layer_points, layers_simulate
+from .measurements import (calibration_points, cube_data, gemm_ar_points, heldout_points,
+                           runtime_points, runtime_rows)
 from .readers import Refused
 from .report import geomean, report
-from .simulate import Runner, gemm_ar_simulate, split_phase_simulate
+from .simulate import Runner, gemm_ar_simulate, runtime_simulate
 from .writers import check_writable, write_file
 
 
@@ -24,23 +26,32 @@ def cmd_validate(a: argparse.Namespace) -> int:
     cube, cube_out = cube_data(a.cube), cube_data(a.cube_heldout, heldout=True)
     shared = gemm_ar_points(a.gemm_ar)
     split = runtime_points(a.runtime_heldout)
+    layers = layer_points(runtime_rows(a.runtime_heldout))
+    if a.pypto_lib:
+        check_repo(a.pypto_lib, layers)
     sets = [("calibration set (fitted on)", calibration_points(a.calibration)),
             ("held-out set (never fitted on)", heldout_points(a.heldout)),
             ("cube/SDMA calibration (fitted on)", cube.points()),
             ("cube/SDMA held-out (never fitted on)", cube_out.points()),
             ("shared GM held-out (never fitted on)", shared),
-            ("split-phase held-out (never fitted on)", split)]
+            ("runtime held-out (never fitted on)", split)]
+    if a.pypto_lib:
+        sets.append(("layers held-out (never fitted on)", layers))
     run = Runner(a.build, a.jobs, cube.gemm + cube_out.gemm)
     summary, tables = [], []
     for title, pts in sets:
         sim = (gemm_ar_simulate(a.build, a.jobs, pts) if pts is shared
-               else split_phase_simulate(a.build, pts) if pts is split else run.all(pts))
+               else runtime_simulate(a.build, pts) if pts is split
+               else layers_simulate(a.build, a.pypto_lib, pts) if pts is layers else run.all(pts))
         errs = report(pts, sim, title)
         summary.append((title, geomean(errs), max(errs), sum(e <= 2 for e in errs), len(errs)))
         tables.append((title, pts, sim))
     print("\n== summary ==")
     for title, g, worst, ok, n in summary:
         print(f"{title:<38} geomean error {g:.3f}x, worst {worst:.2f}x, {ok}/{n} within 2x")
+    if not a.pypto_lib:
+        print(f"{'layers held-out':<38} not run: give --pypto-lib DIR (make validate "
+              "PYPTO_LIB=DIR), a clone of hw-native-sys/pypto-lib")
     if a.out:
         write_out(a, tables)
     return 0
