@@ -12,6 +12,17 @@ out=${2:-whatif-out}
 perf="$build/tools/pldsim-perf"
 plot="$build/tools/pldsim-plot"
 mkdir -p "$out"
+# The what-ifs scale a2a3's own keys, read from its model file, so that a
+# refit moves them too: pull_bw (written in GBps by the fit) doubled,
+# signal_lat (written in ns) halved.
+model="$(dirname "$0")/../models/a2a3.model"
+key() { # key NAME UNIT FACTOR: the key's value times FACTOR, in UNIT
+    awk -v k="$1" -v u="$2" -v f="$3" -F' *= *' '$1 == k && $2 ~ u "$" {
+        sub(u "$", "", $2); printf "%.10g%s\n", $2 * f, u; found = 1 }
+        END { if (!found) { print "whatif-study.sh: no " k " in " u " in the a2a3 model" > "/dev/stderr"; exit 1 } }' "$model"
+}
+pull2=$(key pull_bw GBps 2)
+sig2=$(key signal_lat ns 0.5)
 
 for p in 4 8 16 32; do
     for mode in mesh ring; do
@@ -23,10 +34,10 @@ for mode in mesh ring; do
     "$perf" allreduce --mode $mode -g 8 -b 1K -e 16M -f 4 -n 1 --topology hccs,bw=112GBps \
         --csv "$out/a2a3x2-$mode-P8.csv" > "$out/a2a3x2-$mode-P8.txt"
     "$perf" allreduce --mode $mode -g 8 -b 1K -e 16M -f 4 -n 1 \
-        --topology hccs,pull_bw=38.9292GBps --csv "$out/a2a3pull-$mode-P8.csv" \
+        --topology "hccs,pull_bw=$pull2" --csv "$out/a2a3pull-$mode-P8.csv" \
         > "$out/a2a3pull-$mode-P8.txt"
     "$perf" allreduce --mode $mode -g 8 -b 1K -e 16M -f 4 -n 1 \
-        --topology hccs,signal_lat=290.0775ns --csv "$out/a2a3sig-$mode-P8.csv" \
+        --topology "hccs,signal_lat=$sig2" --csv "$out/a2a3sig-$mode-P8.csv" \
         > "$out/a2a3sig-$mode-P8.txt"
 done
 
