@@ -307,9 +307,21 @@ static double apply(enum binop k, double x, double y, int is_int)
 #define PLD__SIMD
 #endif
 
+/* On x86-64 the loops below are also built for AVX2, picked at load time
+ * where the machine has it: 8 floats an instruction instead of SSE's 4 (the
+ * ring allreduce's adds were 2 % of its instructions at P = 512).  Each
+ * element is still one IEEE operation on the same operands, so the results
+ * are the same bits. */
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__linux__)
+#define PLD__VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define PLD__VECTOR_CLONES
+#endif
+
 /* The same arithmetic as apply() for FP32 tiles, without the round trips
  * through double: the real backends spend their time here. */
-static void apply_fp32(enum binop k, float *restrict r, const float *a, const float *b, int64_t n)
+PLD__VECTOR_CLONES static void apply_fp32(enum binop k, float *restrict r, const float *a,
+                                          const float *b, int64_t n)
 {
     switch (k) {
     case ADD:
