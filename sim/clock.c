@@ -11,6 +11,7 @@
 XBT_LOG_NEW_DEFAULT_CATEGORY(pld_sim_clock, "pldsim: actor clocks and identity");
 
 struct sim_state *pld__sim;
+int pld__sim_cur = PLD__NOBODY;
 
 /* Puts core `a` (NULL: the rank's own actor) back in charge of its rank:
  * the kernel state and the clock in the rank become its own.  Only ranks
@@ -18,7 +19,7 @@ struct sim_state *pld__sim;
 void pld__sim_resume(struct sim_core *a)
 {
     pld__sim->act = a;
-    int r = a ? a->rank : pld__sim->cur;
+    int r = a ? a->rank : pld__sim_cur;
     if (r < 0 || pld__sim->rk[r].owner == a)
         return;
     struct sim_rank *rk = &pld__sim->rk[r];

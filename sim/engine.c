@@ -68,7 +68,7 @@ static void device_main(int argc, char **argv)
     (void)argv;
     int r = *(int *)sg_actor_self_get_data();
     struct sim_rank *rk = &pld__sim->rk[r];
-    pld__sim->cur = r;
+    pld__sim_cur = r;
     for (;;) {
         double idle_from = simgrid_get_clock() + rk->ahead;
         SIMCALL(sg_mutex_lock(rk->mtx));
@@ -99,7 +99,7 @@ static void host_main(int argc, char **argv)
 {
     (void)argc;
     (void)argv;
-    pld__sim->cur = PLD__HOST;
+    pld__sim_cur = PLD__HOST;
     pld__sim->host_fn(pld__sim->host_args);
     if (!pld__sim->aborted)
         pld__sim_catch_up(&pld__sim->host_ahead);
@@ -115,7 +115,7 @@ static void host_main(int argc, char **argv)
 
 static void on_deadlock(void)
 {
-    pld__sim->cur = PLD__NOBODY; /* maestro calls this */
+    pld__sim_cur = PLD__NOBODY; /* maestro calls this */
     if (pld__sim->aborted)
         return; /* the error that aborted the run has been reported */
     pld__sim->deadlocked = 1;
@@ -163,6 +163,7 @@ static void sim_release(const struct pld__run_env *env)
     free(pld__sim->rk);
     free(pld__sim);
     pld__sim = NULL;
+    pld__sim_cur = PLD__NOBODY;
 }
 
 /* Starts SimGrid, builds the platform and the actors, and runs them. */
@@ -256,10 +257,10 @@ static int simulate(const struct pld__run_env *env, struct pld__run_result *out)
     sg_actor_set_data(h, &pld__sim->host_tag);
     sg_actor_start_(h, host_main, 0, NULL);
 
-    pld__sim->cur = PLD__NOBODY;
+    pld__sim_cur = PLD__NOBODY;
     pld__interrupt_arm(); /* SimGrid's engine installed its own SIGINT handler */
     simgrid_run();
-    pld__sim->cur = PLD__NOBODY;
+    pld__sim_cur = PLD__NOBODY;
     out->end_time = simgrid_get_clock();
     if (pld__sim->report_flows)
         pld__sim_flows_report();
@@ -284,6 +285,7 @@ static int sim_run(const struct pld__run_env *env, pld__host_fn host, const void
 {
     if (!(pld__sim = calloc(1, sizeof *pld__sim)))
         return pld__config_error(PLD_ENOMEM, "out of memory for the simulator's state");
+    pld__sim_cur = 0; /* as the zeroed field it was */
     pld__sim->env = env;
     pld__sim->fe = fe;
     pld__sim->all_landed = pld__sim_wake_if_stuck;
@@ -300,6 +302,7 @@ const struct pld_backend pld_backend_sim = {
     .caps = PLD_CAP_TIMED,
     .run = sim_run,
     .self = sim_self,
+    .self_at = &pld__sim_cur,
     .now = pld__sim_now,
     .dispatch = sim_dispatch,
     .charge = pld__sim_charge,

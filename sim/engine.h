@@ -140,7 +140,6 @@ struct sim_state {
     double host_ahead; /* the host actor's model time past SimGrid's clock */
     int wake;          /* 1 + the rank whose wait the running actor's last notify may satisfy */
     int host_tag;
-    int cur;              /* the running actor's rank, PLD__HOST or PLD__NOBODY (sim_self) */
     struct sim_core *act; /* the running actor when it is an extra core, else NULL */
     int host_done;
     int aborted;
@@ -173,6 +172,13 @@ struct sim_state {
  * returns.  A global, because the hooks read it dozens of times per
  * operation. */
 extern struct sim_state *pld__sim;
+/* The running actor's rank, PLD__HOST or PLD__NOBODY (sim_self); NOBODY
+ * whenever pld__sim is NULL.  A global of its own rather than a field of
+ * pld__sim, so that the front end reads it through the backend table's
+ * self_at without a call: pld__self() is called some 50 times per rank and
+ * round of a ring allreduce, and the indirect call and the check of
+ * pld__sim were 2 % of its instructions at P = 512. */
+extern int pld__sim_cur;
 
 /* The running actor, kept here rather than asked of SimGrid: pld__self() is
  * called a few dozen times per operation, and sg_actor_self() costs a
@@ -181,10 +187,10 @@ extern struct sim_state *pld__sim;
  * puts the caller back. */
 #define SIMCALL(call)                                                                              \
     do {                                                                                           \
-        int self_ = pld__sim->cur;                                                                 \
+        int self_ = pld__sim_cur;                                                                  \
         struct sim_core *act_ = pld__sim->act;                                                     \
         call;                                                                                      \
-        pld__sim->cur = self_;                                                                     \
+        pld__sim_cur = self_;                                                                      \
         if (pld__sim->act != act_ || (self_ >= 0 && pld__sim->rk[self_].owner != act_))            \
             pld__sim_resume(act_);                                                                 \
     } while (0)
@@ -193,7 +199,7 @@ extern struct sim_state *pld__sim;
 
 static inline int sim_self(void)
 {
-    return pld__sim ? pld__sim->cur : PLD__NOBODY;
+    return pld__sim_cur;
 }
 
 static inline double *ahead_of(int self)

@@ -130,8 +130,8 @@ static void land(struct sim_update *u)
 static void land_due(void)
 {
     struct sim_state *S = pld__sim;
-    int self = S->cur;
-    S->cur = PLD__NOBODY; /* no rank runs here */
+    int self = pld__sim_cur;
+    pld__sim_cur = PLD__NOBODY; /* no rank runs here */
     S->timer = NULL;
     double now = simgrid_get_clock();
     while (S->npending && S->pending[0]->due <= now) {
@@ -149,7 +149,7 @@ static void land_due(void)
      * last rank to block saw updates in flight and could not tell */
     if (!S->inflight && S->all_landed)
         S->all_landed();
-    S->cur = self;
+    pld__sim_cur = self;
 }
 
 int pld__sim_land_later(int owner, int32_t *cell, pld_notify_op op, int32_t value, double due,

@@ -78,7 +78,7 @@ static void dma_main(int argc, char **argv)
     (void)argv;
     struct dma_engine *me = sg_actor_self_get_data();
     struct sim_rank *rk = &pld__sim->rk[me->rank];
-    pld__sim->cur = PLD__NOBODY;
+    pld__sim_cur = PLD__NOBODY;
     sg_actor_daemonize(sg_actor_self());
     for (;;) {
         SIMCALL(sg_mutex_lock(rk->dma_mtx));
@@ -127,7 +127,7 @@ static void dma_main(int argc, char **argv)
 static void dma_start(int r)
 {
     struct sim_rank *rk = &pld__sim->rk[r];
-    int self = pld__sim->cur;
+    int self = pld__sim_cur;
     struct sim_core *act = pld__sim->act;
     rk->dma_mtx = sg_mutex_init();
     rk->dma_cond = sg_cond_init();
@@ -143,7 +143,7 @@ static void dma_start(int r)
         sg_actor_set_data(a, &rk->engines[e]);
         sg_actor_start_(a, dma_main, 0, NULL);
     }
-    pld__sim->cur = self;
+    pld__sim_cur = self;
     pld__sim_resume(act);
 }
 

@@ -36,7 +36,7 @@ static void core_main(int argc, char **argv)
     (void)argc;
     (void)argv;
     struct sim_core *c = sg_actor_self_get_data();
-    pld__sim->cur = c->rank;
+    pld__sim_cur = c->rank;
     pld__sim_resume(c);
     c->fn(c->arg, c->index);
     pld__sim_leave_if_aborted(); /* the run may have ended under front-end code that unwound */
@@ -71,7 +71,7 @@ void pld__sim_run_cores(int n, void (*fn)(void *arg, int core), void *arg)
     rk->batch = cores;
     rk->nbatch = n - 1;
     /* the others start where the caller is: its clock, its kernel */
-    int self = pld__sim->cur;
+    int self = pld__sim_cur;
     for (int i = 0; i < n - 1; i++) {
         struct sim_core *c = &cores[i];
         *c = (struct sim_core){.rank = me,
@@ -93,7 +93,7 @@ void pld__sim_run_cores(int n, void (*fn)(void *arg, int core), void *arg)
         sg_actor_set_data(a, c);
         sg_actor_start_(a, core_main, 0, NULL);
         /* creating an actor may have run others, this rank's new cores too */
-        pld__sim->cur = self;
+        pld__sim_cur = self;
         pld__sim_resume(NULL);
     }
     rk->grid = &grid;

@@ -373,6 +373,7 @@ int pld__run_host(const pld_config *cfg, pld__host_fn host, const void *args)
     pld__trust_reset(&R);
     R.cfg = cfg;
     R.be = be;
+    R.self_at = be->self_at;
     R.P = cfg->ndevices;
     R.graph_stuck = pld__graph_stuck;
     R.graph_report = pld__graph_report;

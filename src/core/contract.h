@@ -343,6 +343,11 @@ struct pld_backend {
      * process would print it, and their lines interleave.  NULL: the
      * in-process first (one address space) is the job's. */
     int (*claim_report)(void);
+
+    /* Optional: where the backend keeps what self() returns, for
+     * pld__self() to read without calling it (it is asked dozens of times
+     * per op); NULL: self() is called. */
+    const int *self_at;
 };
 
 /* A rank's wait as one process tells another, for the deadlock report of

@@ -286,6 +286,7 @@ struct pld__gm_share;       /* gm_share.c */
 struct pld__run {
     const pld_config *cfg;
     const struct pld_backend *be;
+    const int *self_at; /* be->self_at, for pld__self below */
     int P;
     struct pld__rank *ranks;
     struct pld__device host_dev; /* dispatch cost lives on the host */
@@ -334,7 +335,15 @@ extern struct pld__run *pld__R;
  * PLD__NOBODY outside a run. */
 #define PLD__HOST   (-1)
 #define PLD__NOBODY (-2)
-int pld__self(void);
+int pld__self_ask(void);
+/* Inline, and a read where the backend keeps its answer (self_at):
+ * pld__self() is asked some 50 times per rank and round of a ring
+ * allreduce. */
+inline int pld__self(void)
+{
+    const struct pld__run *R = pld__R;
+    return R && R->self_at ? *R->self_at : pld__self_ask();
+}
 /* The executing rank's clock, in seconds since the run started (model
  * seconds on sim); 0 outside a run.  state.c. */
 double pld__now(void);

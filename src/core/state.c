@@ -7,7 +7,9 @@
 
 struct pld__run *pld__R;
 
-int pld__self(void)
+extern inline int pld__self(void);
+
+int pld__self_ask(void)
 {
     if (!pld__R || !pld__R->be)
         return PLD__NOBODY;
