@@ -154,11 +154,11 @@ int pld__group_n(const struct pld__wbuf *b)
     return b->group ? b->group->n : pld__R->P;
 }
 
-int pld__peer_rank(const char *file, int line, const char *op, pl_tensor t, int64_t peer)
+int pld__peer_rank(const char *file, int line, const char *op, const pl_tensor *t, int64_t peer)
 {
     if (peer == PLD__MISSING)
         pld__fail(PLD_EINVAL, file, line, op, "missing required keyword .peer");
-    const struct pld__group *g = t.win ? t.win->group : NULL;
+    const struct pld__group *g = t->win ? t->win->group : NULL;
     if (!g) {
         if (peer < 0 || peer >= pld__R->P)
             pld__fail(PLD_EINVAL, file, line, op, "peer %lld out of range [0, %d)", (long long)peer,
@@ -168,20 +168,21 @@ int pld__peer_rank(const char *file, int line, const char *op, pl_tensor t, int6
     if (peer < 0 || peer >= g->n)
         pld__fail(PLD_EINVAL, file, line, op,
                   "peer %lld out of range [0, %d) of the comm group of '%s' (%s)", (long long)peer,
-                  g->n, t.name, g->desc);
+                  g->n, t->name, g->desc);
     return g->members[peer];
 }
 
-void pld__check_member(const char *file, int line, const char *op, const char *what, pl_tensor t)
+void pld__check_member(const char *file, int line, const char *op, const char *what,
+                       const pl_tensor *t)
 {
-    if (!t.win || !t.win->group)
+    if (!t->win || !t->win->group)
         return;
     int me = pld__self();
-    if (me >= 0 && t.win->group->index[me] < 0)
+    if (me >= 0 && t->win->group->index[me] < 0)
         pld__fail(PLD_EINVAL, file, line, op,
                   "%s '%s' belongs to the comm group of %s; rank %d is not in it, so it has no "
                   "copy of that window",
-                  what, t.name, t.win->group->desc, me);
+                  what, t->name, t->win->group->desc, me);
 }
 
 void pld__groups_free(struct pld__run *R)

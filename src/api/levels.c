@@ -26,7 +26,7 @@ pld_comm_ctx pld__get_comm_ctx(const char *file, int line, pld_dtensor dt)
     int self = pld__self();
     if (self < 0)
         return (pld_comm_ctx){.rank = -1, .nranks = pld__group_n(dt.win)};
-    pld__check_member(file, line, op, "window view", dt);
+    pld__check_member(file, line, op, "window view", &dt);
     return (pld_comm_ctx){.rank = pld__group_rank_of(dt.win, self), .nranks = pld__group_n(dt.win)};
 }
 

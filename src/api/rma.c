@@ -31,8 +31,8 @@ static int check_remote(const char *file, int line, const char *op, const char *
                         int64_t peer)
 {
     check_window(file, line, op, what, t);
-    int r = pld__peer_rank(file, line, op, t, peer);
-    pld__check_member(file, line, op, what, t);
+    int r = pld__peer_rank(file, line, op, &t, peer);
+    pld__check_member(file, line, op, what, &t);
     return r;
 }
 
@@ -272,7 +272,7 @@ static void put(const char *file, int line, const char *op, pld_dtensor dst, str
     int peer = begin_remote(file, line, op, "dst", dst, kw.peer, &me, &t0);
     if (kw.src.dtype == 0)
         pld__fail(PLD_EINVAL, file, line, op, "missing required keyword .src");
-    pld__check_member(file, line, op, "src", kw.src);
+    pld__check_member(file, line, op, "src", &kw.src);
     check_atomic(file, line, op, kw.atomic, dst.dtype);
     struct region r = p2p_region(file, line, op, dst, kw.src, &kw);
     int64_t total = plan_chunks(file, line, op, &r, dst.dtype, &kw, user_stage, &n, &chunk, &last);
@@ -316,9 +316,9 @@ static void get(const char *file, int line, const char *op, pl_tensor dst, struc
     if (kw.src.dtype == 0)
         pld__fail(PLD_EINVAL, file, line, op, "missing required keyword .src");
     check_window(file, line, op, "src", kw.src);
-    int peer = pld__peer_rank(file, line, op, kw.src, kw.peer);
-    pld__check_member(file, line, op, "src", kw.src);
-    pld__check_member(file, line, op, "dst", dst);
+    int peer = pld__peer_rank(file, line, op, &kw.src, kw.peer);
+    pld__check_member(file, line, op, "src", &kw.src);
+    pld__check_member(file, line, op, "dst", &dst);
     if (kw.atomic != PL_ATOMIC_NONE)
         pld__fail(PLD_EINVAL, file, line, op, "get has no .atomic");
     struct region r = p2p_region(file, line, op, dst, kw.src, &kw);
@@ -440,7 +440,7 @@ pld_async_event pld__put_async(const char *file, int line, pld_dtensor dst,
     int peer = begin_remote(file, line, op, "dst", dst, kw.peer, &me, &t0);
     if (kw.src.dtype == 0)
         pld__fail(PLD_EINVAL, file, line, op, "missing required keyword .src");
-    pld__check_member(file, line, op, "src", kw.src);
+    pld__check_member(file, line, op, "src", &kw.src);
     pld__async_check_session(file, line, op, kw.session);
     struct pld_p2p_kw p2p = {.peer = peer,
                              .src = kw.src,

@@ -49,11 +49,11 @@ void pld__check_signal(const char *file, int line, const char *op, const char *w
         explain_signal(file, line, op, what, t, offsets);
 }
 
-int64_t pld__cell_offset(pl_tensor t, pl_shape offsets)
+int64_t pld__cell_offset(const pl_tensor *t, const pl_shape *offsets)
 {
     int64_t flat = 0;
-    for (int i = 0; i < t.shape.ndim; i++)
-        flat = flat * t.shape.dim[i] + offsets.dim[i];
+    for (int i = 0; i < t->shape.ndim; i++)
+        flat = flat * t->shape.dim[i] + offsets->dim[i];
     return flat * 4;
 }
 
@@ -79,11 +79,11 @@ void pld__notify(const char *file, int line, pld_dtensor target, struct pld_noti
                   (long long)kw.value);
     /* a peer is a rank of the target's group (the world's when it has none) */
     int peer =
-        target.dtype != 0 && target.win ? pld__peer_rank(file, line, op, target, kw.peer) : -1;
+        target.dtype != 0 && target.win ? pld__peer_rank(file, line, op, &target, kw.peer) : -1;
     pld__check_signal(file, line, op, "target", &target, kw.offsets);
-    pld__check_member(file, line, op, "target", target);
+    pld__check_member(file, line, op, "target", &target);
     enum pld__op id = kw.op == PLD_NOTIFY_SET ? PLD__OP_NOTIFY_SET : PLD__OP_NOTIFY_ADD;
-    int64_t elem_off = pld__cell_offset(target, kw.offsets);
+    int64_t elem_off = pld__cell_offset(&target, &kw.offsets);
     int64_t at = target.win_offset + elem_off;
     /* the cell's address, when the owner's window is in this process */
     int32_t *cell =
@@ -132,9 +132,9 @@ void pld__wait(const char *file, int line, pld_dtensor signal, struct pld_wait_k
         pld__fail(PLD_EINVAL, file, line, op, "expected %lld does not fit in INT32",
                   (long long)kw.expected);
     pld__check_signal(file, line, op, "signal", &signal, kw.offsets);
-    pld__check_member(file, line, op, "signal", signal);
+    pld__check_member(file, line, op, "signal", &signal);
 
-    int64_t elem_off = pld__cell_offset(signal, kw.offsets);
+    int64_t elem_off = pld__cell_offset(&signal, &kw.offsets);
     int64_t at = signal.win_offset + elem_off;
     int32_t *cell = pld__shm_cell(signal.win, me, at);
     struct pld__cell_ref ref = {signal.win, at, cell};

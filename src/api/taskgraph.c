@@ -274,7 +274,7 @@ void pld__defer_wait(const char *file, int line, pld_dtensor signal, struct pld_
                   "unsigned, so a negative threshold would hold at once",
                   (long long)kw.expected);
     pld__check_signal(file, line, op, "signal", &signal, kw.offsets);
-    pld__check_member(file, line, op, "signal", signal);
+    pld__check_member(file, line, op, "signal", &signal);
     struct gtask *t = &g->t[rk->task - 1];
     if (t->nconds == MAX_CONDITIONS)
         pld__fail(PLD_EINVAL, file, line, op,
@@ -285,7 +285,7 @@ void pld__defer_wait(const char *file, int line, pld_dtensor signal, struct pld_
         if (!t->conds)
             pld__fail(PLD_ENOMEM, file, line, op, "out of memory");
     }
-    int64_t at = signal.win_offset + pld__cell_offset(signal, kw.offsets);
+    int64_t at = signal.win_offset + pld__cell_offset(&signal, &kw.offsets);
     t->conds[t->nconds++] = (struct condition){.cell = pld__shm_cell(signal.win, me, at),
                                                .expected = (int32_t)kw.expected,
                                                .buf = signal.win,
@@ -300,7 +300,7 @@ void pld__defer_wait(const char *file, int line, pld_dtensor signal, struct pld_
                                          .cell = {PLD__CELL_READ, signal.win, me, at},
                                          .peer = -1,
                                          .t = &signal,
-                                         .elem_off = pld__cell_offset(signal, kw.offsets),
+                                         .elem_off = pld__cell_offset(&signal, &kw.offsets),
                                          .bytes = 4,
                                          .value = kw.expected});
 }

@@ -13,7 +13,7 @@
 static void check_gm(const char *file, int line, const char *op, const char *what, pl_tensor t)
 {
     pld__check_tensor(file, line, op, what, t);
-    pld__check_member(file, line, op, what, t);
+    pld__check_member(file, line, op, what, &t);
 }
 
 static int64_t flat_offset_bytes(pl_tensor t, pl_shape offsets)

@@ -247,7 +247,7 @@ void pld__run_cores(int n, void (*fn)(void *arg, int core), void *arg);
  * view. */
 void pld__check_signal(const char *file, int line, const char *op, const char *what,
                        const pl_tensor *t, pl_shape offsets);
-int64_t pld__cell_offset(pl_tensor t, pl_shape offsets);
+int64_t pld__cell_offset(const pl_tensor *t, const pl_shape *offsets);
 
 /* Task graphs (taskgraph.c): run.c's teardown of scopes left open. */
 struct pld__run;
@@ -524,10 +524,11 @@ void pld__async_release(struct pld__rank *rk);
  * a peer argument is a rank of the window's group, translated here. */
 /* The world rank of group rank `peer` of window view `t`'s group: fails,
  * naming `op`, if .peer is missing or outside [0, group size). */
-int pld__peer_rank(const char *file, int line, const char *op, pl_tensor t, int64_t peer);
+int pld__peer_rank(const char *file, int line, const char *op, const pl_tensor *t, int64_t peer);
 /* Fails unless the executing rank belongs to window view `t`'s group
  * (host tensors always pass); `what` names the argument. */
-void pld__check_member(const char *file, int line, const char *op, const char *what, pl_tensor t);
+void pld__check_member(const char *file, int line, const char *op, const char *what,
+                       const pl_tensor *t);
 /* The group rank of world rank `world` in `b`'s group (-1 if not a member). */
 int pld__group_rank_of(const struct pld__wbuf *b, int world);
 /* The size of `b`'s group (P for the world). */
