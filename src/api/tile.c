@@ -312,7 +312,16 @@ static double apply(enum binop k, double x, double y, int is_int)
  * ring allreduce's adds were 2 % of its instructions at P = 512).  Each
  * element is still one IEEE operation on the same operands, so the results
  * are the same bits. */
-#if defined(__x86_64__) && defined(__GNUC__) && defined(__linux__)
+/* Not under ThreadSanitizer: the clones are picked by an ifunc resolver,
+ * which the dynamic loader runs before TSan's runtime is up, and every
+ * program then dies at load (the CI's TSan stage). */
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define PLD__NO_CLONES
+#endif
+#endif
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__linux__) &&                              \
+    !defined(__SANITIZE_THREAD__) && !defined(PLD__NO_CLONES)
 #define PLD__VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define PLD__VECTOR_CLONES
