@@ -74,6 +74,19 @@ def refused(args: list[str], *parts: str, env: dict | None = None) -> None:
     assert not os.path.exists(MARK), f"{what}\na point ran before the refusal"
 
 
+def data_lines(name: str) -> list[str]:
+    """bench/measurements/NAME's lines, each with its line end."""
+    with open(os.path.join(DATA, name), newline="") as f:
+        return f.read().splitlines(keepends=True)
+
+
+def refused_each(before: list[str], after: list[str], cases: list[tuple]) -> None:
+    """refused() for each (file name, its text, *expected parts) in
+    `cases`, the file written and given between `before` and `after`."""
+    for name, body, *msg in cases:
+        refused(before + [file(name, body)] + after, *msg)
+
+
 TIME = "expected a time in us, a finite number above 0"
 
 
@@ -115,8 +128,7 @@ def test_bad_measurements_are_one_line():
 
 
 def test_bad_cube_files_are_one_line():
-    with open(os.path.join(DATA, "a2a3-cube-sdma.csv"), newline="") as f:
-        cube = f.read().splitlines(keepends=True)
+    cube = data_lines("a2a3-cube-sdma.csv")
     text = "".join(cube)
     gemm = next(i for i, line in enumerate(cube) if line.startswith("gemm,"))
     row = cube[gemm]  # gemm,torch.matmul N^3,fp16,2048,2048,2048,,251.0,TFLOPS,...
@@ -161,16 +173,14 @@ def test_bad_cube_files_are_one_line():
         ("c-fast32.csv", text.replace(",fp32,4096,4096,4096,,84.5,", ",fp32,4096,4096,4096,,90,"),
          "value '90' TFLOPS is above the cube peak of line", "88.475 TFLOPS (fp32: 1/4 of it)"),
     ]
-    for name, body, *msg in cases:
-        refused(["--cube", file(name, body), "fit", "--only", "cube"], *msg)
-        refused(["--cube", file(name, body), "validate"], *msg)
+    refused_each(["--cube"], ["fit", "--only", "cube"], cases)
+    refused_each(["--cube"], ["validate"], cases)
     refused(["--cube-heldout", os.path.join(TMP, "no-cube.csv"), "validate"],
             "no-cube.csv: cannot read it: No such file or directory")
 
 
 def test_bad_gemm_ar_files_are_one_line():
-    with open(os.path.join(DATA, "a2a3-gemm-ar-heldout.csv"), newline="") as f:
-        lines = f.read().splitlines(keepends=True)
+    lines = data_lines("a2a3-gemm-ar-heldout.csv")
     text = "".join(lines)
     at = next(i for i, line in enumerate(lines) if line.startswith("gemm_ratio,"))
     row = lines[at]  # gemm_ratio,48,24,1.24,x,...
@@ -196,15 +206,13 @@ def test_bad_gemm_ar_files_are_one_line():
          f"g-twice.csv:{len(lines) + 1}: gemm_ratio at 48 comm AIV against 24 is given twice "
          f"(first at line {at + 1}); expected one row of each point"),
     ]
-    for name, body, *msg in cases:
-        refused(["--gemm-ar", file(name, body), "validate"], *msg)
+    refused_each(["--gemm-ar"], ["validate"], cases)
     refused(["--gemm-ar", os.path.join(TMP, "no-gemm-ar.csv"), "validate"],
             "no-gemm-ar.csv: cannot read it: No such file or directory")
 
 
 def test_bad_runtime_files_are_one_line():
-    with open(os.path.join(DATA, "a2a3-runtime-heldout.csv"), newline="") as f:
-        lines = f.read().splitlines(keepends=True)
+    lines = data_lines("a2a3-runtime-heldout.csv")
     text = "".join(lines)
     at = next(i for i, line in enumerate(lines) if line.startswith("defer,"))
     row = lines[at]  # defer,...,1.15,,x,...
@@ -222,8 +230,7 @@ def test_bad_runtime_files_are_one_line():
         ("t-width.csv", text.replace(row, "defer,1.15,x\n", 1),
          f"t-width.csv{where} 3 fields; expected 9: kind,quantity,value,before,unit"),
     ]
-    for name, body, *msg in cases:
-        refused(["--runtime-heldout", file(name, body), "validate"], *msg)
+    refused_each(["--runtime-heldout"], ["validate"], cases)
     # a launch row: its unit is us, as the model's launch_lat is a time
     launch = next(i for i, line in enumerate(lines) if line.startswith("launch,"))
     bad = lines[launch].replace(",us,", ",ms,", 1)
@@ -233,8 +240,7 @@ def test_bad_runtime_files_are_one_line():
 
 def test_bad_runtime_calibration_files_are_one_line():
     # read before the fit's first point: launch_lat is the first key it sets
-    with open(os.path.join(DATA, "a2a3-runtime.csv"), newline="") as f:
-        lines = f.read().splitlines(keepends=True)
+    lines = data_lines("a2a3-runtime.csv")
     text = "".join(lines)
     used = [i for i, line in enumerate(lines) if line.rstrip("\r\n").endswith(",launch_lat")]
     assert len(used) == 2, used  # the two warm launches; the cold and the doorbell are tagged
@@ -251,8 +257,7 @@ def test_bad_runtime_calibration_files_are_one_line():
         ("c-width.csv", text.replace(row, "launch,0.35,us,launch_lat\n", 1),
          f"c-width.csv{where} 4 fields; expected 10: kind,quantity,value,low,high,unit"),
     ]
-    for name, body, *msg in cases:
-        refused(["--runtime", file(name, body), "fit"], *msg)
+    refused_each(["--runtime"], ["fit"], cases)
     refused(["--runtime", os.path.join(TMP, "no-runtime.csv"), "fit"],
             "no-runtime.csv: cannot read it: No such file or directory")
 
@@ -266,6 +271,17 @@ def test_a_bad_pypto_lib_is_one_line():
     subprocess.run(["git", "init", "-q", repo], check=True)
     refused(["validate", "--pypto-lib", repo], "plib: no commit d28a3fb9 (the layer "
             "layer/lm_head-tp4); expected a clone of hw-native-sys/pypto-lib that holds it")
+    # the layers are read with git: without it, one line, not a traceback
+    nogit = os.path.join(TMP, "nogit-path")
+    os.makedirs(nogit)
+    refused(["validate", "--pypto-lib", repo], "plib: no git on PATH",
+            env=dict(os.environ, PATH=nogit))
+    # --pypto-lib with a runtime file that has no layer to run: a summary
+    # over no points failed with a traceback
+    lines = data_lines("a2a3-runtime-heldout.csv")
+    refused(["--runtime-heldout", file("t-nolayer.csv", "".join(
+        l for l in lines if not l.startswith("layer,"))), "validate", "--pypto-lib", repo],
+            "t-nolayer.csv: no layer row that --pypto-lib could run")
 
 
 def test_bad_records_are_one_line():

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -77,6 +78,9 @@ def check_repo(repo: str, pts: list[Point]) -> None:
     if not os.path.isdir(repo):
         raise Refused(f"--pypto-lib {repo}: not a directory; expected a clone of "
                       "hw-native-sys/pypto-lib")
+    if shutil.which("git") is None:
+        raise Refused(f"--pypto-lib {repo}: no git on PATH; the layers are read out of the "
+                      "clone's history with git, so install git (Debian's package git)")
     for p in pts:
         _, commit = layer_of(p)
         r = subprocess.run(["git", "-C", repo, "rev-parse", "--verify", "--quiet",

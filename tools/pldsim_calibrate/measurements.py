@@ -334,7 +334,7 @@ def runtime_rows(path: str) -> list[tuple[int, dict[str, str]]]:
     return rows
 
 
-def runtime_points(path: str) -> list[Point]:
+def runtime_points(path: str, rows: list[tuple[int, dict[str, str]]]) -> list[Point]:
     """The held-out runtime facts that a program of this build runs: the
     split-phase ratio (kind defer: defer=True's mean device wall is `value`
     times lower than the blocking call's), as split_phase/ratio, its
@@ -342,9 +342,9 @@ def runtime_points(path: str) -> list[Point]:
     launches of a task that does no work (kind launch, keys launch_lat, in
     us), as launch/<n>, n the row's line.  Every row's value is checked;
     the other kinds are whole layers and pypto-lib programs, reported in
-    docs, not run here."""
+    docs, not run here.  `rows` are runtime_rows(path)'s."""
     points = []
-    for line, c in runtime_rows(path):
+    for line, c in rows:
         v = float(c["value"])
         if c["kind"] == "defer":
             if c["unit"] != "x":

@@ -25,8 +25,14 @@ def cmd_validate(a: argparse.Namespace) -> int:
         check_out_dir(a.out)
     cube, cube_out = cube_data(a.cube), cube_data(a.cube_heldout, heldout=True)
     shared = gemm_ar_points(a.gemm_ar)
-    split = runtime_points(a.runtime_heldout)
-    layers = layer_points(runtime_rows(a.runtime_heldout))
+    # read once: the split-phase and launch points and the layers share the file
+    rows = runtime_rows(a.runtime_heldout)
+    split = runtime_points(a.runtime_heldout, rows)
+    layers = layer_points(rows)
+    if a.pypto_lib and not layers:
+        raise Refused(f"{a.runtime_heldout}: no layer row that --pypto-lib could run; expected "
+                      "a row of kind layer whose source names a pypto-lib commit that "
+                      "tools/pldsim_calibrate/layers.py runs")
     if a.pypto_lib:
         check_repo(a.pypto_lib, layers)
     sets = [("calibration set (fitted on)", calibration_points(a.calibration)),
