@@ -216,6 +216,10 @@ typedef enum pl_atomic {
 struct pl_load_kw {
     pl_shape valid_shape; /* read only this leading part of `shape` (a ragged tail) */
     int clamp;            /* cut the read back to the source's edge instead of failing */
+    double array_bytes;   /* bytes of the array `t` lies in, where `t` is a slice of a slice
+                             that no longer says (a front end's views); 0: `t`'s own layout.
+                             Only the clock reads it: a larger array than the L2 holds is
+                             read from HBM (docs/models.md, "HBM") */
 };
 /* pl_load(t, offsets, shape[, .valid_shape, .clamp]): copies a region of
  * global memory (a host tensor, or the executing rank's copy of a window

@@ -16,9 +16,10 @@
 
 /* A libpld value held by a Python object. */
 typedef struct {
-    PyObject ob_base; /* PyObject_HEAD */
-    pl_tensor t;      /* a window view, or a host tensor made per call */
-    PyObject *keep;   /* what owns t.data for a host tensor (a torch tensor) */
+    PyObject ob_base;   /* PyObject_HEAD */
+    pl_tensor t;        /* a window view, or a host tensor made per call */
+    PyObject *keep;     /* what owns t.data for a host tensor (a torch tensor) */
+    double array_bytes; /* a host tensor's: the bytes of the array its rows lie in; 0: t's own */
 } ViewObject;
 
 typedef struct {
@@ -50,6 +51,9 @@ int pldsim_shape(PyObject *seq, pl_shape *out, const char *what);
 
 /* The pl_tensor of a View; NULL with TypeError set for anything else. */
 pl_tensor *pldsim_view(PyObject *o, const char *what);
+/* The bytes of the array View `o` lies in, as its maker said (0: not
+ * said); a load passes it on as pl_load_kw's array_bytes. */
+double pldsim_view_array_bytes(PyObject *o);
 /* The pl_tile of a Tile; NULL with TypeError set for anything else. */
 pl_tile *pldsim_tile(PyObject *o, const char *what);
 PyObject *pldsim_new_view(pl_tensor t, PyObject *keep);

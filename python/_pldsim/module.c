@@ -171,7 +171,13 @@ PyObject *pldsim_new_view(pl_tensor t, PyObject *keep)
     v->t = t;
     Py_XINCREF(keep);
     v->keep = keep;
+    v->array_bytes = 0;
     return (PyObject *)v;
+}
+
+double pldsim_view_array_bytes(PyObject *o)
+{
+    return PyObject_TypeCheck(o, &View_Type) ? ((ViewObject *)o)->array_bytes : 0;
 }
 
 pl_tensor *pldsim_view(PyObject *o, const char *what)

@@ -24,7 +24,7 @@ static PyObject *py_load_into(PyObject *self, PyObject *args)
     const char *op = pldsim_intern(opname);
     pl_tensor *t = op ? pldsim_view(view, "the source") : NULL;
     pl_shape o, s;
-    struct pl_load_kw kw = {.clamp = clamp};
+    struct pl_load_kw kw = {.clamp = clamp, .array_bytes = pldsim_view_array_bytes(view)};
     if (!t || pldsim_shape(off, &o, "offsets") || pldsim_shape(shape, &s, "shapes") ||
         (validp != Py_None && pldsim_shape(validp, &kw.valid_shape, "valid_shape")))
         return NULL;

@@ -4,18 +4,24 @@
  * Every function takes (file, line, ...) first. */
 #include "core.h"
 
-/* host_view(dtype, shape, data_ptr, name, keep[, layout]) -> View: a host
- * tensor's memory (a torch tensor that `keep` owns): dense, or with
- * `layout`, a strided view whose rows lie in a row-major array of that
- * shape (a slice of a dense tensor). */
+/* host_view(dtype, shape, data_ptr, name, keep[, layout[, array_bytes]])
+ * -> View: a host tensor's memory (a torch tensor that `keep` owns):
+ * dense, or with `layout`, a strided view whose rows lie in a row-major
+ * array of that shape (a slice of a dense tensor); `array_bytes` (0: not
+ * known) the bytes of the whole array, which a slice's layout may not say. */
 static PyObject *py_host_view(PyObject *self, PyObject *args)
 {
     (void)self;
     int dtype;
     PyObject *shape, *name, *keep, *layout = Py_None;
     unsigned long long ptr;
-    if (!PyArg_ParseTuple(args, "iOKUO|O", &dtype, &shape, &ptr, &name, &keep, &layout))
+    double array_bytes = 0;
+    if (!PyArg_ParseTuple(args, "iOKUO|Od", &dtype, &shape, &ptr, &name, &keep, &layout,
+                          &array_bytes))
         return NULL;
+    if (!(array_bytes >= 0) || !isfinite(array_bytes))
+        return PyErr_Format(PyExc_ValueError, "array_bytes %g: expected a size in bytes, >= 0",
+                            array_bytes);
     pl_tensor t;
     memset(&t, 0, sizeof t);
     if (pldsim_shape(shape, &t.shape, "a host tensor's shape"))
@@ -34,7 +40,10 @@ static PyObject *py_host_view(PyObject *self, PyObject *args)
     t.name = pldsim_intern(name);
     if (!t.name)
         return NULL;
-    return pldsim_new_view(t, keep);
+    PyObject *v = pldsim_new_view(t, keep);
+    if (v)
+        ((ViewObject *)v)->array_bytes = array_bytes;
+    return v;
 }
 
 /* alloc(file, line, bytes or None, shape or None, dtype, name) -> Buffer */
@@ -211,7 +220,7 @@ static PyObject *py_load(PyObject *self, PyObject *args)
         return NULL;
     pl_tensor *t = pldsim_view(view, "the source of pl.load");
     pl_shape o, s;
-    struct pl_load_kw kw = {.clamp = clamp};
+    struct pl_load_kw kw = {.clamp = clamp, .array_bytes = pldsim_view_array_bytes(view)};
     if (!t || pldsim_shape(off, &o, "offsets") || pldsim_shape(shape, &s, "shapes") ||
         (valid != Py_None && pldsim_shape(valid, &kw.valid_shape, "valid_shape")))
         return NULL;

@@ -149,6 +149,7 @@ class HostNames:
     def __init__(self) -> None:
         self._starts: list[int] = []
         self._spans: list[tuple[int, int, str]] = []
+        self._shapes: list[tuple[int, ...]] = []  # each span's shape; () where not row-major
 
     def add(self, t: Any, name: str) -> None:
         start = t.data_ptr()
@@ -156,16 +157,45 @@ class HostNames:
         i = bisect.bisect(self._starts, start)
         self._starts.insert(i, start)
         self._spans.insert(i, (start, end, name))
+        self._shapes.insert(i, tuple(t.shape) if t.is_contiguous() else ())
 
-    def name(self, t: Any) -> str:
+    def _find(self, t: Any) -> int:
         p = t.data_ptr()
         i = bisect.bisect(self._starts, p) - 1
         while i >= 0:
-            start, end, name = self._spans[i]
+            start, end, _ = self._spans[i]
             if start <= p < end or (start == p == end):
-                return name
+                return i
             i -= 1
-        return "tensor"
+        return -1
+
+    def name(self, t: Any) -> str:
+        i = self._find(t)
+        return self._spans[i][2] if i >= 0 else "tensor"
+
+    def array_bytes(self, t: Any) -> int:
+        """The bytes of the array a view `t` of a named host tensor reads
+        from, which is what the clock asks of a load (does it fit the L2?).
+        A slice of a slice, such as ``w[r][n0:n1, k0:k1]``, keeps only its
+        own rows in its strides; the named tensor has them all.  The array
+        is its dims from the one the view's leading rows step over:
+        ``w[r]``'s slab [V, D] of a ``w`` of [P, V, D], not the P ranks'
+        whole.  0 where that is not known (no named row-major tensor, or no
+        dim with that stride): libpld then takes the view's own layout."""
+        i = self._find(t)
+        shape = self._shapes[i] if i >= 0 else ()
+        lead = next((s for n, s in zip(t.shape, t.stride()) if n > 1), None)
+        if not shape or lead is None:
+            return 0
+        span = 1
+        for k in range(len(shape) - 1, -1, -1):  # row-major: the stride of dim k
+            if span == lead and shape[k] > 1:
+                n = 1
+                for d in shape[k:]:
+                    n *= d
+                return n * t.element_size()
+            span *= shape[k]
+        return 0
 
 
 HOST_NAMES = HostNames()
@@ -273,13 +303,21 @@ def host_view(t: Any, op: str, what: str) -> Any:
     if t.dim() == 0:
         raise UsageValueError(op, f"{what} is a 0-d tensor; a tensor needs 1 to 4 dimensions")
     if t.is_contiguous():
-        return _pldsim.host_view(code, tuple(t.shape), t.data_ptr(), HOST_NAMES.name(t), t)
+        return _pldsim.host_view(code, tuple(t.shape), t.data_ptr(), HOST_NAMES.name(t), t, None, float(HOST_NAMES.array_bytes(t)))
     layout = _layout_of(t)
     if layout is None:
         raise UsageValueError(
             op, f"{what} has strides {tuple(t.stride())}, which are not a slice of a row-major tensor; pass {what}.contiguous()"
         )
-    return _pldsim.host_view(code, tuple(t.shape), t.data_ptr(), HOST_NAMES.name(t), t, layout)
+    return _pldsim.host_view(code, tuple(t.shape), t.data_ptr(), HOST_NAMES.name(t), t, layout, float(HOST_NAMES.array_bytes(t)))
+
+    for i, s in enumerate(root.stride()):
+        if s == lead and root.shape[i] > 1:
+            n = 1
+            for d in root.shape[i:]:
+                n *= d
+            return n * t.element_size()
+    return 0
 
 
 def _layout_of(t: Any) -> tuple[int, ...] | None:

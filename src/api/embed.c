@@ -132,7 +132,7 @@ void pld_embed_cube_move(const char *file, int line, const char *op, enum pld_cu
                             : path == PLD_CUBE_TO_L0B ? PLD__CUBE_L1_TO_L0B
                                                       : PLD__CUBE_DRAIN;
     double t1, t0 = p == PLD__CUBE_DRAIN
-                        ? pld__pipe_issue_gm(rk, PLD__PIPE_FIX, (double)bytes, &t1)
+                        ? pld__pipe_issue_gm(rk, PLD__PIPE_FIX, (double)bytes, 0, &t1)
                         : pld__pipe_issue(rk, PLD__PIPE_MTE1,
                                           pld__cube_move_seconds(&rk->dev, p, (double)bytes), &t1);
     pld__observe_work(PLD__OP_CUBE_MOVE, t0, t1, -1, bytes, file, line);

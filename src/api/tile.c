@@ -98,20 +98,57 @@ pl_tile pl__load(const char *file, int line, pl_tensor t, pl_shape offsets, pl_s
     return pld__load_as(file, line, "pl_load", t, offsets, shape, kw);
 }
 
-/* What a load does once its region is checked: charge the GM read,
+/* The first dim of `s` wider than 1 (its last when none is). */
+static int first_wide(pl_shape s)
+{
+    int i = 0;
+    while (i < s.ndim - 1 && s.dim[i] == 1)
+        i++;
+    return i;
+}
+
+/* The bytes of `t`'s layout from dim `i` on: one slab of it. */
+static double slab_bytes(pl_tensor t, int i)
+{
+    pl_shape a = pld__layout(t);
+    double n = (double)pl_dtype_size(t.dtype);
+    for (; i < a.ndim; i++)
+        n *= (double)a.dim[i];
+    return n;
+}
+
+/* The bytes of the array a load of `region` reads from, which
+ * pld__from_hbm asks of the L2.  A region inside one slab of `t` (a
+ * rank's of a tensor [P, ...]: leading dims of 1 where `t` has more) reads
+ * that slab.  Otherwise it is the array `t` lies in: what the caller says
+ * (a front end's slice of a slice has lost it), a window buffer's copy on
+ * a rank, or `t`'s own layout. */
+static double load_extent_bytes(pl_tensor t, pl_shape region, struct pl_load_kw kw)
+{
+    int i = first_wide(region), j = first_wide(t.shape);
+    if (i > j)
+        return slab_bytes(t, i);
+    if (kw.array_bytes > 0)
+        return kw.array_bytes;
+    return t.win ? (double)t.win->bytes : slab_bytes(t, j);
+}
+
+/* What a load does once its region is checked: charge the GM read (from
+ * HBM when the `extent` bytes of the array it reads do not fit L2),
  * record it for the race detector, copy the values into `dst` (laid out
  * as `full`; NULL: no values) and write the trace line. */
 static void load_region(const char *file, int line, const char *op, double t0, pl_tensor t,
                         pl_shape offsets, pl_shape valid, void *dst, pl_shape full,
-                        struct pld__rank *cube)
+                        struct pld__rank *cube, double extent)
 {
     int me = pld__self();
     size_t bytes = (size_t)pl_shape_numel(valid) * pl_dtype_size(t.dtype);
     double t1 = 0;
+    int hbm = me >= 0 && pld__from_hbm(&pld__R->ranks[me].dev, extent);
     if (cube) /* into the cube's L1, on its MTE2 pipe */
-        t0 = pld__pipe_issue_gm(cube, PLD__PIPE_MTE2, (double)bytes, &t1);
+        t0 = pld__pipe_issue_gm(cube, PLD__PIPE_MTE2, (double)bytes, hbm, &t1);
     else
-        pld__charge_gm(bytes, 0);
+        pld__charge_gm(bytes, 0, hbm);
     if (dst)
         pld__copy_region(t.dtype, valid, dst, full, pld__elem_ptr(t, me, offsets), pld__layout(t),
                          PL_ATOMIC_NONE);
@@ -140,8 +177,8 @@ pl_tile pld__load_as(const char *file, int line, const char *op, pl_tensor t, pl
     pld__check_tile_rows(file, line, op, shape, t.dtype);
     pl_tile tile = pld__tile_alloc(file, line, op, t.dtype, shape, !pld__has_data(&t));
     tile.valid = valid;
-    load_region(file, line, op, t0, t, offsets, valid, tile.no_data ? NULL : tile.data, shape,
-                NULL);
+    load_region(file, line, op, t0, t, offsets, valid, tile.no_data ? NULL : tile.data, shape, NULL,
+                load_extent_bytes(t, valid, kw));
     pld__tile_zero_tail(&tile);
     return tile;
 }
@@ -157,7 +194,8 @@ int pld__load_into(const char *file, int line, const char *op, pl_tensor t, pl_s
     int data = pld__has_data(&t) && pld__keeps_values(t.dtype);
     if (data)
         memset(dst, 0, (size_t)pl_shape_numel(shape) * pl_dtype_size(t.dtype));
-    load_region(file, line, op, t0, t, offsets, *valid, data ? dst : NULL, shape, rk);
+    load_region(file, line, op, t0, t, offsets, *valid, data ? dst : NULL, shape, rk,
+                load_extent_bytes(t, *valid, kw));
     return data;
 }
 
@@ -205,9 +243,9 @@ static void store_values(const char *file, int line, const char *op, double t0, 
                           kw.atomic, &c);
     } else {
         if (drain) /* on the cube's FIX pipe */
-            t0 = pld__pipe_issue_gm(&pld__R->ranks[me], PLD__PIPE_FIX, (double)bytes, &t1);
+            t0 = pld__pipe_issue_gm(&pld__R->ranks[me], PLD__PIPE_FIX, (double)bytes, 0, &t1);
         else
-            pld__charge_gm(bytes, 1);
+            pld__charge_gm(bytes, 1, 0);
         if (data)
             pld__copy_region(t.dtype, valid, pld__elem_ptr(t, me, offsets), pld__layout(t), data_in,
                              shape, kw.atomic);
@@ -446,7 +484,8 @@ double pl__read(const char *file, int line, pl_tensor t, pl_shape idx)
     double t0 = pld__now();
     check_gm(file, line, "pl_read", "tensor", t);
     check_index(file, line, "pl_read", t, idx);
-    pld__charge_gm(pl_dtype_size(t.dtype), 0);
+    /* one element: its latency, not a rate, is the cost; no HBM share */
+    pld__charge_gm(pl_dtype_size(t.dtype), 0, 0);
     double v = pld__has_data(&t)
                    ? pld__elem_get(t.dtype, pld__cell(pld__elem_ptr(t, pld__self(), idx)))
                    : pld__no_value(file, line, "pl_read", t.dtype, "it reads a window element");
@@ -471,7 +510,7 @@ void pl__write(const char *file, int line, pl_tensor t, pl_shape idx, double v)
     double t0 = pld__now();
     check_gm(file, line, "pl_write", "tensor", t);
     check_index(file, line, "pl_write", t, idx);
-    pld__charge_gm(pl_dtype_size(t.dtype), 1);
+    pld__charge_gm(pl_dtype_size(t.dtype), 1, 0);
     if (pld__has_data(&t))
         pld__elem_set(t.dtype, pld__cell(pld__elem_ptr(t, pld__self(), idx)), v);
     pld__host_written(t, idx, (pl_shape){.ndim = t.shape.ndim, .dim = {1, 1, 1, 1}});

@@ -95,6 +95,8 @@ struct pld__wbuf {
     X(l0c_lat, time)          /* fixed cost of one drain of L0C, s */                              \
     X(gm_read_bw, bandwidth)  /* GM reads all its cores share, B/s; 0: not shared */               \
     X(gm_write_bw, bandwidth) /* GM writes all its cores share, B/s; 0: not shared */              \
+    X(l2_bytes, size)         /* L2 capacity: reads of a larger tensor come from HBM, bytes */     \
+    X(hbm_chip_bw, bandwidth) /* HBM reads all its cores share, B/s; 0: no HBM level */            \
     /* how far each kind of op's cost can be trusted (enum pld__trust; unset: guess) */            \
     X(trust_gm, trust)       /* GM loads, stores, reads, writes: hbm_lat, hbm_bw */                \
     X(trust_vector, trust)   /* vector ops: vector_rate */                                         \

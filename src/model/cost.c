@@ -51,19 +51,19 @@ static double gm_seconds(const struct pld__device *d, double bytes)
 /* One GM access by the executing core: a fixed latency plus the bytes at
  * HBM bandwidth, or at its share of the device's GM (gm_share.c).  A
  * straggler (speed_factor > 1) takes proportionally longer for all compute. */
-static double gm_access(double bytes, int write)
+static double gm_access(double bytes, int write, int hbm)
 {
     int self = pld__self();
     if (self < 0)
         return gm_seconds(self_dev(), bytes);
     struct pld__rank *rk = &pld__R->ranks[self];
     double start = -1;
-    return pld__gm_seconds(rk, &start, rk->dev.hbm_lat, bytes, rk->dev.hbm_bw, write, 0);
+    return pld__gm_seconds(rk, &start, rk->dev.hbm_lat, bytes, rk->dev.hbm_bw, write, hbm, 0);
 }
 
-void pld__charge_gm(size_t bytes, int write)
+void pld__charge_gm(size_t bytes, int write, int hbm)
 {
-    pld__R->be->charge(gm_access((double)bytes, write));
+    pld__R->be->charge(gm_access((double)bytes, write, hbm));
 }
 
 void pld__charge_vector(int64_t elems)
@@ -120,9 +120,9 @@ void pld__price_store(struct pld__cost *c, size_t bytes, int drain)
     double start = -1, s;
     if (drain && self >= 0) {
         struct pld__rank *rk = &pld__R->ranks[self];
-        s = pld__gm_seconds(rk, &start, rk->dev.l0c_lat, (double)bytes, rk->dev.l0c_bw, 1, 0);
+        s = pld__gm_seconds(rk, &start, rk->dev.l0c_lat, (double)bytes, rk->dev.l0c_bw, 1, 0, 0);
     } else {
-        s = gm_access((double)bytes, 1);
+        s = gm_access((double)bytes, 1, 0);
     }
     *c = (struct pld__cost){.before = s};
 }

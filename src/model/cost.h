@@ -8,8 +8,10 @@
 
 /* Costs (cost.c): charge simulated time for work on the executing rank.
  * The prices of the operations that cross ranks follow. */
-void pld__charge_gm(size_t bytes, int write); /* one GM read (or write) of `bytes` */
-void pld__charge_vector(int64_t elems);       /* a vector op over `elems` */
+/* One GM read (or `write`) of `bytes` by the executing core; `hbm`: a read
+ * that comes from HBM, not L2 (pld__from_hbm). */
+void pld__charge_gm(size_t bytes, int write, int hbm);
+void pld__charge_vector(int64_t elems); /* a vector op over `elems` */
 /* The cube unit's costs (cost.c): a matmul's seconds on device `d`, or -1
  * when the model has no cube rate for `dt`; a move along one of the cube's
  * paths; and charging them to the executing core (scaled by speed_factor,
@@ -25,6 +27,15 @@ static inline double pld__cube_load_rate(const struct pld__device *d)
 {
     return d->l1_bw > 0 ? d->l1_bw : d->hbm_bw;
 }
+/* Whether reads of a tensor whose array spans `extent` bytes come from
+ * the chip's HBM rather than its L2: when the model has both levels
+ * (l2_bytes, hbm_chip_bw) and the array is larger than L2, which then
+ * cannot hold it however the reads are ordered.  A smaller one is taken to
+ * be in L2: the model keeps no cache state (docs/models.md, "HBM"). */
+static inline int pld__from_hbm(const struct pld__device *d, double extent)
+{
+    return d->hbm_chip_bw > 0 && d->l2_bytes > 0 && extent > d->l2_bytes;
+}
 double pld__cube_move_seconds(const struct pld__device *d, enum pld__cube_path path, double bytes);
 void pld__charge_cube(double seconds);
 /* The cube's pipes (pipes.c): pld__pipe_issue puts `seconds` of work
@@ -35,9 +46,11 @@ void pld__charge_cube(double seconds);
  * (pld__pipes_settle: the core's clock to the pipes' last end). */
 double pld__pipe_issue(struct pld__rank *rk, enum pld__pipe p, double seconds, double *end);
 /* pld__pipe_issue for a GM access of `bytes` on pipe `p`: MTE2's load
- * (hbm_lat, then the bytes at the cube's load rate) or FIX's drain
- * (l0c_lat, then l0c_bw), sharing the device's GM (pld__gm_seconds). */
-double pld__pipe_issue_gm(struct pld__rank *rk, enum pld__pipe p, double bytes, double *end);
+ * (hbm_lat, then the bytes at the cube's load rate; `hbm`: from HBM) or
+ * FIX's drain (l0c_lat, then l0c_bw), sharing the device's GM
+ * (pld__gm_seconds). */
+double pld__pipe_issue_gm(struct pld__rank *rk, enum pld__pipe p, double bytes, int hbm,
+                          double *end);
 struct pld__rank *pld__cube_rank(const char *file, int line, const char *op);
 /* pld__kernel_rank for every op that is not the cube's: the executing
  * kernel's rank, its cube's pipes settled first (the op starts once the
@@ -47,7 +60,8 @@ struct pld__rank *pld__op_rank(const char *file, int line, const char *op);
  * is what a GM read (or a `write`) of `bytes` by the executing core `rk`
  * takes, in model seconds (speed_factor included): `lat` plus the bytes at
  * the core's own `rate` (B/s; 0: free), or at its share of gm_read_bw or
- * gm_write_bw when the device's cores crowd it.  It starts at *start
+ * gm_write_bw when the device's cores crowd it; a read from HBM (`hbm`)
+ * gets no more than its share of hbm_chip_bw either.  It starts at *start
  * (model seconds; < 0: now).  A shared access first settles the core's
  * clock, brought up to *start when `move`, and sets *start to no earlier.
  * pld__gm_cores counts the cores the executing rank runs at once (+n
@@ -55,7 +69,7 @@ struct pld__rank *pld__op_rank(const char *file, int line, const char *op);
  * them are cube cores (a task graph's, around its grid); pld__gm_share_free
  * is run.c's. */
 double pld__gm_seconds(struct pld__rank *rk, double *start, double lat, double bytes, double rate,
-                       int write, int move);
+                       int write, int hbm, int move);
 void pld__gm_cores(int delta);
 void pld__gm_cube_cores(int delta);
 void pld__gm_share_free(struct pld__run *R);

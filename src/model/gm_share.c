@@ -59,7 +59,7 @@ struct gm_streams {
 struct pld__gm_share {
     int cores;                /* cores of the device's running grids */
     int cube;                 /* how many of them are cube cores */
-    struct gm_streams dir[2]; /* reads, writes */
+    struct gm_streams dir[3]; /* reads, writes; and the reads from HBM again (hbm_chip_bw) */
 };
 
 /* The executing device's share of the run, made on first use; NULL where
@@ -70,7 +70,7 @@ static struct pld__gm_share *device_share(void)
     if (self < 0 || !(pld__R->be->caps & PLD_CAP_TIMED))
         return NULL;
     const struct pld__device *d = &pld__R->ranks[self].dev;
-    if (d->gm_read_bw <= 0 && d->gm_write_bw <= 0)
+    if (d->gm_read_bw <= 0 && d->gm_write_bw <= 0 && d->hbm_chip_bw <= 0)
         return NULL;
     if (!pld__R->gm && !(pld__R->gm = calloc((size_t)pld__R->P, sizeof *pld__R->gm)))
         pld__fail(PLD_ENOMEM, "pldsim", 0, "pl_incore", "out of memory for the shared GM");
@@ -143,19 +143,38 @@ static int can_crowd(const struct pld__device *d, const struct pld__gm_share *g,
     return g->cores > 1 && ask / d->speed_factor > bw;
 }
 
+/* can_crowd for the reads from HBM.  A grid's cores are counted as cube
+ * cores only where a task graph says so; an SPMD grid that runs the cube
+ * (a front end's pl.spmd of matmuls) is counted at the vector rate, which
+ * would leave 24 cube cores streaming a 265 MB weight from HBM unshared.
+ * Every core is counted at the faster of the two rates instead: sharing
+ * where nothing crowds costs simcalls, not time.  Only reads of arrays
+ * larger than L2 take this path, so no other access moves. */
+static int can_crowd_hbm(const struct pld__device *d, const struct pld__gm_share *g, double bw)
+{
+    double own = pld__cube_load_rate(d) > d->hbm_bw ? pld__cube_load_rate(d) : d->hbm_bw;
+    return g->cores > 1 && (double)g->cores * own / d->speed_factor > bw;
+}
+
 double pld__gm_seconds(struct pld__rank *rk, double *start, double lat, double bytes, double rate,
-                       int write, int move)
+                       int write, int hbm, int move)
 {
     const struct pld__device *d = &rk->dev;
     const struct pld_backend *be = pld__R->be;
     double sf = d->speed_factor, bw = write ? d->gm_write_bw : d->gm_read_bw;
+    /* a read from HBM passes the L2 too: it is shared in both */
+    double hbw = hbm && !write ? d->hbm_chip_bw : 0;
     int self = pld__self();
-    if (bw <= 0 || rate <= 0 || self < 0 || &pld__R->ranks[self] != rk || !pld__R->gm ||
-        !can_crowd(d, &pld__R->gm[self], write, bw) || !(be->caps & PLD_CAP_TIMED))
+    const struct pld__gm_share *g =
+        self >= 0 && &pld__R->ranks[self] == rk && pld__R->gm ? &pld__R->gm[self] : NULL;
+    if (rate <= 0 || !g || !(be->caps & PLD_CAP_TIMED) ||
+        !((bw > 0 && can_crowd(d, g, write, bw)) || (hbw > 0 && can_crowd_hbm(d, g, hbw)))) {
         /* alone, a core shares with nobody, but gets no more than all */
-        return bw > 0 && rate / sf > bw ? lat * sf + bytes / bw
-                                        : (lat + (rate > 0 ? bytes / rate : 0)) * sf;
-    struct gm_streams *f = &pld__R->gm[self].dir[write];
+        double all = bw > 0 && (hbw <= 0 || bw < hbw) ? bw : hbw;
+        return all > 0 && rate / sf > all ? lat * sf + bytes / all
+                                          : (lat + (rate > 0 ? bytes / rate : 0)) * sf;
+    }
+    struct gm_streams *f = &pld__R->gm[self].dir[write], *h = &pld__R->gm[self].dir[2];
     double now = pld__now();
     if (move && *start > now)
         be->charge(*start - now);
@@ -165,14 +184,20 @@ double pld__gm_seconds(struct pld__rank *rk, double *start, double lat, double b
         *start = now;
     /* a straggler streams slower, as it computes slower */
     uint64_t id = book(f, *start, rate / sf)->id;
+    uint64_t hid = hbw > 0 ? book(h, *start, rate / sf)->id : 0;
     /* the cores whose streams start now too book theirs before any is
      * priced, so that they share alike whichever SimGrid runs first */
     if (be->yield)
         be->yield();
-    double got;
-    struct gm_stream *me = share(f, id, bw, pld__now(), &got);
+    double got, hgot;
+    struct gm_stream *me = share(f, id, bw > 0 ? bw : INFINITY, pld__now(), &got);
+    struct gm_stream *hme = hbw > 0 ? share(h, hid, hbw, pld__now(), &hgot) : NULL;
+    if (hme && hgot < got)
+        got = hgot;
     double seconds = lat * sf + bytes / got;
     me->end = *start + seconds;
+    if (hme)
+        hme->end = me->end;
     return seconds;
 }
 
@@ -180,7 +205,7 @@ void pld__gm_share_free(struct pld__run *R)
 {
     if (R->gm)
         for (int r = 0; r < R->P; r++)
-            for (int w = 0; w < 2; w++)
+            for (int w = 0; w < 3; w++)
                 free(R->gm[r].dir[w].s);
     free(R->gm);
     R->gm = NULL;

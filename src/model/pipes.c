@@ -69,7 +69,8 @@ double pld__pipe_issue(struct pld__rank *rk, enum pld__pipe p, double seconds, d
  * issued after it and starts earlier (MTE2 runs first in their chain, and
  * in issue order).  A drain is not: the next tile's loads, issued after
  * it, start before it ends, so it is booked ahead of its start. */
-double pld__pipe_issue_gm(struct pld__rank *rk, enum pld__pipe p, double bytes, double *end)
+double pld__pipe_issue_gm(struct pld__rank *rk, enum pld__pipe p, double bytes, int hbm,
+                          double *end)
 {
     const struct pld__device *d = &rk->dev;
     int drain = p == PLD__PIPE_FIX;
@@ -78,7 +79,8 @@ double pld__pipe_issue_gm(struct pld__rank *rk, enum pld__pipe p, double bytes, 
         return pld__pipe_issue(rk, p, lat + (rate > 0 ? bytes / rate : 0), end);
     struct pld__pipes *q = &rk->pipes;
     double start = pipe_start(q, p);
-    double s = pld__gm_seconds(rk, &start, lat, bytes, rate, drain, p == PLD__PIPE_MTE2);
+    double s =
+        pld__gm_seconds(rk, &start, lat, bytes, rate, drain, hbm && !drain, p == PLD__PIPE_MTE2);
     *end = start + s;
     return occupy(q, p, start, *end);
 }

@@ -112,6 +112,69 @@ class Sharing(unittest.TestCase):
         # yield it loaded alone first, and ended at 10.66 us, not 10.87)
 
 
+class Hbm(unittest.TestCase):
+    """Reads of an array larger than l2_bytes come from HBM, whose
+    hbm_chip_bw every core shares (docs/models.md, "HBM");
+    tests/python/programs/hbm_reads.py: V blocks each load L tiles of
+    32 KiB from slab 1 (64 KiB) of a [2, 64, 256] FP32 tensor (128 KiB),
+    then store one.  The L2 is not shared here (gm_read_bw=0), so only
+    the HBM can slow the loads."""
+
+    HALF = 32 * 256 * 4  # hbm_reads.py's tile, bytes
+
+    def times(self, cases: list[tuple[str, int, str]], hbm_bw: float) -> list[float]:
+        """Each (mode, blocks, l2_bytes) run's simulated time, us."""
+        runs = support.in_parallel(
+            lambda c: support.pldsim_py("--topology", quiet(gm_read_bw="0", l2_bytes=c[2], hbm_chip_bw=gbps(hbm_bw)),
+                                        support.program("hbm_reads.py"), c[0], str(c[1]), "10"),
+            cases)
+        for c, r in zip(cases, runs):
+            self.assertEqual(r.returncode, 0, f"{c}: {r.stderr}")
+            self.assertEqual(r.stdout.splitlines()[-1], "OK", c)
+        return [support.sim_time_us(r) for r in runs]
+
+    def want(self, rate: float) -> float:
+        """launch + L loads at `rate` + one store at the core's own rate."""
+        m = support.model_us()
+        return m["launch_lat"] + 10 * (m["hbm_lat"] + self.HALF / rate) + m["hbm_lat"] + self.HALF / m["hbm_bw"]
+
+    def test_the_array_a_load_reads_decides_whether_the_l2_holds_it(self):
+        """Four blocks, hbm_chip_bw at twice one core's rate: from HBM each
+        loads at half its rate, from L2 at its own.  The array is the slab
+        (64 KiB) for a slice of a slice (whose own view holds 32 KiB) and
+        for a region inside the slab; it is the whole tensor (128 KiB) for
+        a region across both slabs.  An array of exactly l2_bytes fits."""
+        m = support.model_us()
+        own, half = m["hbm_bw"], m["hbm_bw"] / 2
+        cases = [("slice", "48KiB", half), ("slice", "64KiB", own), ("slice", "96KiB", own),
+                 ("region", "48KiB", half), ("region", "96KiB", own),
+                 ("whole", "96KiB", half), ("whole", "128KiB", own)]
+        got = self.times([(mode, 4, l2) for mode, l2, _ in cases], 2 * m["hbm_bw"])
+        for (mode, l2, rate), t in zip(cases, got):
+            with self.subTest(mode=mode, l2_bytes=l2):
+                self.assertAlmostEqual(t, self.want(rate), delta=0.0015)  # time= has 3 decimals
+
+    def test_a_lone_core_reads_hbm_at_the_lesser_of_its_rate_and_the_chips(self):
+        """One block shares with nobody: from HBM it loads at hbm_bw, or at
+        hbm_chip_bw when that is less."""
+        m = support.model_us()
+        for chip, rate in ((2 * m["hbm_bw"], m["hbm_bw"]), (m["hbm_bw"] / 4, m["hbm_bw"] / 4)):
+            with self.subTest(hbm_chip_bw=chip):
+                (t,) = self.times([("slice", 1, "48KiB")], chip)
+                self.assertAlmostEqual(t, self.want(rate), delta=0.0015)
+
+    def test_without_the_keys_nothing_comes_from_hbm(self):
+        """l2_bytes or hbm_chip_bw at 0: no HBM level, every load at the
+        core's own rate (the models that give neither)."""
+        m = support.model_us()
+        for keys in (dict(l2_bytes="0"), dict(hbm_chip_bw="0")):
+            with self.subTest(**keys):
+                spec = quiet(gm_read_bw="0", **{"l2_bytes": "48KiB", "hbm_chip_bw": gbps(2 * m["hbm_bw"]), **keys})
+                r = support.pldsim_py("--topology", spec, support.program("hbm_reads.py"), "slice", "4", "10")
+                self.assertEqual(r.returncode, 0, r.stderr)
+                self.assertAlmostEqual(support.sim_time_us(r), self.want(m["hbm_bw"]), delta=0.0015)
+
+
 class GemmAllreduce(unittest.TestCase):
     """bench/gemm_ar.py, pto-isa's GEMM + allreduce (the held-out figures of
     docs/validation.md, "Shared GM bandwidth"), at a small shape."""
