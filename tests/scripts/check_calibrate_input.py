@@ -284,6 +284,39 @@ def test_a_bad_pypto_lib_is_one_line():
             "t-nolayer.csv: no layer row that --pypto-lib could run")
 
 
+def test_layer_rows_and_windows():
+    # which held-out rows are layer points, and pldsim's clock for a window
+    sys.path.insert(0, os.path.join(SRC, "tools"))
+    from pldsim_calibrate.layers import layer_points, window_us
+    from pldsim_calibrate.measurements import runtime_rows
+
+    path = os.path.join(DATA, "a2a3-runtime-heldout.csv")
+    got = {p.program: (p.P, p.values) for p in layer_points(runtime_rows(path))}
+    want = {"layer/lm_head-tp4": (4, [301.0]), "layer/lm_head-tp4-before": (4, [528.0])}
+    for tp, after, before in ((2, 458.7, 578.8), (4, 254.5, 353.7), (8, 97.9, 186.9)):
+        want[f"layer/mtp-lm_head-tp{tp}"] = (tp, [after])
+        want[f"layer/mtp-lm_head-tp{tp}-before"] = (tp, [before])
+    assert got == want, got
+    # the smallest span over the ranks of the ops on the window's lines;
+    # the host's, other files' and other lines' ops are not in it
+    trace = file("w.txt", "# pldsim text trace v1\n# start_ns end_ns rank op ...\n"
+                 "0 500000 host dispatch r0 - - - - lm_head.py:300\n"
+                 "1000 2000 r0 launch - - - - - lm_head.py:228\n"
+                 "2000 9000 r0 matmul - - - - - lm_head.py:247\n"
+                 "9000 99000 r0 load - - - - - lm_head.py:400\n"
+                 "9000 99000 r0 load - - - - - other.py:250\n"
+                 "3000 5000 r1 launch - - - - - lm_head.py:228\n"
+                 "5000 8500 r1 notify_add r0 - - - - lm_head.py:334\n")
+    assert abs(window_us(trace, "lm_head.py", (228, 334)) - 5.5) < 1e-12
+    # lines that hold no op: one line, not a window of nothing
+    r = subprocess.run([sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv[1]); "
+                        "from pldsim_calibrate.layers import window_us; "
+                        "window_us(sys.argv[2], 'lm_head.py', (500, 600))",
+                        os.path.join(SRC, "tools"), trace], capture_output=True, text=True)
+    assert r.returncode == 1 and r.stderr.count("\n") == 1, r
+    assert "w.txt: no op of lm_head.py:500-600; the window's lines" in r.stderr, r.stderr
+
+
 def test_bad_records_are_one_line():
     rec = "".join(REC)
     first = REC[3].split(",")[3]  # mesh P=2 256's simulated_us, line 4
