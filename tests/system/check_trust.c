@@ -10,6 +10,7 @@
  *  - on threads, whose times are the machine's, there is no trust at all;
  *  - a label that is not one of the four is refused in one line. */
 #include "checktools.h"
+#include "../../src/model/model.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -34,25 +35,9 @@ static struct cmd_result run_step10(const char *flags, json_t **doc)
     return r;
 }
 
-/* The value of a time key of models/a2a3.model (the model as built in),
- * in us: the closed forms follow the model, not a copy of its numbers. */
-static double model_us(const char *key)
-{
-    char *text = slurp(PLD_SRCDIR "/models/a2a3.model");
-    size_t n = strlen(key);
-    double v = -1;
-    for (char *line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : 0) {
-        char unit[3] = "";
-        if (strncmp(line, key, n) == 0 && line[n] == ' ' &&
-            sscanf(line + n, " = %lf%2[a-z]", &v, unit) == 2) {
-            v *= strcmp(unit, "ns") == 0 ? 1e-3 : strcmp(unit, "us") == 0 ? 1 : -1;
-            break;
-        }
-    }
-    free(text);
-    ck_assert_msg(v > 0, "models/a2a3.model: no %s in ns or us", key);
-    return v;
-}
+/* models/a2a3.model as built in, read by libpld's own parser: the closed
+ * forms follow the model, not a copy of its numbers or of its units. */
+static struct pld__model A;
 
 /* The label and op time of `kind` in the summary's trust.kinds. */
 static const char *kind_label(json_t *trust, const char *kind, double *us, json_t **share)
@@ -99,9 +84,9 @@ START_TEST(a2a3_time_is_mostly_checked)
     json_t *share;
     /* closed forms: one launch and one dispatch a rank */
     kind_label(trust, "launch", &us, &share);
-    ck_assert_msg(fabs(us - 4 * model_us("launch_lat")) < 1e-9, "launches: %.17g us", us);
+    ck_assert_msg(fabs(us - 4 * A.dev.launch_lat * 1e6) < 1e-9, "launches: %.17g us", us);
     kind_label(trust, "dispatch", &us, &share);
-    ck_assert_msg(fabs(us - 4 * model_us("dispatch_lat")) < 1e-6, "dispatches: %.17g us", us);
+    ck_assert_msg(fabs(us - 4 * A.dev.dispatch_lat * 1e6) < 1e-6, "dispatches: %.17g us", us);
     /* the shares and the labels' times add up to the ops' time */
     double priced = json_number_value(json_object_get(trust, "op_time_us")), sum = 0, labels = 0;
     json_t *kinds = json_object_get(trust, "kinds"), *v;
@@ -171,6 +156,9 @@ END_TEST
 
 int main(void)
 {
+    const char *text = pld__builtin_model_text("a2a3");
+    if (!text || pld__model_parse(text, "a2a3", &A) != 0)
+        return 1;
     Suite *s = suite_create("trust");
     TCase *tc = tcase_create("labels");
     tcase_set_timeout(tc, 60);
