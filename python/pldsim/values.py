@@ -187,13 +187,21 @@ class HostNames:
         lead = next((s for n, s in zip(t.shape, t.stride()) if n > 1), None)
         if not shape or lead is None:
             return 0
+        # the bytes from the view's first element to past its last: the
+        # array must hold them, and so must the named tensor (an entry
+        # whose memory was freed and reused by an unnamed tensor may not)
+        size = t.element_size()
+        view = size * (1 + sum((n - 1) * s for n, s in zip(t.shape, t.stride())))
+        start, end, _ = self._spans[i]
+        if t.data_ptr() + view > end:
+            return 0
         span = 1
         for k in range(len(shape) - 1, -1, -1):  # row-major: the stride of dim k
             if span == lead and shape[k] > 1:
                 n = 1
                 for d in shape[k:]:
                     n *= d
-                return n * t.element_size()
+                return n * size if n * size >= view else 0
             span *= shape[k]
         return 0
 
@@ -310,14 +318,6 @@ def host_view(t: Any, op: str, what: str) -> Any:
             op, f"{what} has strides {tuple(t.stride())}, which are not a slice of a row-major tensor; pass {what}.contiguous()"
         )
     return _pldsim.host_view(code, tuple(t.shape), t.data_ptr(), HOST_NAMES.name(t), t, layout, float(HOST_NAMES.array_bytes(t)))
-
-    for i, s in enumerate(root.stride()):
-        if s == lead and root.shape[i] > 1:
-            n = 1
-            for d in root.shape[i:]:
-                n *= d
-            return n * t.element_size()
-    return 0
 
 
 def _layout_of(t: Any) -> tuple[int, ...] | None:

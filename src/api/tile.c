@@ -98,41 +98,6 @@ pl_tile pl__load(const char *file, int line, pl_tensor t, pl_shape offsets, pl_s
     return pld__load_as(file, line, "pl_load", t, offsets, shape, kw);
 }
 
-/* The first dim of `s` wider than 1 (its last when none is). */
-static int first_wide(pl_shape s)
-{
-    int i = 0;
-    while (i < s.ndim - 1 && s.dim[i] == 1)
-        i++;
-    return i;
-}
-
-/* The bytes of `t`'s layout from dim `i` on: one slab of it. */
-static double slab_bytes(pl_tensor t, int i)
-{
-    pl_shape a = pld__layout(t);
-    double n = (double)pl_dtype_size(t.dtype);
-    for (; i < a.ndim; i++)
-        n *= (double)a.dim[i];
-    return n;
-}
-
-/* The bytes of the array a load of `region` reads from, which
- * pld__from_hbm asks of the L2.  A region inside one slab of `t` (a
- * rank's of a tensor [P, ...]: leading dims of 1 where `t` has more) reads
- * that slab.  Otherwise it is the array `t` lies in: what the caller says
- * (a front end's slice of a slice has lost it), a window buffer's copy on
- * a rank, or `t`'s own layout. */
-static double load_extent_bytes(pl_tensor t, pl_shape region, struct pl_load_kw kw)
-{
-    int i = first_wide(region), j = first_wide(t.shape);
-    if (i > j)
-        return slab_bytes(t, i);
-    if (kw.array_bytes > 0)
-        return kw.array_bytes;
-    return t.win ? (double)t.win->bytes : slab_bytes(t, j);
-}
-
 /* What a load does once its region is checked: charge the GM read (from
  * HBM when the `extent` bytes of the array it reads do not fit L2),
  * record it for the race detector, copy the values into `dst` (laid out
@@ -175,10 +140,11 @@ pl_tile pld__load_as(const char *file, int line, const char *op, pl_tensor t, pl
     pl_shape valid =
         pld__load_extent(file, line, op, "source", t, offsets, shape, kw.valid_shape, kw.clamp);
     pld__check_tile_rows(file, line, op, shape, t.dtype);
+    pld__check_array_bytes(file, line, op, kw);
     pl_tile tile = pld__tile_alloc(file, line, op, t.dtype, shape, !pld__has_data(&t));
     tile.valid = valid;
     load_region(file, line, op, t0, t, offsets, valid, tile.no_data ? NULL : tile.data, shape, NULL,
-                load_extent_bytes(t, valid, kw));
+                pld__array_bytes(t, valid, kw));
     pld__tile_zero_tail(&tile);
     return tile;
 }
@@ -191,11 +157,12 @@ int pld__load_into(const char *file, int line, const char *op, pl_tensor t, pl_s
     check_gm(file, line, op, "source", t);
     *valid =
         pld__load_extent(file, line, op, "source", t, offsets, shape, kw.valid_shape, kw.clamp);
+    pld__check_array_bytes(file, line, op, kw);
     int data = pld__has_data(&t) && pld__keeps_values(t.dtype);
     if (data)
         memset(dst, 0, (size_t)pl_shape_numel(shape) * pl_dtype_size(t.dtype));
     load_region(file, line, op, t0, t, offsets, *valid, data ? dst : NULL, shape, rk,
-                load_extent_bytes(t, *valid, kw));
+                pld__array_bytes(t, *valid, kw));
     return data;
 }
 

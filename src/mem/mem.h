@@ -16,6 +16,15 @@ unsigned char *pld__elem_ptr(pl_tensor t, int rank, pl_shape offsets);
  * region.c. */
 pl_shape pld__layout(pl_tensor t);
 
+/* The bytes of the array a load of `region` from `t` reads (a slab of
+ * `t`, the array it lies in, or kw.array_bytes), which the clock compares
+ * with the L2's size.  array_extent.c. */
+double pld__array_bytes(pl_tensor t, pl_shape region, struct pl_load_kw kw);
+
+/* Fails, naming `op`, unless kw.array_bytes is 0 or a finite size.
+ * array_extent.c. */
+void pld__check_array_bytes(const char *file, int line, const char *op, struct pl_load_kw kw);
+
 /* Byte offset of element `offsets` of `t` from its first element, through
  * its layout.  region.c. */
 int64_t pld__offset_bytes(pl_tensor t, pl_shape offsets);

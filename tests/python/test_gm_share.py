@@ -133,10 +133,11 @@ class Hbm(unittest.TestCase):
             self.assertEqual(r.stdout.splitlines()[-1], "OK", c)
         return [support.sim_time_us(r) for r in runs]
 
-    def want(self, rate: float) -> float:
-        """launch + L loads at `rate` + one store at the core's own rate."""
+    def want(self, rate: float, tile: int = HALF) -> float:
+        """launch + L loads of `tile` bytes at `rate` + one store at the
+        core's own rate."""
         m = support.model_us()
-        return m["launch_lat"] + 10 * (m["hbm_lat"] + self.HALF / rate) + m["hbm_lat"] + self.HALF / m["hbm_bw"]
+        return m["launch_lat"] + 10 * (m["hbm_lat"] + tile / rate) + m["hbm_lat"] + tile / m["hbm_bw"]
 
     def test_the_array_a_load_reads_decides_whether_the_l2_holds_it(self):
         """Four blocks, hbm_chip_bw at twice one core's rate: from HBM each
@@ -153,6 +154,48 @@ class Hbm(unittest.TestCase):
         for (mode, l2, rate), t in zip(cases, got):
             with self.subTest(mode=mode, l2_bytes=l2):
                 self.assertAlmostEqual(t, self.want(rate), delta=0.0015)  # time= has 3 decimals
+
+    def test_a_row_is_not_a_slab(self):
+        """One row [1, 1, 256] of slab 1 reads the whole tensor's array (a
+        GEMV's row of a weight reads the weight): from HBM with l2_bytes
+        between the slab and the whole, where a slab's region would fit."""
+        m = support.model_us()
+        row = 256 * 4
+        cases = [("96KiB", m["hbm_bw"] / 2), ("128KiB", m["hbm_bw"])]
+        got = self.times([("row", 4, l2) for l2, _ in cases], 2 * m["hbm_bw"])
+        for (l2, rate), t in zip(cases, got):
+            with self.subTest(l2_bytes=l2):
+                self.assertAlmostEqual(t, self.want(rate, row), delta=0.0015)
+
+    def test_the_front_end_names_no_array_smaller_than_the_view(self):
+        """HostNames.array_bytes, the array the Python front end passes on:
+        a rank's slab for a slice of a slice; 0 (libpld's own layout then)
+        for a flat view of a named tensor, whose leading stride matches a
+        row, for an unnamed tensor, and for a view that runs past the
+        named tensor's memory (a freed name's reused addresses)."""
+        code = (
+            "import torch\n"
+            "from pldsim.values import HostNames\n"
+            "h = HostNames()\n"
+            "w = torch.zeros(2, 64, 256)\n"
+            "h.add(w, 'w')\n"
+            "flat = torch.zeros(64, 2048, dtype=torch.bfloat16)\n"
+            "h.add(flat, 'flat')\n"
+            "print(h.array_bytes(w[1][0:32, :]), h.array_bytes(w[1]), h.array_bytes(w),\n"
+            "      h.array_bytes(w[:, 0:16, :]), h.array_bytes(flat.view(-1)),\n"
+            "      h.array_bytes(flat.view(1, -1)), h.array_bytes(torch.zeros(8, 8)))\n"
+            "big = torch.zeros(4, 64, 256)\n"
+            "h2 = HostNames()\n"
+            "h2.add(big[0], 'small')\n"
+            "print(h2.array_bytes(big[0:2].reshape(128, 256)))\n"
+        )
+        with support.scratch() as d:
+            path = os.path.join(d, "names.py")
+            with open(path, "w") as f:
+                f.write(code)
+            r = support.pldsim_py(path)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.splitlines(), [f"{64 * 256 * 4} {64 * 256 * 4} {2 * 64 * 256 * 4} {2 * 64 * 256 * 4} 0 0 0", "0"])
 
     def test_a_lone_core_reads_hbm_at_the_lesser_of_its_rate_and_the_chips(self):
         """One block shares with nobody: from HBM it loads at hbm_bw, or at

@@ -69,6 +69,7 @@ enum misuse {
     VALID_SHAPE_WIDER,
     VALID_SHAPE_RANK,
     CLAMP_PAST_THE_END,
+    LOAD_ARRAY_BYTES_NEGATIVE,
     VALID_READ_OUT_OF_BOUNDS,
     A2AV_ROWS_NOT_PER_RANK,
     A2AV_ALIAS,
@@ -292,6 +293,9 @@ static void kernel(const struct rank_args *a)
         break;
     case CLAMP_PAST_THE_END:
         bad_line = __LINE__; (void)pl_load(a->data, PL_IDX(0, 64), PL_SHAPE(1, 8), .clamp = 1);
+        break;
+    case LOAD_ARRAY_BYTES_NEGATIVE:
+        bad_line = __LINE__; (void)pl_load(a->data, PL_IDX(0, 0), PL_SHAPE(1, 8), .array_bytes = -1);
         break;
     case EXTRA_BARRIER: /* both meet once; rank 0 then waits for a second barrier */
         pld_tensor_barrier(a->sig);
@@ -520,6 +524,9 @@ static const struct {
      "valid_shape [32] has 1 dims but the shape [1, 32] has 2"},
     {CLAMP_PAST_THE_END, "pl_load", "rank 0",
      "clamp: offsets [0, 64] are past the end of 'data' [1, 64] in dim 1: nothing is left to read"},
+    {LOAD_ARRAY_BYTES_NEGATIVE, "pl_load", "rank 0",
+     "array_bytes -1: expected the bytes of the array the tensor lies in, 0 or more (0: the "
+     "tensor's own layout)"},
     {VALID_READ_OUT_OF_BOUNDS, "pl_load", "rank 0",
      "region at offsets [0, 48] with shape [1, 24] is out of bounds of source 'data' [1, 64] (dim "
      "1: 48 + 24 > 64)"},

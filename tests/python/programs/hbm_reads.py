@@ -13,7 +13,10 @@ slice: from ``src[1][0:32, :]``, a slice of a slice, whose own view holds
 region: with ``pl.load(src, [1, 0, 0], [1, 32, 256])``, a region inside
     slab 1 of the whole tensor (the array is that slab);
 whole: with ``pl.load(src, [0, 0, 0], [2, 16, 256])``, a region across
-    both slabs (the array is the whole 128 KiB).
+    both slabs (the array is the whole 128 KiB);
+row: with ``pl.load(src, [1, 0, 0], [1, 1, 256])``, one row of 1 KiB (a
+    row is not a slab: the array is the whole 128 KiB, as a GEMV's row of a
+    weight reads the weight).
 
 Each prints OK."""
 
@@ -51,6 +54,13 @@ class Reads:
             t = pl.load(src, [0, 0, 0], [SLABS, HALF // 2, COLS])
         return pl.store(t, [2 * pl.tile.get_block_idx(), 0, 0], w3)
 
+    @pl.function(type=pl.FunctionType.AIV)
+    def by_row(self, src: pl.Tensor[[SLABS, ROWS, COLS], pl.FP32], w3: pl.Out[pl.Tensor[[2 * V, HALF, COLS], pl.FP32]]):
+        t = pl.load(src, [1, 0, 0], [1, 1, COLS])
+        for _ in pl.range(L - 1):
+            t = pl.load(src, [1, 0, 0], [1, 1, COLS])
+        return pl.store(t, [pl.tile.get_block_idx(), 0, 0], w3)
+
     @pl.function(type=pl.FunctionType.Orchestration)
     def chip(
         self,
@@ -63,6 +73,8 @@ class Reads:
                 pl.spmd_submit(self.by_slice, src, w2, core_num=V)
             elif MODE == "region":
                 pl.spmd_submit(self.by_region, src, w3, core_num=V)
+            elif MODE == "row":
+                pl.spmd_submit(self.by_row, src, w3, core_num=V)
             else:
                 pl.spmd_submit(self.by_whole, src, w3, core_num=V)
         return w3
@@ -76,6 +88,8 @@ if w2.any() or w3.any():  # --timing-only computes no values
         assert torch.equal(w2, src[1, :HALF].repeat(V, 1))
     elif MODE == "region":
         assert torch.equal(w3[:V], src[1:2, :HALF].repeat(V, 1, 1))
+    elif MODE == "row":
+        assert torch.equal(w3[:V, 0], src[1, 0].repeat(V, 1)) and not w3[:, 1:].any()
     else:
         assert torch.equal(w3[0:2, : HALF // 2], src[:, : HALF // 2]) and not w3[0:2, HALF // 2 :].any()
 print("OK")
