@@ -54,10 +54,12 @@ struct pld_at_kw {
 pld_task_id pld__at(const char *file, int line, const char *kernel, pld__task_fn fn,
                     const void *args, size_t size, struct pld_at_kw kw);
 /* pld_at for a language front end: `kernel` = 0 leaves entering and
- * leaving the kernel to fn (which then names it itself). */
+ * leaving the kernel to fn (which then names it itself); `block` = 1 makes
+ * the task a further block of the task submitted last (an SPMD task's),
+ * which the orchestrator submitted once, so it pays no submit_lat. */
 pld_task_id pld__at_task(const char *file, int line, const char *name, pld__task_fn fn,
                          const void *args, size_t size, const pld_task_id *deps, int64_t ndeps,
-                         int kernel, int cube);
+                         int kernel, int cube, int block);
 
 /* pld_system_defer_wait(signal, .offsets, .expected, .cmp = PLD_WAIT_GE):
  * in a task submitted with pld_at, registers "the rank's own cell >=

@@ -401,15 +401,16 @@ static PyObject *py_scope_end(PyObject *self, PyObject *args)
     return py_scope(args, 0);
 }
 
-/* at(file, line, name, call, deps) -> (scope, index): submits call() as a
- * task of the rank's manual scope (or runs it now, outside one); `deps` is
- * a sequence of earlier results.  call() enters its kernel itself. */
+/* at(file, line, name, call, deps[, cube[, block]]) -> (scope, index):
+ * submits call() as a task of the rank's manual scope (or runs it now,
+ * outside one); `deps` is a sequence of earlier results; `block`: a later
+ * block of the SPMD task submitted last.  call() enters its kernel itself. */
 static PyObject *py_at(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *file, *name, *call, *deps;
-    int line, cube = 0;
-    if (!PyArg_ParseTuple(args, "UiUOO|p", &file, &line, &name, &call, &deps, &cube))
+    int line, cube = 0, block = 0;
+    if (!PyArg_ParseTuple(args, "UiUOO|pp", &file, &line, &name, &call, &deps, &cube, &block))
         return NULL;
     const char *f = pldsim_intern(file), *nm = pldsim_intern(name);
     if (!f || !nm)
@@ -435,7 +436,8 @@ static PyObject *py_at(PyObject *self, PyObject *args)
     Py_INCREF(call);
     struct task_args ta = {call, nm};
     pld_task_id id = {0};
-    PLDSIM_CALL(id = pld__at_task(f, line, nm, task_trampoline, &ta, sizeof ta, ids, n, 0, cube));
+    PLDSIM_CALL(
+        id = pld__at_task(f, line, nm, task_trampoline, &ta, sizeof ta, ids, n, 0, cube, block));
     PyMem_Free(ids);
     return Py_BuildValue("(ii)", id.scope, id.index);
 }

@@ -218,11 +218,11 @@ def submit(body: Any, env: dict, names: tuple, spec: At) -> TaskId:
         return run
 
     if in_manual_scope():
-        ids = [_pldsim.at(spec.file, spec.line, spec.name, block(b), deps) for b in range(spec.core_num)]
+        ids = [_pldsim.at(spec.file, spec.line, spec.name, block(b), deps, False, b > 0) for b in range(spec.core_num)]
         return TaskId(ids[0][0], ids[0][1], spec.name, tuple(tuple(i) for i in ids[1:]))
     _pldsim.scope_begin(spec.file, spec.line)
     for b in range(spec.core_num):
-        _pldsim.at(spec.file, spec.line, spec.name, block(b), [])
+        _pldsim.at(spec.file, spec.line, spec.name, block(b), [], False, b > 0)
     _pldsim.scope_end(spec.file, spec.line)
     return TaskId(0, -1, spec.name)
 

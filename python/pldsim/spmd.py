@@ -66,14 +66,14 @@ def launch(kernel: Any, args: tuple, kwargs: dict, core_num: Any, sync_start: An
 
     cube = fn.unit == state.CUBE  # an AIC function's blocks run on the cube cores
     if scopes.in_manual_scope():
-        ids = [_pldsim.at(file, line, fn.name, block(b), dep_ids, cube) for b in range(core_num)]
+        ids = [_pldsim.at(file, line, fn.name, block(b), dep_ids, cube, b > 0) for b in range(core_num)]
         tid = scopes.TaskId(ids[0][0], ids[0][1], fn.name, tuple(tuple(i) for i in ids[1:]))
     else:
         # the blocks run now, at once, on the device's cores: a scope of
         # their own (what they depend on ran before, in program order)
         _pldsim.scope_begin(file, line)
         for b in range(core_num):
-            _pldsim.at(file, line, fn.name, block(b), [], cube)
+            _pldsim.at(file, line, fn.name, block(b), [], cube, b > 0)
         _pldsim.scope_end(file, line)
         tid = scopes.TaskId(0, -1, fn.name)
     outs = [bound.arguments[p.name] for p in sig.params if isinstance(sig.anns.get(p.name), DirectionAnn) and p.name in bound.arguments]

@@ -87,6 +87,7 @@ void pld__run_task(int rank, struct pld__task *t)
         fr->capspans = cap;
     }
     double t0 = pld__now();
+    fr->submitted = t0; /* the orchestrator submits nothing before it starts */
     __atomic_store_n(&fr->in_task, 1, __ATOMIC_RELAXED);
     t->fn(t->args);
     pld__graph_check_closed(rank, t->fn_name);

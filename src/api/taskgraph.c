@@ -130,16 +130,45 @@ void pld__scope_end(const char *file, int line)
     graph_free(g);
 }
 
+/* When the orchestrator's submission of one more task ends: submit_lat
+ * after its last one (upstream's runtime submits a dispatch's tasks one at
+ * a time, on one AICPU thread, from the dispatch's start).  Its clock is
+ * its submissions' alone: it does not wait for the tasks, which pldsim runs
+ * in program order or at a scope's end, and what it does itself (a
+ * collective, a read) ran on the rank's clock before anything after it.  So
+ * a task starts no earlier than this, and a graph's tasks no faster than
+ * one each submit_lat.  `block`: a later block of the task submitted last
+ * (an SPMD task's), which upstream submits once. */
+static double submission_end(struct pld__rank *rk, int block)
+{
+    if (!block)
+        rk->submitted += rk->dev.submit_lat;
+    return rk->submitted;
+}
+
+/* A task as submitted, its args not yet set. */
+static struct gtask submitted_task(pld__task_fn fn, const char *name, const char *file, int line,
+                                   int kernel, int cube, int block)
+{
+    return (struct gtask){.fn = fn,
+                          .name = name,
+                          .file = file,
+                          .line = line,
+                          .kernel = kernel,
+                          .cube = cube,
+                          .release = submission_end(&pld__R->ranks[pld__self()], block)};
+}
+
 pld_task_id pld__at(const char *file, int line, const char *kernel, pld__task_fn fn,
                     const void *args, size_t size, struct pld_at_kw kw)
 {
     return pld__at_task(file, line, kw.name ? kw.name : kernel, fn, args, size, kw.deps, kw.ndeps,
-                        1, kw.cube);
+                        1, kw.cube, 0);
 }
 
 pld_task_id pld__at_task(const char *file, int line, const char *name, pld__task_fn fn,
                          const void *args, size_t size, const pld_task_id *deps, int64_t ndeps,
-                         int kernel, int cube)
+                         int kernel, int cube, int block)
 {
     static const char op[] = "pld_at";
     struct pld__graph *g = graph_of(file, line, op);
@@ -167,13 +196,8 @@ pld_task_id pld__at_task(const char *file, int line, const char *name, pld__task
             free(t);
             pld__fail(PLD_ENOMEM, file, line, op, "out of memory");
         }
-        *t = (struct gtask){.fn = fn,
-                            .args = (void *)args,
-                            .name = name,
-                            .file = file,
-                            .line = line,
-                            .kernel = kernel,
-                            .cube = cube};
+        *t = submitted_task(fn, name, file, line, kernel, cube, block);
+        t->args = (void *)args;
         *one = (struct pld__graph){.file = file,
                                    .line = line,
                                    .t = t,
@@ -211,8 +235,7 @@ pld_task_id pld__at_task(const char *file, int line, const char *name, pld__task
         g->cap = cap;
     }
     struct gtask *t = &g->t[g->n];
-    *t = (struct gtask){
-        .fn = fn, .name = name, .file = file, .line = line, .kernel = kernel, .cube = cube};
+    *t = submitted_task(fn, name, file, line, kernel, cube, block);
     if (size) {
         t->args = malloc(size);
         if (!t->args)

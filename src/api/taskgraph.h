@@ -28,9 +28,10 @@ struct gtask {
     void *args; /* a copy, freed with the graph */
     const char *name, *file;
     int line;
-    int kernel; /* the scheduler enters and leaves the kernel around fn */
-    int cube;   /* runs on a cube core (AIC), else on a vector core (AIV) */
-    int *deps;  /* indices of earlier tasks */
+    int kernel;     /* the scheduler enters and leaves the kernel around fn */
+    int cube;       /* runs on a cube core (AIC), else on a vector core (AIV) */
+    double release; /* when its submission ends: it starts no earlier (s) */
+    int *deps;      /* indices of earlier tasks */
     int ndeps;
     int waiting; /* deps not yet complete: the task is ready at 0 */
     int *succ;   /* the later tasks that depend on it (one entry per dependence) */

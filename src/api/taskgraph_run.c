@@ -234,6 +234,10 @@ void pld__graph_core_loop(void *arg, int core)
         if (i >= 0) {
             struct gtask *t = &g->t[i];
             t->state = RUNNING;
+            /* the core is idle until the orchestrator has submitted it */
+            double early = t->release - pld__now();
+            if (early > 0 && !t->rest_due)
+                be->charge(early);
             run_one(g, t, i);
             if (pld_run_aborting())
                 return;

@@ -69,6 +69,7 @@ struct pld__wbuf {
     X(hbm_lat, time)          /* fixed cost of one GM access, s */                                 \
     X(vector_rate, rate)      /* vector-unit throughput, elements/s */                             \
     X(launch_lat, time)       /* kernel launch (pl_incore), s */                                   \
+    X(submit_lat, time)       /* the orchestrator's serial cost per task-graph task (pld_at), s */ \
     X(dispatch_lat, time)     /* host dispatch of one task (pld_dispatch), s */                    \
     X(signal_bytes, size)     /* bytes a notify carries over the link */                           \
     X(signal_lat, time)       /* the notifier's cost of one signal write, s */                     \
@@ -220,6 +221,9 @@ struct pld__rank {
     int recording;            /* pld_record_begin() is active */
     char *rec;                /* the recorded lines */
     size_t rec_len, rec_cap;
+    /* when the orchestrator's last task submission ends (taskgraph.c): a
+     * task starts no earlier, so submit_lat bounds a graph's task rate */
+    double submitted;
 };
 
 /* `rk`'s device wall (state.c): its longest dispatch span, s; 0: none. */

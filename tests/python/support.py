@@ -75,6 +75,13 @@ def model_us(name: str = "a2a3") -> dict[str, float]:
     return {k: v / 1e6 if k.endswith(per_time) else v * 1e6 for k, v in model(name).items()}
 
 
+def task_start_us(m: dict[str, float]) -> float:
+    """What a dispatch's first task-graph task (pl.at, pl.submit, all the
+    blocks of one pl.spmd) pays before its first op, in model_us()'s m: the
+    orchestrator's submission of it, then its launch."""
+    return m["submit_lat"] + m["launch_lat"]
+
+
 def program(name: str) -> str:
     """A test program of tests/python/programs."""
     return os.path.join(PROGRAMS, name)

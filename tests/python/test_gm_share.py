@@ -55,7 +55,7 @@ class Sharing(unittest.TestCase):
             with self.subTest(blocks=v):
                 self.assertEqual(r.returncode, 0, r.stderr)
                 self.assertEqual(r.stdout.splitlines()[-1], "OK")
-                want = m["launch_lat"] + 10 * (m["hbm_lat"] + TILE / rate) + m["hbm_lat"] + TILE / m["hbm_bw"]
+                want = support.task_start_us(m) + 10 * (m["hbm_lat"] + TILE / rate) + m["hbm_lat"] + TILE / m["hbm_bw"]
                 self.assertAlmostEqual(support.sim_time_us(r), want, delta=0.0015)  # time= has 3 decimals
 
     def test_writes_are_shared_apart_from_reads(self):
@@ -65,7 +65,7 @@ class Sharing(unittest.TestCase):
         m = support.model_us()
         r = run(quiet(gm_read_bw="0", gm_write_bw=gbps(m["hbm_bw"] / 2)), "stream", "4", "10")
         self.assertEqual(r.returncode, 0, r.stderr)
-        want = m["launch_lat"] + 10 * (m["hbm_lat"] + TILE / m["hbm_bw"]) + m["hbm_lat"] + TILE / (m["hbm_bw"] / 8)
+        want = support.task_start_us(m) + 10 * (m["hbm_lat"] + TILE / m["hbm_bw"]) + m["hbm_lat"] + TILE / (m["hbm_bw"] / 8)
         self.assertAlmostEqual(support.sim_time_us(r), want, delta=0.0015)
 
     def test_a_lone_core_streams_at_the_lesser_of_its_rate_and_the_devices(self):
@@ -76,7 +76,7 @@ class Sharing(unittest.TestCase):
             with self.subTest(gm_read_bw=bw):
                 r = run(quiet(gm_read_bw=gbps(bw)), "stream", "1", "10")
                 self.assertEqual(r.returncode, 0, r.stderr)
-                want = m["launch_lat"] + 10 * (m["hbm_lat"] + TILE / rate) + m["hbm_lat"] + TILE / m["hbm_bw"]
+                want = support.task_start_us(m) + 10 * (m["hbm_lat"] + TILE / rate) + m["hbm_lat"] + TILE / m["hbm_bw"]
                 self.assertAlmostEqual(support.sim_time_us(r), want, delta=0.0015)
 
     def test_streaming_vector_cores_slow_a_gemm_beside_them(self):
@@ -86,7 +86,8 @@ class Sharing(unittest.TestCase):
         With gm_read_bw = l1_bw + hbm_bw, one block leaves the GEMM as it
         is alone; with three, the cube's loads get
         l1_bw * gm_read_bw / (l1_bw + 3 hbm_bw) for the GEMM's whole
-        length, and the GEMM ends that much later."""
+        length, and the GEMM ends that much later.  Its task and theirs are
+        submitted at once (submit_lat = 0), so that they start together."""
         m = support.model_us()
         bw = m["l1_bw"] + m["hbm_bw"]
         a, b = 128 * 256 * 2, 256 * 256 * 2  # one L1 panel of A and of B, FP16
@@ -99,7 +100,7 @@ class Sharing(unittest.TestCase):
 
         with support.scratch() as d:
             traces = [os.path.join(d, f"{v}.txt") for v in (1, 3)]
-            runs = support.in_parallel(lambda vt: run(quiet(gm_read_bw=gbps(bw)), "gemm", str(vt[0]), "60", trace=vt[1]), list(zip((1, 3), traces)))
+            runs = support.in_parallel(lambda vt: run(quiet(gm_read_bw=gbps(bw), submit_lat="0"), "gemm", str(vt[0]), "60", trace=vt[1]), list(zip((1, 3), traces)))
             for r in runs:
                 self.assertEqual(r.returncode, 0, r.stderr)
             alone, crowded = (gemm_end_us(t) for t in traces)
@@ -137,7 +138,7 @@ class Hbm(unittest.TestCase):
         """launch + L loads of `tile` bytes at `rate` + one store at the
         core's own rate."""
         m = support.model_us()
-        return m["launch_lat"] + 10 * (m["hbm_lat"] + tile / rate) + m["hbm_lat"] + tile / m["hbm_bw"]
+        return support.task_start_us(m) + 10 * (m["hbm_lat"] + tile / rate) + m["hbm_lat"] + tile / m["hbm_bw"]
 
     def test_the_array_a_load_reads_decides_whether_the_l2_holds_it(self):
         """Four blocks, hbm_chip_bw at twice one core's rate: from HBM each

@@ -257,6 +257,16 @@ def test_bad_runtime_calibration_files_are_one_line():
         ("c-width.csv", text.replace(row, "launch,0.35,us,launch_lat\n", 1),
          f"c-width.csv{where} 4 fields; expected 10: kind,quantity,value,low,high,unit"),
     ]
+    # submit_lat is read off the same file, from its own rows
+    sub = [i for i, line in enumerate(lines) if line.rstrip("\r\n").endswith(",submit_lat")]
+    assert len(sub) == 1, sub  # the orchestrator's cost per task
+    srow, swhere = lines[sub[0]], f":{sub[0] + 1}:"
+    cases += [
+        ("c-nosubmit.csv", "".join(l for i, l in enumerate(lines) if i not in sub),
+         "c-nosubmit.csv: no row with keys submit_lat"),
+        ("c-subunit.csv", text.replace(srow, srow.replace(",us,", ",ms,", 1)),
+         f"c-subunit.csv{swhere} unit 'ms': expected us for a submit_lat row"),
+    ]
     refused_each(["--runtime"], ["fit"], cases)
     refused(["--runtime", os.path.join(TMP, "no-runtime.csv"), "fit"],
             "no-runtime.csv: cannot read it: No such file or directory")
@@ -379,7 +389,7 @@ def test_model_files_are_read_before_the_fit():
     refused(["fit", "--write-model", os.path.join(TMP, "no.model")], "no.model: cannot read it")
     refused(["fit", "--check-model", file("keys.model", "hbm_lat = 80ns\n")],
             "keys.model: no line for cube_fp32_rate, cube_lat, cube_rate, dispatch_lat, hbm_bw, "
-            "l1_bw, launch_lat, pull_bw, pull_lat, push_lat, sdma_bw, sdma_lat, signal_lat")
+            "l1_bw, launch_lat, pull_bw, pull_lat, push_lat, sdma_bw, sdma_lat, signal_lat, submit_lat")
     refused(["--build", os.path.join(TMP, "nobuild"), "guard"],
             "nobuild/bench/pldsim-measured is not built")
 

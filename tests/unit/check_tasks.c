@@ -317,7 +317,8 @@ static void run_chain(int chain, const char *topology)
 }
 
 /* 4 tasks of `one` s each after a launch: independent on 4 cores they
- * take one launch and one task; chained, or on one core, four of each. */
+ * take one launch and one task; chained, or on one core, four of each.
+ * (The orchestrator's submissions are free here: the next test's.) */
 START_TEST(independent_tasks_run_at_once_and_a_chain_in_turn)
 {
     static const struct {
@@ -325,9 +326,9 @@ START_TEST(independent_tasks_run_at_once_and_a_chain_in_turn)
         const char *topology;
         int serial;
     } cases[] = {
-        {0, "mesh:2,aiv_cores=4,launch_lat=1us", 0},
-        {1, "mesh:2,aiv_cores=4,launch_lat=1us", 1},
-        {0, "mesh:2,aiv_cores=1,launch_lat=1us", 1},
+        {0, "mesh:2,aiv_cores=4,launch_lat=1us,submit_lat=0", 0},
+        {1, "mesh:2,aiv_cores=4,launch_lat=1us,submit_lat=0", 1},
+        {0, "mesh:2,aiv_cores=1,launch_lat=1us,submit_lat=0", 1},
     };
     run_chain(cases[_i].chain, cases[_i].topology);
     double one = T.task_end[0] - T.task_start[0];
@@ -338,6 +339,39 @@ START_TEST(independent_tasks_run_at_once_and_a_chain_in_turn)
                       "task %d started at %.12g s, expected %.12g s", i, T.task_start[i], want);
     }
     double want = (cases[_i].serial ? 4 : 1) * (LAUNCH + one);
+    ck_assert_msg(fabs(T.scope_end - T.scope_start - want) < 1e-12,
+                  "the scope took %.12g s, the closed form %.12g s", T.scope_end - T.scope_start,
+                  want);
+}
+END_TEST
+
+/* The orchestrator submits a dispatch's tasks one each submit_lat, from
+ * the dispatch's start: task i starts no earlier than (i + 1) submit_lat
+ * after it, then pays its launch.  Submitting slower than the tasks run
+ * (3 us), 4 independent tasks start 3 us apart; faster (0.1 us), a chain
+ * starts each task at the end of the one before, as without it. */
+START_TEST(tasks_start_no_earlier_than_their_submission)
+{
+    static const struct {
+        int chain;
+        const char *topology;
+        double submit;
+    } cases[] = {
+        {0, "mesh:2,aiv_cores=4,launch_lat=1us,submit_lat=3us", 3e-6},
+        {1, "mesh:2,aiv_cores=4,launch_lat=1us,submit_lat=100ns", 100e-9},
+    };
+    run_chain(cases[_i].chain, cases[_i].topology);
+    double one = T.task_end[0] - T.task_start[0];
+    ck_assert_msg(cases[_i].chain ? one > cases[_i].submit : one < cases[_i].submit,
+                  "a task takes %.12g s: the case's premise does not hold", one);
+    for (int i = 0; i < 4; i++) {
+        double released = T.scope_start + (i + 1) * cases[_i].submit;
+        double want = cases[_i].chain && i ? T.task_end[i - 1] + LAUNCH : released + LAUNCH;
+        ck_assert_msg(fabs(T.task_start[i] - want) < 1e-12,
+                      "task %d started at %.12g s, expected %.12g s", i, T.task_start[i], want);
+    }
+    double want = cases[_i].chain ? cases[_i].submit + 4 * (LAUNCH + one)
+                                  : 4 * cases[_i].submit + LAUNCH + one;
     ck_assert_msg(fabs(T.scope_end - T.scope_start - want) < 1e-12,
                   "the scope took %.12g s, the closed form %.12g s", T.scope_end - T.scope_start,
                   want);
@@ -356,9 +390,9 @@ START_TEST(cube_tasks_run_on_cube_cores_beside_vector_tasks)
         int rounds;
         int start[4]; /* the round each task starts in */
     } cases[] = {
-        {0x5, "mesh:2,aiv_cores=1,aic_cores=1,launch_lat=1us", 2, {0, 0, 1, 1}},
-        {0xf, "mesh:2,aiv_cores=4,aic_cores=1,launch_lat=1us", 4, {0, 1, 2, 3}},
-        {0xf, "mesh:2,aiv_cores=1,aic_cores=4,launch_lat=1us", 1, {0, 0, 0, 0}},
+        {0x5, "mesh:2,aiv_cores=1,aic_cores=1,launch_lat=1us,submit_lat=0", 2, {0, 0, 1, 1}},
+        {0xf, "mesh:2,aiv_cores=4,aic_cores=1,launch_lat=1us,submit_lat=0", 4, {0, 1, 2, 3}},
+        {0xf, "mesh:2,aiv_cores=1,aic_cores=4,launch_lat=1us,submit_lat=0", 1, {0, 0, 0, 0}},
     };
     run_chain_on(0, cases[_i].cube, cases[_i].topology);
     double one = T.task_end[0] - T.task_start[0];
@@ -386,7 +420,7 @@ START_TEST(the_timeline_draws_tasks_at_once_in_rows)
 {
     int chain = _i;
     char *txt = write_temp(".txt", ""), *svg = write_temp(".svg", "");
-    run_chain_traced(chain, 0, "mesh:2,aiv_cores=4,launch_lat=1us", txt);
+    run_chain_traced(chain, 0, "mesh:2,aiv_cores=4,launch_lat=1us,submit_lat=0", txt);
     struct cmd_result r = run_cmd("%s/tools/pldsim-timeline %s %s", PLD_BUILDDIR, txt, svg);
     ck_assert_msg(r.status == 0, "pldsim-timeline failed: %s", r.err);
     cmd_result_free(&r);
@@ -975,6 +1009,7 @@ static Suite *suite(void)
     tcase_add_test(tc, blocking_waiters_with_a_core_to_spare_complete);
     tcase_add_loop_test(tc, cube_tasks_run_on_cube_cores_beside_vector_tasks, 0, 3);
     tcase_add_loop_test(tc, independent_tasks_run_at_once_and_a_chain_in_turn, 0, 3);
+    tcase_add_loop_test(tc, tasks_start_no_earlier_than_their_submission, 0, 2);
     tcase_add_loop_test(tc, the_timeline_draws_tasks_at_once_in_rows, 0, 2);
     tcase_add_loop_test(tc, a_consumer_starts_when_the_condition_holds, 0, 2);
     tcase_add_loop_test(tc, every_task_runs_once_after_its_dependencies, 0, 4);

@@ -12,8 +12,8 @@ fit       least squares on log time of the model's fitted keys over the
           one-sided reads of a2a3-cube-sdma.csv), cube (its GEMMs) and sdma
           (its SDMA reads), each point the median of its repeated
           measurements; the cube's rates and head cost are read off its
-          spec rows, and launch_lat off the runtime's calibration half
-          (a2a3-runtime.csv), before the groups are fitted; prints the
+          spec rows, and launch_lat and submit_lat off the runtime's
+          calibration half (a2a3-runtime.csv), before the groups are fitted; prints the
           keys, and with --write-model rewrites their lines in the model
           file; --check-model FILE fails unless FILE
           holds those keys; --only GROUP fits one group.
@@ -98,7 +98,8 @@ def main() -> int:
                     help="pto-isa's GEMM + allreduce figures, held out, for validate (default: "
                          "bench/measurements/a2a3-gemm-ar-heldout.csv)")
     ap.add_argument("--runtime", metavar="FILE", default=os.path.join(DATA, "a2a3-runtime.csv"),
-                    help="the runtime's calibration figures, for fit: launch_lat (default: "
+                    help="the runtime's calibration figures, for fit: launch_lat and submit_lat "
+                         "(default: "
                          "bench/measurements/a2a3-runtime.csv)")
     ap.add_argument("--runtime-heldout", metavar="FILE",
                     default=os.path.join(DATA, "a2a3-runtime-heldout.csv"),

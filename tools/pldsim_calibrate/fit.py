@@ -13,7 +13,7 @@ import shlex
 import subprocess
 import sys
 
-from .measurements import calibration_points, cube_data, runtime_keys
+from .measurements import RUNTIME_CAL_KEYS, calibration_points, cube_data, runtime_keys
 from .points import Point
 from .readers import Refused, read_text, text_lines
 from .report import report
@@ -60,7 +60,7 @@ SDMA_KEYS = [
 SPEC_KEYS = ("cube_rate", "cube_fp32_rate", "cube_lat")
 # Read off the calibration half of the runtime figures
 # (bench/measurements/a2a3-runtime.csv), not fitted: measurements.runtime_keys.
-RUNTIME_KEYS = ("launch_lat",)
+RUNTIME_KEYS = RUNTIME_CAL_KEYS
 MODEL = "a pldsim model file with a line for each fitted key"
 
 # Every key fit writes: the fitted groups' and those read off the spec rows.
@@ -160,7 +160,8 @@ def cmd_fit(a: argparse.Namespace) -> int:
     print(f"\nkeys read off the calibration rows of {a.runtime} (not fitted):")
     for r in launches:
         print(f"  {r.where()}: {r.cells['value']} us, {r.cells['quantity']}")
-    print(f"  launch_lat     = {written['launch_lat']} (their median)")
+    for k in RUNTIME_KEYS:
+        print(f"  {k:<14} = {written[k]} (the median of its rows)")
     if a.write_model:
         write_model(a.write_model, written)
         print(f"\nwrote the fitted keys into {a.write_model}; rebuild (make) to embed them")

@@ -283,16 +283,20 @@ def gemm_ar_points(path: str) -> list[Point]:
 RUNTIME_CAL_WHAT = "a CSV of 910B runtime figures, as bench/measurements/a2a3-runtime.csv"
 RUNTIME_CAL_COLUMNS = ("kind", "quantity", "value", "low", "high", "unit", "conditions", "clock",
                        "source", "keys")
+# the keys read off that file, each the median of the rows tagged with it
+RUNTIME_CAL_KEYS = ("launch_lat", "submit_lat")
 
 
 def runtime_keys(path: str) -> tuple[dict[str, float], list[Row]]:
     """The keys the calibration half of the runtime figures gives, and the
-    rows each was read from: launch_lat (s) is the median of the rows whose
-    keys cell is exactly launch_lat, the warm head overhead of a task.  The
-    file tags a cold core's first task "launch_lat (cold start)" and the
-    doorbell alone "launch_lat (lower bound)": a pldsim kernel's launch is a
-    warm core's, and the doorbell is only part of it.  Every row's value is
-    checked.  Refused: a bad row, a launch_lat row not in us, none at all."""
+    rows each was read from.  Each key in RUNTIME_CAL_KEYS (s) is the median
+    of the rows whose keys cell is exactly that key: launch_lat, the warm
+    head overhead of a task; submit_lat, the orchestrator's cost per
+    submitted task.  The file tags a cold core's first task "launch_lat
+    (cold start)" and the doorbell alone "launch_lat (lower bound)": a
+    pldsim kernel's launch is a warm core's, and the doorbell is only part
+    of it.  Every row's value is checked.  Refused: a bad row, a key's row
+    not in us, a key with no row."""
     rows, used = [], []
     for line, cells in csv_cells(path, RUNTIME_CAL_WHAT):
         if len(cells) != len(RUNTIME_CAL_COLUMNS):
@@ -301,14 +305,18 @@ def runtime_keys(path: str) -> tuple[dict[str, float], list[Row]]:
         row = Row(path, line, dict(zip(RUNTIME_CAL_COLUMNS, cells)))
         row.time("value", "a figure")
         rows.append(row)
-        if row.cells["keys"] == "launch_lat":
+        if row.cells["keys"] in RUNTIME_CAL_KEYS:
             if row.cells["unit"] != "us":
                 raise Refused(f"{row.where()}: unit {shown(row.cells['unit'])}: expected us "
-                              "for a launch_lat row")
+                              f"for a {row.cells['keys']} row")
             used.append(row)
-    if not used:
-        raise Refused(f"{path}: no row with keys launch_lat; expected {RUNTIME_CAL_WHAT}")
-    return {"launch_lat": statistics.median(r.time("value") for r in used) * 1e-6}, used
+    keys = {}
+    for k in RUNTIME_CAL_KEYS:
+        of = [r.time("value") for r in used if r.cells["keys"] == k]
+        if not of:
+            raise Refused(f"{path}: no row with keys {k}; expected {RUNTIME_CAL_WHAT}")
+        keys[k] = statistics.median(of) * 1e-6
+    return keys, used
 
 
 RUNTIME_WHAT = "a CSV of 910B runtime figures, as bench/measurements/a2a3-runtime-heldout.csv"
