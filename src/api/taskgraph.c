@@ -176,6 +176,15 @@ pld_task_id pld__at_task(const char *file, int line, const char *name, pld__task
         pld__fail(PLD_EINVAL, file, line, op, "the kernel is NULL");
     if (cube != 0 && cube != 1)
         pld__fail(PLD_EINVAL, file, line, op, ".cube is %d; expected 0 (a vector core) or 1", cube);
+    if (block != 0 && block != 1)
+        pld__fail(PLD_EINVAL, file, line, op,
+                  "block is %d; expected 0 (a task of its own) or 1 (a further block of the last)",
+                  block);
+    if (block && (!g || g->n == 0))
+        pld__fail(PLD_EINVAL, file, line, op,
+                  "a further block of an SPMD task follows its first block in the same manual "
+                  "scope; %s",
+                  g ? "this scope has no task yet" : "no manual scope is open");
     if (ndeps < 0 || (ndeps > 0 && !deps))
         pld__fail(PLD_EINVAL, file, line, op, ".ndeps is %lld with %s .deps", (long long)ndeps,
                   deps ? "a" : "no");

@@ -230,13 +230,25 @@ void pld__graph_core_loop(void *arg, int core)
         if (pld_run_aborting())
             return;
         int woke = settle_deferred(g);
+        int first = g->nready[me.pool] ? g->ready[me.pool][0] : -1;
+        double early = first >= 0 ? g->t[first].release - pld__now() : 0;
+        if (early > 0 && has_idle) {
+            /* The first ready task is not submitted yet.  The core waits for
+             * it a submission at a time, free: a task submitted before it
+             * that becomes ready meanwhile (its dependency ends) goes first,
+             * as soon as the next submission ends, rather than after it. */
+            double step = pld__R->ranks[pld__self()].dev.submit_lat;
+            be->charge(step > 0 && step < early ? step : early);
+            be->settle();
+            if (woke)
+                be->kick();
+            continue;
+        }
         int i = ready_pop(g, me.pool);
         if (i >= 0) {
             struct gtask *t = &g->t[i];
             t->state = RUNNING;
-            /* the core is idle until the orchestrator has submitted it */
-            double early = t->release - pld__now();
-            if (early > 0 && !t->rest_due)
+            if (early > 0) /* a backend that does not keep time: nothing */
                 be->charge(early);
             run_one(g, t, i);
             if (pld_run_aborting())

@@ -378,6 +378,57 @@ START_TEST(tasks_start_no_earlier_than_their_submission)
 }
 END_TEST
 
+/* A core does not bind itself to a task not yet submitted: with one vector
+ * core, task 2 (independent, submitted third) is ready at the scope's end
+ * but submitted only at 3 s; task 1 (submitted second) becomes ready when
+ * cube task 0 ends.  The core takes task 1 as soon as it is submitted, at
+ * 2 s, and task 2 at 3 s, not task 2 first and task 1 after it. */
+static void skip_device(const struct chain_args *a)
+{
+    if (a->rank != 0)
+        return;
+    T.scope_start = pld_time();
+    pld_manual_scope_begin();
+    struct timed_args t0 = {.index = 0, .x = a->x}, t1 = {.index = 1, .x = a->x},
+                      t2 = {.index = 2, .x = a->x};
+    pld_task_id producer = pld_at(timed, t0, .cube = 1);
+    pld_at(timed, t1, .deps = &producer, .ndeps = 1);
+    pld_at(timed, t2);
+    pld_manual_scope_end();
+    T.scope_end = pld_time();
+}
+
+static void skip_host(const struct chain_args *a)
+{
+    for (int r = 0; r < (int)pld_world_size(); r++) {
+        struct chain_args b = *a;
+        b.rank = r;
+        pld_dispatch(r, skip_device, b);
+    }
+}
+
+START_TEST(a_core_waits_for_a_submission_free_to_take_an_earlier_task)
+{
+    const double s = 2e-6;
+    pld_config cfg;
+    pld_config_init(&cfg);
+    cfg.summary = 0;
+    cfg.topology = "mesh:2,aiv_cores=1,aic_cores=1,launch_lat=1us,submit_lat=2us";
+    ck_assert_int_eq(pld_config_set_devices(&cfg, "0,1"), 0);
+    struct chain_args a = {.x = pl_tensor_new(PL_SHAPE(1, 256), PL_FP32, "x")};
+    T.spin = 100;
+    ck_assert_int_eq(pld_run(&cfg, skip_host, &a), 0);
+    pl_tensor_free(&a.x);
+    double one = T.task_end[1] - T.task_start[1];
+    ck_assert_msg(LAUNCH + one < s, "a task takes %.12g s: the case's premise does not hold", one);
+    double want[3] = {T.scope_start + s + LAUNCH, T.scope_start + 2 * s + LAUNCH,
+                      T.scope_start + 3 * s + LAUNCH};
+    for (int i = 0; i < 3; i++)
+        ck_assert_msg(fabs(T.task_start[i] - want[i]) < 1e-12,
+                      "task %d started at %.12g s, expected %.12g s", i, T.task_start[i], want[i]);
+}
+END_TEST
+
 /* Cube tasks (.cube = 1, an AIC function's) run on the device's aic_cores
  * cube cores, beside the vector tasks on its aiv_cores: tasks 0 and 2 on
  * one AIC and 1 and 3 on one AIV take two rounds, not four; four cube tasks
@@ -939,6 +990,13 @@ static void misuse_device(const struct lat_args *a)
         pld_manual_scope_begin();
         pld_at(lat_consumer, *a);
         return;
+    case 14: /* a further block of an SPMD task, with no first block */
+    case 15: /* a block flag that is neither */
+        pld_manual_scope_begin();
+        pld__at_task(__FILE__, __LINE__, "block", (pld__task_fn)(void (*)(void))lat_consumer, a,
+                     sizeof *a, NULL, 0, 1, 0, misuse == 14 ? 1 : 2);
+        pld_manual_scope_end();
+        break;
     }
 }
 
@@ -977,6 +1035,9 @@ static const struct {
                              "has no split-phase form"},
     {"pld_deferred", "a split-phase collective (defer=True) belongs in a task of its own (pld_at"},
     {"pld_deferred", "the call it wraps is not a split-phase collective"},
+    {"pld_at", "a further block of an SPMD task follows its first block in the same manual scope; "
+               "this scope has no task yet"},
+    {"pld_at", "block is 2; expected 0 (a task of its own) or 1 (a further block of the last)"},
 };
 
 START_TEST(each_misuse_gets_one_message_at_its_line)
@@ -1010,6 +1071,7 @@ static Suite *suite(void)
     tcase_add_loop_test(tc, cube_tasks_run_on_cube_cores_beside_vector_tasks, 0, 3);
     tcase_add_loop_test(tc, independent_tasks_run_at_once_and_a_chain_in_turn, 0, 3);
     tcase_add_loop_test(tc, tasks_start_no_earlier_than_their_submission, 0, 2);
+    tcase_add_test(tc, a_core_waits_for_a_submission_free_to_take_an_earlier_task);
     tcase_add_loop_test(tc, the_timeline_draws_tasks_at_once_in_rows, 0, 2);
     tcase_add_loop_test(tc, a_consumer_starts_when_the_condition_holds, 0, 2);
     tcase_add_loop_test(tc, every_task_runs_once_after_its_dependencies, 0, 4);

@@ -20,6 +20,14 @@ from .points import Point
 from .readers import Refused
 
 
+def not_submitted(spec: str) -> str:
+    """`spec` for a kernel measured as its own host code launched it, not
+    as a task of pypto's orchestrator (the GEMMs, pto-isa's GEMM +
+    allreduce): submit_lat 0, whatever `spec` gave it."""
+    return ",".join([f for f in spec.split(",") if not f.startswith("submit_lat=")] +
+                    ["submit_lat=0"])
+
+
 class Runner:
     """Runs points through bench/pldsim-measured, in parallel."""
 
@@ -35,6 +43,10 @@ class Runner:
     def one(self, p: Point, spec: str | None) -> float:
         topology = ["--topology", spec] if spec else []
         if p.gemm():  # pldsim-py's options go before the program
+            # the measured GEMMs were launched by torch_npu's and pto-isa's
+            # own host code, not submitted by pypto's orchestrator: no
+            # submit_lat (bench/gemm.py's one pl.spmd_submit would pay it)
+            topology = ["--topology", not_submitted(spec or "hccs")]
             cmd = [self.py, "--timing-only", "--no-summary"] + topology + p.args()
         else:
             cmd = [self.exe] + p.args() + ["--no-summary"] + topology
@@ -70,8 +82,8 @@ def gemm_ar_run(py: str, comm: int, scratch: str) -> tuple[float, float]:
     (dispatch_lat=0): on the machine each rank is a process of its own that
     launches its own kernels."""
     trace = os.path.join(scratch, f"gemm-ar-{comm}.txt")
-    cmd = [py, "--timing-only", "--no-summary", "--topology", "hccs,dispatch_lat=0", "--trace",
-           trace, os.path.join(TOP, "bench", "gemm_ar.py"), "--comm-cores", str(comm)]
+    cmd = [py, "--timing-only", "--no-summary", "--topology", not_submitted("hccs,dispatch_lat=0"),
+           "--trace", trace, os.path.join(TOP, "bench", "gemm_ar.py"), "--comm-cores", str(comm)]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         sys.exit(f"pldsim-calibrate: {' '.join(cmd)} failed ({r.returncode}):\n"
@@ -145,7 +157,7 @@ def summary_wall(py: str, program: str, args: list[str], out: str) -> float:
         return float(json.load(f)["run"]["device_wall_us"])
 
 
-# a task with no work on each of 2 ranks: its wall is one launch
+# a task with no work on each of 2 ranks: its wall is its submission and its launch
 EMPTY_PROGRAM = os.path.join(TOP, "tests", "python", "programs", "empty_task.py")
 
 

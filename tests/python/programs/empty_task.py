@@ -5,7 +5,8 @@ launch the model prices beside upstream's measured empty and builtin tasks
 
     pldsim-py empty_task.py
 
-The run's device wall is the task's launch alone (with dispatch_lat=0)."""
+The run's device wall is the task's submission and its launch (with
+dispatch_lat=0)."""
 
 import pypto.language as pl
 import pypto.language.distributed as pld
